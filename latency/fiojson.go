@@ -1,0 +1,251 @@
+package latency
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// Directions fio reports, in its order.
+var Directions = []string{"read", "write", "trim"}
+
+// StatNames are the latency stats fio reports per direction, in its order.
+var StatNames = []string{"slat_ns", "clat_ns", "lat_ns"}
+
+// FioOutput is the part of fio's JSON output (--output-format=json or
+// json+) that latency reads: per job and direction, the latency stats.
+type FioOutput struct {
+	Version string   `json:"fio version"`
+	Jobs    []FioJob `json:"jobs"`
+}
+
+// FioJob is one job of a fio JSON output.
+type FioJob struct {
+	Name  string        `json:"jobname"`
+	Read  *FioDirection `json:"read,omitempty"`
+	Write *FioDirection `json:"write,omitempty"`
+	Trim  *FioDirection `json:"trim,omitempty"`
+}
+
+// Direction returns the job's stats for "read", "write" or "trim" (nil if absent).
+func (j *FioJob) Direction(name string) *FioDirection {
+	switch name {
+	case "read":
+		return j.Read
+	case "write":
+		return j.Write
+	case "trim":
+		return j.Trim
+	}
+	return nil
+}
+
+// FioDirection holds the latency stats of one direction of a job.
+type FioDirection struct {
+	Slat *FioStat `json:"slat_ns,omitempty"`
+	Clat *FioStat `json:"clat_ns,omitempty"`
+	Lat  *FioStat `json:"lat_ns,omitempty"`
+}
+
+// Stat returns "slat_ns", "clat_ns" or "lat_ns" (nil if absent).
+func (d *FioDirection) Stat(name string) *FioStat {
+	switch name {
+	case "slat_ns":
+		return d.Slat
+	case "clat_ns":
+		return d.Clat
+	case "lat_ns":
+		return d.Lat
+	}
+	return nil
+}
+
+// FioStat is one latency stat object: {"min","max","mean","stddev","N",
+// "percentile","bins"}. Percentile and Bins keep the order of the file.
+type FioStat struct {
+	Min        uint64         `json:"min"`
+	Max        uint64         `json:"max"`
+	Mean       float64        `json:"mean"`
+	Stddev     float64        `json:"stddev"`
+	N          uint64         `json:"N"`
+	Percentile PercentileList `json:"percentile,omitempty"`
+	Bins       BinList        `json:"bins,omitempty"`
+}
+
+// PercentileValue is one entry of a "percentile" object.
+type PercentileValue struct {
+	P     float64
+	Value uint64
+}
+
+// PercentileList is a fio "percentile" object with its keys in order.
+type PercentileList []PercentileValue
+
+// Percentiles returns the list's percentiles in order.
+func (l PercentileList) Percentiles() []float64 {
+	ps := make([]float64, len(l))
+	for i, v := range l {
+		ps[i] = v.P
+	}
+	return ps
+}
+
+// MarshalJSON writes the object as fio does: keys "%f", integer values, in order.
+func (l PercentileList) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, v := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, PercentileKey(v.P))
+		b = append(b, ':')
+		b = strconv.AppendUint(b, v.Value, 10)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads the object keeping its key order.
+func (l *PercentileList) UnmarshalJSON(data []byte) error {
+	*l = nil
+	return decodeOrderedObject(data, func(key string, val uint64) error {
+		p, err := strconv.ParseFloat(key, 64)
+		if err != nil || p < 0 || p > 100 {
+			return fmt.Errorf("percentile key %q is not a number from 0 to 100", key)
+		}
+		*l = append(*l, PercentileValue{P: p, Value: val})
+		return nil
+	})
+}
+
+// BinList is a json+ "bins" object with its keys in order.
+type BinList []Bin
+
+// MarshalJSON writes the bins object in order.
+func (l BinList) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, v := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = strconv.AppendUint(b, v.Value, 10)
+		b = append(b, '"', ':')
+		b = strconv.AppendUint(b, v.Count, 10)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads the bins object keeping its key order.
+func (l *BinList) UnmarshalJSON(data []byte) error {
+	*l = nil
+	return decodeOrderedObject(data, func(key string, val uint64) error {
+		v, err := strconv.ParseUint(key, 10, 64)
+		if err != nil {
+			return fmt.Errorf("bin key %q is not a non-negative integer", key)
+		}
+		*l = append(*l, Bin{Value: v, Count: val})
+		return nil
+	})
+}
+
+// decodeOrderedObject walks a JSON object whose values are non-negative
+// integers, in key order.
+func decodeOrderedObject(data []byte, f func(key string, val uint64) error) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("want an object, got %v", tok)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key := tok.(string) // object keys are always strings
+		tok, err = dec.Token()
+		if err != nil {
+			return err
+		}
+		num, ok := tok.(json.Number)
+		if !ok {
+			return fmt.Errorf("key %q: want an integer, got %v", key, tok)
+		}
+		val, err := strconv.ParseUint(string(num), 10, 64)
+		if err != nil {
+			return fmt.Errorf("key %q: value %s is not a non-negative integer", key, num)
+		}
+		if err := f(key, val); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token() // the closing '}'
+	return err
+}
+
+// Histogram rebuilds the stat's histogram from its json+ bins with layout l
+// (FioLayout for fio's output). It returns ErrNoBins when the stat has none
+// (plain json output, or percentiles off for this stat).
+func (s *FioStat) Histogram(l Layout) (*Histogram, error) {
+	if len(s.Bins) == 0 {
+		return nil, ErrNoBins
+	}
+	h, err := FromBins(l, s.Bins)
+	if err != nil {
+		return nil, err
+	}
+	if h.Count() != s.N {
+		return nil, fmt.Errorf("latency: bins hold %d values, N is %d", h.Count(), s.N)
+	}
+	return h, nil
+}
+
+// ErrNoBins means a stat has no json+ bins to rebuild a histogram from.
+var ErrNoBins = errors.New("latency: no json+ bins")
+
+// ReadFio decodes fio's JSON output. Text before the first '{' (fio prints
+// warnings there when stderr is merged) is skipped. Syntax errors name the
+// line and column; name is used in error messages (a file name, or "-").
+func ReadFio(r io.Reader, name string) (*FioOutput, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("latency: read %s: %w", name, err)
+	}
+	start := bytes.IndexByte(data, '{')
+	if start < 0 {
+		return nil, fmt.Errorf("latency: %s: no JSON object in %d bytes", name, len(data))
+	}
+	var out FioOutput
+	if err := json.Unmarshal(data[start:], &out); err != nil {
+		return nil, fmt.Errorf("latency: %s: %w", name, locate(data, start, err))
+	}
+	return &out, nil
+}
+
+// locate adds line:column to a JSON error when it carries an offset.
+func locate(data []byte, start int, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return err
+	}
+	// The offset counts the bytes read, including the offending one.
+	pos := start + int(off) - 1
+	pos = max(start, min(pos, len(data)))
+	line := 1 + bytes.Count(data[:pos], []byte{'\n'})
+	col := pos - bytes.LastIndexByte(data[:pos], '\n')
+	return fmt.Errorf("line %d column %d: %w", line, col, err)
+}
