@@ -1,0 +1,28 @@
+# stortest's developer entry points. `make test` is what CI runs.
+GO       ?= go
+PKGS     ?= ./...
+JUNIT    ?= junit.xml
+FUZZTIME ?= 30s
+
+.PHONY: test bench fuzz lint build
+
+# Unit, interop and device tests (device tests need root and loop devices;
+# STORTEST_REQUIRE_DEVICE=1 turns their skips into failures).
+test:
+	$(GO) tool gotestsum --format testname --junitfile $(JUNIT) -- -count=1 -timeout 12m $(PKGS)
+
+# Go benchmarks and the side-by-side comparisons with fio.
+bench:
+	bash scripts/bench.sh
+
+# Every fuzz target for FUZZTIME each (CI runs them briefly).
+fuzz:
+	FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 ./internal/lint
+
+build:
+	$(GO) build -o stortest ./cmd/stortest

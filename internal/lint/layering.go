@@ -1,0 +1,181 @@
+package lint
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Module is the module path.
+const Module = "stortest.dev"
+
+// layer is one row of DESIGN.md's layout table.
+type layer struct {
+	// imports lists the module packages (by first path element) the layer
+	// may import directly; what they may import is allowed too.
+	imports []string
+	// external lists third-party import path prefixes the layer may use.
+	external []string
+	// testing allows "testing" in non-test files (only the test-facing layers).
+	testing bool
+	// top layers may import any library package.
+	top bool
+}
+
+// Layers is DESIGN.md's table. Sub-packages belong to the layer of their
+// first path element (latency/histlog is latency). A package directory not
+// in the table fails the check, so the table grows with the code.
+var Layers = map[string]layer{
+	"clock":     {external: []string{"golang.org/x/sys/"}},
+	"latency":   {},
+	"steady":    {external: []string{"github.com/montanaflynn/stats"}},
+	"iostat":    {external: []string{"github.com/prometheus/procfs"}},
+	"engines":   {external: []string{"golang.org/x/sys/"}},
+	"workload":  {imports: []string{"engines", "clock", "latency", "steady", "iostat"}},
+	"baselines": {imports: []string{"workload", "latency"}},
+	"regress":   {imports: []string{"baselines", "latency"}, external: []string{"github.com/montanaflynn/stats"}},
+	"report":    {imports: []string{"regress", "workload", "iostat"}},
+	"":          {top: true, testing: true}, // package stortest, the testing.TB API
+	"cmd":       {top: true, testing: true},
+	"examples":  {top: true, testing: true},
+	"internal":  {external: []string{"golang.org/x/sys/"}}, // shared helpers: stdlib level
+}
+
+// Violation is one import that breaks the layering.
+type Violation struct {
+	File   string // relative to the module root
+	Line   int
+	Import string
+	Reason string
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("%s:%d: import %q: %s", v.File, v.Line, v.Import, v.Reason)
+}
+
+// closure returns the module layers and external prefixes layer name may
+// use, following its allowed imports transitively.
+func closure(name string) (mods map[string]bool, ext []string) {
+	mods = map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		l := Layers[n]
+		ext = append(ext, l.external...)
+		for _, m := range l.imports {
+			if !mods[m] {
+				mods[m] = true
+				walk(m)
+			}
+		}
+	}
+	walk(name)
+	return mods, ext
+}
+
+// Check walks the module rooted at root and returns every violation, in
+// file order. Test files (_test.go) are not checked: tests may import
+// whatever helps them, including the testing package.
+func Check(root string) ([]Violation, error) {
+	var out []Violation
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			base := d.Name()
+			if rel != "." && (base == "testdata" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		dir := path.Dir(rel)
+		name := ""
+		if dir != "." {
+			name = strings.SplitN(dir, "/", 2)[0]
+		}
+		l, known := Layers[name]
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		if !known {
+			out = append(out, Violation{File: rel, Line: 1, Reason: fmt.Sprintf("package directory %q is not in the layering table (internal/lint)", name)})
+			return nil
+		}
+		mods, ext := closure(name)
+		for _, is := range f.Imports {
+			imp, _ := strconv.Unquote(is.Path.Value)
+			line := fset.Position(is.Pos()).Line
+			bad := func(reason string) {
+				out = append(out, Violation{File: rel, Line: line, Import: imp, Reason: reason})
+			}
+			switch {
+			case imp == "testing" || strings.HasPrefix(imp, "testing/"):
+				if !l.testing {
+					bad("only package stortest and commands may import testing outside tests")
+				}
+			case imp == Module || strings.HasPrefix(imp, Module+"/"):
+				target := strings.TrimPrefix(strings.TrimPrefix(imp, Module), "/")
+				tl := strings.SplitN(target, "/", 2)[0]
+				switch {
+				case tl == name && name != "":
+					// within one layer (e.g. latency/histlog -> latency)
+				case tl == "internal":
+					// shared helpers sit below every layer
+				case tl == "cmd" || tl == "examples":
+					bad("nothing imports commands or examples")
+				case l.top:
+				case !mods[tl]:
+					bad(fmt.Sprintf("%s may not import %s: imports must point down DESIGN.md's table", layerName(name), layerName(tl)))
+				}
+			case !strings.Contains(strings.SplitN(imp, "/", 2)[0], "."):
+				// standard library
+			case l.top:
+			case !slices.ContainsFunc(ext, func(pre string) bool { return strings.HasPrefix(imp, pre) }):
+				bad(fmt.Sprintf("%s may not import third-party %s (allowed: %s)", layerName(name), imp, strings.Join(ext, ", ")))
+			}
+		}
+		return nil
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].File < out[j].File })
+	return out, err
+}
+
+func layerName(n string) string {
+	if n == "" {
+		return "stortest"
+	}
+	return n
+}
+
+// ModuleRoot finds the directory holding go.mod, upwards from dir.
+func ModuleRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("lint: no go.mod above %s", dir)
+		}
+		dir = parent
+	}
+}
