@@ -1,0 +1,46 @@
+// Package engines performs I/O the way fio's ioengines do: null, sync, psync,
+// pvsync2, libaio, io_uring and mmap, behind one Engine interface, written
+// directly over the Linux system calls (golang.org/x/sys/unix, no cgo).
+//
+// # The engine model
+//
+// The runner owns I/O units (Unit) and drives an engine in fio's order, taking
+// its timestamps at the same points fio does:
+//
+//	u.Start = now()                 // the unit is prepared
+//	st, err := e.Queue(u)           // sync engines: take u.Issue just before
+//	...                             // queue up to Config.Depth units
+//	e.Commit()                      // async engines: take u.Issue after it
+//	n, err := e.GetEvents(1, 0, 0)  // take one completion time for the batch
+//	for i := range n { u := e.Event(i) ... }
+//
+// Queue returns Completed for synchronous engines (FlagSync), and for units an
+// async engine finishes at once; Queued for units that wait for Commit; Busy
+// when the engine is full (commit, reap, queue again). A failed I/O is not a Go
+// error: the unit completes with Res = -errno, to be counted, and
+// Engine.Explain says what went wrong (a misaligned O_DIRECT offset, polled I/O
+// on a device without poll queues, RWF_NOWAIT, a write past the end).
+// Go errors are for misuse and for failures of the engine itself.
+//
+// Queue, Commit, GetEvents and Event allocate nothing; per-I/O state lives in
+// arrays sized by Config.Depth at New.
+//
+// # Memory
+//
+// AllocBuffers maps page-aligned buffers outside the Go heap: fit for O_DIRECT
+// and for io_uring buffer registration, never moved or scanned by the garbage
+// collector. The kernel holds a buffer's address while its unit is in flight,
+// so units and buffers must outlive the I/O.
+//
+// # Targets
+//
+// OpenFile opens a target with or without O_DIRECT. LogicalBlockSize,
+// PhysicalBlockSize and Size read a device's geometry (BLKSSZGET, BLKPBSZGET,
+// BLKGETSIZE64) or a file's (statx direct-I/O alignment, statfs, stat), and
+// CheckAlignment checks a unit against O_DIRECT's rules before a run.
+// AttachLoop attaches a loop device over a file (LOOP_CONFIGURE, optionally
+// with direct I/O and a block size) for tests that need a block device; it
+// needs root.
+//
+// The package supports 64-bit Linux only.
+package engines

@@ -1,0 +1,247 @@
+package engines
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// Op is the operation of one I/O unit.
+type Op uint8
+
+const (
+	OpRead Op = iota
+	OpWrite
+	OpFsync     // fsync(2): data and metadata; Buf and Offset are ignored
+	OpFdatasync // fdatasync(2): data and the metadata needed to read it back
+	OpTrim      // discard [Offset, Offset+len(Buf)); the buffer's bytes are not touched
+)
+
+var opNames = [...]string{"read", "write", "fsync", "fdatasync", "trim"}
+
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("Op(%d)", uint8(o))
+}
+
+// Unit is one I/O unit. The runner owns and reuses units; engines never allocate
+// them, and keep a pointer to a unit only between Queue and the GetEvents call
+// that returns it.
+type Unit struct {
+	Op     Op
+	Offset int64 // bytes from the start of the file or device
+	// Buf is the data: a slice of an aligned buffer (AllocBuffers) whose length is
+	// the transfer size. It must stay valid until the unit completes: the kernel
+	// holds its address while the I/O is in flight.
+	Buf []byte
+	// BufIndex is the index in Config.Buffers of the registered buffer Buf lives
+	// in; used by io_uring with FixedBufs (READ_FIXED/WRITE_FIXED), -1 if none.
+	BufIndex int
+	// Res is set by the engine when the unit completes: the bytes transferred
+	// (0 for fsync/fdatasync, the range length for trim) or -errno. A negative
+	// Res is a per-I/O result to count, not an engine failure; Engine.Explain
+	// turns it into a readable error.
+	Res int64
+	// Start and Issue are ns timestamps owned by the runner (fio's start_time
+	// and issue_time); engines never read or write them.
+	Start, Issue int64
+	Index        int // runner's slot index; engines never touch it
+}
+
+// Err returns the errno of a failed unit (Res < 0) and nil otherwise.
+// It allocates only for errno values >= 256, so call it off the hot path.
+func (u *Unit) Err() error {
+	if u.Res >= 0 {
+		return nil
+	}
+	return errnoErr(-u.Res)
+}
+
+// Status is what Queue did with a unit; the values follow fio's FIO_Q_*.
+type Status int
+
+const (
+	// Completed: the I/O is done and Unit.Res is set (synchronous engines,
+	// or an async engine that finished or rejected the unit at once).
+	Completed Status = iota
+	// Queued: the unit waits for Commit and then for GetEvents.
+	Queued
+	// Busy: the engine cannot take the unit now. Commit what is queued, reap at
+	// least one completion, then queue the unit again.
+	Busy
+)
+
+func (s Status) String() string {
+	switch s {
+	case Completed:
+		return "completed"
+	case Queued:
+		return "queued"
+	case Busy:
+		return "busy"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Flags describe how an engine must be driven.
+type Flags uint32
+
+const (
+	// FlagSync: Queue performs the I/O and returns Completed; there is no
+	// submission latency (fio reports slat only for asynchronous engines).
+	FlagSync Flags = 1 << iota
+	// FlagHasCommit: Queue only stages units; Commit submits them, and the
+	// runner takes the issue time after Commit returns.
+	FlagHasCommit
+	// FlagNoIO: no data moves (null engine); for measuring overhead.
+	FlagNoIO
+	// FlagNoAlign: the engine copies through memory (mmap) and imposes no
+	// O_DIRECT alignment.
+	FlagNoAlign
+)
+
+func (f Flags) String() string {
+	if f == 0 {
+		return "0"
+	}
+	var parts []string
+	names := []string{"sync", "commit", "noio", "noalign"}
+	for i, n := range names {
+		if f&(1<<i) != 0 {
+			parts = append(parts, n)
+			f &^= 1 << i
+		}
+	}
+	if f != 0 {
+		parts = append(parts, fmt.Sprintf("%#x", uint32(f)))
+	}
+	return strings.Join(parts, "|")
+}
+
+// Engine performs I/O units, following fio's engine model:
+//
+//	Queue(u) ... Queue(u)    // stage up to Depth units; Busy means reap first
+//	Commit()                 // submit what was staged; take the issue time after it
+//	n := GetEvents(min, max) // reap; take one completion time for the batch
+//	Event(0) ... Event(n-1)  // the completed units, Res set
+//
+// A synchronous engine (FlagSync) completes every unit inside Queue, and its
+// Commit and GetEvents do nothing. Queue, Commit, GetEvents and Event allocate
+// nothing. An engine belongs to one goroutine.
+type Engine interface {
+	Name() string
+	Flags() Flags
+	// Queue stages (or, for synchronous engines, performs) one unit. The error
+	// is for misuse and engine failures only; an I/O that fails is Completed
+	// with a negative Res.
+	Queue(u *Unit) (Status, error)
+	// Commit submits every unit queued since the last Commit. After it returns
+	// nil every such unit is in flight or already completed.
+	Commit() error
+	// GetEvents reaps at least min completions (waiting for them; min is capped
+	// at the number of units in flight) and at most max (max <= 0 means Depth).
+	// timeout <= 0 waits without limit; when it expires, GetEvents returns the
+	// completions it has, possibly fewer than min, and a nil error.
+	GetEvents(min, max int, timeout time.Duration) (int, error)
+	// Event returns the i-th unit reaped by the last GetEvents, 0 <= i < n.
+	Event(i int) *Unit
+	// Explain turns a failed unit (Res < 0) into an error that says what went
+	// wrong and what to change; nil when Res >= 0. It may allocate.
+	Explain(u *Unit) error
+	// Close releases the engine. Reap every unit first: the kernel may still
+	// write into buffers of units in flight.
+	Close() error
+}
+
+// Config configures an engine. File is opened by the caller (with O_DIRECT
+// when Direct is set: see OpenFile) and stays open until Close.
+type Config struct {
+	File   *os.File // the target; unused by null
+	Direct bool     // File was opened with O_DIRECT; enables alignment explanations
+	Depth  int      // most units in flight; 0 means 1
+	// Buffers are the memory units point into, for registration (io_uring
+	// FixedBufs). Unit.BufIndex indexes this slice.
+	Buffers [][]byte
+
+	// io_uring.
+	SQPoll        bool          // a kernel thread polls the SQ; Commit only wakes it when it sleeps
+	SQPollIdle    time.Duration // idle time before the SQ thread sleeps; 0 means the kernel's 1 s
+	SQPollCPU     int           // pin the SQ thread to this CPU when >= 0 and SQPollPin is set
+	SQPollPin     bool          // honour SQPollCPU (IORING_SETUP_SQ_AFF)
+	FixedBufs     bool          // register Buffers; reads and writes use READ_FIXED/WRITE_FIXED
+	RegisterFiles bool          // register File; SQEs use IOSQE_FIXED_FILE
+	// HiPri: io_uring IOPOLL (completions are polled, needs O_DIRECT and a device
+	// with poll queues), or RWF_HIPRI for pvsync2.
+	HiPri bool
+
+	// pvsync2.
+	NoWait bool // RWF_NOWAIT: an I/O that would block fails with -EAGAIN instead
+
+	// mmap: bytes to map from offset 0; 0 means the size of File. A regular
+	// file shorter than Size is extended.
+	Size int64
+}
+
+func (c Config) depth() int {
+	if c.Depth <= 0 {
+		return 1
+	}
+	return c.Depth
+}
+
+// Sentinel errors for errors.Is. Errors returned by this package start with
+// "engines: " and wrap these (and the kernel's errno) where they apply.
+var (
+	ErrUnknownEngine     = errors.New("unknown engine")
+	ErrConfig            = errors.New("invalid config")
+	ErrClosed            = errors.New("engines: engine is closed")
+	ErrMisaligned        = errors.New("misaligned direct I/O")
+	ErrIOPollUnsupported = errors.New("polled I/O (IOPOLL/HIPRI) not supported here")
+	ErrMemlock           = errors.New("registered buffers exceed the locked-memory limit")
+	ErrUnsupported       = errors.New("not supported by this kernel or system")
+	ErrNoDirectIO        = errors.New("direct I/O not supported by the backing file system")
+)
+
+type factory func(cfg Config) (Engine, error)
+
+var registry = []struct {
+	name string
+	new  factory
+}{
+	{"null", newNull},
+	{"sync", newSyncEngine},
+	{"psync", newPsync},
+	{"pvsync2", newPvsync2},
+	{"libaio", newLibaio},
+	{"io_uring", newUring},
+	{"mmap", newMmap},
+}
+
+// Names lists the engines New knows, in a fixed order.
+func Names() []string {
+	out := make([]string, len(registry))
+	for i, r := range registry {
+		out[i] = r.name
+	}
+	return out
+}
+
+// New creates the engine called name (fio's ioengine names).
+func New(name string, cfg Config) (Engine, error) {
+	for _, r := range registry {
+		if r.name == name {
+			if cfg.Depth < 0 {
+				return nil, fmt.Errorf("engines: %w: depth %d < 0", ErrConfig, cfg.Depth)
+			}
+			if name != "null" && cfg.File == nil {
+				return nil, fmt.Errorf("engines: %w: %s needs Config.File", ErrConfig, name)
+			}
+			return r.new(cfg)
+		}
+	}
+	return nil, fmt.Errorf("engines: %w %q (known: %s)", ErrUnknownEngine, name, strings.Join(Names(), ", "))
+}

@@ -1,0 +1,99 @@
+package engines
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestNames(t *testing.T) {
+	want := []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap"}
+	if diff := cmp.Diff(want, Names()); diff != "" {
+		t.Errorf("Names (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	_, err := New("posixaio", Config{})
+	if !errors.Is(err, ErrUnknownEngine) {
+		t.Fatalf("unknown engine: %v", err)
+	}
+	for _, s := range []string{`"posixaio"`, "null, sync, psync, pvsync2, libaio, io_uring, mmap", "engines: "} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("%q lacks %q", err, s)
+		}
+	}
+	for _, name := range Names() {
+		if name == "null" {
+			continue
+		}
+		if _, err := New(name, Config{}); !errors.Is(err, ErrConfig) {
+			t.Errorf("New(%q) without a file: %v, want ErrConfig", name, err)
+		}
+	}
+	if _, err := New("null", Config{Depth: -1}); !errors.Is(err, ErrConfig) {
+		t.Errorf("negative depth: %v, want ErrConfig", err)
+	}
+}
+
+func TestStrings(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{OpRead.String(), "read"},
+		{OpWrite.String(), "write"},
+		{OpFsync.String(), "fsync"},
+		{OpFdatasync.String(), "fdatasync"},
+		{OpTrim.String(), "trim"},
+		{Op(9).String(), "Op(9)"},
+		{Completed.String(), "completed"},
+		{Queued.String(), "queued"},
+		{Busy.String(), "busy"},
+		{Status(7).String(), "Status(7)"},
+		{Flags(0).String(), "0"},
+		{(FlagSync | FlagNoIO).String(), "sync|noio"},
+		{(FlagHasCommit | 1<<9).String(), "commit|0x200"},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// TestFlagsAndClose checks every engine's flags and that a closed engine
+// refuses work instead of touching freed resources.
+func TestFlagsAndClose(t *testing.T) {
+	f := openT(t, tempFile(t, 1<<20), false)
+	want := map[string]Flags{
+		"null": FlagHasCommit | FlagNoIO | FlagNoAlign, "sync": FlagSync, "psync": FlagSync,
+		"pvsync2": FlagSync, "libaio": FlagHasCommit, "io_uring": FlagHasCommit, "mmap": FlagSync | FlagNoAlign,
+	}
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			e, err := New(name, Config{File: f, Depth: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Name() != name || e.Flags() != want[name] {
+				t.Errorf("Name %q Flags %v, want %q %v", e.Name(), e.Flags(), name, want[name])
+			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Close(); err != nil {
+				t.Errorf("second Close = %v", err)
+			}
+			u := Unit{Op: OpRead, Buf: make([]byte, 512)}
+			if _, err := e.Queue(&u); !errors.Is(err, ErrClosed) {
+				t.Errorf("Queue after Close = %v, want ErrClosed", err)
+			}
+			if err := e.Commit(); !errors.Is(err, ErrClosed) {
+				t.Errorf("Commit after Close = %v, want ErrClosed", err)
+			}
+			if _, err := e.GetEvents(0, 0, 0); !errors.Is(err, ErrClosed) {
+				t.Errorf("GetEvents after Close = %v, want ErrClosed", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,239 @@
+package engines
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestUringFixedBufferIndex(t *testing.T) {
+	path := tempFile(t, 1<<20)
+	f := openT(t, path, true)
+	bufs := allocBuffers(t, 2, 4096)
+	e := newEngine(t, "io_uring", Config{File: f, Direct: true, Depth: 4, Buffers: bufs.All(), FixedBufs: true, RegisterFiles: true})
+
+	u := Unit{Op: OpRead, Buf: bufs.Buf(0), BufIndex: 2}
+	if _, err := e.Queue(&u); !errors.Is(err, ErrConfig) {
+		t.Errorf("Queue with BufIndex 2 of 2 buffers = %v, want ErrConfig", err)
+	}
+	// A valid index that does not hold the buffer: the kernel refuses the
+	// address range, as a per-I/O result.
+	u = Unit{Op: OpRead, Buf: bufs.Buf(0), BufIndex: 1, Res: -999}
+	if _, err := drive(e, []*Unit{&u}); err != nil {
+		t.Fatal(err)
+	}
+	if u.Res != -int64(unix.EFAULT) {
+		t.Errorf("read into buffer 0 registered as 1: Res = %d, want -EFAULT", u.Res)
+	}
+	if _, err := New("io_uring", Config{File: f, FixedBufs: true}); !errors.Is(err, ErrConfig) {
+		t.Errorf("FixedBufs without Buffers: %v, want ErrConfig", err)
+	}
+}
+
+// TestUringBadSQE makes the kernel reject one SQE of a batch: the rejection
+// arrives as that unit's result and the others complete.
+func TestUringBadSQE(t *testing.T) {
+	path := tempFile(t, 1<<20)
+	f := openT(t, path, false)
+	bufs := allocBuffers(t, 4, 4096)
+	e := newEngine(t, "io_uring", Config{File: f, Depth: 4})
+	units := make([]*Unit, 4)
+	for i := range units {
+		units[i] = &Unit{Op: OpRead, Offset: int64(i) * 4096, Buf: bufs.Buf(i), BufIndex: -1, Res: -999}
+		if st, err := e.Queue(units[i]); st != Queued || err != nil {
+			t.Fatalf("Queue = %v, %v", st, err)
+		}
+	}
+	r := e.(*uring)
+	r.sqes[(r.sqLocalTail-2)&r.sqMask].Opcode = 255 // not an opcode
+	if err := e.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for got < 4 {
+		n, err := e.GetEvents(1, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += n
+	}
+	for i, u := range units {
+		want := int64(4096)
+		if i == 2 {
+			want = -int64(unix.EINVAL)
+		}
+		if u.Res != want {
+			t.Errorf("unit %d: Res = %d, want %d", i, u.Res, want)
+		}
+	}
+}
+
+// TestUringSQPoll lets the SQ thread go idle, checks that the kernel asks for
+// a wakeup, and that Commit's wakeup gets the next I/O done.
+func TestUringSQPoll(t *testing.T) {
+	path := tempFile(t, 1<<20)
+	f := openT(t, path, false)
+	bufs := allocBuffers(t, 1, 4096)
+	e := newEngine(t, "io_uring", Config{File: f, Depth: 2, SQPoll: true, SQPollIdle: 5 * time.Millisecond})
+	u := Unit{Op: OpRead, Buf: bufs.Buf(0), BufIndex: -1}
+	for round := range 2 {
+		r := e.(*uring)
+		deadline := time.Now().Add(2 * time.Second)
+		for atomic.LoadUint32(r.sqFlags)&ioringSQNeedWakeup == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: SQ thread never went idle (no IORING_SQ_NEED_WAKEUP after 2 s)", round)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		u.Res = -999
+		if _, err := drive(e, []*Unit{&u}); err != nil || u.Res != 4096 {
+			t.Fatalf("round %d: Res = %d, err = %v; want 4096, nil", round, u.Res, err)
+		}
+	}
+}
+
+func TestUringIOPoll(t *testing.T) {
+	t.Run("buffered", func(t *testing.T) {
+		f := openT(t, tempFile(t, 1<<20), false)
+		_, err := New("io_uring", Config{File: f, HiPri: true})
+		if !errors.Is(err, ErrIOPollUnsupported) || !strings.Contains(err.Error(), "needs O_DIRECT") {
+			t.Errorf("IOPOLL without O_DIRECT: %v, want ErrIOPollUnsupported saying it needs O_DIRECT", err)
+		}
+	})
+	t.Run("loop-precheck", func(t *testing.T) {
+		l := attachLoop(t, 1<<20, LoopOptions{DirectIO: true})
+		f := openT(t, l.Path(), true)
+		_, err := New("io_uring", Config{File: f, Direct: true, HiPri: true})
+		if !errors.Is(err, ErrIOPollUnsupported) || !strings.Contains(err.Error(), "queue/io_poll = 0") {
+			t.Errorf("IOPOLL on %s: %v, want ErrIOPollUnsupported naming queue/io_poll", l.Path(), err)
+		}
+	})
+	// Without the precheck the kernel answers every I/O with EOPNOTSUPP, which
+	// Explain explains: this is what the precheck saves a run from.
+	t.Run("loop-kernel", func(t *testing.T) {
+		l := attachLoop(t, 1<<20, LoopOptions{DirectIO: true})
+		f := openT(t, l.Path(), true)
+		iopollPrecheck = false
+		t.Cleanup(func() { iopollPrecheck = true })
+		bufs := allocBuffers(t, 1, 4096)
+		e := newEngine(t, "io_uring", Config{File: f, Direct: true, HiPri: true})
+		u := Unit{Op: OpRead, Buf: bufs.Buf(0), BufIndex: -1}
+		if _, err := drive(e, []*Unit{&u}); err != nil {
+			t.Fatal(err)
+		}
+		if u.Res != -int64(unix.EOPNOTSUPP) {
+			t.Fatalf("IOPOLL read on a loop device: Res = %d, want -EOPNOTSUPP", u.Res)
+		}
+		if err := e.Explain(&u); !errors.Is(err, ErrIOPollUnsupported) || !strings.Contains(err.Error(), "loop devices") {
+			t.Errorf("Explain = %v, want ErrIOPollUnsupported mentioning loop devices", err)
+		}
+	})
+}
+
+// TestUringTimeout waits on a read from an empty pipe, which completes only
+// when the pipe is written: GetEvents must give up after its timeout.
+func TestUringTimeout(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	e := newEngine(t, "io_uring", Config{File: r, Depth: 2})
+	buf := make([]byte, 16)
+	u := Unit{Op: OpRead, Offset: -1, Buf: buf, BufIndex: -1} // offset -1: the pipe's current position
+	if _, err := e.Queue(&u); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	n, err := e.GetEvents(1, 0, 30*time.Millisecond)
+	if took := time.Since(start); n != 0 || err != nil || took < 30*time.Millisecond {
+		t.Fatalf("GetEvents on an idle pipe = %d, %v after %v; want 0, nil after >= 30ms", n, err, took)
+	}
+	if _, err := w.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	n, err = e.GetEvents(1, 0, 5*time.Second)
+	if n != 1 || err != nil || e.Event(0) != &u || u.Res != 5 || string(buf[:5]) != "hello" {
+		t.Fatalf("after write: GetEvents = %d, %v; Res = %d, data %q", n, err, u.Res, buf[:5])
+	}
+}
+
+func TestRegisterBuffersErr(t *testing.T) {
+	for _, errno := range []unix.Errno{unix.ENOMEM, unix.EPERM} {
+		err := registerBuffersErr(errno, 4, 1<<20)
+		if !errors.Is(err, ErrMemlock) || !errors.Is(err, errno) {
+			t.Errorf("%v: %v, want ErrMemlock and the errno", errno, err)
+		}
+		for _, s := range []string{"RLIMIT_MEMLOCK", "CAP_IPC_LOCK", "ulimit -l", "4 buffers (1048576 bytes)"} {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("%v: %q lacks %q", errno, err, s)
+			}
+		}
+	}
+	if err := registerBuffersErr(unix.EFAULT, 1, 1); errors.Is(err, ErrMemlock) || !strings.Contains(err.Error(), "anonymous") {
+		t.Errorf("EFAULT: %v", err)
+	}
+}
+
+// TestUringMemlock registers more buffer memory than RLIMIT_MEMLOCK allows,
+// on a thread without CAP_IPC_LOCK (capabilities are per thread; the thread is
+// thrown away afterwards), and checks that New explains the limit.
+func TestUringMemlock(t *testing.T) {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_MEMLOCK, &rl); err != nil {
+		t.Fatal(err)
+	}
+	if rl.Cur == unix.RLIM_INFINITY || rl.Cur > 256<<20 {
+		t.Skipf("RLIMIT_MEMLOCK is %d: too large to exceed in a test", rl.Cur)
+	}
+	f := openT(t, tempFile(t, 1<<20), false)
+	const bufSize = 1 << 20
+	n := int(rl.Cur)/bufSize + 2
+	errc := make(chan error, 1)
+	go func() {
+		// Never unlocked: the thread exits with this goroutine, so the
+		// capability drop below cannot leak to other goroutines.
+		runtime.LockOSThread()
+		hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+		var data [2]unix.CapUserData
+		if err := unix.Capget(&hdr, &data[0]); err != nil {
+			errc <- err
+			return
+		}
+		data[0].Effective &^= 1 << unix.CAP_IPC_LOCK
+		if err := unix.Capset(&hdr, &data[0]); err != nil {
+			errc <- err
+			return
+		}
+		bufs, err := AllocBuffers(n, bufSize)
+		if err != nil {
+			errc <- err
+			return
+		}
+		defer bufs.Free()
+		e, err := New("io_uring", Config{File: f, FixedBufs: true, Buffers: bufs.All()})
+		if err == nil {
+			e.Close()
+		}
+		errc <- err
+	}()
+	err := <-errc
+	if !errors.Is(err, ErrMemlock) {
+		t.Fatalf("registering %d MiB with RLIMIT_MEMLOCK %d bytes: %v, want ErrMemlock", n, rl.Cur, err)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("soft limit %d bytes", rl.Cur)) {
+		t.Errorf("%q does not name the limit %d", err, rl.Cur)
+	}
+	t.Log(err)
+}
