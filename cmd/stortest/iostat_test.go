@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func iostatFixture(t *testing.T, kernel string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"diskstats", "uptime"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "iostat", "testdata", kernel, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+type sysstatDoc struct {
+	Sysstat struct {
+		Hosts []struct {
+			Statistics []struct {
+				Disk []map[string]any
+			}
+		}
+	}
+}
+
+func TestIostatLive(t *testing.T) {
+	dir := iostatFixture(t, "k18")
+	tests := []struct {
+		name    string
+		args    []string
+		reports int
+		devices int    // per report, text only
+		want    string // a substring
+	}{
+		{"since boot", []string{"-x", "-p", "ALL"}, 1, 7, "sda              1.02"},
+		{"three reports", []string{"-x", "-p", "ALL", "0.02", "3"}, 3, 7, "%rrqm r_await"},
+		{"skip the first", []string{"-p", "ALL", "-y", "0.02", "2"}, 2, 7, "kB_read/s"},
+		{"named device", []string{"-x", "-p", "ALL", "nvme0n1", "0.02", "1"}, 1, 1, "nvme0n1"},
+		{"idle omitted", []string{"-x", "-z", "-p", "ALL", "-y", "0.02", "1"}, 1, 0, "Device"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"iostat", "--proc", dir, "--sys", dir}, tc.args...)
+			if code := runMain(args, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			out := stdout.String()
+			if n := strings.Count(out, "\nDevice "); n != tc.reports {
+				t.Errorf("%d reports, want %d:\n%s", n, tc.reports, out)
+			}
+			reports := strings.Split(out, "\nDevice ")[1:]
+			for i, r := range reports {
+				body := strings.TrimSpace(r[strings.Index(r, "\n")+1:])
+				n := 0
+				if body != "" {
+					n = len(strings.Split(body, "\n"))
+				}
+				if n != tc.devices {
+					t.Errorf("report %d: %d devices, want %d:\n%s", i, n, tc.devices, r)
+				}
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("no %q in\n%s", tc.want, out)
+			}
+		})
+	}
+}
+
+func TestIostatLiveJSON(t *testing.T) {
+	dir := iostatFixture(t, "k20")
+	var stdout, stderr bytes.Buffer
+	if code := runMain([]string{"iostat", "--proc", dir, "--sys", dir, "-x", "--json", "-p", "ALL", "0.02", "2"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var doc sysstatDoc
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout.String())
+	}
+	st := doc.Sysstat.Hosts[0].Statistics
+	if len(st) != 2 || len(st[0].Disk) == 0 {
+		t.Fatalf("statistics: %+v", st)
+	}
+	if _, ok := st[0].Disk[0]["aqu-sz"]; !ok {
+		t.Errorf("no aqu-sz in %v", st[0].Disk[0])
+	}
+	// The fixture does not change: the second report is all zero.
+	if v := st[1].Disk[0]["r/s"]; v != 0.0 {
+		t.Errorf("second report r/s %v, want 0", v)
+	}
+}
+
+func TestIostatDiff(t *testing.T) {
+	pair := filepath.Join("..", "..", "iostat", "testdata", "pairs", "steady")
+	a, b := filepath.Join(pair, "diskstats.a"), filepath.Join(pair, "diskstats.b")
+	var stdout, stderr bytes.Buffer
+	if code := runMain([]string{"iostat", "diff", a, b, "--interval", "2.37", "--json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var doc sysstatDoc
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout.String())
+	}
+	disks := doc.Sysstat.Hosts[0].Statistics[0].Disk
+	if len(disks) != 4 {
+		t.Fatalf("%d disks, want 4 (every line, as -p ALL)", len(disks))
+	}
+	// sda: 3 reads over 2.37 s; nvme0n1: 100000 reads.
+	want := map[string]float64{"sda": 1.27, "nvme0n1": 42194.09}
+	for _, d := range disks {
+		if w, ok := want[d["disk_device"].(string)]; ok && d["r/s"] != w {
+			t.Errorf("%s r/s %v, want %v", d["disk_device"], d["r/s"], w)
+		}
+	}
+
+	stdout.Reset()
+	if code := runMain([]string{"iostat", "diff", "--interval", "2370ms", "--raw", a, b}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, s := range []string{"r_await", "ReadIOs", "TimeInQueue", "nvme0n1p1"} {
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("no %q in\n%s", s, stdout.String())
+		}
+	}
+}
+
+func TestIostatUsage(t *testing.T) {
+	pair := filepath.Join("..", "..", "iostat", "testdata", "pairs", "steady")
+	a := filepath.Join(pair, "diskstats.a")
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"-p with a device", []string{"iostat", "-p", "sda"}, 2},
+		{"too many numbers", []string{"iostat", "1", "2", "3"}, 2},
+		{"device after interval", []string{"iostat", "1", "sda"}, 2},
+		{"bad count", []string{"iostat", "1", "0"}, 2},
+		{"interval below 10 ms", []string{"iostat", "0.001"}, 2},
+		{"diff with one file", []string{"iostat", "diff", a, "--interval", "1"}, 2},
+		{"diff without interval", []string{"iostat", "diff", a, a}, 2},
+		{"diff with a bad interval", []string{"iostat", "diff", a, a, "--interval", "soon"}, 2},
+		{"diff of a missing file", []string{"iostat", "diff", a, "/nonexistent", "--interval", "1"}, 1},
+		{"missing proc root", []string{"iostat", "--proc", "/nonexistent"}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := runMain(tc.args, &stdout, &stderr); code != tc.code {
+				t.Errorf("exit %d, want %d: %s", code, tc.code, stderr.String())
+			}
+		})
+	}
+}
