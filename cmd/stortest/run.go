@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"stortest.dev/workload"
+)
+
+const runUsage = "[--output-format normal|json|json+] [--output FILE] [--progress auto|on|off] [--scratch-size SIZE] [JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
+
+func init() {
+	c := &command{
+		name:  "run",
+		usage: runUsage,
+		short: "run fio-style jobs with native engines (no arguments: a 10 s io_uring 4k randread on a scratch loop device)",
+	}
+	c.run = func(args []string, stdout, stderr io.Writer) error { return runCmd(c, args, stdout, stderr) }
+	register(c)
+}
+
+// runFlags are the command's own options; everything else is a fio job
+// option.
+type runFlags struct {
+	format      string
+	output      string
+	progress    string
+	scratchSize int64
+}
+
+func splitRunArgs(args []string) (runFlags, []string, error) {
+	f := runFlags{format: "normal", progress: "auto", scratchSize: 256 << 20}
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") {
+			rest = append(rest, a)
+			continue
+		}
+		take := func() (string, error) {
+			if hasVal {
+				return val, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("%w: %s needs a value", errUsage, a)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch name {
+		case "output-format":
+			f.format, err = take()
+		case "output":
+			f.output, err = take()
+		case "progress":
+			f.progress, err = take()
+		case "scratch-size":
+			var s string
+			if s, err = take(); err == nil {
+				f.scratchSize, err = workload.ParseSize(s)
+			}
+		case "h", "help":
+			return f, nil, fmt.Errorf("%w: help", errUsage)
+		default:
+			rest = append(rest, a)
+		}
+		if err != nil {
+			return f, nil, err
+		}
+	}
+	switch f.format {
+	case "normal", "json", "json+":
+	default:
+		return f, nil, fmt.Errorf("%w: --output-format %q: want normal, json or json+", errUsage, f.format)
+	}
+	switch f.progress {
+	case "auto", "on", "off":
+	default:
+		return f, nil, fmt.Errorf("%w: --progress %q: want auto, on or off", errUsage, f.progress)
+	}
+	return f, rest, nil
+}
+
+// defaultJob is what `stortest run` runs without arguments.
+func defaultJob(target string) workload.Job {
+	return workload.Job{
+		Name: "randread-4k-qd32", Filename: target, Engine: "io_uring", RW: workload.RandRead,
+		BlockSize: 4 << 10, IODepth: 32, Direct: true, Runtime: 10 * time.Second, TimeBased: true,
+	}
+}
+
+func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
+	flags, rest, err := splitRunArgs(args)
+	if err != nil {
+		return err
+	}
+	var jobs []workload.Job
+	var scratch *workload.Scratch
+	switch {
+	case len(rest) == 0:
+		scratch, err = newDefaultScratch(flags.scratchSize, stderr)
+		if err != nil {
+			return err
+		}
+		jobs = []workload.Job{defaultJob(scratch.Path)}
+	case len(rest) == 1 && !strings.HasPrefix(rest[0], "-"):
+		f, err := os.Open(rest[0])
+		if err != nil {
+			return err
+		}
+		jobs, err = workload.ParseFio(f, rest[0])
+		f.Close()
+		if err != nil {
+			return err
+		}
+	default:
+		for _, a := range rest {
+			if !strings.HasPrefix(a, "-") {
+				return fmt.Errorf("%w: give either one job file or --option=value job options, not %q among options", errUsage, a)
+			}
+		}
+		if jobs, err = workload.ParseFioArgs(rest); err != nil {
+			return err
+		}
+	}
+	if scratch != nil {
+		defer scratch.Close()
+	}
+
+	// SIGINT/SIGTERM stop the run; results so far are still printed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var opts workload.Options
+	if flags.progress == "on" || (flags.progress == "auto" && isTerminal(stderr)) {
+		opts.Progress = progressPrinter(stderr)
+	}
+	res, err := workload.RunJobs(ctx, jobs, opts)
+	if err != nil {
+		return err
+	}
+	out := stdout
+	if flags.output != "" {
+		f, err := os.Create(flags.output)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	}
+	switch flags.format {
+	case "json":
+		err = workload.WriteFioJSON(out, res, workload.FormatJSON, time.Now())
+	case "json+":
+		err = workload.WriteFioJSON(out, res, workload.FormatJSONPlus, time.Now())
+	default:
+		err = workload.WriteSummary(out, res)
+	}
+	if err != nil {
+		return err
+	}
+	if err := res.Err(); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return &exitError{code: 130, msg: "interrupted: results above are partial"}
+	}
+	return nil
+}
+
+// newDefaultScratch makes the default job's target: a loop device with
+// direct I/O over a temp file when root, else the temp file itself.
+func newDefaultScratch(size int64, stderr io.Writer) (*workload.Scratch, error) {
+	o := workload.ScratchOptions{Size: size}
+	if os.Geteuid() == 0 {
+		o.Loop, o.DirectIO = true, true
+	}
+	s, err := workload.NewScratch(o)
+	if err != nil && o.Loop {
+		fmt.Fprintf(stderr, "stortest run: no loop device (%v); using a temp file\n", err)
+		o.Loop, o.DirectIO = false, false
+		s, err = workload.NewScratch(o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "stortest run: target %s (%d MiB scratch", s.Path, size>>20)
+	if s.Loop != nil {
+		fmt.Fprintf(stderr, " loop device over %s", s.File)
+	}
+	fmt.Fprintln(stderr, ")")
+	return s, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// progressPrinter redraws one status line per second, as fio's eta line.
+func progressPrinter(w io.Writer) func(workload.Progress) {
+	return func(p workload.Progress) {
+		var b strings.Builder
+		b.WriteString("\r\033[K")
+		phase := "run"
+		if p.Ramp {
+			phase = "ramp"
+		}
+		fmt.Fprintf(&b, "[%s %s]", phase, p.Elapsed.Round(time.Second))
+		for d := range workload.NumDirs {
+			if p.IOs[d] == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "[%c=%s/s %s IOPS]", d.String()[0], humanBytes(p.BW[d]), humanCount(p.IOPS[d]))
+		}
+		if p.ETA >= 0 {
+			fmt.Fprintf(&b, "[eta %s]", p.ETA.Round(time.Second))
+		}
+		if p.Done {
+			b.WriteString("\n")
+		}
+		io.WriteString(w, b.String())
+	}
+}
+
+func humanBytes(v float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB"}
+	i := 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f%s", v, units[i])
+}
+
+func humanCount(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%.1fk", v/1000)
+	}
+	return fmt.Sprintf("%.0f", v)
+}

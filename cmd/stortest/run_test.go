@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stortest.dev/latency"
+)
+
+// The command README's quick start gives: no arguments, the default job
+// on a scratch target, output fio's percentile tools read.
+func TestRunDefaultJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the 10 s default job")
+	}
+	before := attachedLoops(t)
+	var stdout, stderr bytes.Buffer
+	code := runMain([]string{"run", "--progress", "off", "--output-format", "json+", "--scratch-size", "64m"}, &stdout, &stderr)
+	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	out, err := latency.ReadFio(&stdout, "stdout")
+	require.NoError(t, err)
+	require.Len(t, out.Jobs, 1)
+	j := out.Jobs[0]
+	assert.Equal(t, "randread-4k-qd32", j.Name)
+	require.NotNil(t, j.Read.Clat)
+	assert.Greater(t, j.Read.Clat.N, uint64(1000), "a 10 s run at depth 32 does thousands of reads")
+	assert.Positive(t, j.Read.Slat.N, "io_uring reports submission latency")
+	h, err := j.Read.Clat.Histogram(latency.FioLayout)
+	require.NoError(t, err)
+	for _, pv := range j.Read.Clat.Percentile {
+		assert.Equal(t, pv.Value, h.Percentile(pv.P))
+	}
+	if os.Geteuid() == 0 {
+		assert.Contains(t, stderr.String(), "loop device over")
+	}
+	assert.Equal(t, before, attachedLoops(t), "the scratch loop device is detached")
+}
+
+func attachedLoops(t *testing.T) string {
+	t.Helper()
+	b, err := exec.Command("losetup", "-a").Output()
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func TestRunJobFileAndArgs(t *testing.T) {
+	dir := t.TempDir()
+	jobFile := filepath.Join(dir, "j.fio")
+	require.NoError(t, os.WriteFile(jobFile, []byte(`[global]
+ioengine=psync
+bs=4k
+size=2m
+filename=`+filepath.Join(dir, "data")+`
+
+[reader]
+rw=randread
+
+[writer]
+rw=write
+offset=0
+`), 0o644))
+	var stdout, stderr bytes.Buffer
+	code := runMain([]string{"run", "--progress=off", "--output-format=json", jobFile}, &stdout, &stderr)
+	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	out, err := latency.ReadFio(&stdout, "stdout")
+	require.NoError(t, err)
+	require.Len(t, out.Jobs, 2)
+	assert.Equal(t, "reader", out.Jobs[0].Name)
+	assert.Equal(t, uint64(512), out.Jobs[0].Read.Clat.N)
+	assert.Equal(t, uint64(512), out.Jobs[1].Write.Clat.N)
+	assert.Empty(t, out.Jobs[0].Read.Clat.Bins, "plain json has no bins")
+
+	stdout.Reset()
+	code = runMain([]string{"run", "--progress=off", "--name=cli", "--rw=read", "--bs=8k", "--size=1m",
+		"--ioengine=sync", "--filename=" + filepath.Join(dir, "data")}, &stdout, &stderr)
+	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	assert.Contains(t, stdout.String(), "cli: (clone=0, engine=sync")
+	assert.Contains(t, stdout.String(), "read: IOPS=")
+}
+
+func TestRunErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown-option", []string{"run", "--name=x", "--rw=read", "--nonsense=1"}, 1, "nonsense"},
+		{"bad-format", []string{"run", "--output-format=xml"}, 2, "--output-format"},
+		{"missing-file", []string{"run", "/nonexistent/job.fio"}, 1, "no such file"},
+		{"mixed", []string{"run", "a.fio", "--name=x"}, 2, "either one job file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := runMain(c.args, &stdout, &stderr)
+			assert.Equal(t, c.code, code)
+			assert.True(t, strings.Contains(stderr.String(), c.want), "stderr %q should contain %q", stderr.String(), c.want)
+		})
+	}
+}

@@ -1,0 +1,108 @@
+// Package workload describes storage workloads the way fio does and
+// generates their I/O: the Job (fio's options under Go names), a reader of
+// fio job files and command lines, offset, block-size and direction
+// generators, random distributions, rate pacing and block verification.
+// The runner in this package drives an engine with them.
+//
+// # Jobs
+//
+// A Job's zero fields take fio's defaults (Job.Normalized). Validate names
+// the first bad field by its fio option; String prints a fio job-file
+// section that ParseFio reads back to the same Job; MarshalJSON writes the
+// normalized Job in a fixed order, so the same workload always encodes to
+// the same bytes (baselines store it).
+//
+// # fio job files and command lines
+//
+// ParseFio reads fio's INI form and ParseFioArgs its command-line form
+// (--name=x starts a job) with fio's semantics: [global] options apply to
+// the jobs after them, ';' and '#' start comments anywhere on a line,
+// ${VAR} is replaced by the environment variable. Values use fio's units:
+// sizes with k, m, g, t, p (powers of 1024, fio's default kb_base=1024;
+// "ki" too, but "KiB"-style suffixes are refused because fio 3.33 reads
+// them as powers of 1000), times with us, ms, s, m, h, d (bare numbers are
+// seconds), booleans 1/0, true/false, yes/no, on/off (fio itself takes
+// only 1/0). Errors carry the file and line (or argument index), the job
+// and the option; an option fio has but stortest does not is
+// ErrUnsupported ("fio option X is not supported by stortest"), any other
+// ErrUnknownOption. Include directives, fio's $keywords, arithmetic,
+// percentages of the device, per-direction block sizes and several files
+// are not supported.
+//
+// The accepted options, exactly:
+//
+//	option                aliases                Job field and notes
+//	name                                         Name; on a command line, starts a new job
+//	description                                  Description
+//	filename                                     Filename; one file (\: escapes a colon)
+//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap
+//	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw
+//	rwmixread                                    RWMixRead (percent)
+//	rwmixwrite                                   RWMixRead = 100 - value
+//	bs                    blocksize              BlockSize; one value for all directions
+//	bsrange               blocksize_range        BlockSizeRange: min-max (or min:max)
+//	bssplit                                      BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest
+//	iodepth                                      IODepth
+//	iodepth_batch_submit  iodepth_batch          IODepthBatch; 0 means iodepth
+//	numjobs                                      NumJobs
+//	size                                         Size (bytes; N% is not supported)
+//	offset                fileoffset             Offset (bytes; N% is not supported)
+//	direct                                       Direct
+//	buffered                                     Direct = !value
+//	runtime               timeout                Runtime (default unit s)
+//	time_based                                   TimeBased
+//	ramp_time                                    RampTime (default unit s)
+//	loops                                        Loops
+//	rate_iops                                    RateIOPS: r[,w[,t]]
+//	rate                                         Rate (bytes/s): r[,w[,t]]
+//	fsync                                        FsyncEvery (writes)
+//	norandommap                                  NoRandomMap
+//	randrepeat                                   RandRepeat
+//	randseed                                     RandSeed (decimal or 0x hex)
+//	random_distribution                          RandomDistribution: random, zipf:theta[:c], pareto:h[:c], normal:dev[:c]
+//	verify                                       Verify: 0 (none), crc32c (crc32c-intel), sha256
+//	verify_pattern                               VerifyPattern: 0x hex and "quoted" text
+//	hipri                                        Hipri (io_uring, pvsync2)
+//	fixedbufs                                    FixedBufs (io_uring)
+//	registerfiles                                RegisterFiles (io_uring)
+//	sqthread_poll                                SQThreadPoll (io_uring)
+//	nowait                                       NoWait (pvsync2, libaio, io_uring)
+//	percentile_list                              PercentileList: p:p:...; sorted, cut at the first 0
+//	clat_percentiles                             Always on; 0 is not supported
+//	lat_percentiles                              LatPercentiles
+//	slat_percentiles                             SlatPercentiles
+//	write_hist_log                               WriteHistLog (file name prefix)
+//	log_hist_msec                                LogHistMsec
+//	steadystate           ss                     SS, e.g. iops_slope:0.1%
+//	ss_dur                steadystate_duration   SSDur (default unit s)
+//	ss_ramp               steadystate_ramp_time  SSRamp (default unit s)
+//	kb_base                                      1024 only (the default)
+//
+// Where fio's semantics are not followed: the last of bs, bsrange and
+// bssplit in a job wins (fio prefers bssplit whatever the order); blank
+// bssplit percentages share the remainder so the total is exactly 100;
+// rwmixread=0 in a mixed job is an error (write rw=write); iodepth_batch=0
+// becomes iodepth.
+//
+// # Generators
+//
+// Pattern combines a Mixer (direction: read with probability RWMixRead,
+// drawn per I/O), BlockSizes (bs, bsrange multiples of the minimum, or the
+// bssplit weights) and Offsets over the job's region, in units of the
+// smallest block size: sequential; uniform random visiting every block
+// exactly once per pass (fio's random map, here a seeded permutation
+// re-keyed every pass, so no memory per block, like fio's lfsr); uniform
+// with replacement (norandommap); or a Sampler of zipf, pareto or normal
+// (see Distribution). Everything is seeded from Job.Seed, so the same job
+// and seed give the same I/O sequence; the sequences are not fio's. Next
+// allocates nothing.
+//
+// # Rate and verify
+//
+// Pacer says how long to wait before the next I/O under rate_iops and
+// rate, from a monotonic ns clock reading; it never sleeps. Verifier
+// writes blocks with a header (magic, offset, seed, length, header CRC,
+// checksum) and CRC-32C or SHA-256 over the data, and Check tells flipped
+// bits from misdirected, lost or stale writes and zeroed or foreign
+// blocks (VerifyError). Neither allocates on the success path.
+package workload

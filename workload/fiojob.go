@@ -1,0 +1,905 @@
+package workload
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Errors of ParseFio and ParseFioArgs, for errors.Is. Bad values also
+// match ErrInvalid.
+var (
+	ErrSyntax        = errors.New("workload: fio job syntax")
+	ErrUnknownOption = errors.New("workload: unknown fio option")
+	ErrUnsupported   = errors.New("workload: not supported by stortest")
+)
+
+// ParseError is an error of ParseFio or ParseFioArgs and says where: File
+// and Line (1-based) for a job file, Arg (0-based index into the
+// arguments) for a command line.
+type ParseError struct {
+	File   string // "" for a command line
+	Line   int    // 0 for a command line
+	Arg    int    // -1 for a job file
+	Job    string // the job section, "" if none yet or [global]
+	Option string // the fio option, "" if the error is not about one
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString("workload: ")
+	if e.Arg >= 0 {
+		fmt.Fprintf(&b, "args[%d]: ", e.Arg)
+	} else {
+		fmt.Fprintf(&b, "%s:%d: ", e.File, e.Line)
+	}
+	if e.Job != "" {
+		fmt.Fprintf(&b, "job %q: ", e.Job)
+	}
+	if e.Option != "" {
+		b.WriteString(e.Option + ": ")
+	}
+	var fe *FieldError
+	if errors.As(e.Err, &fe) {
+		b.WriteString(fe.Reason)
+	} else {
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// msgError is an error with its own message that matches a sentinel.
+type msgError struct {
+	msg string
+	is  error
+}
+
+func (e *msgError) Error() string { return e.msg }
+func (e *msgError) Unwrap() error { return e.is }
+
+func unsupported(what string) error {
+	return &msgError{what + " is not supported by stortest", ErrUnsupported}
+}
+
+func syntaxErr(format string, args ...any) error {
+	return &msgError{fmt.Sprintf(format, args...), ErrSyntax}
+}
+
+// valueError marks a bad option value: it matches ErrInvalid too.
+type valueError struct{ err error }
+
+func (e *valueError) Error() string   { return e.err.Error() }
+func (e *valueError) Unwrap() []error { return []error{e.err, ErrInvalid} }
+
+// ParseFio reads a fio job file: [global] and job sections, key=value and
+// bare boolean keys, ';' and '#' comments (from the character to the end
+// of the line, as fio strips them), ${VAR} replaced by the environment
+// variable (empty if unset, as fio does). Global options apply to the jobs
+// after them; a later [global] adds to the earlier ones for the jobs that
+// follow it. name names the file in errors. The jobs are validated and
+// normalized. Options outside Job's are errors: ErrUnknownOption, or
+// ErrUnsupported for fio options stortest does not implement; include
+// directives, fio's $keywords and (arithmetic) are ErrUnsupported too.
+func ParseFio(r io.Reader, name string) ([]Job, error) {
+	p := parser{file: name, arg: -1, env: os.Getenv}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	global := newJobState(0)
+	var cur *jobState
+	inGlobal := false
+	for sc.Scan() {
+		p.line++
+		line := sc.Text()
+		if p.line == 1 {
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
+		line = strings.TrimLeft(line, " \t\r\v\f")
+		if i := strings.IndexAny(line, ";#"); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimRight(line, " \t\r\v\f")
+		if line == "" {
+			continue
+		}
+		if line[0] == '[' {
+			if err := p.finish(cur); err != nil {
+				return nil, err
+			}
+			cur = nil
+			if len(line) < 3 || line[len(line)-1] != ']' {
+				return nil, p.errorf("", syntaxErr("bad section header %q: want [name]", line))
+			}
+			sect := line[1 : len(line)-1]
+			if strings.HasPrefix(sect, "global") {
+				// fio matches the prefix, so [global-x] is global too.
+				inGlobal, p.job = true, ""
+				continue
+			}
+			inGlobal = false
+			cur = global.clone(p.line)
+			cur.job.Name = sect
+			p.job = sect
+			continue
+		}
+		if key, _, _ := strings.Cut(line, "="); strings.TrimSpace(key) == "include" || strings.HasPrefix(line, "include ") || strings.HasPrefix(line, "include\t") {
+			return nil, p.errorf("", &msgError{"include directives are not supported by stortest: copy the options into the file", ErrUnsupported})
+		}
+		st := cur
+		if inGlobal {
+			st = global
+		}
+		if st == nil {
+			return nil, p.errorf("", syntaxErr("option %q outside a [job] or [global] section", line))
+		}
+		line = expandEnv(line, p.env)
+		key, val, hasVal := strings.Cut(line, "=")
+		if err := p.apply(st, strings.TrimSpace(key), strings.TrimSpace(val), hasVal, inGlobal); err != nil {
+			return nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, p.errorf("", syntaxErr("line %d is longer than %d bytes", p.line+1, maxLine))
+		}
+		return nil, fmt.Errorf("workload: read %s: %w", name, err)
+	}
+	if err := p.finish(cur); err != nil {
+		return nil, err
+	}
+	if len(p.jobs) == 0 {
+		return nil, p.errorf("", syntaxErr("no job sections"))
+	}
+	return p.jobs, nil
+}
+
+// maxLine bounds a job-file line (fio's own limit is 8 KiB).
+const maxLine = 1 << 20
+
+// ParseFioArgs reads fio's command-line form of jobs, with fio's
+// semantics: --name=x starts job x, --name=global starts global options
+// (as do options before the first --name), "--key=value", "--key value",
+// and bare "--key" for booleans; one dash works as well as two. Errors
+// name the argument's index. Job files, and fio's own options such as
+// --output-format, are errors.
+func ParseFioArgs(args []string) ([]Job, error) {
+	p := parser{file: "args", env: os.Getenv}
+	global := newJobState(0)
+	st := global
+	inGlobal := true
+	for i := 0; i < len(args); i++ {
+		p.arg = i
+		a := args[i]
+		opt, ok := strings.CutPrefix(a, "--")
+		if !ok {
+			opt, ok = strings.CutPrefix(a, "-")
+		}
+		if !ok || opt == "" {
+			return nil, p.errorf("", syntaxErr("%q is not an option: job files go to ParseFio", a))
+		}
+		key, val, hasVal := strings.Cut(opt, "=")
+		key = strings.TrimSpace(key)
+		if !hasVal && (key == "name" || p.needsValue(key)) && i+1 < len(args) {
+			i++
+			val, hasVal = args[i], true
+		}
+		val = strings.TrimSpace(val)
+		if key == "name" {
+			if !hasVal || val == "" {
+				return nil, p.errorf("name", valueErr("needs a value"))
+			}
+			if !inGlobal {
+				if err := p.finish(st); err != nil {
+					return nil, err
+				}
+			}
+			if val == "global" {
+				st, inGlobal, p.job = global, true, ""
+				continue
+			}
+			st, inGlobal = global.clone(i), false
+			st.job.Name = val
+			p.job = val
+			st.lines["name"] = i
+			continue
+		}
+		if cliOnly[key] {
+			return nil, p.errorf("", &msgError{"fio command-line option --" + key + " is not a job option; stortest does not take it", ErrUnsupported})
+		}
+		if err := p.apply(st, key, val, hasVal, inGlobal); err != nil {
+			return nil, err
+		}
+	}
+	if !inGlobal {
+		if err := p.finish(st); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.jobs) == 0 {
+		return nil, p.errorf("", syntaxErr("no job: give --name=<job>"))
+	}
+	return p.jobs, nil
+}
+
+// parser holds the position and the jobs parsed so far.
+type parser struct {
+	file string
+	line int // job file line, 1-based
+	arg  int // argument index, or -1 for a job file
+	job  string
+	env  func(string) string
+	jobs []Job
+}
+
+func (p *parser) pos() int {
+	if p.arg >= 0 {
+		return p.arg
+	}
+	return p.line
+}
+
+func (p *parser) errorAt(pos int, option string, err error) error {
+	e := &ParseError{File: p.file, Line: pos, Arg: -1, Job: p.job, Option: option, Err: err}
+	if p.arg >= 0 {
+		e.File, e.Line, e.Arg = "", 0, pos
+	}
+	return e
+}
+
+func (p *parser) errorf(option string, err error) error { return p.errorAt(p.pos(), option, err) }
+
+// needsValue reports whether key is an option that takes a value, so that
+// "--key value" takes the next argument.
+func (p *parser) needsValue(key string) bool {
+	o := lookupOption(key)
+	return o != nil && !o.isBool
+}
+
+// apply sets one option on st.
+func (p *parser) apply(st *jobState, key, val string, hasVal, inGlobal bool) error {
+	o := lookupOption(key)
+	if o == nil {
+		if knownFio[key] {
+			return p.errorf("", &msgError{"fio option " + key + " is not supported by stortest", ErrUnsupported})
+		}
+		msg := fmt.Sprintf("unknown option %q", key)
+		if s := suggest(key); s != "" {
+			msg += " (did you mean " + s + "?)"
+		}
+		return p.errorf("", &msgError{msg, ErrUnknownOption})
+	}
+	if !hasVal {
+		if !o.isBool {
+			return p.errorf(o.name, valueErr("needs a value"))
+		}
+		val = "1"
+	}
+	if o.name == "name" && inGlobal {
+		return p.errorf(o.name, syntaxErr("name in the global section would name every job"))
+	}
+	err := checkDollar(val)
+	if err == nil && strings.HasPrefix(val, "(") {
+		err = unsupported("the arithmetic expression " + strconv.Quote(val))
+	}
+	if err == nil {
+		err = o.set(st, val)
+	}
+	if err != nil {
+		var me *msgError
+		var ve *valueError
+		if !errors.As(err, &me) && !errors.As(err, &ve) {
+			err = &valueError{err}
+		}
+		return p.errorf(o.name, err)
+	}
+	st.lines[o.field] = p.pos()
+	return nil
+}
+
+// finish validates and records the job of st (nil: nothing to finish).
+func (p *parser) finish(st *jobState) error {
+	if st == nil {
+		return nil
+	}
+	j := st.job
+	if st.batchZero {
+		j.IODepthBatch = max(j.IODepth, 1) // fio: iodepth_batch=0 means iodepth
+	}
+	if st.mixZero && j.RW.Mixed() {
+		return p.errorAt(st.at("rwmixread"), "rwmixread",
+			valueErr("0% reads leaves rw="+j.RW.String()+" without reads: use rw=write or rw=randwrite"))
+	}
+	j = j.Normalized()
+	if err := j.Validate(); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return p.errorAt(st.at(fe.Field), fe.Field, err)
+		}
+		return p.errorAt(st.section, "", err)
+	}
+	p.jobs = append(p.jobs, j)
+	return nil
+}
+
+// jobState is a job (or the global options) being parsed.
+type jobState struct {
+	job       Job
+	section   int            // line or argument of the section start
+	lines     map[string]int // Job field's option name -> line/argument that set it
+	batchZero bool           // iodepth_batch=0: resolved to iodepth at the end
+	mixZero   bool           // rwmixread=0 (or rwmixwrite=100)
+}
+
+func newJobState(section int) *jobState {
+	return &jobState{section: section, lines: map[string]int{}}
+}
+
+// clone copies the global options into a new job starting at section.
+func (s *jobState) clone(section int) *jobState {
+	c := *s
+	c.section = section
+	c.lines = make(map[string]int, len(s.lines))
+	for k, v := range s.lines {
+		c.lines[k] = v
+	}
+	c.job.BlockSizeSplit = slices.Clone(s.job.BlockSizeSplit)
+	c.job.PercentileList = slices.Clone(s.job.PercentileList)
+	if s.job.RandRepeat != nil {
+		c.job.RandRepeat = Bool(*s.job.RandRepeat)
+	}
+	return &c
+}
+
+// at returns where field was set, else the section start.
+func (s *jobState) at(field string) int {
+	if l, ok := s.lines[field]; ok {
+		return l
+	}
+	return s.section
+}
+
+// fioOption is one accepted option.
+type fioOption struct {
+	name    string   // fio's name
+	aliases []string // fio's other names
+	field   string   // the option name Validate reports for the Job field it sets
+	isBool  bool     // may appear bare, meaning 1
+	set     func(st *jobState, v string) error
+	doc     string // Job field and notes, for the table in doc.go
+}
+
+func valueErr(msg string) error { return &valueError{errors.New(msg)} }
+
+func setString(f func(*Job) *string) func(*jobState, string) error {
+	return func(st *jobState, v string) error { *f(&st.job) = v; return nil }
+}
+
+func setBool(f func(*Job) *bool) func(*jobState, string) error {
+	return func(st *jobState, v string) error {
+		b, err := ParseBool(v)
+		*f(&st.job) = b
+		return err
+	}
+}
+
+func setSize(f func(*Job) *int64) func(*jobState, string) error {
+	return func(st *jobState, v string) error {
+		n, err := ParseSize(v)
+		*f(&st.job) = n
+		return err
+	}
+}
+
+func setInt(lo, hi int64, f func(*Job) *int) func(*jobState, string) error {
+	return func(st *jobState, v string) error {
+		n, err := ParseCount(v, hi)
+		if err != nil {
+			return err
+		}
+		if n < lo {
+			return fmt.Errorf("%d is less than %d", n, lo)
+		}
+		*f(&st.job) = int(n)
+		return nil
+	}
+}
+
+func setTime(f func(*Job) *time.Duration) func(*jobState, string) error {
+	return func(st *jobState, v string) error {
+		d, err := ParseTime(v, time.Second)
+		*f(&st.job) = d
+		return err
+	}
+}
+
+// parseTriple parses fio's per-direction list "r[,w[,t]]": a value not
+// followed by a comma applies to the directions after it ("5" is 5,5,5;
+// ",5" is 0,5,5; "5," is 5,0,0); an empty value is 0.
+func parseTriple(v string, parse func(string) (int64, error)) ([3]int64, error) {
+	var out [3]int64
+	parts := strings.Split(v, ",")
+	if len(parts) > 3 {
+		return out, fmt.Errorf("%q has more than 3 values (read,write,trim)", v)
+	}
+	for i, s := range parts {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := parse(s)
+		if err != nil {
+			return out, err
+		}
+		out[i] = n
+	}
+	if last := parts[len(parts)-1]; strings.TrimSpace(last) != "" {
+		for i := len(parts); i < 3; i++ {
+			out[i] = out[len(parts)-1]
+		}
+	}
+	return out, nil
+}
+
+// fioOptions are the accepted options. Their names, aliases and doc make
+// the table in doc.go (TestDocTable keeps the two in step).
+var fioOptions = []fioOption{
+	{name: "name", field: "name", doc: "Name; on a command line, starts a new job",
+		set: setString(func(j *Job) *string { return &j.Name })},
+	{name: "description", field: "description", doc: "Description",
+		set: setString(func(j *Job) *string { return &j.Description })},
+	{name: "filename", field: "filename", doc: `Filename; one file (\: escapes a colon)`,
+		set: func(st *jobState, v string) error {
+			var b strings.Builder
+			for i := 0; i < len(v); i++ {
+				switch {
+				case v[i] == '\\' && i+1 < len(v) && v[i+1] == ':':
+					b.WriteByte(':')
+					i++
+				case v[i] == ':':
+					return unsupported("filename=" + v + ": several files")
+				default:
+					b.WriteByte(v[i])
+				}
+			}
+			st.job.Filename = b.String()
+			return nil
+		}},
+	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap",
+		set: setString(func(j *Job) *string { return &j.Engine })},
+	{name: "rw", aliases: []string{"readwrite"}, field: "rw", doc: "RW: read, write, randread, randwrite, rw (readwrite), randrw",
+		set: func(st *jobState, v string) error {
+			rw, err := ParseRW(v)
+			st.job.RW = rw
+			return err
+		}},
+	{name: "rwmixread", field: "rwmixread", doc: "RWMixRead (percent)",
+		set: func(st *jobState, v string) error {
+			n, err := ParseCount(v, 100)
+			st.job.RWMixRead, st.mixZero = int(n), n == 0
+			return err
+		}},
+	{name: "rwmixwrite", field: "rwmixread", doc: "RWMixRead = 100 - value",
+		set: func(st *jobState, v string) error {
+			n, err := ParseCount(v, 100)
+			st.job.RWMixRead, st.mixZero = 100-int(n), n == 100
+			return err
+		}},
+	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; one value for all directions",
+		set: func(st *jobState, v string) error {
+			if strings.Contains(v, ",") {
+				return unsupported("bs=" + v + ": per-direction block sizes")
+			}
+			n, err := parseBlockSize(v)
+			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = n, BlockSizeRange{}, nil
+			return err
+		}},
+	{name: "bsrange", aliases: []string{"blocksize_range"}, field: "bsrange", doc: "BlockSizeRange: min-max (or min:max)",
+		set: func(st *jobState, v string) error {
+			if strings.Contains(v, ",") {
+				return unsupported("bsrange=" + v + ": per-direction block sizes")
+			}
+			lo, hi, ok := strings.Cut(v, "-")
+			if !ok {
+				lo, hi, ok = strings.Cut(v, ":")
+			}
+			if !ok {
+				return fmt.Errorf("%q is not a range min-max", v)
+			}
+			a, err := parseBlockSize(strings.TrimSpace(lo))
+			if err != nil {
+				return err
+			}
+			b, err := parseBlockSize(strings.TrimSpace(hi))
+			if err != nil {
+				return err
+			}
+			if a > b { // fio swaps a reversed range
+				a, b = b, a
+			}
+			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = 0, BlockSizeRange{a, b}, nil
+			return nil
+		}},
+	{name: "bssplit", field: "bssplit", doc: "BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest",
+		set: func(st *jobState, v string) error {
+			if strings.Contains(v, ",") {
+				return unsupported("bssplit=" + v + ": per-direction block sizes")
+			}
+			split, err := parseSplit(v)
+			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = 0, BlockSizeRange{}, split
+			return err
+		}},
+	{name: "iodepth", field: "iodepth", doc: "IODepth",
+		set: setInt(1, MaxIODepth, func(j *Job) *int { return &j.IODepth })},
+	{name: "iodepth_batch_submit", aliases: []string{"iodepth_batch"}, field: "iodepth_batch_submit", doc: "IODepthBatch; 0 means iodepth",
+		set: func(st *jobState, v string) error {
+			n, err := ParseCount(v, MaxIODepth)
+			st.job.IODepthBatch, st.batchZero = int(n), n == 0
+			return err
+		}},
+	{name: "numjobs", field: "numjobs", doc: "NumJobs",
+		set: setInt(1, MaxNumJobs, func(j *Job) *int { return &j.NumJobs })},
+	{name: "size", field: "size", doc: "Size (bytes; N% is not supported)",
+		set: setSize(func(j *Job) *int64 { return &j.Size })},
+	{name: "offset", aliases: []string{"fileoffset"}, field: "offset", doc: "Offset (bytes; N% is not supported)",
+		set: setSize(func(j *Job) *int64 { return &j.Offset })},
+	{name: "direct", field: "direct", isBool: true, doc: "Direct",
+		set: setBool(func(j *Job) *bool { return &j.Direct })},
+	{name: "buffered", field: "direct", isBool: true, doc: "Direct = !value",
+		set: func(st *jobState, v string) error {
+			b, err := ParseBool(v)
+			st.job.Direct = !b
+			return err
+		}},
+	{name: "runtime", aliases: []string{"timeout"}, field: "runtime", doc: "Runtime (default unit s)",
+		set: setTime(func(j *Job) *time.Duration { return &j.Runtime })},
+	{name: "time_based", field: "time_based", isBool: true, doc: "TimeBased",
+		set: setBool(func(j *Job) *bool { return &j.TimeBased })},
+	{name: "ramp_time", field: "ramp_time", doc: "RampTime (default unit s)",
+		set: setTime(func(j *Job) *time.Duration { return &j.RampTime })},
+	{name: "loops", field: "loops", doc: "Loops",
+		set: setInt(1, 1<<31-1, func(j *Job) *int { return &j.Loops })},
+	{name: "rate_iops", field: "rate_iops", doc: "RateIOPS: r[,w[,t]]",
+		set: func(st *jobState, v string) error {
+			t, err := parseTriple(v, func(s string) (int64, error) { return ParseCount(s, 1<<31-1) })
+			st.job.RateIOPS = [3]int{int(t[0]), int(t[1]), int(t[2])}
+			return err
+		}},
+	{name: "rate", field: "rate", doc: "Rate (bytes/s): r[,w[,t]]",
+		set: func(st *jobState, v string) error {
+			t, err := parseTriple(v, ParseSize)
+			st.job.Rate = t
+			return err
+		}},
+	{name: "fsync", field: "fsync", doc: "FsyncEvery (writes)",
+		set: setInt(0, 1<<31-1, func(j *Job) *int { return &j.FsyncEvery })},
+	{name: "norandommap", field: "norandommap", isBool: true, doc: "NoRandomMap",
+		set: setBool(func(j *Job) *bool { return &j.NoRandomMap })},
+	{name: "randrepeat", field: "randrepeat", isBool: true, doc: "RandRepeat",
+		set: func(st *jobState, v string) error {
+			b, err := ParseBool(v)
+			st.job.RandRepeat = Bool(b)
+			return err
+		}},
+	{name: "randseed", field: "randseed", doc: "RandSeed (decimal or 0x hex)",
+		set: func(st *jobState, v string) error {
+			var n uint64
+			var err error
+			if h, ok := strings.CutPrefix(strings.ToLower(v), "0x"); ok {
+				n, err = strconv.ParseUint(h, 16, 64)
+			} else {
+				n, err = strconv.ParseUint(v, 10, 64)
+			}
+			if err != nil {
+				return fmt.Errorf("%q is not a decimal or 0x-hexadecimal seed", v)
+			}
+			st.job.RandSeed = n
+			return nil
+		}},
+	{name: "random_distribution", field: "random_distribution", doc: "RandomDistribution: random, zipf:theta[:c], pareto:h[:c], normal:dev[:c]",
+		set: func(st *jobState, v string) error {
+			d, err := ParseDistribution(v)
+			st.job.RandomDistribution = d
+			return err
+		}},
+	{name: "verify", field: "verify", doc: "Verify: 0 (none), crc32c (crc32c-intel), sha256",
+		set: func(st *jobState, v string) error {
+			k, err := ParseVerifyKind(v)
+			st.job.Verify = k
+			return err
+		}},
+	{name: "verify_pattern", field: "verify_pattern", doc: `VerifyPattern: 0x hex and "quoted" text`,
+		set: func(st *jobState, v string) error {
+			_, err := ParseVerifyPattern(v)
+			st.job.VerifyPattern = v
+			return err
+		}},
+	{name: "hipri", field: "hipri", isBool: true, doc: "Hipri (io_uring, pvsync2)",
+		set: setBool(func(j *Job) *bool { return &j.Hipri })},
+	{name: "fixedbufs", field: "fixedbufs", isBool: true, doc: "FixedBufs (io_uring)",
+		set: setBool(func(j *Job) *bool { return &j.FixedBufs })},
+	{name: "registerfiles", field: "registerfiles", isBool: true, doc: "RegisterFiles (io_uring)",
+		set: setBool(func(j *Job) *bool { return &j.RegisterFiles })},
+	{name: "sqthread_poll", field: "sqthread_poll", isBool: true, doc: "SQThreadPoll (io_uring)",
+		set: setBool(func(j *Job) *bool { return &j.SQThreadPoll })},
+	{name: "nowait", field: "nowait", isBool: true, doc: "NoWait (pvsync2, libaio, io_uring)",
+		set: setBool(func(j *Job) *bool { return &j.NoWait })},
+	{name: "percentile_list", field: "percentile_list", doc: "PercentileList: p:p:...; sorted, cut at the first 0",
+		set: func(st *jobState, v string) error {
+			var ps []float64
+			for _, s := range strings.Split(v, ":") {
+				p, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+				if err != nil {
+					return fmt.Errorf("%q is not a number", s)
+				}
+				if p == 0 {
+					break // fio ends the list at the first 0
+				}
+				ps = append(ps, p)
+			}
+			slices.Sort(ps)
+			st.job.PercentileList = slices.Compact(ps)
+			if len(st.job.PercentileList) == 0 {
+				return errors.New("no percentile before the first 0")
+			}
+			return nil
+		}},
+	{name: "clat_percentiles", field: "clat_percentiles", isBool: true, doc: "Always on; 0 is not supported",
+		set: func(st *jobState, v string) error {
+			b, err := ParseBool(v)
+			if err == nil && !b {
+				return unsupported("clat_percentiles=0")
+			}
+			return err
+		}},
+	{name: "lat_percentiles", field: "lat_percentiles", isBool: true, doc: "LatPercentiles",
+		set: setBool(func(j *Job) *bool { return &j.LatPercentiles })},
+	{name: "slat_percentiles", field: "slat_percentiles", isBool: true, doc: "SlatPercentiles",
+		set: setBool(func(j *Job) *bool { return &j.SlatPercentiles })},
+	{name: "write_hist_log", field: "write_hist_log", doc: "WriteHistLog (file name prefix)",
+		set: setString(func(j *Job) *string { return &j.WriteHistLog })},
+	{name: "log_hist_msec", field: "log_hist_msec", doc: "LogHistMsec",
+		set: setInt(0, 1<<31-1, func(j *Job) *int { return &j.LogHistMsec })},
+	{name: "steadystate", aliases: []string{"ss"}, field: "steadystate", doc: "SS, e.g. iops_slope:0.1%",
+		set: setString(func(j *Job) *string { return &j.SS })},
+	{name: "ss_dur", aliases: []string{"steadystate_duration"}, field: "ss_dur", doc: "SSDur (default unit s)",
+		set: setTime(func(j *Job) *time.Duration { return &j.SSDur })},
+	{name: "ss_ramp", aliases: []string{"steadystate_ramp_time"}, field: "ss_ramp", doc: "SSRamp (default unit s)",
+		set: setTime(func(j *Job) *time.Duration { return &j.SSRamp })},
+	{name: "kb_base", field: "kb_base", doc: "1024 only (the default)",
+		set: func(_ *jobState, v string) error {
+			if v != "1024" {
+				return unsupported("kb_base=" + v)
+			}
+			return nil
+		}},
+}
+
+// parseSplit parses bssplit entries size/percent separated by ':'. Blank
+// percentages share what the others leave of 100 evenly; when that does
+// not divide, the first blanks get one more (fio truncates and lets the
+// total fall short).
+func parseSplit(v string) ([]BlockSizeSplit, error) {
+	entries := strings.Split(v, ":")
+	if len(entries) > MaxSplits {
+		return nil, fmt.Errorf("%d entries (at most %d)", len(entries), MaxSplits)
+	}
+	split := make([]BlockSizeSplit, len(entries))
+	sum, blanks := 0, 0
+	for i, e := range entries {
+		size, perc, hasPerc := strings.Cut(e, "/")
+		n, err := parseBlockSize(strings.TrimSpace(size))
+		if err != nil {
+			return nil, err
+		}
+		split[i].Size = n
+		if perc = strings.TrimSpace(perc); !hasPerc || perc == "" {
+			split[i].Percent = -1
+			blanks++
+			continue
+		}
+		p, err := strconv.Atoi(perc)
+		if err != nil || p < 0 || p > 100 {
+			return nil, fmt.Errorf("%q is not a percentage", perc)
+		}
+		split[i].Percent = p
+		sum += p
+	}
+	if sum > 100 {
+		return nil, fmt.Errorf("percentages add up to %d, more than 100", sum)
+	}
+	if blanks > 0 {
+		share, extra := (100-sum)/blanks, (100-sum)%blanks
+		for i := range split {
+			if split[i].Percent == -1 {
+				split[i].Percent = share
+				if extra > 0 {
+					split[i].Percent++
+					extra--
+				}
+			}
+		}
+	}
+	return split, nil
+}
+
+// parseBlockSize parses a block size, which must not be 0 (the zero
+// value of the Job fields means "default").
+func parseBlockSize(v string) (int64, error) {
+	n, err := ParseSize(v)
+	if err == nil && n == 0 {
+		err = errors.New("a block size of 0")
+	}
+	return n, err
+}
+
+var optionIndex = func() map[string]*fioOption {
+	m := map[string]*fioOption{}
+	for i := range fioOptions {
+		o := &fioOptions[i]
+		m[o.name] = o
+		for _, a := range o.aliases {
+			m[a] = o
+		}
+	}
+	return m
+}()
+
+func lookupOption(key string) *fioOption { return optionIndex[key] }
+
+// FioOptions returns the names (and aliases) of the fio options ParseFio
+// and ParseFioArgs accept, sorted.
+func FioOptions() []string {
+	var names []string
+	for k := range optionIndex {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// knownFio are fio 3.33's other job options (fio --cmdhelp=all and the
+// engine options of --enghelp), so that they get ErrUnsupported rather
+// than ErrUnknownOption.
+var knownFio = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic ba block_error_percentiles
+blockalign bs_is_seq_rand bs_unaligned blocksize_unaligned buffer_compress_chunk
+buffer_compress_percentage buffer_pattern bwavgtime cgroup cgroup_nodelete cgroup_weight
+cmd_type cmdprio cmdprio_bssplit cmdprio_class cmdprio_percentage continue_on_error cpumask
+cpus_allowed cpus_allowed_policy create_fsync create_on_open create_only create_serialize
+dedupe_global dedupe_mode dedupe_percentage dedupe_working_set_percentage directory
+disable_bw disable_bw_measurement disable_clat disable_lat disable_slat disk_util do_verify
+end_fsync error_dump exec_postrun exec_prerun exit_what exitall exitall_on_error
+experimental_verify fadvise_hint fallocate fdatasync file_append file_service_type
+filename_format filesize fill_device fill_fs flow flow_id flow_sleep force_async
+fsync_on_close gid group_reporting gtod_cpu gtod_reduce hipri_percentage hugepage-size
+ignore_error ignore_zone_limits invalidate io_limit io_size io_submit_mode
+iodepth_batch_complete iodepth_batch_complete_max iodepth_batch_complete_min iodepth_low
+iomem iopsavgtime ioscheduler job_max_open_zones latency_percentile latency_run
+latency_target latency_window lockfile lockmem log_alternate_epoch
+log_alternate_epoch_clock_id log_avg_msec log_compression log_compression_cpus log_entries
+log_hist_coarseness log_max_value log_offset log_prio log_store_compressed log_unix_epoch
+max_latency max_open_zones mem merge_blktrace_file merge_blktrace_iters
+merge_blktrace_scalars new_group nice nonvectored nr_files nrfiles numa_cpu_nodes
+numa_mem_policy number_ios offset_align offset_increment opendir openfiles overwrite
+per_job_logs percentage_random pre_read prio prioclass profile random_generator rate_cycle
+rate_ignore_thinktime rate_iops_min rate_min rate_process ratecycle ratemin read_beyond_wp
+read_iolog read_iolog_chunked refill_buffers replay_align replay_no_stall replay_redirect
+replay_scale replay_skip replay_time_scale rw_sequencer scramble_buffers serialize_overlap
+significant_figures sqthread_poll_cpu startdelay stats stonewall sync sync_file_range
+thinktime thinktime_blocks thinktime_blocks_type thinktime_iotime thinktime_spin thp thread
+trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid uncached
+unified_rw_reporting unique_filename unit_base unlink unlink_each_loop userspace_reap
+verify_async verify_backlog verify_backlog_batch verify_dump verify_fatal verify_interval
+verify_offset verify_only verify_state_load verify_state_save wait_for wait_for_previous
+write_barrier write_bw_log write_hint write_iolog write_iops_log write_lat_log
+zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity zonemode zonerange
+zonesize zoneskip`)
+
+// cliOnly are fio's command-line options that are not job options.
+var cliOnly = setOf(`alloc-size append-terse aux-path bandwidth-log client cmdhelp cpuclock-test
+crctest daemonize debug enghelp eta eta-interval eta-newline help idle-prof inflate-log
+inplace latency-log max-jobs merge-blktrace-only minimal output output-format parse-only
+readonly remote-config section server showcmd status-interval terse-version trigger
+trigger-file trigger-remote trigger-timeout version warnings-fatal`)
+
+func setOf(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range strings.Fields(s) {
+		m[f] = true
+	}
+	return m
+}
+
+// suggest returns the accepted option closest to key (edit distance at
+// most 2), or "".
+func suggest(key string) string {
+	best, bestD := "", 3
+	for _, name := range FioOptions() {
+		if d := editDistance(key, name, bestD); d < bestD {
+			best, bestD = name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, or limit when it is
+// at least limit.
+func editDistance(a, b string, limit int) int {
+	if len(a) > 64 || len(b) > 64 || abs(len(a)-len(b)) >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// expandEnv replaces ${NAME} with getenv(NAME), as fio does on job-file
+// option lines: an unset or empty variable gives "", an unterminated "${"
+// stays as it is, and "$NAME" without braces is not expanded.
+func expandEnv(s string, getenv func(string) string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+2:], '}')
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		b.WriteString(getenv(s[i+2 : i+2+j]))
+		s = s[i+2+j+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// fioKeywords are fio's reserved $keywords, replaced by host values.
+var fioKeywords = []string{"$pagesize", "$mb_memory", "$ncpus"}
+
+// checkDollar rejects a '$' left after ${VAR} expansion: fio's $keywords
+// depend on the host, and anything else is a variable fio would not
+// expand.
+func checkDollar(v string) error {
+	if !strings.Contains(v, "$") {
+		return nil
+	}
+	for _, k := range fioKeywords {
+		if strings.Contains(v, k) {
+			return unsupported("fio's keyword " + k)
+		}
+	}
+	return valueErr(fmt.Sprintf("%q: '$' is not expanded; fio expands ${NAME} only", v))
+}

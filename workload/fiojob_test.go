@@ -1,0 +1,427 @@
+package workload
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func norm(js ...Job) []Job {
+	for i := range js {
+		js[i] = js[i].Normalized()
+	}
+	return js
+}
+
+func TestParseFio(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want []Job
+	}{
+		{
+			name: "fio HOWTO example",
+			in:   "; -- start job file --\n[global]\nrw=randread\nsize=128m\n\n[job1]\n\n[job2]\n\n; -- end job file --\n",
+			want: norm(Job{Name: "job1", RW: RandRead, Size: 128 << 20}, Job{Name: "job2", RW: RandRead, Size: 128 << 20}),
+		},
+		{
+			name: "later global affects later jobs only",
+			in:   "[global]\nbs=8k\n[a]\n[global]\nrw=write\n[b]\nbs=16k\n[c]\n",
+			want: norm(Job{Name: "a", BlockSize: 8192}, Job{Name: "b", RW: Write, BlockSize: 16384},
+				Job{Name: "c", RW: Write, BlockSize: 8192}),
+		},
+		{
+			name: "global prefix, as fio matches it",
+			in:   "[global-settings]\niodepth=4\n[a]\n",
+			want: norm(Job{Name: "a", IODepth: 4}),
+		},
+		{
+			name: "comments, blanks, white space, CRLF and BOM",
+			in: "\ufeff# header\r\n  ; indented comment\r\n[ a b ] ; trailing comment\r\n\tbs = 64k # why\r\n" +
+				"size=1m;why\r\n\r\n",
+			want: norm(Job{Name: " a b ", BlockSize: 64 << 10, Size: 1 << 20}),
+		},
+		{
+			name: "bare booleans",
+			in:   "[a]\nioengine=io_uring\ndirect\ntime_based\nruntime=10\nnorandommap\nhipri\nfixedbufs\nregisterfiles\nsqthread_poll\nnowait\nlat_percentiles\nslat_percentiles\n",
+			want: norm(Job{Name: "a", Engine: "io_uring", Direct: true, TimeBased: true, Runtime: 10 * time.Second,
+				NoRandomMap: true, Hipri: true, FixedBufs: true, RegisterFiles: true, SQThreadPoll: true, NoWait: true,
+				LatPercentiles: true, SlatPercentiles: true}),
+		},
+		{
+			name: "aliases and conversions",
+			in: "[a]\nreadwrite=randrw\nrwmixwrite=30\nblocksize=8k\niodepth=16\niodepth_batch=0\nfileoffset=4k\ntimeout=2m\n" +
+				"buffered=0\nss=bw:5%\nsteadystate_duration=1m\nsteadystate_ramp_time=500ms\nkb_base=1024\nclat_percentiles=1\n",
+			want: norm(Job{Name: "a", RW: RandRW, RWMixRead: 70, BlockSize: 8192, IODepth: 16, IODepthBatch: 16,
+				Offset: 4096, Runtime: 2 * time.Minute, Direct: true, SS: "bw:5%", SSDur: time.Minute,
+				SSRamp: 500 * time.Millisecond}),
+		},
+		{
+			name: "last of bs, bsrange, bssplit wins",
+			in:   "[global]\nbssplit=4k/50:8k/\n[a]\n[b]\nbs=16k\n[c]\nbsrange=64k:4k\n",
+			want: norm(Job{Name: "a", BlockSizeSplit: []BlockSizeSplit{{4096, 50}, {8192, 50}}},
+				Job{Name: "b", BlockSize: 16384}, Job{Name: "c", BlockSizeRange: BlockSizeRange{4096, 65536}}),
+		},
+		{
+			name: "bssplit blanks share the rest",
+			in:   "[a]\nbssplit=4k/10:8k:16k/:32k\n",
+			want: norm(Job{Name: "a", BlockSizeSplit: []BlockSizeSplit{{4096, 10}, {8192, 30}, {16384, 30}, {32768, 30}}}),
+		},
+		{
+			name: "per-direction rates",
+			in:   "[a]\nrate_iops=100\n[b]\nrate=1m,\n[c]\nrate=,2m\n[d]\nrate=1m,2m,3m\n[e]\nrate_iops=5,7\n",
+			want: norm(Job{Name: "a", RateIOPS: [3]int{100, 100, 100}}, Job{Name: "b", Rate: [3]int64{1 << 20, 0, 0}},
+				Job{Name: "c", Rate: [3]int64{0, 2 << 20, 2 << 20}}, Job{Name: "d", Rate: [3]int64{1 << 20, 2 << 20, 3 << 20}},
+				Job{Name: "e", RateIOPS: [3]int{5, 7, 7}}),
+		},
+		{
+			name: "randomness and verify",
+			in: "[a]\nrw=randwrite\nrandrepeat=0\nrandseed=0x1234\nrandom_distribution=normal:5:0.5\nverify=crc32c-intel\n" +
+				"verify_pattern=0xff\"ab\"\npercentile_list=99.9:50:0:10\nfsync=32\n",
+			want: norm(Job{Name: "a", RW: RandWrite, RandRepeat: Bool(false), RandSeed: 0x1234,
+				RandomDistribution: Distribution{Kind: DistNormal, Param: 5}, Verify: VerifyCRC32C,
+				VerifyPattern: `0xff"ab"`, PercentileList: []float64{50, 99.9}, FsyncEvery: 32}),
+		},
+		{
+			name: "name option and escaped colon",
+			in:   "[sect]\nname=renamed\nfilename=/tmp/a\\:b\nloops=2\nnumjobs=4\nwrite_hist_log=h\nlog_hist_msec=500\n",
+			want: norm(Job{Name: "renamed", Filename: "/tmp/a:b", Loops: 2, NumJobs: 4, WriteHistLog: "h", LogHistMsec: 500}),
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseFioEnv(t *testing.T) {
+	t.Setenv("STORTEST_T_SIZE", "64m")
+	t.Setenv("STORTEST_T_JOBS", "4")
+	t.Setenv("STORTEST_T_EMPTY", "")
+	in := "[random-writers]\nrw=randwrite\nsize=${STORTEST_T_SIZE}\nnumjobs=${STORTEST_T_JOBS}\n" +
+		"description=a${STORTEST_T_UNSET}b${STORTEST_T_EMPTY}c\nfilename=/tmp/${STORTEST_T_JOBS}${\n"
+	got, err := ParseFio(strings.NewReader(in), "env.fio")
+	if err == nil {
+		t.Fatalf("unterminated ${ kept a '$' and must fail; got %+v", got)
+	}
+	if !strings.Contains(err.Error(), "env.fio:6:") {
+		t.Errorf("error %q: want env.fio:6", err)
+	}
+	in = strings.Replace(in, "${\n", "\n", 1)
+	got, err = ParseFio(strings.NewReader(in), "env.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := norm(Job{Name: "random-writers", RW: RandWrite, Size: 64 << 20, NumJobs: 4, Description: "abc", Filename: "/tmp/4"})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestParseFioErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		is   error
+		msg  string // the whole message must contain it
+	}{
+		{"unknown option", "[a]\nblcksize=4k\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "blcksize" (did you mean blocksize?)`},
+		{"unknown far", "[a]\nzzzzzz=1\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "zzzzzz"`},
+		{"unsupported option", "[global]\nthread\n[a]\n", ErrUnsupported, "job.fio:2: fio option thread is not supported by stortest"},
+		{"unsupported value", "[a]\nrw=trim\n", ErrUnsupported, `job.fio:2: job "a": rw: rw=trim is not supported by stortest`},
+		{"include", "[a]\ninclude other.fio\n", ErrUnsupported, `job.fio:2: job "a": include directives are not supported`},
+		{"keyword", "[a]\nsize=8*$mb_memory\n", ErrUnsupported, "size: fio's keyword $mb_memory is not supported"},
+		{"arithmetic", "[a]\nsize=(1+2)\n", ErrUnsupported, "arithmetic expression"},
+		{"dollar", "[a]\nsize=$SIZE\n", ErrInvalid, "fio expands ${NAME} only"},
+		{"outside", "bs=4k\n[a]\n", ErrSyntax, "job.fio:1: option \"bs=4k\" outside a [job] or [global] section"},
+		{"bad header", "[a\n", ErrSyntax, "job.fio:1: bad section header"},
+		{"empty header", "[]\n", ErrSyntax, "bad section header"},
+		{"no jobs", "[global]\nbs=4k\n", ErrSyntax, "no job sections"},
+		{"empty", "", ErrSyntax, "job.fio:0: no job sections"},
+		{"bad size", "[a]\nbs=4q\n", ErrInvalid, `job.fio:2: job "a": bs: invalid size "4q"`},
+		{"kib", "[a]\nsize=4KiB\n", ErrInvalid, "power of 1000"},
+		{"needs value", "[a]\nbs\n", ErrInvalid, "bs: needs a value"},
+		{"bad bool", "[a]\ndirect=maybe\n", ErrInvalid, "direct: invalid boolean"},
+		{"bad time", "[a]\nruntime=10sec\n", ErrInvalid, "runtime: invalid time"},
+		{"per-direction bs", "[a]\nbs=4k,8k\n", ErrUnsupported, "per-direction block sizes"},
+		{"several files", "[a]\nfilename=/a:/b\n", ErrUnsupported, "several files"},
+		{"percent size", "[a]\nsize=20%\n", ErrInvalid, "percentages"},
+		{"kb_base 1000", "[a]\nkb_base=1000\n", ErrUnsupported, "kb_base=1000"},
+		{"clat off", "[a]\nclat_percentiles=0\n", ErrUnsupported, "clat_percentiles=0"},
+		{"name in global", "[global]\nname=x\n[a]\n", ErrSyntax, "name in the global section"},
+		{"zoned", "[a]\nrandom_distribution=zoned:50/50:50/50\n", ErrUnsupported, "zoned"},
+		{"validate at its line", "[a]\nrw=randread\niodepth=4\niodepth_batch=8\n", ErrInvalid,
+			`job.fio:4: job "a": iodepth_batch_submit: 8 is outside [1, iodepth=4]`},
+		{"validate at global line", "[global]\nioengine=libaio\nhipri\n[a]\n", ErrInvalid,
+			`job.fio:3: job "a": hipri: ioengine=libaio does not take it`},
+		{"validate at section", "[a]\ntime_based\n", ErrInvalid, `job.fio:2: job "a": time_based: needs a runtime`},
+		{"validate name", "[a;b]\n", ErrSyntax, "bad section header"},
+		{"rwmixread 0", "[a]\nrw=randrw\nrwmixread=0\n", ErrInvalid, "job.fio:3: job \"a\": rwmixread: 0% reads"},
+		{"rwmixwrite 100", "[a]\nrwmixwrite=100\nrw=rw\n", ErrInvalid, "job.fio:2: job \"a\": rwmixread: 0% reads"},
+		{"rate and iops", "[a]\nrate=1m\nrate_iops=100\n", ErrInvalid, "job.fio:3: job \"a\": rate_iops: rate and rate_iops are mutually exclusive"},
+		{"loops 0", "[a]\nloops=0\n", ErrInvalid, "loops: 0 is less than 1"},
+		{"bssplit over", "[a]\nbssplit=4k/60:8k/50\n", ErrInvalid, "more than 100"},
+		{"second job bad", "[a]\n[b]\nbs=0\n", ErrInvalid, `job.fio:3: job "b": bs: a block size of 0`},
+		{"long line", "[a]\ndescription=" + strings.Repeat("x", maxLine) + "\n", ErrSyntax, "longer than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			jobs, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+			if err == nil {
+				t.Fatalf("got %d jobs, want an error", len(jobs))
+			}
+			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %q\nwant it to contain %q and match %v", err, tc.msg, tc.is)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.File != "job.fio" || pe.Arg != -1 {
+				t.Errorf("error %#v: want a *ParseError for job.fio", err)
+			}
+		})
+	}
+}
+
+func TestParseFioArgs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []Job
+	}{
+		{
+			name: "fio HOWTO command line",
+			args: strings.Fields("--name=random-writers --ioengine=libaio --iodepth=4 --rw=randwrite --bs=32k --direct=0 --size=64m --numjobs=4"),
+			want: norm(Job{Name: "random-writers", Engine: "libaio", IODepth: 4, RW: RandWrite, BlockSize: 32 << 10, Size: 64 << 20, NumJobs: 4}),
+		},
+		{
+			name: "--name=global, as fio --showcmd prints it",
+			args: strings.Fields("--name=global --rw=randread --size=128m --name=job1 --name=job2"),
+			want: norm(Job{Name: "job1", RW: RandRead, Size: 128 << 20}, Job{Name: "job2", RW: RandRead, Size: 128 << 20}),
+		},
+		{
+			name: "options before the first name are global; later globals affect later jobs",
+			args: strings.Fields("--rw=randwrite --name=a --size=64k --name=global --bs=8k --name=b --size=64k"),
+			want: norm(Job{Name: "a", RW: RandWrite, Size: 64 << 10}, Job{Name: "b", RW: RandWrite, Size: 64 << 10, BlockSize: 8192}),
+		},
+		{
+			name: "separate values, bare booleans, one dash",
+			args: []string{"-name", "x", "--bs", "64k", "--direct", "--time_based", "-runtime=30", "--size", "1g"},
+			want: norm(Job{Name: "x", BlockSize: 64 << 10, Direct: true, TimeBased: true, Runtime: 30 * time.Second, Size: 1 << 30}),
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseFioArgs(tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseFioArgsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		is   error
+		msg  string
+	}{
+		{"job file", []string{"job.fio"}, ErrSyntax, `args[0]: "job.fio" is not an option`},
+		{"unknown", []string{"--name=a", "--iodeth=4"}, ErrUnknownOption, `args[1]: job "a": unknown option "iodeth" (did you mean iodepth?)`},
+		{"unsupported", []string{"--name=a", "--bs=4k", "--group_reporting"}, ErrUnsupported, "args[2]: job \"a\": fio option group_reporting is not supported by stortest"},
+		{"cli only", []string{"--output-format=json", "--name=a"}, ErrUnsupported, "args[0]: fio command-line option --output-format is not a job option"},
+		{"bad value", []string{"--name=a", "--size=1x"}, ErrInvalid, `args[1]: job "a": size: invalid size "1x"`},
+		{"name without value", []string{"--name"}, ErrInvalid, "args[0]: name: needs a value"},
+		{"missing value", []string{"--name=a", "--bs"}, ErrInvalid, "args[1]: job \"a\": bs: needs a value"},
+		{"no job", []string{"--bs=4k"}, ErrSyntax, "no job"},
+		{"nothing", nil, ErrSyntax, "no job"},
+		{"dash", []string{"--"}, ErrSyntax, "is not an option"},
+		{"validate at its arg", []string{"--name=a", "--rw=randread", "--ioengine=psync", "--fixedbufs"}, ErrInvalid,
+			`args[3]: job "a": fixedbufs: ioengine=psync does not take it`},
+		{"validate at name", []string{"--name=a", "--time_based", "--name=b"}, ErrInvalid, `args[1]: job "a": time_based: needs a runtime`},
+		{"validate global at its arg", []string{"--iodepth=2", "--iodepth_batch=4", "--name=a"}, ErrInvalid, `args[1]: job "a": iodepth_batch_submit`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			jobs, err := ParseFioArgs(tc.args)
+			if err == nil {
+				t.Fatalf("got %d jobs, want an error", len(jobs))
+			}
+			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %q\nwant it to contain %q and match %v", err, tc.msg, tc.is)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.File != "" || pe.Arg < 0 {
+				t.Errorf("error %#v: want a *ParseError with an argument index", err)
+			}
+		})
+	}
+}
+
+// roundTrip checks that ParseFio reads j.String() back to j.Normalized().
+func roundTrip(t *testing.T, j Job) {
+	t.Helper()
+	s := j.String()
+	got, err := ParseFio(strings.NewReader(s), "string")
+	if err != nil {
+		t.Fatalf("ParseFio(String()): %v\n%s", err, s)
+	}
+	if diff := cmp.Diff([]Job{j.Normalized()}, got); diff != "" {
+		t.Errorf("round trip of\n%s(-want +got):\n%s", s, diff)
+	}
+}
+
+func TestStringRoundTrip(t *testing.T) {
+	rate := fullJob()
+	rate.RateIOPS = [3]int{}
+	for _, j := range []Job{
+		fullJob(),
+		rate,
+		{Name: "x"},
+		{Name: "r", RW: RandRead, BlockSizeRange: BlockSizeRange{512, 8192}, RandomDistribution: Distribution{Kind: DistPareto, Param: 0.9}},
+		{Name: "w", RW: Write, Rate: [3]int64{0, 3 << 20, 0}, Filename: `C:\x:y`, RateIOPS: [3]int{}},
+		{Name: "t", RW: ReadWrite, RWMixRead: 100, Runtime: 1500 * time.Microsecond, RampTime: 90 * time.Minute, SS: DefaultSS},
+		{Name: "s", SSDur: time.Minute, SS: DefaultSS, RandomDistribution: Distribution{Kind: DistNormal, Param: 12.5, Center: 0.1, HasCenter: true}},
+		{Name: "[odd] name", Rate: [3]int64{1, 2, 0}, RateIOPS: [3]int{}},
+		{Name: "u", Rate: [3]int64{5, 5, 0}},
+		{Name: "v", RateIOPS: [3]int{0, 0, 9}},
+	} {
+		t.Run(j.Name, func(t *testing.T) {
+			if err := j.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			roundTrip(t, j)
+		})
+	}
+}
+
+// TestDocTable checks that doc.go's option table lists exactly the
+// accepted options with their aliases.
+func TestDocTable(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile(`(?m)^//\t([a-z_]+) +(([a-z_]+(, )?)*) +\S`)
+	documented := map[string]string{}
+	for _, m := range row.FindAllStringSubmatch(string(src), -1) {
+		if m[1] == "option" {
+			continue
+		}
+		documented[m[1]] = strings.TrimSpace(m[2])
+	}
+	for _, o := range fioOptions {
+		got, ok := documented[o.name]
+		if !ok {
+			t.Errorf("doc.go does not list option %s", o.name)
+			continue
+		}
+		if want := strings.Join(o.aliases, ", "); got != want {
+			t.Errorf("doc.go lists aliases %q for %s, want %q", got, o.name, want)
+		}
+		delete(documented, o.name)
+	}
+	for name := range documented {
+		t.Errorf("doc.go lists %s, which the parser does not accept", name)
+	}
+	for _, name := range FioOptions() {
+		if knownFio[name] || cliOnly[name] {
+			t.Errorf("%s is both accepted and listed as unsupported", name)
+		}
+	}
+}
+
+// fioBinary returns the path of fio, or skips: fio is a reference for
+// these tests, never a dependency of the package.
+func fioBinary(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("fio")
+	if err != nil {
+		t.Skip("fio is not installed: skipping the comparison with fio's own parser")
+	}
+	return p
+}
+
+// TestFioInterop compares ParseFio with the installed fio: fio --showcmd
+// turns each job file under testdata/jobs into a command line, which
+// ParseFioArgs must read to the same jobs; and fio --parse-only must
+// accept what Job.String prints.
+func TestFioInterop(t *testing.T) {
+	fio := fioBinary(t)
+	files, err := filepath.Glob("testdata/jobs/*.fio")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no job files under testdata/jobs (%v)", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			jobs, err := ParseFio(f, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(fio, "--showcmd", file).CombinedOutput()
+			if err != nil {
+				t.Fatalf("fio --showcmd %s: %v\n%s", file, err, out)
+			}
+			args := strings.Fields(string(out))
+			if len(args) == 0 || args[0] != "fio" {
+				t.Fatalf("fio --showcmd printed %q", out)
+			}
+			fromArgs, err := ParseFioArgs(args[1:])
+			if err != nil {
+				t.Fatalf("ParseFioArgs(%q): %v", args[1:], err)
+			}
+			if diff := cmp.Diff(jobs, fromArgs); diff != "" {
+				t.Errorf("job file vs fio --showcmd (-file +args):\n%s", diff)
+			}
+			var all strings.Builder
+			for _, j := range jobs {
+				all.WriteString(j.String())
+			}
+			printed := filepath.Join(t.TempDir(), "printed.fio")
+			if err := os.WriteFile(printed, []byte(all.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err = exec.Command(fio, "--parse-only", printed).CombinedOutput()
+			if err != nil || len(out) > 0 {
+				t.Errorf("fio --parse-only rejects Job.String():\n%s\n%v: %s", all.String(), err, out)
+			}
+			back, err := ParseFio(strings.NewReader(all.String()), "printed.fio")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(jobs, back); diff != "" {
+				t.Errorf("String round trip (-file +printed):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFioOptions(t *testing.T) {
+	names := FioOptions()
+	if !slices.IsSorted(names) {
+		t.Error("FioOptions is not sorted")
+	}
+	for _, want := range []string{"bs", "blocksize", "rw", "readwrite", "ss_dur", "steadystate_duration", "iodepth_batch"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("FioOptions lacks %s", want)
+		}
+	}
+}

@@ -1,0 +1,286 @@
+package workload
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"stortest.dev/latency"
+)
+
+// OutputFormat selects WriteFioJSON's detail.
+type OutputFormat int
+
+const (
+	FormatJSON     OutputFormat = iota // fio's --output-format=json
+	FormatJSONPlus                     // json+: adds latency "bins"
+)
+
+// Version is the stortest version written into outputs and baselines.
+const Version = "0.1.0"
+
+// WriteFioJSON writes r in the schema of fio's JSON output (fio 3.33),
+// so fio's own tools (fio_jsonplus_clat2csv, fio-histo scripts) and
+// `stortest fio pctiles` read it. Keys keep fio's order; doubles are
+// printed with six decimals as fio does. stortest's additions (error
+// details, verify counts, clipped latencies) sit under a "stortest" key
+// per job so fio's keys stay intact.
+func WriteFioJSON(w io.Writer, r *Result, format OutputFormat, now time.Time) error {
+	jobs := make([]any, 0, len(r.Jobs))
+	for _, j := range r.Jobs {
+		jobs = append(jobs, fioJob(j, format))
+	}
+	doc := ordered{
+		{"fio version", "stortest-" + Version},
+		{"timestamp", now.Unix()},
+		{"timestamp_ms", now.UnixMilli()},
+		{"time", now.Format("Mon Jan _2 15:04:05 2006")},
+		{"global options", ordered{}},
+		{"jobs", jobs},
+		{"disk_util", []any{}},
+	}
+	compact, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, compact, "", "  "); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+func fioJob(j *JobResult, format OutputFormat) ordered {
+	errno := 0
+	for e := range j.ErrnoCounts {
+		if errno == 0 || e < errno {
+			errno = e
+		}
+	}
+	ms := j.Runtime.Milliseconds()
+	o := ordered{
+		{"jobname", j.Name},
+		{"groupid", 0},
+		{"error", errno},
+		{"eta", 0},
+		{"elapsed", int64(math.Ceil(j.Runtime.Seconds()))},
+		{"job options", j.Job.fioOptions()},
+	}
+	for d := range NumDirs {
+		o = append(o, field{d.String(), fioDir(j, d, format)})
+	}
+	sync := ordered{{"total_ios", j.Sync.IOs}}
+	if j.Sync.Lat != nil {
+		sync = append(sync, field{"lat_ns", fioStat(j.Sync.Lat, false, nil, format)})
+	}
+	o = append(o,
+		field{"sync", sync},
+		field{"job_runtime", ms},
+		field{"usr_cpu", fixed6(cpuPercent(j.UsrCPU, j.Runtime))},
+		field{"sys_cpu", fixed6(cpuPercent(j.SysCPU, j.Runtime))},
+		field{"ctx", j.Ctx},
+		field{"majf", 0},
+		field{"minf", 0},
+		field{"stortest", stortestExtras(j)},
+	)
+	return o
+}
+
+func cpuPercent(cpu, runtime time.Duration) float64 {
+	if runtime <= 0 {
+		return 0
+	}
+	return 100 * cpu.Seconds() / runtime.Seconds()
+}
+
+func fioDir(j *JobResult, d Dir, format OutputFormat) ordered {
+	s := j.Dirs[d]
+	ms := j.Runtime.Milliseconds()
+	var bwBytes uint64
+	var iops float64
+	if s.IOs > 0 && ms > 0 {
+		bwBytes = uint64(float64(s.Bytes) * 1000 / float64(ms))
+		iops = float64(s.IOs) * 1000 / float64(ms)
+	}
+	if s.IOs == 0 {
+		ms = 0 // fio reports runtime 0 for a direction without I/O
+	}
+	pcts := j.Job.percentileList()
+	bw := perSecond(j.Seconds, func(sec *Second) float64 { return sec.BW(d) / 1024 })
+	io := perSecond(j.Seconds, func(sec *Second) float64 { return sec.IOPS(d) })
+	return ordered{
+		{"io_bytes", s.Bytes},
+		{"io_kbytes", s.Bytes / 1024},
+		{"bw_bytes", bwBytes},
+		{"bw", bwBytes / 1024},
+		{"iops", fixed6(iops)},
+		{"runtime", ms},
+		{"total_ios", s.IOs},
+		{"short_ios", s.ShortIOs},
+		{"drop_ios", 0},
+		{"slat_ns", fioStat(s.Slat, j.Job.SlatPercentiles, pcts, format)},
+		{"clat_ns", fioStat(s.Clat, !j.Job.noClatPercentiles(), pcts, format)},
+		{"lat_ns", fioStat(s.Lat, j.Job.LatPercentiles, pcts, format)},
+		{"bw_min", int64(bw.min)},
+		{"bw_max", int64(bw.max)},
+		{"bw_agg", fixed6(boolf(bw.n > 0) * 100)},
+		{"bw_mean", fixed6(bw.mean)},
+		{"bw_dev", fixed6(bw.stddev)},
+		{"bw_samples", bw.n},
+		{"iops_min", int64(io.min)},
+		{"iops_max", int64(io.max)},
+		{"iops_mean", fixed6(io.mean)},
+		{"iops_stddev", fixed6(io.stddev)},
+		{"iops_samples", io.n},
+	}
+}
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fioStat is a slat_ns/clat_ns/lat_ns object: percentiles only when on
+// and N > 0, bins only with json+ and percentiles.
+func fioStat(h *latency.Histogram, percentiles bool, list []float64, format OutputFormat) ordered {
+	if h == nil || h.Count() == 0 {
+		return ordered{{"min", 0}, {"max", 0}, {"mean", fixed6(0)}, {"stddev", fixed6(0)}, {"N", 0}}
+	}
+	o := ordered{
+		{"min", h.Min()},
+		{"max", h.Max()},
+		{"mean", fixed6(h.Mean())},
+		{"stddev", fixed6(h.Stddev())},
+		{"N", h.Count()},
+	}
+	if !percentiles {
+		return o
+	}
+	pl := make(latency.PercentileList, len(list))
+	for i, v := range h.Percentiles(list) {
+		pl[i] = latency.PercentileValue{P: list[i], Value: v}
+	}
+	o = append(o, field{"percentile", pl})
+	if format == FormatJSONPlus {
+		o = append(o, field{"bins", json.RawMessage(h.AppendBinsJSON(nil))})
+	}
+	return o
+}
+
+func stortestExtras(j *JobResult) ordered {
+	errs := ordered{}
+	for _, e := range sortedKeys(j.ErrnoCounts) {
+		errs = append(errs, field{strconv.Itoa(e), j.ErrnoCounts[e]})
+	}
+	first := make([]string, 0, len(j.FirstErrors))
+	for _, e := range j.FirstErrors {
+		first = append(first, e.Error())
+	}
+	var clipped uint64
+	for d := range NumDirs {
+		if h := j.Dirs[d].Lat; h != nil {
+			clipped += h.Clipped()
+		}
+	}
+	vfirst := make([]string, 0, len(j.Verify.First))
+	for _, e := range j.Verify.First {
+		vfirst = append(vfirst, e.Error())
+	}
+	o := ordered{
+		{"version", Version},
+		{"engine", j.Engine},
+		{"target", j.Target},
+		{"clone", j.Clone},
+		{"canceled", j.Canceled},
+		{"errors_by_errno", errs},
+		{"first_errors", first},
+		{"lat_clipped", clipped},
+		{"verify", ordered{{"checked", j.Verify.Checked}, {"mismatches", j.Verify.Mismatches}, {"first", vfirst}}},
+	}
+	if j.Err != nil {
+		o = append(o, field{"error", j.Err.Error()})
+	}
+	return o
+}
+
+type moments struct {
+	n                      int
+	min, max, mean, stddev float64
+}
+
+// perSecond summarises a per-second series as fio's bw_*/iops_* fields.
+// Like fio it uses whole intervals only: the last, partial one would read
+// as a sudden drop.
+func perSecond(secs []Second, f func(*Second) float64) moments {
+	var m moments
+	m.min = math.Inf(1)
+	var sum float64
+	for i := range secs {
+		if secs[i].Dur < time.Second*99/100 {
+			continue
+		}
+		v := f(&secs[i])
+		m.min, m.max = math.Min(m.min, v), math.Max(m.max, v)
+		sum += v
+		m.n++
+	}
+	if m.n == 0 {
+		return moments{}
+	}
+	m.mean = sum / float64(m.n)
+	if m.n > 1 {
+		var ss float64
+		for i := range secs {
+			if secs[i].Dur < time.Second*99/100 {
+				continue
+			}
+			d := f(&secs[i]) - m.mean
+			ss += d * d
+		}
+		m.stddev = math.Sqrt(ss / float64(m.n-1))
+	}
+	return m
+}
+
+// ordered is a JSON object that keeps its key order.
+type ordered []field
+
+type field struct {
+	K string
+	V any
+}
+
+func (o ordered) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, f := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, f.K)
+		b = append(b, ':')
+		v, err := json.Marshal(f.V)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, v...)
+	}
+	return append(b, '}'), nil
+}
+
+// fixed6 is a double printed as fio prints them ("%f").
+type fixed6 float64
+
+func (f fixed6) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		v = 0
+	}
+	return strconv.AppendFloat(nil, v, 'f', 6, 64), nil
+}

@@ -1,0 +1,89 @@
+package workload
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// checkJobs asserts what every accepted job must satisfy: it validates,
+// String reads back to itself, and JSON round-trips.
+func checkJobs(t *testing.T, jobs []Job) {
+	t.Helper()
+	for _, j := range jobs {
+		if err := j.Validate(); err != nil {
+			t.Fatalf("accepted an invalid job: %v\n%s", err, j)
+		}
+		back, err := ParseFio(strings.NewReader(j.String()), "string")
+		if err != nil {
+			t.Fatalf("ParseFio(String()): %v\n%s", err, j)
+		}
+		if diff := cmp.Diff([]Job{j}, back); diff != "" {
+			t.Fatalf("String round trip (-want +got):\n%s", diff)
+		}
+		b, err := json.Marshal(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromJSON Job
+		if err := json.Unmarshal(b, &fromJSON); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if diff := cmp.Diff(j, fromJSON); diff != "" {
+			t.Fatalf("JSON round trip (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func FuzzParseFio(f *testing.F) {
+	files, _ := filepath.Glob("testdata/jobs/*.fio")
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	for _, s := range []string{
+		"[a]\n", "[global]\nbs=4k\n[a]\n[global]\nrw=write\n[b]\n", "[a]\nrate=1m,\nrate_iops=,5\n",
+		"[a]\nbssplit=4k/10:8k:16k/\n", "[a] ; c\nfilename=/x\\:y # c\n", "[a]\nsize=${HOME}\n",
+		"[a]\nrandom_distribution=normal:5:0.5\npercentile_list=99:0:1\n", "[a]\nrw=randrw\nrwmixread=0\n",
+		"[a]\nbsrange=8k-1k\nruntime=1d\nss=iops:5\nss_dur=30\n", "[\n", "x=1\n", "[a]\ninclude b\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		jobs, err := ParseFio(strings.NewReader(s), "fuzz.fio")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "workload: ") {
+				t.Fatalf("error without the package prefix: %v", err)
+			}
+			return
+		}
+		checkJobs(t, jobs)
+	})
+}
+
+func FuzzParseFioArgs(f *testing.F) {
+	for _, s := range []string{
+		"--name=a", "--name=global\x00--bs=8k\x00--name=a\x00--name=b", "--rw=randrw\x00--name=a\x00--rwmixread=30",
+		"-name\x00x\x00--bs\x0064k\x00--direct", "--name=a\x00--rate_iops=5,7", "job.fio", "--name=a\x00--output=x",
+		"--name=a\x00--random_distribution=pareto:0.9:0.1\x00--verify=sha256\x00--verify_pattern=0xff",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		jobs, err := ParseFioArgs(strings.Split(s, "\x00"))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "workload: ") {
+				t.Fatalf("error without the package prefix: %v", err)
+			}
+			return
+		}
+		checkJobs(t, jobs)
+	})
+}

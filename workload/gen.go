@@ -1,0 +1,382 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+)
+
+// IO is one I/O the runner issues: Len bytes at Offset in direction Dir
+// (DirRead or DirWrite).
+type IO struct {
+	Dir    Dir
+	Offset int64 // bytes from the start of the file or device
+	Len    int64 // bytes
+}
+
+// OffsetConfig describes an offset generator.
+type OffsetConfig struct {
+	// Start and Size are the region in bytes. Size is rounded down to a
+	// multiple of Align; offsets are Start + k*Align.
+	Start, Size int64
+	Align       int64 // block unit, bytes: the job's smallest block size
+	Random      bool
+	// RandomMap makes uniform random offsets visit every block exactly
+	// once per pass (fio's default, norandommap=0) through a seeded
+	// permutation of the blocks, re-keyed every pass: no map memory, like
+	// fio's lfsr. Ignored for sequential offsets and for non-uniform
+	// distributions (fio disables its map for those too).
+	RandomMap bool
+	Dist      Distribution // random offsets only
+	Seed      uint64
+}
+
+type offsetMode uint8
+
+const (
+	modeSequential offsetMode = iota
+	modeRandomMap
+	modeUniform
+	modeDist
+)
+
+// Offsets generates the offsets of one job over its region. Next allocates
+// nothing. Not safe for concurrent use.
+type Offsets struct {
+	start, size, align int64
+	blocks             uint64
+	mode               offsetMode
+	seed               uint64
+
+	pos   int64  // sequential: next offset relative to start
+	drawn uint64 // random map: blocks drawn in this pass
+	bytes int64  // uniform and distributions: bytes in this pass
+	pass  int64
+
+	perm permutation
+	rng  rand.PCG
+	dist *Sampler
+}
+
+// ErrRegion is wrapped by errors about a region that cannot hold an I/O.
+var ErrRegion = errors.New("workload: bad I/O region")
+
+// NewOffsets returns the generator c describes.
+func NewOffsets(c OffsetConfig) (*Offsets, error) {
+	if c.Align <= 0 || c.Start < 0 || c.Size < c.Align {
+		return nil, fmt.Errorf("%w: start %d size %d align %d (size must hold one block)", ErrRegion, c.Start, c.Size, c.Align)
+	}
+	o := &Offsets{
+		start:  c.Start,
+		size:   c.Size - c.Size%c.Align,
+		align:  c.Align,
+		blocks: uint64(c.Size / c.Align),
+		seed:   c.Seed,
+	}
+	switch {
+	case !c.Random:
+		o.mode = modeSequential
+	case c.Dist.canonical() != Distribution{}:
+		o.mode = modeDist
+		d, err := NewSampler(c.Dist, o.blocks, splitmix(c.Seed^0xd157))
+		if err != nil {
+			return nil, err
+		}
+		o.dist = d
+	case c.RandomMap:
+		o.mode = modeRandomMap
+		o.perm = newPermutation(o.blocks, o.passKey(0))
+	default:
+		o.mode = modeUniform
+		o.rng.Seed(splitmix(c.Seed^0x0ff5), splitmix(c.Seed+0x0ff5))
+	}
+	return o, nil
+}
+
+func (o *Offsets) passKey(pass int64) uint64 { return splitmix(o.seed ^ splitmix(uint64(pass)+0x6d61)) }
+
+// Next returns the offset of the next I/O of bs bytes and its length:
+// bs, or less where the region ends (still a multiple of Align when bs is).
+func (o *Offsets) Next(bs int64) (off, n int64) {
+	var rel int64
+	switch o.mode {
+	case modeSequential:
+		rel = o.pos
+		n = min(bs, o.size-rel)
+		o.pos += n
+		if o.pos >= o.size {
+			o.pos = 0
+			o.pass++
+		}
+		return o.start + rel, n
+	case modeRandomMap:
+		rel = int64(o.perm.at(o.drawn)) * o.align
+		o.drawn++
+		if o.drawn == o.blocks {
+			o.drawn = 0
+			o.pass++
+			o.perm = newPermutation(o.blocks, o.passKey(o.pass))
+		}
+		return o.start + rel, min(bs, o.size-rel)
+	case modeDist:
+		rel = int64(o.dist.Next()) * o.align
+	default:
+		rel = int64(uniform(&o.rng, o.blocks)) * o.align
+	}
+	n = min(bs, o.size-rel)
+	o.bytes += n
+	if o.bytes >= o.size {
+		o.bytes -= o.size
+		o.pass++
+	}
+	return o.start + rel, n
+}
+
+// Passes returns the passes completed over the region: wraps of sequential
+// offsets, full permutations of the random map, else region-sizes worth of
+// bytes.
+func (o *Offsets) Passes() int64 { return o.pass }
+
+// Blocks returns the number of Align-sized blocks in the region.
+func (o *Offsets) Blocks() uint64 { return o.blocks }
+
+// permutation is a seeded bijection of [0, n): a keyed mixing function
+// that is a bijection of [0, 2^k) (xor with a key, multiplication by an
+// odd number and xor-shift right are each invertible modulo 2^k), made a
+// bijection of [0, n) by cycle walking: re-apply it until the value falls
+// below n. 2^k < 2n, so a walk takes fewer than 2 steps on average. The
+// value is small and copied freely; at allocates nothing.
+type permutation struct {
+	n     uint64
+	mask  uint64
+	shift uint
+	key   [3]uint64
+	mul   [3]uint64
+}
+
+func newPermutation(n, seed uint64) permutation {
+	p := permutation{n: n}
+	if n <= 1 {
+		return p
+	}
+	k := uint(bits.Len64(n - 1)) // 2^k >= n
+	p.mask = 1<<k - 1
+	p.shift = (k + 1) / 2
+	for i := range 3 {
+		seed = splitmix(seed)
+		p.key[i] = seed & p.mask
+		seed = splitmix(seed)
+		p.mul[i] = seed | 1
+	}
+	return p
+}
+
+func (p *permutation) round(x uint64) uint64 {
+	for i := range 3 {
+		x = ((x ^ p.key[i]) * p.mul[i]) & p.mask
+		x ^= x >> p.shift
+	}
+	return x
+}
+
+// at returns the i-th element of the permutation, i < n.
+func (p *permutation) at(i uint64) uint64 {
+	if p.n <= 1 {
+		return 0
+	}
+	x := p.round(i)
+	for x >= p.n {
+		x = p.round(x)
+	}
+	return x
+}
+
+// BlockSizes draws the block size of each I/O: fixed (bs), uniform over
+// the multiples of the minimum (bsrange, as fio issues them), or weighted
+// (bssplit). Next allocates nothing.
+type BlockSizes struct {
+	lo, hi int64  // smallest and largest size
+	steps  uint64 // bsrange: sizes are k*lo, 1 <= k <= steps
+	sizes  []int64
+	cumul  []uint64 // bssplit: cumulative percentages
+	rng    rand.PCG
+}
+
+// NewBlockSizes returns the block-size chooser of the job (normalized
+// first), seeded.
+func NewBlockSizes(j *Job, seed uint64) *BlockSizes {
+	n := j.Normalized()
+	b := &BlockSizes{lo: n.MinBlockSize(), hi: n.MaxBlockSize()}
+	b.rng.Seed(splitmix(seed^0xb5), splitmix(seed+0xb5))
+	switch {
+	case len(n.BlockSizeSplit) > 0:
+		var c uint64
+		for _, s := range n.BlockSizeSplit {
+			if s.Percent <= 0 {
+				continue
+			}
+			c += uint64(s.Percent)
+			b.sizes = append(b.sizes, s.Size)
+			b.cumul = append(b.cumul, c)
+		}
+	case !n.BlockSizeRange.IsZero():
+		b.steps = uint64(b.hi / b.lo)
+	}
+	return b
+}
+
+// Next returns the size of the next I/O in bytes.
+func (b *BlockSizes) Next() int64 {
+	switch {
+	case len(b.sizes) > 0:
+		r := uniform(&b.rng, b.cumul[len(b.cumul)-1])
+		for i, c := range b.cumul {
+			if r < c {
+				return b.sizes[i]
+			}
+		}
+		return b.sizes[len(b.sizes)-1]
+	case b.steps > 1:
+		return int64(1+uniform(&b.rng, b.steps)) * b.lo
+	}
+	return b.lo
+}
+
+// Min returns the smallest size Next can return, Max the largest.
+func (b *BlockSizes) Min() int64 { return b.lo }
+
+// Max returns the largest size Next can return.
+func (b *BlockSizes) Max() int64 { return b.hi }
+
+// Mixer draws the direction of each I/O of a job: always read or always
+// write, or for rw/randrw a read with probability RWMixRead percent, drawn
+// independently per I/O. Next allocates nothing.
+type Mixer struct {
+	rw      RW
+	readPct uint64
+	rng     rand.PCG
+}
+
+// NewMixer returns the direction chooser for rw with readPercent reads
+// (used by mixed patterns only), seeded.
+func NewMixer(rw RW, readPercent int, seed uint64) Mixer {
+	m := Mixer{rw: rw, readPct: uint64(min(max(readPercent, 0), 100))}
+	m.rng.Seed(splitmix(seed^0x313), splitmix(seed+0x313))
+	return m
+}
+
+// Next returns the direction of the next I/O.
+func (m *Mixer) Next() Dir {
+	switch {
+	case m.rw.Mixed():
+		if uniform(&m.rng, 100) < m.readPct {
+			return DirRead
+		}
+		return DirWrite
+	case m.rw.Writes():
+		return DirWrite
+	}
+	return DirRead
+}
+
+// Pattern is the whole I/O pattern of one job clone: directions (rwmix),
+// block sizes and offsets. (fsync=N is the runner's: it counts writes.)
+// Sequential mixed jobs (rw) keep an
+// offset stream per direction, as fio keeps a last position per
+// direction; random jobs share one stream (and one random map). Next,
+// NextDir and NextIO allocate nothing.
+type Pattern struct {
+	mix    Mixer
+	bs     *BlockSizes
+	off    [2]*Offsets // [DirRead], [DirWrite]; the same when shared
+	shared bool
+	size   int64
+	bytes  int64
+}
+
+// NewPattern returns the pattern of job j (validated, then normalized) on
+// a file or device of fileSize bytes (0 if unknown: then j.Size must be
+// set), with the seed of the clone (Job.Seed). The region is [j.Offset,
+// j.Offset+j.Size), or up to fileSize when j.Size is 0, rounded down to a
+// multiple of the smallest block size.
+func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
+	if err := j.Validate(); err != nil {
+		return nil, err
+	}
+	n := j.Normalized()
+	size := n.Size
+	switch {
+	case fileSize < 0:
+		return nil, fmt.Errorf("%w: file size %d", ErrRegion, fileSize)
+	case size == 0 && fileSize == 0:
+		return nil, fmt.Errorf("%w: job %q: size is needed when the file size is unknown", ErrRegion, n.Name)
+	case size == 0:
+		size = fileSize - n.Offset
+		if size <= 0 {
+			return nil, fmt.Errorf("%w: job %q: offset %d is past the end of the file (%d bytes)", ErrRegion, n.Name, n.Offset, fileSize)
+		}
+	case fileSize > 0 && n.Offset+size > fileSize:
+		return nil, fmt.Errorf("%w: job %q: offset %d + size %d is past the end of the file (%d bytes)", ErrRegion, n.Name, n.Offset, size, fileSize)
+	}
+	align := n.MinBlockSize()
+	if size < align {
+		return nil, fmt.Errorf("%w: job %q: region of %d bytes is smaller than a block (%d)", ErrRegion, n.Name, size, align)
+	}
+	p := &Pattern{
+		mix:  NewMixer(n.RW, n.RWMixRead, splitmix(seed^1)),
+		bs:   NewBlockSizes(&n, splitmix(seed^2)),
+		size: size - size%align,
+	}
+	cfg := OffsetConfig{
+		Start: n.Offset, Size: size, Align: align,
+		Random: n.RW.Random(), RandomMap: !n.NoRandomMap,
+		Dist: n.RandomDistribution, Seed: splitmix(seed ^ 3),
+	}
+	var err error
+	if p.off[0], err = NewOffsets(cfg); err != nil {
+		return nil, err
+	}
+	p.off[1] = p.off[0]
+	p.shared = true
+	if n.RW == ReadWrite {
+		cfg.Seed = splitmix(seed ^ 4)
+		if p.off[1], err = NewOffsets(cfg); err != nil {
+			return nil, err
+		}
+		p.shared = false
+	}
+	return p, nil
+}
+
+// NextDir returns the direction of the next I/O, the rwmix draw. The
+// runner may issue another direction instead (see Pacer.Choose).
+func (p *Pattern) NextDir() Dir { return p.mix.Next() }
+
+// NextIO returns the next I/O in direction d (DirRead or DirWrite): the
+// block size draw and the offset from d's stream.
+func (p *Pattern) NextIO(d Dir) IO {
+	o := p.off[0]
+	if d == DirWrite {
+		o = p.off[1]
+	}
+	off, n := o.Next(p.bs.Next())
+	p.bytes += n
+	return IO{Dir: d, Offset: off, Len: n}
+}
+
+// Next returns NextIO(NextDir()).
+func (p *Pattern) Next() IO { return p.NextIO(p.NextDir()) }
+
+// Passes returns the passes completed over the region; a job that is not
+// time based is done after Loops passes. With a random map a pass is one
+// visit of every block; otherwise it is the region's size in bytes issued.
+func (p *Pattern) Passes() int64 {
+	if p.shared {
+		return p.off[0].Passes()
+	}
+	return p.bytes / p.size
+}
+
+// Region returns the region's start and size in bytes.
+func (p *Pattern) Region() (start, size int64) { return p.off[0].start, p.size }

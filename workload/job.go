@@ -1,0 +1,754 @@
+package workload
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// RW is fio's rw (readwrite) option: the direction and order of I/O.
+type RW uint8
+
+const (
+	Read      RW = iota // sequential reads (fio's default)
+	Write               // sequential writes
+	RandRead            // random reads
+	RandWrite           // random writes
+	ReadWrite           // sequential mixed reads and writes ("rw", "readwrite")
+	RandRW              // random mixed reads and writes
+)
+
+var rwNames = [...]string{"read", "write", "randread", "randwrite", "rw", "randrw"}
+
+// String returns fio's name of the pattern.
+func (rw RW) String() string {
+	if int(rw) < len(rwNames) {
+		return rwNames[rw]
+	}
+	return "RW(" + strconv.Itoa(int(rw)) + ")"
+}
+
+// ParseRW parses fio's rw names; "readwrite" is "rw".
+func ParseRW(s string) (RW, error) {
+	if s == "readwrite" {
+		return ReadWrite, nil
+	}
+	for i, n := range rwNames {
+		if s == n {
+			return RW(i), nil
+		}
+	}
+	switch {
+	case strings.Contains(s, ":"):
+		return 0, unsupported("rw=" + s + " (an offset modifier)")
+	case strings.Contains(s, "trim"):
+		return 0, unsupported("rw=" + s)
+	}
+	return 0, fmt.Errorf("unknown rw %q (want %s or readwrite)", s, strings.Join(rwNames[:], ", "))
+}
+
+// Random reports whether offsets are random.
+func (rw RW) Random() bool { return rw == RandRead || rw == RandWrite || rw == RandRW }
+
+// Mixed reports whether the job both reads and writes.
+func (rw RW) Mixed() bool { return rw == ReadWrite || rw == RandRW }
+
+// Reads reports whether the job issues reads.
+func (rw RW) Reads() bool { return rw == Read || rw == RandRead || rw.Mixed() }
+
+// Writes reports whether the job issues writes.
+func (rw RW) Writes() bool { return rw == Write || rw == RandWrite || rw.Mixed() }
+
+// MarshalText writes fio's name, so JSON holds "randread".
+func (rw RW) MarshalText() ([]byte, error) {
+	if int(rw) >= len(rwNames) {
+		return nil, fmt.Errorf("workload: invalid RW %d", uint8(rw))
+	}
+	return []byte(rw.String()), nil
+}
+
+// UnmarshalText parses fio's name.
+func (rw *RW) UnmarshalText(b []byte) error {
+	v, err := ParseRW(string(b))
+	if err != nil {
+		return fmt.Errorf("workload: %w", err)
+	}
+	*rw = v
+	return nil
+}
+
+// VerifyKind is the checksum of fio's verify option.
+type VerifyKind uint8
+
+const (
+	VerifyNone   VerifyKind = iota // no verification (fio's verify=0)
+	VerifyCRC32C                   // CRC-32C (Castagnoli), hardware-accelerated
+	VerifySHA256                   // SHA-256
+)
+
+var verifyNames = [...]string{"0", "crc32c", "sha256"}
+
+// String returns fio's name; VerifyNone is "0", as fio prints it.
+func (v VerifyKind) String() string {
+	if int(v) < len(verifyNames) {
+		return verifyNames[v]
+	}
+	return "VerifyKind(" + strconv.Itoa(int(v)) + ")"
+}
+
+// ParseVerifyKind parses fio's verify names: 0 (or none), crc32c
+// (crc32c-intel is a synonym), sha256.
+func ParseVerifyKind(s string) (VerifyKind, error) {
+	switch s {
+	case "0", "none":
+		return VerifyNone, nil
+	case "crc32c", "crc32c-intel":
+		return VerifyCRC32C, nil
+	case "sha256":
+		return VerifySHA256, nil
+	case "md5", "crc64", "crc32", "crc16", "crc7", "xxhash", "sha512", "sha1",
+		"sha3-224", "sha3-256", "sha3-384", "sha3-512", "meta", "pattern", "null":
+		return 0, unsupported("verify=" + s + " (use crc32c or sha256)")
+	}
+	return 0, fmt.Errorf("unknown verify %q (want 0, crc32c or sha256)", s)
+}
+
+// MarshalText writes fio's name.
+func (v VerifyKind) MarshalText() ([]byte, error) {
+	if int(v) >= len(verifyNames) {
+		return nil, fmt.Errorf("workload: invalid VerifyKind %d", uint8(v))
+	}
+	return []byte(v.String()), nil
+}
+
+// UnmarshalText parses fio's name.
+func (v *VerifyKind) UnmarshalText(b []byte) error {
+	k, err := ParseVerifyKind(string(b))
+	if err != nil {
+		return fmt.Errorf("workload: %w", err)
+	}
+	*v = k
+	return nil
+}
+
+// BlockSizeRange is fio's bsrange: sizes are multiples of Min up to Max,
+// chosen uniformly. The zero value means "not set".
+type BlockSizeRange struct {
+	Min int64 `json:"min"` // bytes
+	Max int64 `json:"max"` // bytes
+}
+
+// IsZero reports whether the range is unset.
+func (r BlockSizeRange) IsZero() bool { return r == BlockSizeRange{} }
+
+// String prints fio's syntax, "4k-64k".
+func (r BlockSizeRange) String() string { return FormatSize(r.Min) + "-" + FormatSize(r.Max) }
+
+// BlockSizeSplit is one entry of fio's bssplit: Percent of the I/Os use Size.
+type BlockSizeSplit struct {
+	Size    int64 `json:"size"`    // bytes
+	Percent int   `json:"percent"` // 0-100; the entries of a job sum to 100
+}
+
+// Job describes one workload with fio's options under Go names. The zero
+// value of a field means fio's default (see Normalized); ParseFio returns
+// normalized jobs. A Job validates (Validate), prints as a fio job file
+// (String, which ParseFio reads back to the same Job) and marshals to
+// deterministic JSON (MarshalJSON): it is stored in baselines so that runs
+// compare like with like.
+type Job struct {
+	Name        string `json:"name"`                  // job section name; fio's name=
+	Description string `json:"description,omitempty"` // free text; not measured
+	// Filename is the file or block device. Empty means the target the
+	// runner is given. One file only: fio's ':' list is not supported.
+	Filename string `json:"filename,omitempty"`
+	// Engine is fio's ioengine: null, sync, psync, pvsync2, libaio,
+	// io_uring or mmap. Default psync, as fio on Linux.
+	Engine string `json:"ioengine"`
+	RW     RW     `json:"rw"`
+	// RWMixRead is the percentage of reads in rw/randrw jobs; default 50.
+	// fio's rwmixwrite=W is RWMixRead=100-W.
+	RWMixRead int `json:"rwmixread"`
+	// BlockSize is fio's bs in bytes; default 4096 when neither
+	// BlockSizeRange nor BlockSizeSplit is set. At most one of the three
+	// is set; offsets are aligned to the smallest block size.
+	BlockSize      int64            `json:"bs,omitempty"`
+	BlockSizeRange BlockSizeRange   `json:"bsrange,omitzero"`
+	BlockSizeSplit []BlockSizeSplit `json:"bssplit,omitempty"`
+	IODepth        int              `json:"iodepth"` // I/Os in flight; default 1
+	// IODepthBatch is fio's iodepth_batch_submit (iodepth_batch): I/Os
+	// queued before one submit; default 1. fio's 0 ("use iodepth") is
+	// resolved by the parser to IODepth.
+	IODepthBatch int `json:"iodepth_batch"`
+	NumJobs      int `json:"numjobs"` // clones of the job; default 1
+	// Size is the region's length in bytes from Offset; 0 means up to the
+	// end of the file or device. fio's size=N% is not supported.
+	Size   int64 `json:"size,omitempty"`
+	Offset int64 `json:"offset,omitempty"` // bytes; fio's offset=N% is not supported
+	Direct bool  `json:"direct,omitempty"` // O_DIRECT; fio's buffered=0
+	// Runtime caps the job's duration (fio's runtime, default unit
+	// seconds); 0 means until Loops passes over the region are done.
+	Runtime time.Duration `json:"runtime_ns,omitempty"`
+	// TimeBased repeats passes until Runtime is over.
+	TimeBased bool `json:"time_based,omitempty"`
+	// RampTime runs the workload before measuring (fio's ramp_time).
+	RampTime time.Duration `json:"ramp_time_ns,omitempty"`
+	Loops    int           `json:"loops"` // passes over the region; default 1
+	// RateIOPS caps I/Os per second per direction (read, write, trim);
+	// 0 is no cap. fio's rate_iops=r,w.
+	RateIOPS [3]int `json:"rate_iops,omitzero"`
+	// Rate caps bytes per second per direction; fio's rate=r,w. Rate and
+	// RateIOPS are mutually exclusive, as in fio.
+	Rate [3]int64 `json:"rate,omitzero"`
+	// FsyncEvery issues an fsync after every N writes (fio's fsync=N).
+	FsyncEvery int `json:"fsync,omitempty"`
+	// NoRandomMap draws random offsets with replacement. By default a
+	// random job visits every block exactly once per pass.
+	NoRandomMap bool `json:"norandommap,omitempty"`
+	// RandRepeat seeds the generators repeatably (fio's default, true when
+	// nil); false seeds them from the entropy the runner passes to Seed.
+	RandRepeat *bool `json:"randrepeat,omitempty"`
+	// RandSeed is fio's randseed; 0 means unset (fio's default 0x89 is
+	// used when RandRepeat holds).
+	RandSeed           uint64       `json:"randseed,omitempty"`
+	RandomDistribution Distribution `json:"random_distribution,omitzero"`
+	Verify             VerifyKind   `json:"verify,omitzero"`
+	// VerifyPattern fills the data area of verified blocks instead of the
+	// seeded pseudo-random bytes: fio's verify_pattern in its syntax,
+	// 0x-hex and "quoted" strings, concatenated.
+	VerifyPattern string `json:"verify_pattern,omitempty"`
+
+	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
+	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
+	// (io_uring), NoWait (pvsync2, libaio, io_uring: RWF_NOWAIT).
+	Hipri         bool `json:"hipri,omitempty"`
+	FixedBufs     bool `json:"fixedbufs,omitempty"`
+	RegisterFiles bool `json:"registerfiles,omitempty"`
+	SQThreadPoll  bool `json:"sqthread_poll,omitempty"`
+	NoWait        bool `json:"nowait,omitempty"`
+
+	// PercentileList replaces fio's default percentiles (at most 20, in
+	// (0, 100], ascending); nil means DefaultPercentiles.
+	PercentileList  []float64 `json:"percentile_list,omitempty"`
+	LatPercentiles  bool      `json:"lat_percentiles,omitempty"`
+	SlatPercentiles bool      `json:"slat_percentiles,omitempty"`
+	// WriteHistLog is the prefix of the completion-latency histogram log
+	// (<prefix>_clat_hist.<job>.log), written every LogHistMsec ms.
+	WriteHistLog string `json:"write_hist_log,omitempty"`
+	LogHistMsec  int    `json:"log_hist_msec,omitempty"`
+
+	// SS is the steady-state criterion in fio's syntax (steadystate=,
+	// e.g. "iops_slope:0.1%"); the steady package parses it. SSDur is the
+	// window (ss_dur; 0 disables steady-state detection) and SSRamp the
+	// time before samples count (ss_ramp).
+	SS     string        `json:"steadystate,omitempty"`
+	SSDur  time.Duration `json:"ss_dur_ns,omitempty"`
+	SSRamp time.Duration `json:"ss_ramp_ns,omitempty"`
+}
+
+// fio's defaults, applied by Normalized.
+const (
+	DefaultEngine    = "psync" // fio's default ioengine on Linux
+	DefaultBlockSize = 4096
+	DefaultRWMixRead = 50
+	DefaultSS        = "iops_slope:0.01%" // fio's steadystate default
+	// DefaultSeed is fio's randseed default, used when RandRepeat holds
+	// and RandSeed is 0. The generators are not fio's, so the same seed
+	// gives a different (but as repeatable) sequence than fio's.
+	DefaultSeed uint64 = 0x89
+)
+
+// DefaultPercentiles is fio's default percentile_list.
+var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+
+// Engines lists the ioengine names a Job accepts, and EngineOptions which
+// engines take each engine-specific option.
+var (
+	Engines       = []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap"}
+	EngineOptions = map[string][]string{
+		"hipri":         {"io_uring", "pvsync2"},
+		"fixedbufs":     {"io_uring"},
+		"registerfiles": {"io_uring"},
+		"sqthread_poll": {"io_uring"},
+		"nowait":        {"pvsync2", "libaio", "io_uring"},
+	}
+)
+
+// Limits that catch typos (bs=4g) rather than encode hardware facts.
+const (
+	MaxBlockSize   = 1 << 30 // bytes; verify headers hold a 32-bit length
+	MaxIODepth     = 65536
+	MaxNumJobs     = 4096
+	MaxPercentiles = 20 // fio's limit for percentile_list
+	MaxSplits      = 64 // fio's limit of bssplit entries per direction
+	maxNameLen     = 255
+)
+
+// Normalized returns a copy of j with fio's default in every field whose
+// zero value means "default": Engine, RWMixRead, BlockSize (when no range
+// or split is set), IODepth, IODepthBatch, NumJobs, Loops, RandRepeat,
+// PercentileList and, when SSDur is set, SS; RandomDistribution drops
+// what does not matter (see Distribution). Slices and RandRepeat are
+// copied, so the result shares nothing with j.
+func (j Job) Normalized() Job {
+	if j.Engine == "" {
+		j.Engine = DefaultEngine
+	}
+	if j.RWMixRead == 0 {
+		j.RWMixRead = DefaultRWMixRead
+	}
+	if j.BlockSize == 0 && j.BlockSizeRange.IsZero() && len(j.BlockSizeSplit) == 0 {
+		j.BlockSize = DefaultBlockSize
+	}
+	if j.IODepth == 0 {
+		j.IODepth = 1
+	}
+	if j.IODepthBatch == 0 {
+		j.IODepthBatch = 1
+	}
+	if j.NumJobs == 0 {
+		j.NumJobs = 1
+	}
+	if j.Loops == 0 {
+		j.Loops = 1
+	}
+	repeat := true
+	if j.RandRepeat != nil {
+		repeat = *j.RandRepeat
+	}
+	j.RandRepeat = &repeat
+	if j.PercentileList == nil {
+		j.PercentileList = DefaultPercentiles
+	}
+	j.PercentileList = slices.Clone(j.PercentileList)
+	j.BlockSizeSplit = slices.Clone(j.BlockSizeSplit)
+	j.RandomDistribution = j.RandomDistribution.canonical()
+	if j.SSDur > 0 && j.SS == "" {
+		j.SS = DefaultSS
+	}
+	return j
+}
+
+// Bool returns a pointer to b, for Job.RandRepeat.
+func Bool(b bool) *bool { return &b }
+
+// Seed returns the seed of the generators of one clone (0 <= clone <
+// NumJobs): derived from RandSeed, or DefaultSeed, when RandRepeat holds
+// (the default), else from entropy (the runner passes, say, a clock
+// reading). Clones get distinct seeds, as fio's do.
+func (j *Job) Seed(clone int, entropy uint64) uint64 {
+	base := j.RandSeed
+	switch {
+	case base != 0:
+	case j.RandRepeat == nil || *j.RandRepeat:
+		base = DefaultSeed
+	default:
+		base = entropy
+	}
+	return splitmix(base ^ uint64(clone)*0x9e3779b97f4a7c15)
+}
+
+// MinBlockSize returns the smallest block size of the job (offset
+// alignment), MaxBlockSize the largest; both of the normalized job.
+func (j *Job) MinBlockSize() int64 {
+	switch {
+	case len(j.BlockSizeSplit) > 0:
+		m := j.BlockSizeSplit[0].Size
+		for _, s := range j.BlockSizeSplit[1:] {
+			m = min(m, s.Size)
+		}
+		return m
+	case !j.BlockSizeRange.IsZero():
+		return j.BlockSizeRange.Min
+	case j.BlockSize == 0:
+		return DefaultBlockSize
+	}
+	return j.BlockSize
+}
+
+// MaxBlockSize returns the largest block size of the job.
+func (j *Job) MaxBlockSize() int64 {
+	switch {
+	case len(j.BlockSizeSplit) > 0:
+		m := j.BlockSizeSplit[0].Size
+		for _, s := range j.BlockSizeSplit[1:] {
+			m = max(m, s.Size)
+		}
+		return m
+	case !j.BlockSizeRange.IsZero():
+		return j.BlockSizeRange.Max
+	case j.BlockSize == 0:
+		return DefaultBlockSize
+	}
+	return j.BlockSize
+}
+
+// ErrInvalid is wrapped by every Validate error.
+var ErrInvalid = errors.New("workload: invalid job")
+
+// FieldError is a Validate failure: Field is the fio option's name.
+type FieldError struct {
+	Job    string
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("workload: job %q: %s: %s", e.Job, e.Field, e.Reason)
+}
+
+// Unwrap returns ErrInvalid.
+func (e *FieldError) Unwrap() error { return ErrInvalid }
+
+// Validate checks the normalized job and returns a *FieldError naming the
+// first bad field (by its fio option name) and why. It runs once per job,
+// not per I/O.
+func (j *Job) Validate() error {
+	n := j.Normalized()
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{Job: j.Name, Field: field, Reason: fmt.Sprintf(format, args...)}
+	}
+	if err := checkName(n.Name); err != "" {
+		return bad("name", "%s", err)
+	}
+	for _, f := range [...]struct{ name, value string }{
+		{"description", n.Description}, {"filename", n.Filename}, {"verify_pattern", n.VerifyPattern},
+		{"write_hist_log", n.WriteHistLog}, {"steadystate", n.SS},
+	} {
+		if err := checkValue(f.value); err != "" {
+			return bad(f.name, "%s", err)
+		}
+	}
+	if !slices.Contains(Engines, n.Engine) {
+		return bad("ioengine", "unknown engine %q (want one of %s)", n.Engine, strings.Join(Engines, ", "))
+	}
+	if int(n.RW) >= len(rwNames) {
+		return bad("rw", "invalid RW %d", n.RW)
+	}
+	if n.RWMixRead < 0 || n.RWMixRead > 100 {
+		return bad("rwmixread", "%d is not a percentage", n.RWMixRead)
+	}
+	if err := n.validateBlockSizes(); err != nil {
+		return &FieldError{Job: j.Name, Field: err.field, Reason: err.reason}
+	}
+	switch {
+	case n.IODepth < 1 || n.IODepth > MaxIODepth:
+		return bad("iodepth", "%d is outside [1, %d]", n.IODepth, MaxIODepth)
+	case n.IODepthBatch < 1 || n.IODepthBatch > n.IODepth:
+		return bad("iodepth_batch_submit", "%d is outside [1, iodepth=%d]", n.IODepthBatch, n.IODepth)
+	case n.NumJobs < 1 || n.NumJobs > MaxNumJobs:
+		return bad("numjobs", "%d is outside [1, %d]", n.NumJobs, MaxNumJobs)
+	case n.Size < 0:
+		return bad("size", "negative (%d)", n.Size)
+	case n.Offset < 0:
+		return bad("offset", "negative (%d)", n.Offset)
+	case n.Size > 0 && n.Size < n.MinBlockSize():
+		return bad("size", "%s is smaller than the block size %s", FormatSize(n.Size), FormatSize(n.MinBlockSize()))
+	case n.Size > math.MaxInt64-n.Offset:
+		return bad("size", "offset+size overflows")
+	case n.Loops < 1:
+		return bad("loops", "%d is less than 1", n.Loops)
+	case n.FsyncEvery < 0:
+		return bad("fsync", "negative (%d)", n.FsyncEvery)
+	case n.LogHistMsec < 0:
+		return bad("log_hist_msec", "negative (%d)", n.LogHistMsec)
+	}
+	for _, d := range [...]struct {
+		name string
+		d    time.Duration
+	}{{"runtime", n.Runtime}, {"ramp_time", n.RampTime}, {"ss_dur", n.SSDur}, {"ss_ramp", n.SSRamp}} {
+		if d.d < 0 {
+			return bad(d.name, "negative (%v)", d.d)
+		}
+		if d.d%time.Microsecond != 0 {
+			return bad(d.name, "%v is not a whole number of microseconds (fio's resolution)", d.d)
+		}
+	}
+	if n.TimeBased && n.Runtime == 0 {
+		return bad("time_based", "needs a runtime")
+	}
+	var anyRate, anyIOPS bool
+	for i := range 3 {
+		if n.Rate[i] < 0 {
+			return bad("rate", "negative (%d)", n.Rate[i])
+		}
+		if n.RateIOPS[i] < 0 {
+			return bad("rate_iops", "negative (%d)", n.RateIOPS[i])
+		}
+		anyRate = anyRate || n.Rate[i] > 0
+		anyIOPS = anyIOPS || n.RateIOPS[i] > 0
+	}
+	if anyRate && anyIOPS {
+		return bad("rate_iops", "rate and rate_iops are mutually exclusive (as in fio)")
+	}
+	if err := n.RandomDistribution.validate(); err != "" {
+		return bad("random_distribution", "%s", err)
+	}
+	if int(n.Verify) >= len(verifyNames) {
+		return bad("verify", "invalid VerifyKind %d", n.Verify)
+	}
+	if n.Verify != VerifyNone && n.MinBlockSize() < VerifyHeaderSize {
+		return bad("verify", "blocks of %d bytes cannot hold the %d-byte verify header", n.MinBlockSize(), VerifyHeaderSize)
+	}
+	if _, err := ParseVerifyPattern(n.VerifyPattern); err != nil {
+		return bad("verify_pattern", "%v", err)
+	}
+	for _, o := range [...]struct {
+		name string
+		on   bool
+	}{{"hipri", n.Hipri}, {"fixedbufs", n.FixedBufs}, {"registerfiles", n.RegisterFiles},
+		{"sqthread_poll", n.SQThreadPoll}, {"nowait", n.NoWait}} {
+		if o.on && !slices.Contains(EngineOptions[o.name], n.Engine) {
+			return bad(o.name, "ioengine=%s does not take it (only %s)", n.Engine, strings.Join(EngineOptions[o.name], ", "))
+		}
+	}
+	if len(n.PercentileList) == 0 || len(n.PercentileList) > MaxPercentiles {
+		return bad("percentile_list", "%d entries (want 1 to %d)", len(n.PercentileList), MaxPercentiles)
+	}
+	for i, p := range n.PercentileList {
+		if !(p > 0 && p <= 100) {
+			return bad("percentile_list", "%v is outside (0, 100]", p)
+		}
+		if i > 0 && p <= n.PercentileList[i-1] {
+			return bad("percentile_list", "not strictly ascending at %v", p)
+		}
+	}
+	if n.SS != "" {
+		crit, limit, ok := strings.Cut(n.SS, ":")
+		if !ok || crit == "" || limit == "" || strings.ContainsFunc(n.SS, unicode.IsSpace) {
+			return bad("steadystate", "%q is not <criterion>:<limit> (e.g. iops_slope:0.1%%)", n.SS)
+		}
+	}
+	return nil
+}
+
+type fieldErr struct{ field, reason string }
+
+func (j *Job) validateBlockSizes() *fieldErr {
+	set := 0
+	if j.BlockSize != 0 {
+		set++
+	}
+	if !j.BlockSizeRange.IsZero() {
+		set++
+	}
+	if len(j.BlockSizeSplit) > 0 {
+		set++
+	}
+	if set > 1 {
+		return &fieldErr{"bs", "set only one of bs, bsrange and bssplit"}
+	}
+	okSize := func(n int64) bool { return n > 0 && n <= MaxBlockSize }
+	switch {
+	case len(j.BlockSizeSplit) > 0:
+		if len(j.BlockSizeSplit) > MaxSplits {
+			return &fieldErr{"bssplit", fmt.Sprintf("%d entries (at most %d)", len(j.BlockSizeSplit), MaxSplits)}
+		}
+		sum := 0
+		for _, s := range j.BlockSizeSplit {
+			if !okSize(s.Size) {
+				return &fieldErr{"bssplit", fmt.Sprintf("block size %d is outside [1, %s]", s.Size, FormatSize(MaxBlockSize))}
+			}
+			if s.Percent < 0 || s.Percent > 100 {
+				return &fieldErr{"bssplit", fmt.Sprintf("%d is not a percentage", s.Percent)}
+			}
+			sum += s.Percent
+		}
+		if sum != 100 {
+			return &fieldErr{"bssplit", fmt.Sprintf("percentages add up to %d, not 100", sum)}
+		}
+	case !j.BlockSizeRange.IsZero():
+		r := j.BlockSizeRange
+		if !okSize(r.Min) || !okSize(r.Max) || r.Min > r.Max {
+			return &fieldErr{"bsrange", fmt.Sprintf("%d-%d is not a range within [1, %s]", r.Min, r.Max, FormatSize(MaxBlockSize))}
+		}
+	default:
+		if !okSize(j.BlockSize) {
+			return &fieldErr{"bs", fmt.Sprintf("%d is outside [1, %s]", j.BlockSize, FormatSize(MaxBlockSize))}
+		}
+	}
+	return nil
+}
+
+// checkName reports why a job name cannot be printed as a job-file
+// section, or "".
+func checkName(s string) string {
+	switch {
+	case s == "":
+		return "empty"
+	case len(s) > maxNameLen:
+		return fmt.Sprintf("longer than %d bytes", maxNameLen)
+	case strings.HasPrefix(s, "global"):
+		return "fio reads a section named global... as the global section"
+	}
+	return checkChars(s)
+}
+
+// checkValue reports why a string option cannot be printed as key=value
+// and read back unchanged, or "".
+func checkValue(s string) string {
+	if s == "" {
+		return ""
+	}
+	if strings.TrimSpace(s) != s {
+		return "leading or trailing white space"
+	}
+	return checkChars(s)
+}
+
+func checkChars(s string) string {
+	if !utf8.ValidString(s) {
+		return "not valid UTF-8"
+	}
+	for _, r := range s {
+		switch {
+		case unicode.IsControl(r):
+			return "contains a control character"
+		case r == ';' || r == '#':
+			return fmt.Sprintf("contains %q, which starts a comment in a fio job file", r)
+		case r == '$':
+			return "contains '$', which fio expands"
+		}
+	}
+	return ""
+}
+
+// String prints the job as a fio job-file section that ParseFio reads back
+// to j.Normalized(). Options at their default are left out, except
+// ioengine, rw and the block size.
+func (j Job) String() string {
+	n := j.Normalized()
+	var b strings.Builder
+	b.WriteString("[" + n.Name + "]\n")
+	kv := func(k, v string) { b.WriteString(k + "=" + v + "\n") }
+	str := func(k, v string) {
+		if v != "" {
+			kv(k, v)
+		}
+	}
+	flag := func(k string, on bool) {
+		if on {
+			kv(k, "1")
+		}
+	}
+	num := func(k string, v, def int64) {
+		if v != def {
+			kv(k, strconv.FormatInt(v, 10))
+		}
+	}
+	dur := func(k string, d time.Duration) {
+		if d != 0 {
+			kv(k, FormatTime(d))
+		}
+	}
+	str("description", n.Description)
+	str("filename", strings.ReplaceAll(n.Filename, ":", `\:`))
+	kv("ioengine", n.Engine)
+	kv("rw", n.RW.String())
+	num("rwmixread", int64(n.RWMixRead), DefaultRWMixRead)
+	switch {
+	case len(n.BlockSizeSplit) > 0:
+		parts := make([]string, len(n.BlockSizeSplit))
+		for i, s := range n.BlockSizeSplit {
+			parts[i] = FormatSize(s.Size) + "/" + strconv.Itoa(s.Percent)
+		}
+		kv("bssplit", strings.Join(parts, ":"))
+	case !n.BlockSizeRange.IsZero():
+		kv("bsrange", n.BlockSizeRange.String())
+	default:
+		kv("bs", FormatSize(n.BlockSize))
+	}
+	num("iodepth", int64(n.IODepth), 1)
+	num("iodepth_batch_submit", int64(n.IODepthBatch), 1)
+	num("numjobs", int64(n.NumJobs), 1)
+	if n.Size != 0 {
+		kv("size", FormatSize(n.Size))
+	}
+	if n.Offset != 0 {
+		kv("offset", FormatSize(n.Offset))
+	}
+	flag("direct", n.Direct)
+	dur("runtime", n.Runtime)
+	flag("time_based", n.TimeBased)
+	dur("ramp_time", n.RampTime)
+	num("loops", int64(n.Loops), 1)
+	if n.RateIOPS != [3]int{} {
+		kv("rate_iops", formatTriple([3]int64{int64(n.RateIOPS[0]), int64(n.RateIOPS[1]), int64(n.RateIOPS[2])}, strconv.FormatInt))
+	}
+	if n.Rate != [3]int64{} {
+		kv("rate", formatTriple(n.Rate, func(v int64, _ int) string { return FormatSize(v) }))
+	}
+	num("fsync", int64(n.FsyncEvery), 0)
+	flag("norandommap", n.NoRandomMap)
+	if !*n.RandRepeat {
+		kv("randrepeat", "0")
+	}
+	if n.RandSeed != 0 {
+		kv("randseed", strconv.FormatUint(n.RandSeed, 10))
+	}
+	if n.RandomDistribution != (Distribution{}) {
+		kv("random_distribution", n.RandomDistribution.String())
+	}
+	if n.Verify != VerifyNone {
+		kv("verify", n.Verify.String())
+	}
+	str("verify_pattern", n.VerifyPattern)
+	flag("hipri", n.Hipri)
+	flag("fixedbufs", n.FixedBufs)
+	flag("registerfiles", n.RegisterFiles)
+	flag("sqthread_poll", n.SQThreadPoll)
+	flag("nowait", n.NoWait)
+	if !slices.Equal(n.PercentileList, DefaultPercentiles) {
+		parts := make([]string, len(n.PercentileList))
+		for i, p := range n.PercentileList {
+			parts[i] = strconv.FormatFloat(p, 'g', -1, 64)
+		}
+		kv("percentile_list", strings.Join(parts, ":"))
+	}
+	flag("lat_percentiles", n.LatPercentiles)
+	flag("slat_percentiles", n.SlatPercentiles)
+	str("write_hist_log", n.WriteHistLog)
+	num("log_hist_msec", int64(n.LogHistMsec), 0)
+	if n.SS != "" && !(n.SS == DefaultSS && n.SSDur > 0) {
+		kv("steadystate", n.SS)
+	}
+	dur("ss_dur", n.SSDur)
+	dur("ss_ramp", n.SSRamp)
+	return b.String()
+}
+
+// formatTriple prints a per-direction (read, write, trim) value in fio's
+// shortest syntax: "v" when all three are equal, "r,w" when trim equals
+// write, else "r,w,t"; zeros print empty ("100," limits reads only).
+func formatTriple(v [3]int64, f func(int64, int) string) string {
+	s := func(x int64) string {
+		if x == 0 {
+			return ""
+		}
+		return f(x, 10)
+	}
+	switch {
+	case v[0] == v[1] && v[1] == v[2]:
+		return s(v[0])
+	case v[1] == v[2] && v[2] != 0:
+		return s(v[0]) + "," + s(v[1])
+	}
+	return s(v[0]) + "," + s(v[1]) + "," + s(v[2])
+}
+
+// jobJSON is Job without its methods, so MarshalJSON can use the default
+// encoding.
+type jobJSON Job
+
+// MarshalJSON encodes the normalized job: field order is fixed, defaults
+// are explicit, so equal workloads encode to equal bytes.
+func (j Job) MarshalJSON() ([]byte, error) {
+	return json.Marshal(jobJSON(j.Normalized()))
+}

@@ -1,0 +1,323 @@
+package workload
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// update rewrites the golden files under testdata/: go test ./workload -update
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+// It stops the test (Fatal) when the file cannot be read or written and
+// reports a mismatch without stopping.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./workload -run %s -update to create it)", err, t.Name())
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got):\n%s\nrun go test ./workload -run %s -update if the change is intended", path, diff, t.Name())
+	}
+}
+
+// fullJob sets every field away from its default.
+func fullJob() Job {
+	return Job{
+		Name:               "full",
+		Description:        "every option",
+		Filename:           "/dev/loop7",
+		Engine:             "io_uring",
+		RW:                 RandRW,
+		RWMixRead:          70,
+		BlockSizeSplit:     []BlockSizeSplit{{4096, 60}, {65536, 40}},
+		IODepth:            32,
+		IODepthBatch:       8,
+		NumJobs:            2,
+		Size:               1 << 30,
+		Offset:             1 << 20,
+		Direct:             true,
+		Runtime:            time.Minute,
+		TimeBased:          true,
+		RampTime:           5 * time.Second,
+		Loops:              3,
+		RateIOPS:           [3]int{1000, 500, 500},
+		FsyncEvery:         16,
+		NoRandomMap:        true,
+		RandRepeat:         Bool(false),
+		RandSeed:           12345,
+		RandomDistribution: Distribution{Kind: DistZipf, Param: 1.2, Center: 0.25, HasCenter: true},
+		Verify:             VerifyCRC32C,
+		VerifyPattern:      `0xdeadbeef"abc"`,
+		Hipri:              true,
+		FixedBufs:          true,
+		RegisterFiles:      true,
+		SQThreadPoll:       true,
+		NoWait:             true,
+		PercentileList:     []float64{50, 99, 99.9},
+		LatPercentiles:     true,
+		SlatPercentiles:    true,
+		WriteHistLog:       "hist",
+		LogHistMsec:        1000,
+		SS:                 "iops_slope:0.1%",
+		SSDur:              30 * time.Second,
+		SSRamp:             10 * time.Second,
+	}
+}
+
+func TestRWNames(t *testing.T) {
+	for rw := Read; rw <= RandRW; rw++ {
+		got, err := ParseRW(rw.String())
+		if err != nil || got != rw {
+			t.Errorf("ParseRW(%q) = %v, %v", rw.String(), got, err)
+		}
+	}
+	if rw, err := ParseRW("readwrite"); err != nil || rw != ReadWrite {
+		t.Errorf("ParseRW(readwrite) = %v, %v", rw, err)
+	}
+	for _, bad := range []string{"trim", "randtrim", "trimwrite", "randread:8", "Read", ""} {
+		if _, err := ParseRW(bad); err == nil {
+			t.Errorf("ParseRW(%q): want an error", bad)
+		}
+	}
+	if _, err := ParseRW("trim"); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("ParseRW(trim) = %v, want ErrUnsupported", err)
+	}
+	checks := []struct {
+		rw                           RW
+		random, mixed, reads, writes bool
+	}{
+		{Read, false, false, true, false},
+		{Write, false, false, false, true},
+		{RandRead, true, false, true, false},
+		{RandWrite, true, false, false, true},
+		{ReadWrite, false, true, true, true},
+		{RandRW, true, true, true, true},
+	}
+	for _, c := range checks {
+		if c.rw.Random() != c.random || c.rw.Mixed() != c.mixed || c.rw.Reads() != c.reads || c.rw.Writes() != c.writes {
+			t.Errorf("%v: Random/Mixed/Reads/Writes = %v %v %v %v, want %v %v %v %v", c.rw,
+				c.rw.Random(), c.rw.Mixed(), c.rw.Reads(), c.rw.Writes(), c.random, c.mixed, c.reads, c.writes)
+		}
+	}
+}
+
+func TestNormalized(t *testing.T) {
+	got := Job{Name: "x"}.Normalized()
+	want := Job{
+		Name: "x", Engine: "psync", RWMixRead: 50, BlockSize: 4096, IODepth: 1, IODepthBatch: 1,
+		NumJobs: 1, Loops: 1, RandRepeat: Bool(true), PercentileList: DefaultPercentiles,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Normalized (-want +got):\n%s", diff)
+	}
+	// Idempotent, and shares nothing with its input.
+	j := fullJob()
+	n := j.Normalized()
+	if diff := cmp.Diff(n, n.Normalized()); diff != "" {
+		t.Errorf("Normalized is not idempotent (-once +twice):\n%s", diff)
+	}
+	n.BlockSizeSplit[0].Size = 1
+	n.PercentileList[0] = 1
+	*n.RandRepeat = true
+	if j.BlockSizeSplit[0].Size != 4096 || j.PercentileList[0] != 50 || *j.RandRepeat {
+		t.Error("Normalized shares slices or RandRepeat with its input")
+	}
+	d := Job{Name: "x", SSDur: time.Second}.Normalized()
+	if d.SS != DefaultSS {
+		t.Errorf("SS with ss_dur set = %q, want fio's default %q", d.SS, DefaultSS)
+	}
+	if r := (Job{BlockSizeRange: BlockSizeRange{512, 4096}}).Normalized(); r.BlockSize != 0 {
+		t.Errorf("bs defaulted to %d although bsrange is set", r.BlockSize)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := (&Job{Name: "defaults"}).Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+	full := fullJob()
+	full.RateIOPS = [3]int{}
+	full.Rate = [3]int64{1 << 20, 0, 0}
+	if err := full.Validate(); err != nil {
+		t.Errorf("full job: %v", err)
+	}
+	for _, tc := range []struct {
+		name   string
+		edit   func(*Job)
+		field  string
+		reason string
+	}{
+		{"empty name", func(j *Job) { j.Name = "" }, "name", "empty"},
+		{"global name", func(j *Job) { j.Name = "global-x" }, "name", "global"},
+		{"name with comment", func(j *Job) { j.Name = "a;b" }, "name", "comment"},
+		{"name with newline", func(j *Job) { j.Name = "a\nb" }, "name", "control"},
+		{"long name", func(j *Job) { j.Name = strings.Repeat("n", 256) }, "name", "longer than 255"},
+		{"filename dollar", func(j *Job) { j.Filename = "/tmp/$x" }, "filename", "'$'"},
+		{"filename space", func(j *Job) { j.Filename = " /tmp/x" }, "filename", "white space"},
+		{"description hash", func(j *Job) { j.Description = "a # b" }, "description", "comment"},
+		{"engine", func(j *Job) { j.Engine = "windowsaio" }, "ioengine", "unknown engine"},
+		{"rw", func(j *Job) { j.RW = 9 }, "rw", "invalid RW"},
+		{"rwmix", func(j *Job) { j.RWMixRead = 101 }, "rwmixread", "percentage"},
+		{"bs negative", func(j *Job) { j.BlockSize = -1 }, "bs", "outside"},
+		{"bs huge", func(j *Job) { j.BlockSize = 2 << 30 }, "bs", "outside"},
+		{"bs and bsrange", func(j *Job) { j.BlockSize = 4096; j.BlockSizeRange = BlockSizeRange{512, 8192} }, "bs", "only one"},
+		{"bsrange reversed", func(j *Job) { j.BlockSizeRange = BlockSizeRange{8192, 512} }, "bsrange", "not a range"},
+		{"bssplit sum", func(j *Job) { j.BlockSizeSplit = []BlockSizeSplit{{4096, 50}, {8192, 40}} }, "bssplit", "add up to 90"},
+		{"bssplit size", func(j *Job) { j.BlockSizeSplit = []BlockSizeSplit{{0, 100}} }, "bssplit", "block size 0"},
+		{"bssplit percent", func(j *Job) { j.BlockSizeSplit = []BlockSizeSplit{{512, 101}, {1024, -1}} }, "bssplit", "not a percentage"},
+		{"iodepth", func(j *Job) { j.IODepth = MaxIODepth + 1 }, "iodepth", "outside"},
+		{"batch above depth", func(j *Job) { j.IODepth = 4; j.IODepthBatch = 8 }, "iodepth_batch_submit", "iodepth=4"},
+		{"numjobs", func(j *Job) { j.NumJobs = -1 }, "numjobs", "outside"},
+		{"size negative", func(j *Job) { j.Size = -1 }, "size", "negative"},
+		{"size below block", func(j *Job) { j.Size = 1024 }, "size", "smaller than the block size"},
+		{"offset negative", func(j *Job) { j.Offset = -4096 }, "offset", "negative"},
+		{"overflow", func(j *Job) { j.Offset = 1 << 62; j.Size = 1 << 62 }, "size", "overflows"},
+		{"loops", func(j *Job) { j.Loops = -2 }, "loops", "less than 1"},
+		{"fsync", func(j *Job) { j.FsyncEvery = -1 }, "fsync", "negative"},
+		{"runtime", func(j *Job) { j.Runtime = -time.Second }, "runtime", "negative"},
+		{"runtime ns", func(j *Job) { j.Runtime = 1500 * time.Nanosecond }, "runtime", "microseconds"},
+		{"ss_dur ns", func(j *Job) { j.SSDur = time.Second + 1 }, "ss_dur", "microseconds"},
+		{"time_based", func(j *Job) { j.TimeBased = true }, "time_based", "needs a runtime"},
+		{"rate and iops", func(j *Job) { j.Rate[0] = 1 << 20; j.RateIOPS[1] = 100 }, "rate_iops", "mutually exclusive"},
+		{"rate negative", func(j *Job) { j.Rate[1] = -1 }, "rate", "negative"},
+		{"zipf 1", func(j *Job) { j.RandomDistribution = Distribution{Kind: DistZipf, Param: 1} }, "random_distribution", "!= 1"},
+		{"pareto", func(j *Job) { j.RandomDistribution = Distribution{Kind: DistPareto, Param: 1} }, "random_distribution", "(0, 1)"},
+		{"center", func(j *Job) {
+			j.RandomDistribution = Distribution{Kind: DistNormal, Param: 5, Center: 2, HasCenter: true}
+		}, "random_distribution", "center"},
+		{"verify kind", func(j *Job) { j.Verify = 7 }, "verify", "invalid"},
+		{"verify small block", func(j *Job) { j.Verify = VerifySHA256; j.BlockSize = 32 }, "verify", "header"},
+		{"verify pattern", func(j *Job) { j.VerifyPattern = "%o" }, "verify_pattern", "not supported"},
+		{"hipri on libaio", func(j *Job) { j.Engine = "libaio"; j.Hipri = true }, "hipri", "ioengine=libaio"},
+		{"fixedbufs on psync", func(j *Job) { j.FixedBufs = true }, "fixedbufs", "only io_uring"},
+		{"nowait on sync", func(j *Job) { j.Engine = "sync"; j.NoWait = true }, "nowait", "does not take it"},
+		{"percentiles order", func(j *Job) { j.PercentileList = []float64{99, 50} }, "percentile_list", "ascending"},
+		{"percentile range", func(j *Job) { j.PercentileList = []float64{0} }, "percentile_list", "(0, 100]"},
+		{"percentiles many", func(j *Job) { j.PercentileList = make([]float64, 21) }, "percentile_list", "21 entries"},
+		{"percentiles empty", func(j *Job) { j.PercentileList = []float64{} }, "percentile_list", "0 entries"},
+		{"steadystate", func(j *Job) { j.SS = "iops" }, "steadystate", "criterion"},
+		{"log_hist_msec", func(j *Job) { j.LogHistMsec = -1 }, "log_hist_msec", "negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := Job{Name: "j"}
+			tc.edit(&j)
+			err := j.Validate()
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("Validate() = %v, want a *FieldError", err)
+			}
+			if fe.Field != tc.field || !strings.Contains(fe.Reason, tc.reason) || !errors.Is(err, ErrInvalid) {
+				t.Errorf("Validate() = %q (field %s); want field %s, a reason mentioning %q, and ErrInvalid", err, fe.Field, tc.field, tc.reason)
+			}
+		})
+	}
+}
+
+func TestJobStringGolden(t *testing.T) {
+	j := fullJob()
+	golden(t, "full.fio", []byte(j.String()))
+	golden(t, "defaults.fio", []byte(Job{Name: "defaults"}.String()))
+}
+
+func TestJobJSON(t *testing.T) {
+	j := fullJob()
+	b, err := json.MarshalIndent(j, "", "\t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "full.json", append(b, '\n'))
+
+	// The default workload encodes the same whether its defaults are
+	// spelled out or not.
+	a, err := json.Marshal(Job{Name: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := json.Marshal(Job{Name: "x", Engine: "psync", RWMixRead: 50, BlockSize: 4096, IODepth: 1,
+		IODepthBatch: 1, NumJobs: 1, Loops: 1, RandRepeat: Bool(true), PercentileList: DefaultPercentiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, c) {
+		t.Errorf("equal workloads encode differently:\n%s\n%s", a, c)
+	}
+
+	// JSON round trip gives the normalized job back.
+	for _, j := range []Job{fullJob(), {Name: "x"}, {Name: "r", RW: RandRead, BlockSizeRange: BlockSizeRange{512, 8192}}} {
+		b, err := json.Marshal(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Job
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if diff := cmp.Diff(j.Normalized(), back); diff != "" {
+			t.Errorf("JSON round trip of %q (-want +got):\n%s", j.Name, diff)
+		}
+		again, _ := json.Marshal(back)
+		if !bytes.Equal(b, again) {
+			t.Errorf("re-encoding differs:\n%s\n%s", b, again)
+		}
+	}
+	var bad Job
+	if err := json.Unmarshal([]byte(`{"rw":"trim"}`), &bad); err == nil {
+		t.Error("unmarshal rw=trim: want an error")
+	}
+}
+
+func TestSeed(t *testing.T) {
+	j := Job{Name: "x"}
+	if j.Seed(0, 1) != j.Seed(0, 2) {
+		t.Error("repeatable job: the seed depends on entropy")
+	}
+	if j.Seed(0, 0) == j.Seed(1, 0) {
+		t.Error("clones share a seed")
+	}
+	k := Job{Name: "x", RandSeed: 99}
+	if k.Seed(0, 0) == j.Seed(0, 0) {
+		t.Error("randseed does not change the seed")
+	}
+	r := Job{Name: "x", RandRepeat: Bool(false)}
+	if r.Seed(0, 1) == r.Seed(0, 2) {
+		t.Error("randrepeat=0: the seed ignores entropy")
+	}
+	rs := Job{Name: "x", RandRepeat: Bool(false), RandSeed: 7}
+	if rs.Seed(0, 1) != rs.Seed(0, 2) {
+		t.Error("an explicit randseed must win over randrepeat=0")
+	}
+}
+
+func TestBlockSizeBounds(t *testing.T) {
+	for _, tc := range []struct {
+		j        Job
+		min, max int64
+	}{
+		{Job{}, 4096, 4096},
+		{Job{BlockSize: 8192}, 8192, 8192},
+		{Job{BlockSizeRange: BlockSizeRange{512, 65536}}, 512, 65536},
+		{Job{BlockSizeSplit: []BlockSizeSplit{{65536, 10}, {4096, 80}, {16384, 10}}}, 4096, 65536},
+	} {
+		if tc.j.MinBlockSize() != tc.min || tc.j.MaxBlockSize() != tc.max {
+			t.Errorf("%+v: min/max = %d/%d, want %d/%d", tc.j, tc.j.MinBlockSize(), tc.j.MaxBlockSize(), tc.min, tc.max)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package workload
+
+import (
+	"os"
+	"sort"
+	"strconv"
+
+	"stortest.dev/engines"
+)
+
+// The runner's view of a Job.
+
+func (j Job) withDefaults() Job { return j.Normalized() }
+
+// writes reports whether the job writes (and so opens its file read-write).
+func (j *Job) writes() bool { return j.RW.Writes() }
+
+func (j *Job) maxBlockSize() int { return int(j.MaxBlockSize()) }
+
+// rated reports whether any rate limit is set.
+func (j *Job) rated() bool {
+	for d := range NumDirs {
+		if j.RateIOPS[d] > 0 || j.Rate[d] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (j *Job) engineConfig(f *os.File, bufs [][]byte, size int64) engines.Config {
+	return engines.Config{
+		File: f, Direct: j.Direct, Depth: j.IODepth, Buffers: bufs,
+		SQPoll: j.SQThreadPoll, FixedBufs: j.FixedBufs, RegisterFiles: j.RegisterFiles,
+		HiPri: j.Hipri, NoWait: j.NoWait, Size: size,
+	}
+}
+
+func (j *Job) percentileList() []float64 {
+	if len(j.PercentileList) == 0 {
+		return DefaultPercentiles
+	}
+	return j.PercentileList
+}
+
+// noClatPercentiles: fio prints clat percentiles by default.
+func (j *Job) noClatPercentiles() bool { return false }
+
+// fioOptions is the "job options" object of fio's JSON output: the
+// options as a job file would give them.
+func (j *Job) fioOptions() ordered {
+	o := ordered{{"name", j.Name}}
+	add := func(k, v string) { o = append(o, field{k, v}) }
+	if j.Filename != "" {
+		add("filename", j.Filename)
+	}
+	add("ioengine", j.Engine)
+	add("rw", j.RW.String())
+	if j.RW.Mixed() {
+		add("rwmixread", strconv.Itoa(j.RWMixRead))
+	}
+	switch {
+	case len(j.BlockSizeSplit) > 0 || !j.BlockSizeRange.IsZero():
+		add("bs_max", strconv.FormatInt(j.MaxBlockSize(), 10))
+	default:
+		add("bs", FormatSize(j.BlockSize))
+	}
+	add("iodepth", strconv.Itoa(j.IODepth))
+	if j.Direct {
+		add("direct", "1")
+	}
+	if j.Size > 0 {
+		add("size", FormatSize(j.Size))
+	}
+	if j.Runtime > 0 {
+		add("runtime", strconv.FormatInt(j.Runtime.Milliseconds(), 10)+"ms")
+	}
+	if j.TimeBased {
+		add("time_based", "1")
+	}
+	if j.NumJobs > 1 {
+		add("numjobs", strconv.Itoa(j.NumJobs))
+	}
+	return o
+}
+
+func sortedKeys(m map[int]uint64) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys
+}

@@ -1,0 +1,183 @@
+package workload
+
+import (
+	"fmt"
+	"time"
+
+	"stortest.dev/latency"
+)
+
+// Dir is a data direction as fio counts them: read, write, trim.
+type Dir int
+
+const (
+	DirRead Dir = iota
+	DirWrite
+	DirTrim
+	NumDirs
+)
+
+var dirNames = [NumDirs]string{"read", "write", "trim"}
+
+func (d Dir) String() string {
+	if d >= 0 && d < NumDirs {
+		return dirNames[d]
+	}
+	return fmt.Sprintf("Dir(%d)", int(d))
+}
+
+// DirStats are one direction's totals and latency histograms over the
+// measured part of a run (after ramp_time).
+type DirStats struct {
+	IOs      uint64 // completed I/Os, errors included
+	Bytes    uint64 // bytes transferred by completed I/Os
+	ShortIOs uint64 // completed with fewer bytes than asked
+	Errors   uint64 // completed with an error (Res < 0)
+
+	// Submission latency (async engines only, as fio: N=0 for sync
+	// engines), completion latency and total latency, in ns.
+	Slat, Clat, Lat *latency.Histogram
+}
+
+// Second is one per-second sample of a job: what completed in the second
+// ending at T. These feed steady-state detection, bandwidth and IOPS
+// statistics and histogram logs.
+type Second struct {
+	T     time.Duration          // end of the interval, since the measured start
+	Dur   time.Duration          // its length: a second, or less for the last one
+	IOs   [NumDirs]uint64        // completions in the interval
+	Bytes [NumDirs]uint64        // bytes completed in the interval
+	Clat  [NumDirs][]latency.Bin // non-empty clat buckets of the interval
+}
+
+// IOPS returns direction d's completions per second in the interval.
+func (s *Second) IOPS(d Dir) float64 {
+	if s.Dur <= 0 {
+		return 0
+	}
+	return float64(s.IOs[d]) / s.Dur.Seconds()
+}
+
+// BW returns direction d's bytes per second in the interval.
+func (s *Second) BW(d Dir) float64 {
+	if s.Dur <= 0 {
+		return 0
+	}
+	return float64(s.Bytes[d]) / s.Dur.Seconds()
+}
+
+// IOError records one failed I/O.
+type IOError struct {
+	Op     string
+	Offset int64
+	Len    int
+	Errno  int
+	Err    error // explained by the engine
+}
+
+func (e IOError) Error() string {
+	return fmt.Sprintf("%s of %d bytes at offset %d: %v", e.Op, e.Len, e.Offset, e.Err)
+}
+
+// MaxRecordedErrors is how many failed I/Os a job keeps in detail; the
+// rest are counted per errno.
+const MaxRecordedErrors = 8
+
+// JobResult is the outcome of one job (one clone when numjobs > 1).
+type JobResult struct {
+	Name   string
+	Clone  int // 0 .. numjobs-1
+	Job    Job // the job as run, with defaults applied
+	Engine string
+	Target string // the file or device
+
+	Dirs [NumDirs]DirStats
+	// Sync holds fsync/fdatasync latencies (total_ios and lat_ns in fio's
+	// "sync" object).
+	Sync DirStats
+
+	Start   time.Time     // wall clock at the start of the measured part
+	Runtime time.Duration // measured time (ramp excluded)
+	Seconds []Second
+
+	ErrnoCounts map[int]uint64 // failed I/Os per errno
+	FirstErrors []IOError      // the first MaxRecordedErrors failures
+	Verify      VerifyStats
+
+	UsrCPU, SysCPU time.Duration // CPU of the job's thread
+	Ctx            uint64        // context switches of the job's thread
+
+	Canceled bool  // stopped early by its context; results are partial
+	Err      error // a failure that stopped the job (not per-I/O errors)
+}
+
+// VerifyStats counts verified blocks.
+type VerifyStats struct {
+	Checked    uint64  // blocks read back and checked
+	Mismatches uint64  // blocks that failed the check
+	First      []error // the first mismatches, each naming its offset
+}
+
+// IOPS returns direction d's completions per second over the runtime.
+func (r *JobResult) IOPS(d Dir) float64 {
+	if r.Runtime <= 0 {
+		return 0
+	}
+	return float64(r.Dirs[d].IOs) / r.Runtime.Seconds()
+}
+
+// BW returns direction d's bytes per second over the runtime.
+func (r *JobResult) BW(d Dir) float64 {
+	if r.Runtime <= 0 {
+		return 0
+	}
+	return float64(r.Dirs[d].Bytes) / r.Runtime.Seconds()
+}
+
+// TotalErrors returns the failed I/Os of all directions.
+func (r *JobResult) TotalErrors() uint64 {
+	var n uint64
+	for d := range NumDirs {
+		n += r.Dirs[d].Errors
+	}
+	return n + r.Sync.Errors
+}
+
+// Result is the outcome of a Run: one JobResult per job clone.
+type Result struct {
+	Jobs []*JobResult
+}
+
+// Err returns the first job failure, if any.
+func (r *Result) Err() error {
+	for _, j := range r.Jobs {
+		if j.Err != nil {
+			return fmt.Errorf("job %s.%d: %w", j.Name, j.Clone, j.Err)
+		}
+	}
+	return nil
+}
+
+// Merged returns the histograms and totals of all clones summed, per
+// direction: what fio's group_reporting shows.
+func (r *Result) Merged() [NumDirs]DirStats {
+	var out [NumDirs]DirStats
+	for d := range NumDirs {
+		for _, j := range r.Jobs {
+			s := j.Dirs[d]
+			if out[d].Clat == nil {
+				out[d] = DirStats{Slat: s.Slat.Clone(), Clat: s.Clat.Clone(), Lat: s.Lat.Clone(),
+					IOs: s.IOs, Bytes: s.Bytes, ShortIOs: s.ShortIOs, Errors: s.Errors}
+				continue
+			}
+			out[d].IOs += s.IOs
+			out[d].Bytes += s.Bytes
+			out[d].ShortIOs += s.ShortIOs
+			out[d].Errors += s.Errors
+			_ = out[d].Slat.Merge(s.Slat)
+			_ = out[d].Clat.Merge(s.Clat)
+			_ = out[d].Lat.Merge(s.Lat)
+		}
+	}
+	return out
+}

@@ -1,0 +1,610 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"stortest.dev/clock"
+	"stortest.dev/engines"
+	"stortest.dev/latency"
+)
+
+// Options configure a Run beyond its Job.
+type Options struct {
+	// Progress, when set, is called about once a second from a separate
+	// goroutine with the totals so far, and once more at the end.
+	Progress func(Progress)
+	// OnSecond, when set, is called on each job's goroutine once per
+	// measured second with the second's sample and its clat histograms
+	// (valid only during the call). It runs on the I/O path: keep it short.
+	// Returning true stops the job (steady state reached, say).
+	OnSecond func(job *JobResult, sec *Second, clat *[NumDirs]*latency.Histogram) (stop bool)
+	// HistGroups sets the latency histograms' group count; 0 means
+	// latency.LongGroups, so stalls up to 36 minutes keep their value
+	// (fio's 29 groups clip at 17 s). Bins of the first 29 groups are
+	// identical to fio's either way.
+	HistGroups int
+	// BeforeVerify, when set, is called on a job's goroutine when it has
+	// finished writing and is about to read its blocks back (verify on).
+	// Tests use it to corrupt data in between.
+	BeforeVerify func(job *JobResult)
+	// ContinueOnError keeps a job running after failed I/Os (fio's
+	// continue_on_error=io); by default the first failure ends the job.
+	ContinueOnError bool
+}
+
+// Progress is a snapshot of a running workload, summed over jobs.
+type Progress struct {
+	Elapsed time.Duration // since the start, ramp included
+	ETA     time.Duration // estimated time left; -1 when unknown
+	Ramp    bool          // still in ramp_time
+	IOs     [NumDirs]uint64
+	Bytes   [NumDirs]uint64
+	IOPS    [NumDirs]float64 // over the last report interval
+	BW      [NumDirs]float64 // bytes/s over the last report interval
+	Done    bool             // the final report
+}
+
+// Run executes job: NumJobs clones, each on its own goroutine locked to an
+// OS thread, each with its own file descriptor, engine, buffers and
+// histograms (nothing shared per I/O). It returns when every clone has
+// finished or ctx is cancelled; a cancelled run returns its partial
+// results with Canceled set and a nil error. The error is for failures
+// before any I/O (bad job, missing target); failures during the run are in
+// each JobResult.Err.
+func Run(ctx context.Context, job Job, opts Options) (*Result, error) {
+	return RunJobs(ctx, []Job{job}, opts)
+}
+
+// RunJobs runs several jobs at once, as fio runs the sections of a job
+// file; the result lists every clone of every job in order.
+func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("workload: no jobs")
+	}
+	for i := range jobs {
+		jobs[i] = jobs[i].withDefaults()
+		if err := jobs[i].Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := clock.Init(); err != nil {
+		return nil, fmt.Errorf("workload: clock: %w", err)
+	}
+	groups := opts.HistGroups
+	if groups == 0 {
+		groups = latency.LongGroups
+	}
+	layout, err := latency.NewLayout(groups)
+	if err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	res := &Result{}
+	var workers []*worker
+	closeAll := func() {
+		for _, w := range workers {
+			w.close()
+		}
+	}
+	var longest time.Duration
+	for _, job := range jobs {
+		if err := prepareTarget(job); err != nil {
+			closeAll()
+			return nil, err
+		}
+		longest = max(longest, job.RampTime+job.Runtime)
+		for i := range job.NumJobs {
+			w, err := newWorker(job, i, layout, opts)
+			if err != nil {
+				closeAll()
+				return nil, err
+			}
+			workers = append(workers, w)
+			res.Jobs = append(res.Jobs, w.res)
+		}
+	}
+	defer closeAll()
+
+	stop := &atomic.Bool{}
+	unhook := context.AfterFunc(ctx, func() { stop.Store(true) })
+	defer unhook()
+
+	start := clock.Now()
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		w.stop = stop
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.run(start)
+		}()
+	}
+	done := make(chan struct{})
+	var pwg sync.WaitGroup
+	if opts.Progress != nil {
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			reportProgress(jobs[0].RampTime, longest, workers, start, done, opts.Progress)
+		}()
+	}
+	wg.Wait()
+	close(done)
+	pwg.Wait()
+	if ctx.Err() != nil {
+		for _, w := range workers {
+			w.res.Canceled = true
+		}
+	}
+	return res, nil
+}
+
+// worker runs one job clone. Every field is owned by the worker's
+// goroutine except pub, which the progress reporter reads.
+type worker struct {
+	job   Job
+	opts  Options
+	res   *JobResult
+	file  *os.File
+	eng   engines.Engine
+	flags engines.Flags
+	bufs  *engines.Buffers
+	src   *ioSource
+	stop  *atomic.Bool
+	lbs   int
+
+	units  []engines.Unit
+	free   []*engines.Unit // units ready for use
+	staged []*engines.Unit // queued, waiting for Commit
+	infl   int             // committed, not reaped
+	sync   bool            // the engine completes in Queue
+
+	measureStart int64 // ns: end of ramp
+	deadline     int64 // ns: runtime limit, 0 for none
+	ended        bool  // no more I/O will be issued
+	lastDone     int64 // ns: last completion
+
+	// Per-second sampling.
+	nextTick  int64
+	tickIOs   [NumDirs]uint64
+	tickBytes [NumDirs]uint64
+	clatPrev  [NumDirs]*latency.Histogram
+	clatDelta [NumDirs]*latency.Histogram
+
+	syncUnit        engines.Unit // fsync's own unit
+	held            bool         // reap before issuing more (rate limit, drain)
+	writesSinceSync int          // writes issued since the last fsync
+
+	pub published
+}
+
+// published are the counters the progress reporter reads.
+type published struct {
+	ios   [NumDirs]atomic.Uint64
+	bytes [NumDirs]atomic.Uint64
+}
+
+func newWorker(job Job, clone int, layout latency.Layout, opts Options) (*worker, error) {
+	w := &worker{job: job, opts: opts}
+	w.res = &JobResult{Name: job.Name, Clone: clone, Job: job, Engine: job.Engine, Target: job.Filename,
+		ErrnoCounts: map[int]uint64{}}
+	for d := range NumDirs {
+		w.res.Dirs[d] = DirStats{Slat: latency.New(layout), Clat: latency.New(layout), Lat: latency.New(layout)}
+		w.clatPrev[d] = latency.New(layout)
+		w.clatDelta[d] = latency.New(layout)
+	}
+	w.res.Sync = DirStats{Lat: latency.New(layout), Slat: latency.New(layout), Clat: latency.New(layout)}
+
+	f, err := engines.OpenFile(job.Filename, job.writes(), job.Direct)
+	if err != nil {
+		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+	}
+	w.file = f
+	w.lbs = 512
+	if lbs, err := engines.LogicalBlockSize(f); err == nil && lbs > 0 {
+		w.lbs = lbs
+	}
+	size, err := engines.Size(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+	}
+	src, err := newIOSource(job, clone, size)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+	}
+	w.src = src
+	if opts.BeforeVerify != nil {
+		src.beforeVerify = func() { opts.BeforeVerify(w.res) }
+	}
+	maxBS := job.maxBlockSize()
+	if job.Direct && maxBS%w.lbs != 0 {
+		f.Close()
+		return nil, fmt.Errorf("workload: job %s: block size %d is not a multiple of %s's logical block size %d (O_DIRECT needs it)",
+			job.Name, maxBS, job.Filename, w.lbs)
+	}
+	w.bufs, err = engines.AllocBuffers(job.IODepth, maxBS)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+	}
+	w.eng, err = engines.New(job.Engine, job.engineConfig(f, w.bufs.All(), size))
+	if err != nil {
+		w.bufs.Free()
+		f.Close()
+		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+	}
+	w.flags = w.eng.Flags()
+	if w.flags&engines.FlagNoIO != 0 {
+		src.ver = nil // no data moves: nothing to read back
+	}
+	w.sync = w.flags&engines.FlagSync != 0
+	w.units = make([]engines.Unit, job.IODepth)
+	w.free = make([]*engines.Unit, 0, job.IODepth)
+	w.staged = make([]*engines.Unit, 0, job.IODepth)
+	for i := range w.units {
+		u := &w.units[i]
+		u.Index = i
+		u.BufIndex = i
+		u.Buf = w.bufs.Buf(i)
+		w.free = append(w.free, u)
+	}
+	return w, nil
+}
+
+func (w *worker) close() {
+	if w.eng != nil {
+		w.eng.Close()
+		w.eng = nil
+	}
+	if w.bufs != nil {
+		w.bufs.Free()
+		w.bufs = nil
+	}
+	if w.file != nil {
+		w.file.Close()
+		w.file = nil
+	}
+}
+
+// run is the job's I/O loop: fill the queue, commit, reap, sample.
+//
+// Clock reads follow fio: a start time when a unit is prepared, an issue
+// time after each commit (async engines), one completion time per reaped
+// batch. For synchronous engines the issue time is the start time: nothing
+// runs between preparing a unit and calling Queue here, so a second read
+// would only measure the clock.
+func (w *worker) run(start int64) {
+	// io_uring completes on the submitting thread, and the CPU figures
+	// come from this thread's rusage.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+
+	j := &w.job
+	w.src.pacer.Start(start)
+	w.measureStart = start + int64(j.RampTime)
+	if j.Runtime > 0 {
+		w.deadline = w.measureStart + int64(j.Runtime)
+	}
+	w.nextTick = w.measureStart + int64(time.Second)
+	var ru0 unix.Rusage
+	measuring := false
+	depth := j.IODepth
+	batch := max(1, min(j.IODepthBatch, depth))
+	now := start
+
+	for {
+		if !measuring && now >= w.measureStart {
+			measuring = true
+			_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru0)
+			w.res.Start = time.Now()
+		}
+		if !w.ended && (w.stop.Load() || (w.deadline != 0 && now >= w.deadline)) {
+			w.ended = true
+		}
+		// Fill the queue: at most depth units per pass, so the deadline,
+		// cancellation and the per-second tick are checked between them.
+		busy := false
+		for n := 0; n < depth && !w.ended && len(w.free) > 0; n++ {
+			u := w.free[len(w.free)-1]
+			sst, wait := w.src.next(u, now, w.infl == 0 && len(w.staged) == 0)
+			w.held = false
+			if sst == srcDone {
+				w.ended = true
+				break
+			}
+			if sst == srcDrain {
+				w.held = true // reap what is in flight first
+				break
+			}
+			if sst == srcWait {
+				w.held = true
+				if w.infl > 0 || len(w.staged) > 0 {
+					break // reap meanwhile
+				}
+				time.Sleep(time.Duration(min(wait, int64(100*time.Millisecond))))
+				now = clock.Now()
+				break
+			}
+			w.free = w.free[:len(w.free)-1] // u is taken: fsync may refill the list
+			if u.Op == engines.OpWrite && j.FsyncEvery > 0 {
+				if w.writesSinceSync >= j.FsyncEvery {
+					w.fsync()
+					w.writesSinceSync = 0
+				}
+				w.writesSinceSync++
+			}
+			u.Start = clock.Now()
+			u.Issue = u.Start
+			now = u.Start
+			st, err := w.eng.Queue(u)
+			if err != nil {
+				w.fail(fmt.Errorf("queue: %w", err))
+				w.free = append(w.free, u)
+				break
+			}
+			switch st {
+			case engines.Completed:
+				now = clock.Now()
+				w.complete(u, now)
+			case engines.Queued:
+				w.staged = append(w.staged, u)
+				if len(w.staged) >= batch {
+					now = w.commit()
+				}
+			case engines.Busy:
+				w.free = append(w.free, u)
+				w.src.unget(u)
+				busy = true
+			}
+			if busy {
+				break
+			}
+		}
+		if len(w.staged) > 0 {
+			now = w.commit()
+		}
+		// Reap when the queue is full, the engine is busy, the rate limit
+		// holds new I/O back, or to drain at the end.
+		if w.infl > 0 && (len(w.free) == 0 || busy || w.ended || w.held) {
+			n, err := w.eng.GetEvents(1, depth, 0)
+			if err != nil {
+				w.fail(fmt.Errorf("getevents: %w", err))
+				w.drainForced()
+			}
+			now = clock.Now()
+			for i := range n {
+				w.infl--
+				w.complete(w.eng.Event(i), now)
+			}
+		}
+		if measuring && now >= w.nextTick {
+			w.tick(now)
+		}
+		if w.ended && w.infl == 0 && len(w.staged) == 0 {
+			break
+		}
+	}
+	end := w.lastDone
+	if w.deadline != 0 && end > w.deadline {
+		end = w.deadline
+	}
+	if measuring && end > w.measureStart {
+		w.res.Runtime = time.Duration(end - w.measureStart)
+		var ru1 unix.Rusage
+		_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru1)
+		w.res.UsrCPU = time.Duration(unix.TimevalToNsec(ru1.Utime) - unix.TimevalToNsec(ru0.Utime))
+		w.res.SysCPU = time.Duration(unix.TimevalToNsec(ru1.Stime) - unix.TimevalToNsec(ru0.Stime))
+		w.res.Ctx = uint64(ru1.Nvcsw+ru1.Nivcsw) - uint64(ru0.Nvcsw+ru0.Nivcsw)
+		// The last partial second, so short runs still have a sample.
+		if w.lastDone > w.nextTick-int64(time.Second) {
+			w.tick(w.lastDone)
+		}
+	}
+}
+
+// commit submits the staged units and stamps their issue time, which it
+// returns.
+func (w *worker) commit() int64 {
+	if err := w.eng.Commit(); err != nil {
+		w.fail(fmt.Errorf("commit: %w", err))
+	}
+	t := clock.Now()
+	measuring := t >= w.measureStart
+	for _, u := range w.staged {
+		u.Issue = t
+		if measuring {
+			w.res.Dirs[dirOf(u.Op)].Slat.Add(uint64(t - u.Start))
+		}
+	}
+	w.infl += len(w.staged)
+	w.staged = w.staged[:0]
+	return t
+}
+
+// complete accounts one finished unit at completion time t.
+func (w *worker) complete(u *engines.Unit, t int64) {
+	w.free = append(w.free, u)
+	w.lastDone = t
+	if u.Op == engines.OpFsync || u.Op == engines.OpFdatasync {
+		return // fsync() accounts its own
+	}
+	d := dirOf(u.Op)
+	if u.Res < 0 {
+		w.ioError(u)
+	} else if u.Op == engines.OpRead {
+		w.src.check(u, &w.res.Verify)
+	}
+	if t < w.measureStart {
+		return
+	}
+	s := &w.res.Dirs[d]
+	s.IOs++
+	if u.Res > 0 {
+		s.Bytes += uint64(u.Res)
+		if int(u.Res) < len(u.Buf) {
+			s.ShortIOs++
+		}
+	}
+	s.Clat.Add(uint64(t - u.Issue))
+	s.Lat.Add(uint64(t - u.Start))
+	w.pub.ios[d].Store(s.IOs)
+	w.pub.bytes[d].Store(s.Bytes)
+}
+
+func (w *worker) ioError(u *engines.Unit) {
+	d := dirOf(u.Op)
+	errno := int(-u.Res)
+	w.res.Dirs[d].Errors++
+	w.res.ErrnoCounts[errno]++
+	if len(w.res.FirstErrors) < MaxRecordedErrors {
+		w.res.FirstErrors = append(w.res.FirstErrors, IOError{
+			Op: u.Op.String(), Offset: u.Offset, Len: len(u.Buf), Errno: errno, Err: w.eng.Explain(u)})
+	}
+	if !w.opts.ContinueOnError && w.res.Err == nil {
+		w.res.Err = w.res.FirstErrors[0]
+		w.ended = true
+	}
+}
+
+func (w *worker) fail(err error) {
+	if w.res.Err == nil {
+		w.res.Err = err
+	}
+	w.ended = true
+}
+
+// drainForced abandons in-flight units after an engine failure.
+func (w *worker) drainForced() {
+	w.infl = 0
+	w.staged = w.staged[:0]
+}
+
+// fsync waits for in-flight writes, then issues one fsync through the
+// engine and records its latency in Sync (fio's "sync" object).
+func (w *worker) fsync() {
+	for w.infl > 0 || len(w.staged) > 0 {
+		if len(w.staged) > 0 {
+			w.commit()
+		}
+		if w.infl == 0 {
+			break
+		}
+		n, err := w.eng.GetEvents(1, w.job.IODepth, 0)
+		if err != nil {
+			w.fail(fmt.Errorf("getevents: %w", err))
+			w.drainForced()
+			return
+		}
+		t := clock.Now()
+		for i := range n {
+			w.infl--
+			w.complete(w.eng.Event(i), t)
+		}
+	}
+	// A unit of its own: the free list changes while draining.
+	u := &w.syncUnit
+	u.Op, u.Offset, u.Buf, u.BufIndex, u.Index = engines.OpFsync, 0, nil, -1, -1
+	u.Start = clock.Now()
+	u.Issue = u.Start
+	st, err := w.eng.Queue(u)
+	if err == nil && st == engines.Queued {
+		err = w.eng.Commit()
+		if err == nil {
+			_, err = w.eng.GetEvents(1, 1, 0)
+		}
+	}
+	t := clock.Now()
+	if err != nil {
+		w.fail(fmt.Errorf("fsync: %w", err))
+	} else if t >= w.measureStart {
+		w.res.Sync.IOs++
+		w.res.Sync.Lat.Add(uint64(t - u.Start))
+		if u.Res < 0 {
+			w.res.Sync.Errors++
+		}
+	}
+}
+
+// tick closes the per-second interval ending at t.
+func (w *worker) tick(t int64) {
+	sec := Second{T: time.Duration(t - w.measureStart)}
+	sec.Dur = sec.T
+	if n := len(w.res.Seconds); n > 0 {
+		sec.Dur = sec.T - w.res.Seconds[n-1].T
+	}
+	for d := range NumDirs {
+		s := &w.res.Dirs[d]
+		sec.IOs[d] = s.IOs - w.tickIOs[d]
+		sec.Bytes[d] = s.Bytes - w.tickBytes[d]
+		w.tickIOs[d], w.tickBytes[d] = s.IOs, s.Bytes
+		_ = w.clatDelta[d].Sub(s.Clat, w.clatPrev[d])
+		_ = w.clatPrev[d].CopyFrom(s.Clat)
+		if w.clatDelta[d].Count() > 0 {
+			sec.Clat[d] = w.clatDelta[d].Bins()
+		}
+	}
+	w.res.Seconds = append(w.res.Seconds, sec)
+	for w.nextTick <= t {
+		w.nextTick += int64(time.Second)
+	}
+	if w.opts.OnSecond != nil && w.opts.OnSecond(w.res, &w.res.Seconds[len(w.res.Seconds)-1], &w.clatDelta) {
+		w.ended = true
+	}
+}
+
+func dirOf(op engines.Op) Dir {
+	switch op {
+	case engines.OpWrite:
+		return DirWrite
+	case engines.OpTrim:
+		return DirTrim
+	}
+	return DirRead
+}
+
+func reportProgress(ramp, longest time.Duration, workers []*worker, start int64, done <-chan struct{}, f func(Progress)) {
+	tk := time.NewTicker(time.Second)
+	defer tk.Stop()
+	var prev Progress
+	prevT := start
+	for {
+		final := false
+		select {
+		case <-tk.C:
+		case <-done:
+			final = true
+		}
+		now := clock.Now()
+		p := Progress{Elapsed: time.Duration(now - start), ETA: -1, Done: final}
+		p.Ramp = time.Duration(now-start) < ramp
+		for _, w := range workers {
+			for d := range NumDirs {
+				p.IOs[d] += w.pub.ios[d].Load()
+				p.Bytes[d] += w.pub.bytes[d].Load()
+			}
+		}
+		if dt := float64(now-prevT) / 1e9; dt > 0 {
+			for d := range NumDirs {
+				p.IOPS[d] = float64(p.IOs[d]-min(prev.IOs[d], p.IOs[d])) / dt
+				p.BW[d] = float64(p.Bytes[d]-min(prev.Bytes[d], p.Bytes[d])) / dt
+			}
+		}
+		if longest > 0 {
+			p.ETA = max(0, longest-p.Elapsed)
+		}
+		f(p)
+		if final {
+			return
+		}
+		prev, prevT = p, now
+	}
+}

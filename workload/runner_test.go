@@ -1,0 +1,307 @@
+package workload
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"stortest.dev/engines"
+	"stortest.dev/latency"
+)
+
+// needDevice skips a test that needs root and loop devices, or fails it
+// when STORTEST_REQUIRE_DEVICE=1 (CI), where skipping would hide it.
+func needDevice(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		if _, err := os.Stat("/dev/loop-control"); err == nil {
+			return
+		}
+	}
+	msg := "needs root and /dev/loop-control for loop devices"
+	if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
+		t.Fatal(msg + " (STORTEST_REQUIRE_DEVICE=1)")
+	}
+	t.Skip(msg)
+}
+
+// loopTarget is a direct-I/O loop device over a temp file, detached and
+// removed when the test ends.
+func loopTarget(t *testing.T, size int64) *Scratch {
+	t.Helper()
+	needDevice(t)
+	s, err := NewScratch(ScratchOptions{Dir: t.TempDir(), Size: size, Loop: true, DirectIO: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
+}
+
+func fileTarget(t *testing.T, size int64) *Scratch {
+	t.Helper()
+	s, err := NewScratch(ScratchOptions{Dir: t.TempDir(), Size: size})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
+}
+
+func runJob(t *testing.T, job Job, opts Options) *JobResult {
+	t.Helper()
+	res, err := Run(context.Background(), job, opts)
+	require.NoError(t, err)
+	require.Len(t, res.Jobs, max(job.NumJobs, 1))
+	return res.Jobs[0]
+}
+
+// Every engine and rw mode does real I/O on a loop device with verify on:
+// every written block reads back intact, latencies are recorded where fio
+// records them, and nothing fails.
+func TestRunEveryEngineAndMode(t *testing.T) {
+	target := loopTarget(t, 16<<20)
+	modes := []RW{Read, Write, RandRead, RandWrite, ReadWrite, RandRW}
+	for _, engine := range Engines {
+		for _, rw := range modes {
+			t.Run(engine+"/"+rw.String(), func(t *testing.T) {
+				job := Job{Name: "t", Filename: target.Path, Engine: engine, RW: rw, BlockSize: 4096,
+					Size: 4 << 20, Direct: engine != "mmap", Verify: VerifyCRC32C}
+				if engine == "libaio" || engine == "io_uring" || engine == "null" {
+					job.IODepth = 8
+				}
+				r := runJob(t, job, Options{})
+				require.NoError(t, r.Err)
+				// fio's null engine is synchronous only at depth 1.
+				async := engine == "libaio" || engine == "io_uring" || (engine == "null" && job.IODepth > 1)
+				for d := range NumDirs {
+					s := r.Dirs[d]
+					// Verify reads count as reads, as in fio.
+					want := (d == DirRead && (rw.Reads() || engine != "null")) || (d == DirWrite && rw.Writes())
+					if !want {
+						assert.Zero(t, s.IOs, "%s I/Os", d)
+						continue
+					}
+					assert.Positive(t, s.IOs, "%s I/Os", d)
+					assert.Equal(t, s.IOs, s.Clat.Count(), "%s clat samples", d)
+					assert.Equal(t, s.IOs, s.Lat.Count(), "%s lat samples", d)
+					assert.GreaterOrEqual(t, s.Lat.Mean(), s.Clat.Mean(), "%s lat >= clat", d)
+					if async {
+						assert.Equal(t, s.IOs, s.Slat.Count(), "%s slat samples (async engine)", d)
+					} else {
+						assert.Zero(t, s.Slat.Count(), "%s slat (fio reports none for sync engines)", d)
+					}
+					if engine != "null" {
+						assert.Equal(t, s.IOs*4096, s.Bytes, "%s bytes", d)
+					}
+				}
+				assert.Zero(t, r.TotalErrors())
+				if rw.Writes() && engine != "null" {
+					// Every block written is read back and checked.
+					assert.Equal(t, r.Dirs[DirWrite].IOs, r.Verify.Checked, "blocks verified")
+					assert.Zero(t, r.Verify.Mismatches, "verify: %v", r.Verify.First)
+				}
+			})
+		}
+	}
+}
+
+// A bit flipped in the backing file between the write and the read-back is
+// reported with its offset.
+func TestVerifyReportsCorruption(t *testing.T) {
+	for _, engine := range []string{"psync", "io_uring"} {
+		t.Run(engine, func(t *testing.T) {
+			target := loopTarget(t, 8<<20)
+			const victim = 37 * 4096
+			job := Job{Name: "corrupt", Filename: target.Path, Engine: engine, RW: RandWrite, BlockSize: 4096,
+				Size: 2 << 20, Direct: true, Verify: VerifyCRC32C, IODepth: 4}
+			r := runJob(t, job, Options{BeforeVerify: func(*JobResult) {
+				f, err := os.OpenFile(target.File, os.O_RDWR, 0)
+				require.NoError(t, err)
+				defer f.Close()
+				b := []byte{0}
+				_, err = f.ReadAt(b, victim+1000)
+				require.NoError(t, err)
+				b[0] ^= 0x10
+				_, err = f.WriteAt(b, victim+1000)
+				require.NoError(t, err)
+				require.NoError(t, f.Sync())
+			}})
+			require.Equal(t, uint64(1), r.Verify.Mismatches, "mismatches: %v", r.Verify.First)
+			require.Len(t, r.Verify.First, 1)
+			var ve *VerifyError
+			require.True(t, errors.As(r.Verify.First[0], &ve), "%T", r.Verify.First[0])
+			assert.Contains(t, r.Verify.First[0].Error(), "151552") // the victim block's offset
+			var sum bytes.Buffer
+			require.NoError(t, WriteSummary(&sum, &Result{Jobs: []*JobResult{r}}))
+			assert.Contains(t, sum.String(), "1 mismatches")
+		})
+	}
+}
+
+func TestRunTimeBasedCancelAndRamp(t *testing.T) {
+	target := fileTarget(t, 8<<20)
+	job := Job{Name: "tb", Filename: target.Path, Engine: "psync", RW: RandRead, BlockSize: 4096,
+		Runtime: 1500 * time.Millisecond, TimeBased: true, RampTime: 500 * time.Millisecond}
+	r := runJob(t, job, Options{})
+	require.NoError(t, r.Err)
+	assert.InDelta(t, 1.5, r.Runtime.Seconds(), 0.1, "measured runtime excludes the ramp")
+	assert.GreaterOrEqual(t, len(r.Seconds), 1)
+	var sum uint64
+	for _, s := range r.Seconds {
+		sum += s.IOs[DirRead]
+	}
+	assert.Equal(t, r.Dirs[DirRead].IOs, sum, "per-second samples add up to the total")
+
+	// Cancelling keeps partial results.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	job.Runtime, job.RampTime = time.Hour, 0
+	start := time.Now()
+	res, err := Run(ctx, job, Options{})
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	r = res.Jobs[0]
+	assert.True(t, r.Canceled)
+	assert.Positive(t, r.Dirs[DirRead].IOs)
+	assert.InDelta(t, 0.3, r.Runtime.Seconds(), 0.2)
+}
+
+func TestRunRateAndFsyncAndClones(t *testing.T) {
+	target := fileTarget(t, 8<<20)
+	job := Job{Name: "rated", Filename: target.Path, Engine: "psync", RW: RandRead, BlockSize: 4096,
+		Runtime: time.Second, TimeBased: true, RateIOPS: [3]int{400, 0, 0}, NumJobs: 2}
+	res, err := Run(context.Background(), job, Options{})
+	require.NoError(t, err)
+	require.Len(t, res.Jobs, 2)
+	for _, r := range res.Jobs {
+		assert.InDelta(t, 400, r.IOPS(DirRead), 40, "clone %d IOPS under rate_iops=400", r.Clone)
+	}
+	assert.Equal(t, 1, res.Jobs[1].Clone)
+
+	job = Job{Name: "fsync", Filename: target.Path, Engine: "psync", RW: Write, BlockSize: 4096,
+		Size: 1 << 20, FsyncEvery: 16}
+	r := runJob(t, job, Options{})
+	require.NoError(t, r.Err)
+	assert.Equal(t, uint64(256), r.Dirs[DirWrite].IOs)
+	assert.Equal(t, uint64(256/16-1), r.Sync.IOs, "an fsync before every 16 writes after the first 16")
+	assert.Equal(t, r.Sync.IOs, r.Sync.Lat.Count())
+}
+
+// Per-I/O failures are counted per errno and explained with their offset;
+// by default the first one ends the job, with ContinueOnError it goes on.
+func TestRunErrorsAreCountedAndExplained(t *testing.T) {
+	target := fileTarget(t, 4<<20)
+	ro, err := os.OpenFile(target.Path, os.O_RDONLY, 0)
+	require.NoError(t, err)
+	ro.Close()
+	// A read-only loop device makes every write fail with EPERM.
+	needDevice(t)
+	l, err := engines.AttachLoop(target.File, engines.LoopOptions{ReadOnly: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, l.Detach()) })
+	job := Job{Name: "ro", Filename: l.Path(), Engine: "psync", RW: Write, BlockSize: 4096, Size: 1 << 20}
+	r := runJob(t, job, Options{})
+	require.Error(t, r.Err, "the first failed write ends the job")
+	assert.Equal(t, uint64(1), r.Dirs[DirWrite].Errors)
+	assert.Equal(t, uint64(1), r.ErrnoCounts[int(unix.EPERM)])
+	require.Len(t, r.FirstErrors, 1)
+	assert.Contains(t, r.FirstErrors[0].Error(), "write of 4096 bytes at offset 0")
+
+	r = runJob(t, job, Options{ContinueOnError: true})
+	require.NoError(t, r.Err)
+	assert.Equal(t, uint64(256), r.Dirs[DirWrite].Errors, "every write fails and is counted")
+	assert.Equal(t, uint64(256), r.ErrnoCounts[int(unix.EPERM)])
+	assert.Len(t, r.FirstErrors, MaxRecordedErrors)
+	var sum bytes.Buffer
+	require.NoError(t, WriteSummary(&sum, &Result{Jobs: []*JobResult{r}}))
+	assert.Contains(t, sum.String(), "err= 1")
+
+	// Misaligned O_DIRECT block sizes are refused before any I/O, with the reason.
+	lt := loopTarget(t, 4<<20)
+	_, err = Run(context.Background(), Job{Name: "misaligned", Filename: lt.Path, Engine: "psync",
+		RW: Read, BlockSize: 1000, Size: 1 << 20, Direct: true}, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "logical block size")
+}
+
+// The steady loop allocates nothing per I/O: two runs that differ by
+// 400,000 I/Os differ by a handful of allocations (per-second samples).
+func TestRunAllocationsPerIO(t *testing.T) {
+	target := fileTarget(t, 64<<20)
+	allocs := func(size int64) float64 {
+		job := Job{Name: "null", Filename: target.Path, Engine: "null", RW: RandRead, BlockSize: 4096,
+			Size: size, IODepth: 4}
+		return testing.AllocsPerRun(1, func() {
+			_, err := Run(context.Background(), job, Options{})
+			require.NoError(t, err)
+		})
+	}
+	small, big := allocs(1<<20), allocs(64<<20) // 256 and 16384 I/Os
+	job := Job{Name: "null", Filename: target.Path, Engine: "null", RW: RandRead, BlockSize: 4096,
+		Size: 64 << 20, Loops: 25, IODepth: 4}
+	many := testing.AllocsPerRun(1, func() {
+		_, err := Run(context.Background(), job, Options{})
+		require.NoError(t, err)
+	})
+	ios := float64(25*16384 - 256)
+	perIO := (many - small) / ios
+	t.Logf("allocations: %v for 256 I/Os, %v for 16384, %v for 409600: %.6f per I/O", small, big, many, perIO)
+	assert.Less(t, perIO, 0.001)
+}
+
+// json+ output is read back by the percentile tools: ours, and fio's
+// fio_jsonplus_clat2csv --validate.
+func TestFioJSONPlusOutput(t *testing.T) {
+	target := fileTarget(t, 8<<20)
+	job := Job{Name: "jp", Filename: target.Path, Engine: "psync", RW: RandRW, BlockSize: 4096,
+		Size: 4 << 20, LatPercentiles: true}
+	res, err := Run(context.Background(), job, Options{})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, WriteFioJSON(&buf, res, FormatJSONPlus, time.Unix(1700000000, 0)))
+	out, err := latency.ReadFio(bytes.NewReader(buf.Bytes()), "ours")
+	require.NoError(t, err)
+	require.Len(t, out.Jobs, 1)
+	for _, d := range []Dir{DirRead, DirWrite} {
+		for _, stat := range []string{"clat_ns", "lat_ns"} {
+			s := out.Jobs[0].Direction(d.String()).Stat(stat)
+			require.NotNil(t, s)
+			h, err := s.Histogram(latency.FioLayout)
+			require.NoError(t, err, "%s %s", d, stat)
+			assert.Equal(t, res.Jobs[0].Dirs[d].IOs, h.Count())
+			for _, pv := range s.Percentile {
+				assert.Equal(t, pv.Value, h.Percentile(pv.P), "%s %s p%v", d, stat, pv.P)
+			}
+		}
+	}
+	clat2csv, err := exec.LookPath("fio_jsonplus_clat2csv")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("fio_jsonplus_clat2csv (Debian's fio package) is missing in CI")
+		}
+		t.Skip("fio_jsonplus_clat2csv not installed (apt-get install fio)")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "out.json")
+	require.NoError(t, os.WriteFile(src, buf.Bytes(), 0o644))
+	for _, args := range [][]string{{src, filepath.Join(dir, "c.csv")}, {src, filepath.Join(dir, "c.csv"), "--validate"}} {
+		cmd := exec.Command(clat2csv, args...)
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", b)
+		if len(args) == 3 {
+			assert.Contains(t, string(b), "validated")
+		}
+	}
+}
+
+func TestMain(m *testing.M) {
+	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2))
+	os.Exit(m.Run())
+}

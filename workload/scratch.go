@@ -1,0 +1,150 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"stortest.dev/engines"
+)
+
+// Scratch is a throw-away target: a file filled with data, optionally
+// behind a loop device. Close detaches the loop device and removes the
+// file.
+type Scratch struct {
+	Path    string // what to run I/O on: the loop device, or the file
+	File    string // the backing file
+	Loop    *engines.Loop
+	removed bool
+}
+
+// ScratchOptions configure NewScratch.
+type ScratchOptions struct {
+	Dir  string // where the backing file goes; "" means os.TempDir()
+	Size int64  // bytes; rounded down to 1 MiB, at least 1 MiB
+	// Loop attaches a loop device over the file (needs root).
+	Loop bool
+	// DirectIO makes the loop device use direct I/O on its backing file,
+	// so its I/O reaches the disk below instead of the page cache.
+	DirectIO  bool
+	BlockSize uint32 // loop device logical block size; 0 for 512
+}
+
+// NewScratch creates the backing file, writes every byte (so reads hit
+// real data, not holes, as fio lays out files before reading), and
+// attaches a loop device when asked.
+func NewScratch(o ScratchOptions) (*Scratch, error) {
+	size := max(o.Size&^(1<<20-1), 1<<20)
+	f, err := os.CreateTemp(o.Dir, "stortest-scratch-*.img")
+	if err != nil {
+		return nil, fmt.Errorf("workload: scratch file: %w", err)
+	}
+	s := &Scratch{Path: f.Name(), File: f.Name()}
+	if err := fill(f, size); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("workload: scratch file %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return nil, err
+	}
+	if o.Loop {
+		l, err := engines.AttachLoop(s.File, engines.LoopOptions{DirectIO: o.DirectIO, BlockSize: o.BlockSize})
+		if err != nil {
+			os.Remove(s.File)
+			return nil, fmt.Errorf("workload: scratch loop device over %s: %w", s.File, err)
+		}
+		s.Loop = l
+		s.Path = l.Path()
+	}
+	return s, nil
+}
+
+// fill writes size bytes of pseudo-random data (incompressible, so
+// devices that compress or deduplicate do real work) and syncs.
+func fill(f *os.File, size int64) error {
+	buf := make([]byte, 1<<20)
+	r := rand.New(rand.NewPCG(uint64(size), 0x5eed))
+	for off := int64(0); off < size; off += int64(len(buf)) {
+		for i := 0; i+8 <= len(buf); i += 8 {
+			v := r.Uint64()
+			for k := range 8 {
+				buf[i+k] = byte(v >> (8 * k))
+			}
+		}
+		n := min(int64(len(buf)), size-off)
+		if _, err := f.Write(buf[:n]); err != nil {
+			return err
+		}
+	}
+	return f.Sync()
+}
+
+// Close detaches the loop device and removes the file. It is safe to
+// call more than once.
+func (s *Scratch) Close() error {
+	var errs []error
+	if s.Loop != nil {
+		if err := s.Loop.Detach(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if !s.removed {
+		if err := os.Remove(s.File); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		s.removed = true
+	}
+	return errors.Join(errs...)
+}
+
+// prepareTarget lays out a regular file the job names when it is missing
+// or smaller than the job's region, as fio does before reading it.
+// Devices are left alone.
+func prepareTarget(job Job) error {
+	if job.Filename == "" {
+		return fmt.Errorf("workload: job %s: no filename", job.Name)
+	}
+	st, err := os.Stat(job.Filename)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return nil // a device
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("workload: job %s: %w", job.Name, err)
+	}
+	want := job.Offset + job.Size
+	if job.Size == 0 {
+		if err != nil {
+			return fmt.Errorf("workload: job %s: %s does not exist and the job gives no size", job.Name, job.Filename)
+		}
+		return nil
+	}
+	if err == nil && st.Size() >= want {
+		return nil
+	}
+	if dir := filepath.Dir(job.Filename); dir != "" {
+		if _, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("workload: job %s: %w", job.Name, err)
+		}
+	}
+	f, err := os.OpenFile(job.Filename, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("workload: job %s: lay out %s: %w", job.Name, job.Filename, err)
+	}
+	defer f.Close()
+	have := int64(0)
+	if st != nil {
+		have = st.Size()
+	}
+	if _, err := f.Seek(have, io.SeekStart); err != nil {
+		return err
+	}
+	if err := fill(f, want-have); err != nil {
+		return fmt.Errorf("workload: job %s: lay out %s: %w", job.Name, job.Filename, err)
+	}
+	return nil
+}

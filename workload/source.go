@@ -1,0 +1,194 @@
+package workload
+
+import (
+	"fmt"
+
+	"stortest.dev/engines"
+)
+
+// ioSource decides each I/O of a job clone: direction (rwmix, paced by the
+// rate limits), offset and size (Pattern), and the data of verified writes.
+// With verify on, a job's writes are followed by a verify pass that
+// replays the same pattern from the same seed and reads back every block
+// written: data is a function of (offset, seed), so a block rewritten
+// later holds the same bytes and replay needs no record of what was
+// written (and no memory per I/O).
+type ioSource struct {
+	job    *Job
+	pat    *Pattern
+	pacer  Pacer
+	ver    *Verifier
+	seed   uint64 // data generation of verified writes
+	mixed  bool   // rwmix: the pacer may switch direction
+	size   int64  // file or device size
+	issued uint64 // I/Os drawn from the pattern (replayed by verify)
+
+	pending    IO // drawn but not issued (Busy, or waiting on the rate)
+	hasPending bool
+
+	verifying bool     // in the verify pass
+	replay    *Pattern // the write phase, replayed
+	replayed  uint64   // I/Os replayed so far
+
+	beforeVerify func() // Options.BeforeVerify, bound to the job
+
+	replayPending    IO // a verify read the engine was too busy for
+	hasReplayPending bool
+}
+
+func newIOSource(job Job, clone int, size int64) (*ioSource, error) {
+	seed := job.Seed(clone, uint64(clone)+1)
+	pat, err := NewPattern(&job, size, seed)
+	if err != nil {
+		return nil, err
+	}
+	s := &ioSource{job: &job, pat: pat, pacer: NewJobPacer(&job), seed: seed, mixed: job.RW.Mixed(), size: size}
+	if job.Verify != VerifyNone {
+		if s.mixed && s.pacer.Enabled() {
+			// The verify pass replays the mix draw; a rate limit that
+			// switches directions would make the replay read the wrong blocks.
+			return nil, &FieldError{Job: job.Name, Field: "verify", Reason: "not supported with rate limits on a mixed (rw/randrw) job"}
+		}
+		if s.ver, err = NewVerifier(job.Verify, job.VerifyPattern); err != nil {
+			return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+		}
+	}
+	return s, nil
+}
+
+// srcStatus is what next did.
+type srcStatus uint8
+
+const (
+	srcReady srcStatus = iota // u is prepared
+	srcWait                   // the rate limit holds the next I/O back
+	srcDrain                  // wait for every I/O in flight, then call again
+	srcDone                   // no more I/O (a time-based job never ends here)
+)
+
+// next prepares u for the next I/O at time now (ns). With srcWait it also
+// returns how many ns to wait. idle tells whether nothing is in flight:
+// the verify pass starts only then, so it never reads a block whose write
+// has not completed.
+func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64) {
+	if s.verifying {
+		if s.nextVerify(u) {
+			return srcReady, 0
+		}
+		return srcDone, 0
+	}
+	if !s.hasPending {
+		if !s.job.TimeBased && s.pat.Passes() >= int64(s.job.Loops) {
+			if s.ver == nil || !s.job.RW.Writes() {
+				return srcDone, 0
+			}
+			if !idle {
+				return srcDrain, 0
+			}
+			if s.startVerify(u) {
+				return srcReady, 0
+			}
+			return srcDone, 0
+		}
+		d := s.pat.NextDir()
+		if s.pacer.Enabled() {
+			var w int64
+			dd, dw := s.pacer.Choose(d, now, s.mixed)
+			d, w = dd, int64(dw)
+			if w > 0 {
+				// Hold the draw: the direction is decided, the offset is
+				// drawn when the I/O can go.
+				s.pending, s.hasPending = IO{Dir: d, Len: -1}, true
+				return srcWait, w
+			}
+		}
+		s.pending, s.hasPending = s.pat.NextIO(d), true
+		s.issued++
+	} else if s.pending.Len < 0 {
+		if w := int64(s.pacer.Wait(s.pending.Dir, now)); w > 0 {
+			return srcWait, w
+		}
+		s.pending = s.pat.NextIO(s.pending.Dir)
+		s.issued++
+	}
+	io := s.pending
+	s.hasPending = false
+	u.Offset = io.Offset
+	u.Buf = u.Buf[:io.Len]
+	if io.Dir == DirWrite {
+		u.Op = engines.OpWrite
+		if s.ver != nil {
+			s.ver.Fill(u.Buf, io.Offset, s.seed)
+		}
+	} else {
+		u.Op = engines.OpRead
+	}
+	s.pacer.Issued(io.Dir, io.Len)
+	return srcReady, 0
+}
+
+// unget returns u's I/O to the source: the engine was busy.
+func (s *ioSource) unget(u *engines.Unit) {
+	d := DirRead
+	if u.Op == engines.OpWrite {
+		d = DirWrite
+	}
+	s.pacer.Unissued(d, int64(len(u.Buf)))
+	if s.verifying {
+		s.replayPending, s.hasReplayPending = IO{Dir: d, Offset: u.Offset, Len: int64(len(u.Buf))}, true
+		return
+	}
+	s.pending, s.hasPending = IO{Dir: d, Offset: u.Offset, Len: int64(len(u.Buf))}, true
+}
+
+// startVerify switches to the verify pass.
+func (s *ioSource) startVerify(u *engines.Unit) bool {
+	pat, err := NewPattern(s.job, s.size, s.seed)
+	if err != nil {
+		return false // the same arguments worked at the start
+	}
+	s.replay, s.verifying, s.replayed = pat, true, 0
+	if s.beforeVerify != nil {
+		s.beforeVerify()
+	}
+	return s.nextVerify(u)
+}
+
+// nextVerify reads back the next write of the replayed pattern.
+func (s *ioSource) nextVerify(u *engines.Unit) bool {
+	var io IO
+	if s.hasReplayPending {
+		io, s.hasReplayPending = s.replayPending, false
+	} else {
+		for {
+			if s.replayed >= s.issued {
+				return false
+			}
+			io = s.replay.Next()
+			s.replayed++
+			if io.Dir == DirWrite {
+				break
+			}
+		}
+	}
+	u.Op = engines.OpRead
+	u.Offset = io.Offset
+	u.Buf = u.Buf[:io.Len]
+	return true
+}
+
+// check verifies a completed read of the verify pass. Reads of the
+// workload itself are not checked: in a mixed job they may read blocks
+// not yet written.
+func (s *ioSource) check(u *engines.Unit, v *VerifyStats) {
+	if !s.verifying || s.ver == nil || u.Res != int64(len(u.Buf)) {
+		return
+	}
+	v.Checked++
+	if err := s.ver.Check(u.Buf, u.Offset, s.seed); err != nil {
+		v.Mismatches++
+		if len(v.First) < MaxRecordedErrors {
+			v.First = append(v.First, err)
+		}
+	}
+}

@@ -1,0 +1,377 @@
+package workload
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"math/bits"
+	"strings"
+)
+
+// Verified blocks, like fio's, start with a header that says what the
+// block should be, followed by data whose checksum the header holds. The
+// header (little endian, VerifyHeaderSize bytes):
+//
+//	 0  magic       "STVB"
+//	 4  version     1
+//	 5  kind        VerifyKind of the data checksum
+//	 6  reserved    0, 0
+//	 8  offset      uint64: the byte offset the block was written for
+//	16  seed        uint64: the generation (the runner's seed of the write)
+//	24  length      uint32: block length in bytes, header included
+//	28  header CRC  CRC-32C of bytes 0-27 and 32-63
+//	32  checksum    of the data area: CRC-32C in 4 bytes then zeros, or SHA-256
+//	64  data        pseudo-random bytes from (offset, seed), or VerifyPattern
+//
+// The header CRC makes the header's fields trustworthy before Check reads
+// them, so a failure can be told apart: flipped bits, a misdirected write
+// (an intact block of another offset), a lost or stale write (an intact
+// block of an older generation), zeros, or foreign data.
+
+// VerifyHeaderSize is the header's size in bytes; blocks must be at least
+// this long.
+const VerifyHeaderSize = 64
+
+const (
+	verifyVersion = 1
+	maxPattern    = 512 // bytes, fio's limit for verify_pattern
+)
+
+var (
+	verifyMagic = [4]byte{'S', 'T', 'V', 'B'}
+	castagnoli  = crc32.MakeTable(crc32.Castagnoli)
+)
+
+// Verifier writes and checks verified blocks. Fill and Check allocate
+// nothing on success; a Verifier may be shared by goroutines.
+type Verifier struct {
+	kind    VerifyKind
+	pattern []byte // nil: seeded pseudo-random data
+}
+
+// NewVerifier returns a verifier for kind (not VerifyNone) filling data
+// with pattern, in fio's verify_pattern syntax ("" for pseudo-random).
+func NewVerifier(kind VerifyKind, pattern string) (*Verifier, error) {
+	if kind == VerifyNone || int(kind) >= len(verifyNames) {
+		return nil, fmt.Errorf("workload: verifier for verify=%s: want crc32c or sha256", kind)
+	}
+	p, err := ParseVerifyPattern(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("workload: verify_pattern: %w", err)
+	}
+	return &Verifier{kind: kind, pattern: p}, nil
+}
+
+// ParseVerifyPattern parses fio's verify_pattern syntax as far as stortest
+// supports it: 0x-hexadecimal byte strings (in the order written; an odd
+// digit count gets a leading 0) and "double-quoted" text, concatenated,
+// at most 512 bytes. fio's decimal numbers and %o (the offset) are not
+// supported. "" returns nil.
+func ParseVerifyPattern(s string) ([]byte, error) {
+	var out []byte
+	for rest := s; rest != ""; {
+		switch {
+		case len(rest) >= 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X'):
+			i := 2
+			for i < len(rest) && isHex(rest[i]) {
+				i++
+			}
+			digits := rest[2:i]
+			if digits == "" {
+				return nil, fmt.Errorf("%q: 0x without hexadecimal digits", s)
+			}
+			if len(digits)%2 == 1 {
+				digits = "0" + digits
+			}
+			b, err := hex.DecodeString(digits)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %v", s, err)
+			}
+			out = append(out, b...)
+			rest = rest[i:]
+		case rest[0] == '"':
+			end := strings.IndexByte(rest[1:], '"')
+			if end < 0 {
+				return nil, fmt.Errorf("%q: unterminated quoted text", s)
+			}
+			out = append(out, rest[1:1+end]...)
+			rest = rest[2+end:]
+		case strings.HasPrefix(rest, "%o"):
+			return nil, unsupported("verify_pattern %o (the offset)")
+		case rest[0] >= '0' && rest[0] <= '9':
+			return nil, unsupported("verify_pattern " + s + ": decimal numbers (write 0x hexadecimal)")
+		default:
+			return nil, fmt.Errorf("%q: unexpected %q (want 0x hex or \"text\")", s, rest[:1])
+		}
+		if len(out) > maxPattern {
+			return nil, fmt.Errorf("%q: longer than %d bytes", s, maxPattern)
+		}
+	}
+	if s != "" && len(out) == 0 {
+		return nil, fmt.Errorf("%q: empty pattern", s)
+	}
+	return out, nil
+}
+
+// Kind returns the checksum kind.
+func (v *Verifier) Kind() VerifyKind { return v.kind }
+
+// Fill writes a verified block for offset and seed (the generation) into
+// buf, whose length is the block length. It panics if the length is
+// below VerifyHeaderSize or above 4 GiB: block sizes are validated long
+// before.
+func (v *Verifier) Fill(buf []byte, offset int64, seed uint64) {
+	if len(buf) < VerifyHeaderSize || uint64(len(buf)) > math.MaxUint32 {
+		panic(fmt.Sprintf("workload: verify block of %d bytes", len(buf)))
+	}
+	v.fillData(buf[VerifyHeaderSize:], offset, seed)
+	h := buf[:VerifyHeaderSize]
+	copy(h[0:4], verifyMagic[:])
+	h[4], h[5], h[6], h[7] = verifyVersion, byte(v.kind), 0, 0
+	binary.LittleEndian.PutUint64(h[8:], uint64(offset))
+	binary.LittleEndian.PutUint64(h[16:], seed)
+	binary.LittleEndian.PutUint32(h[24:], uint32(len(buf)))
+	sum := checksum(v.kind, buf[VerifyHeaderSize:])
+	copy(h[32:64], sum[:])
+	binary.LittleEndian.PutUint32(h[28:], headerCRC(h))
+}
+
+// fillData writes the data area: the pattern repeated, or pseudo-random
+// bytes from a counter-based SplitMix64 stream keyed by offset and seed.
+func (v *Verifier) fillData(d []byte, offset int64, seed uint64) {
+	if len(v.pattern) > 0 {
+		n := copy(d, v.pattern)
+		for n < len(d) {
+			n += copy(d[n:], d[:n])
+		}
+		return
+	}
+	key := splitmix(uint64(offset) ^ splitmix(seed))
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		key += 0x9e3779b97f4a7c15
+		binary.LittleEndian.PutUint64(d[i:], mix64(key))
+	}
+	if i < len(d) {
+		var tail [8]byte
+		binary.LittleEndian.PutUint64(tail[:], mix64(key+0x9e3779b97f4a7c15))
+		copy(d[i:], tail[:])
+	}
+}
+
+// mix64 is SplitMix64's output function.
+func mix64(x uint64) uint64 {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func checksum(k VerifyKind, data []byte) (sum [32]byte) {
+	if k == VerifySHA256 {
+		return sha256.Sum256(data)
+	}
+	binary.LittleEndian.PutUint32(sum[:], crc32.Checksum(data, castagnoli))
+	return sum
+}
+
+func headerCRC(h []byte) uint32 {
+	c := crc32.Update(0, castagnoli, h[:28])
+	return crc32.Update(c, castagnoli, h[32:VerifyHeaderSize])
+}
+
+// Corruption classifies a verify failure by what it looks like.
+type Corruption uint8
+
+const (
+	// CorruptZeroed: the block reads back as zeros: a lost write, a trim,
+	// or a block never written.
+	CorruptZeroed Corruption = iota + 1
+	// CorruptForeign: no verify header: data from elsewhere, or a torn
+	// write that lost the header's sector.
+	CorruptForeign
+	// CorruptHeader: the header fails its own CRC: flipped bits in the
+	// header.
+	CorruptHeader
+	// CorruptLength: an intact header of another block length: a torn
+	// write or a different block size wrote it.
+	CorruptLength
+	// CorruptData: the data fails the header's checksum: flipped bits, or
+	// part of the block (a torn write) holds other data.
+	CorruptData
+	// CorruptMisdirected: an intact block written for another offset: a
+	// misdirected write (or read).
+	CorruptMisdirected
+	// CorruptStale: an intact block of this offset from another
+	// generation: a lost write left older data (or the write was never
+	// issued).
+	CorruptStale
+)
+
+var corruptionNames = [...]string{"", "zeroed block", "foreign data", "corrupted header", "wrong length",
+	"flipped bits", "misdirected write", "lost or stale write"}
+
+func (c Corruption) String() string {
+	if int(c) < len(corruptionNames) && c != 0 {
+		return corruptionNames[c]
+	}
+	return fmt.Sprintf("Corruption(%d)", uint8(c))
+}
+
+// ErrCorrupt is wrapped by every *VerifyError.
+var ErrCorrupt = errors.New("workload: verify failed")
+
+// VerifyError describes a block that failed Check.
+type VerifyError struct {
+	Offset int64 // where the block was read, bytes
+	Len    int   // block length, bytes
+	Kind   Corruption
+	Sum    VerifyKind
+	// Want is the checksum of the data expected at Offset for the seed
+	// Check was given, Got the checksum of the data read (both over the
+	// data area; 4 bytes for crc32c, 32 for sha256). They are equal when
+	// only the header is damaged.
+	Want, Got []byte
+	// What the header says, when it is intact (Kind >= CorruptLength).
+	FoundOffset int64
+	FoundSeed   uint64
+	FoundLen    int
+	WantSeed    uint64
+	// For CorruptData: the first bad byte (index in the block), the number
+	// of bad bytes and of flipped bits against the data the header
+	// describes. FirstBad is -1 otherwise.
+	FirstBad, BadBytes, FlippedBits int
+	Detail                          string
+}
+
+func (e *VerifyError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "workload: verify offset %d (%d bytes): %s", e.Offset, e.Len, e.Kind)
+	switch e.Kind {
+	case CorruptData:
+		fmt.Fprintf(&b, ": %d bad bytes from byte %d, %d bits flipped", e.BadBytes, e.FirstBad, e.FlippedBits)
+	case CorruptMisdirected:
+		fmt.Fprintf(&b, ": the block holds data written for offset %d (seed %#x)", e.FoundOffset, e.FoundSeed)
+	case CorruptStale:
+		fmt.Fprintf(&b, ": the block holds seed %#x, want %#x", e.FoundSeed, e.WantSeed)
+	case CorruptLength:
+		fmt.Fprintf(&b, ": the header says %d bytes", e.FoundLen)
+	}
+	if e.Detail != "" {
+		b.WriteString(": " + e.Detail)
+	}
+	fmt.Fprintf(&b, "; %s want %x got %x", e.Sum, e.Want, e.Got)
+	return b.String()
+}
+
+// Unwrap returns ErrCorrupt.
+func (e *VerifyError) Unwrap() error { return ErrCorrupt }
+
+// Check verifies a block read at offset that should hold what Fill wrote
+// for offset and seed. It returns nil or a *VerifyError.
+func (v *Verifier) Check(buf []byte, offset int64, seed uint64) error {
+	if len(buf) < VerifyHeaderSize {
+		return v.fail(buf, offset, seed, CorruptLength, func(e *VerifyError) {
+			e.Detail = fmt.Sprintf("shorter than the %d-byte header", VerifyHeaderSize)
+		})
+	}
+	h := buf[:VerifyHeaderSize]
+	if [4]byte(h[0:4]) != verifyMagic {
+		if allZero(buf) {
+			return v.fail(buf, offset, seed, CorruptZeroed, nil)
+		}
+		return v.fail(buf, offset, seed, CorruptForeign, func(e *VerifyError) { e.Detail = "no verify header" })
+	}
+	if stored, computed := binary.LittleEndian.Uint32(h[28:]), headerCRC(h); stored != computed {
+		return v.fail(buf, offset, seed, CorruptHeader, func(e *VerifyError) {
+			e.Detail = fmt.Sprintf("header CRC-32C stored %08x, computed %08x", stored, computed)
+		})
+	}
+	if h[4] != verifyVersion || VerifyKind(h[5]) != v.kind {
+		return v.fail(buf, offset, seed, CorruptForeign, func(e *VerifyError) {
+			e.Detail = fmt.Sprintf("header version %d, verify=%s", h[4], VerifyKind(h[5]))
+		})
+	}
+	foundOff := int64(binary.LittleEndian.Uint64(h[8:]))
+	foundSeed := binary.LittleEndian.Uint64(h[16:])
+	foundLen := int(binary.LittleEndian.Uint32(h[24:]))
+	found := func(e *VerifyError) { e.FoundOffset, e.FoundSeed, e.FoundLen = foundOff, foundSeed, foundLen }
+	if foundLen != len(buf) {
+		return v.fail(buf, offset, seed, CorruptLength, found)
+	}
+	sum := checksum(v.kind, buf[VerifyHeaderSize:])
+	if !bytes.Equal(sum[:v.sumLen()], h[32:32+v.sumLen()]) {
+		return v.fail(buf, offset, seed, CorruptData, func(e *VerifyError) {
+			found(e)
+			// The header is intact, so it says what the data should be.
+			want := make([]byte, len(buf)-VerifyHeaderSize)
+			v.fillData(want, foundOff, foundSeed)
+			got := buf[VerifyHeaderSize:]
+			for i := range want {
+				if d := want[i] ^ got[i]; d != 0 {
+					if e.BadBytes == 0 {
+						e.FirstBad = VerifyHeaderSize + i
+					}
+					e.BadBytes++
+					e.FlippedBits += bits.OnesCount8(d)
+				}
+			}
+			if e.BadBytes == 0 {
+				e.Detail = "the data matches the header's offset and seed: the stored checksum is wrong"
+			}
+		})
+	}
+	if foundOff != offset {
+		return v.fail(buf, offset, seed, CorruptMisdirected, found)
+	}
+	if foundSeed != seed {
+		return v.fail(buf, offset, seed, CorruptStale, found)
+	}
+	return nil
+}
+
+func (v *Verifier) sumLen() int {
+	if v.kind == VerifySHA256 {
+		return sha256.Size
+	}
+	return 4
+}
+
+// fail builds the error; it runs only on failure, so it may allocate.
+func (v *Verifier) fail(buf []byte, offset int64, seed uint64, kind Corruption, more func(*VerifyError)) error {
+	e := &VerifyError{Offset: offset, Len: len(buf), Kind: kind, Sum: v.kind, WantSeed: seed, FirstBad: -1}
+	if len(buf) >= VerifyHeaderSize {
+		want := make([]byte, len(buf))
+		v.Fill(want, offset, seed)
+		ws := checksum(v.kind, want[VerifyHeaderSize:])
+		gs := checksum(v.kind, buf[VerifyHeaderSize:])
+		e.Want = ws[:v.sumLen()]
+		e.Got = gs[:v.sumLen()]
+	}
+	if more != nil {
+		more(e)
+	}
+	if e.Want != nil && bytes.Equal(e.Want, e.Got) && kind != CorruptMisdirected && kind != CorruptStale {
+		e.Detail += " (the data area is as expected)"
+	}
+	return e
+}
+
+func allZero(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
