@@ -202,23 +202,29 @@ func newWorker(job Job, clone int, layout latency.Layout, opts Options) (*worker
 	}
 	w.res.Sync = DirStats{Lat: latency.New(layout), Slat: latency.New(layout), Clat: latency.New(layout)}
 
-	f, err := engines.OpenFile(job.Filename, job.writes(), job.Direct)
-	if err != nil {
-		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
-	}
-	w.file = f
+	// The null engine needs no file, as in fio: its region is the size.
+	var f *os.File
+	var size int64
 	w.lbs = 512
-	if lbs, err := engines.LogicalBlockSize(f); err == nil && lbs > 0 {
-		w.lbs = lbs
-	}
-	size, err := engines.Size(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+	if job.Filename == "" && job.Engine == "null" {
+		size = job.Offset + job.Size
+	} else {
+		var err error
+		if f, err = engines.OpenFile(job.Filename, job.writes(), job.Direct); err != nil {
+			return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+		}
+		w.file = f
+		if lbs, err := engines.LogicalBlockSize(f); err == nil && lbs > 0 {
+			w.lbs = lbs
+		}
+		if size, err = engines.Size(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+		}
 	}
 	src, err := newIOSource(job, clone, size)
 	if err != nil {
-		f.Close()
+		w.close()
 		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
 	w.src = src
@@ -227,19 +233,18 @@ func newWorker(job Job, clone int, layout latency.Layout, opts Options) (*worker
 	}
 	maxBS := job.maxBlockSize()
 	if job.Direct && maxBS%w.lbs != 0 {
-		f.Close()
+		w.close()
 		return nil, fmt.Errorf("workload: job %s: block size %d is not a multiple of %s's logical block size %d (O_DIRECT needs it)",
 			job.Name, maxBS, job.Filename, w.lbs)
 	}
 	w.bufs, err = engines.AllocBuffers(job.IODepth, maxBS)
 	if err != nil {
-		f.Close()
+		w.close()
 		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
 	w.eng, err = engines.New(job.Engine, job.engineConfig(f, w.bufs.All(), size))
 	if err != nil {
-		w.bufs.Free()
-		f.Close()
+		w.close()
 		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
 	w.flags = w.eng.Flags()

@@ -107,7 +107,10 @@ func (s *Scratch) Close() error {
 // Devices are left alone.
 func prepareTarget(job Job) error {
 	if job.Filename == "" {
-		return fmt.Errorf("workload: job %s: no filename", job.Name)
+		if job.Engine == "null" {
+			return nil // no file: the null engine moves no data
+		}
+		return fmt.Errorf("workload: job %s: no filename (give filename=, a file or block device)", job.Name)
 	}
 	st, err := os.Stat(job.Filename)
 	switch {
