@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"stortest.dev/internal/jsonin"
 )
 
 // Directions fio reports, in its order.
@@ -213,39 +215,9 @@ var ErrNoBins = errors.New("latency: no json+ bins")
 // warnings there when stderr is merged) is skipped. Syntax errors name the
 // line and column; name is used in error messages (a file name, or "-").
 func ReadFio(r io.Reader, name string) (*FioOutput, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("latency: read %s: %w", name, err)
-	}
-	start := bytes.IndexByte(data, '{')
-	if start < 0 {
-		return nil, fmt.Errorf("latency: %s: no JSON object in %d bytes", name, len(data))
-	}
 	var out FioOutput
-	if err := json.Unmarshal(data[start:], &out); err != nil {
-		return nil, fmt.Errorf("latency: %s: %w", name, locate(data, start, err))
+	if err := jsonin.Decode(r, name, &out, nil); err != nil {
+		return nil, fmt.Errorf("latency: %w", err)
 	}
 	return &out, nil
-}
-
-// locate adds line:column to a JSON error when it carries an offset.
-func locate(data []byte, start int, err error) error {
-	var off int64 = -1
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	if off < 0 {
-		return err
-	}
-	// The offset counts the bytes read, including the offending one.
-	pos := start + int(off) - 1
-	pos = max(start, min(pos, len(data)))
-	line := 1 + bytes.Count(data[:pos], []byte{'\n'})
-	col := pos - bytes.LastIndexByte(data[:pos], '\n')
-	return fmt.Errorf("line %d column %d: %w", line, col, err)
 }

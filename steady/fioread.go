@@ -2,12 +2,13 @@ package steady
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
+
+	"stortest.dev/internal/jsonin"
 )
 
 // FioOutput is the part of fio's JSON output (--output-format=json or
@@ -34,18 +35,9 @@ var ErrNoSteadyState = errors.New("steady: no job has a steadystate object")
 // nan/inf numbers are read as null. Errors name the line and column; name
 // (a file name or "-") prefixes them.
 func ReadFio(r io.Reader, name string) (*FioOutput, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("steady: read %s: %w", name, err)
-	}
-	start := bytes.IndexByte(data, '{')
-	if start < 0 {
-		return nil, fmt.Errorf("steady: %s: no JSON object in %d bytes", name, len(data))
-	}
-	body := nullNonFinite(data[start:])
 	var out FioOutput
-	if err := json.Unmarshal(body, &out); err != nil {
-		return nil, fmt.Errorf("steady: %s: %w", name, locate(data, start, err))
+	if err := jsonin.Decode(r, name, &out, nullNonFinite); err != nil {
+		return nil, fmt.Errorf("steady: %w", err)
 	}
 	for i, j := range out.Jobs {
 		ss := j.SteadyState
@@ -117,27 +109,6 @@ func hasWord(data []byte, i int, w string) bool {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// locate adds line:column to a JSON error that carries an offset into
-// data[start:].
-func locate(data []byte, start int, err error) error {
-	var off int64 = -1
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	if off < 0 {
-		return err
-	}
-	pos := start + int(off) - 1 // the offset counts the offending byte
-	pos = max(start, min(pos, len(data)))
-	line := 1 + bytes.Count(data[:pos], []byte{'\n'})
-	col := pos - bytes.LastIndexByte(data[:pos], '\n')
-	return fmt.Errorf("line %d column %d: %w", line, col, err)
-}
 
 // FioCheck is fio's steady-state judgement of one job recomputed from the
 // window fio printed.

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"stortest.dev/latency"
 )
 
 // RW is fio's rw (readwrite) option: the direction and order of I/O.
@@ -266,7 +268,7 @@ const (
 )
 
 // DefaultPercentiles is fio's default percentile_list.
-var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+var DefaultPercentiles = latency.DefaultPercentiles
 
 // Engines lists the ioengine names a Job accepts, and EngineOptions which
 // engines take each engine-specific option.
@@ -286,8 +288,8 @@ const (
 	MaxBlockSize   = 1 << 30 // bytes; verify headers hold a 32-bit length
 	MaxIODepth     = 65536
 	MaxNumJobs     = 4096
-	MaxPercentiles = 20 // fio's limit for percentile_list
-	MaxSplits      = 64 // fio's limit of bssplit entries per direction
+	MaxPercentiles = latency.MaxPercentiles // fio's limit for percentile_list
+	MaxSplits      = 64                     // fio's limit of bssplit entries per direction
 	maxNameLen     = 255
 )
 
