@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 out=${BENCH_OUT:-bench.out}
 mkdir -p "$out"
 echo "== Go hot-path benchmarks (-benchmem)"
-go test -run '^$' -bench . -benchmem -count "${BENCH_COUNT:-3}" ./clock ./latency | tee "$out/go.txt"
+go test -run '^$' -bench . -benchmem -count "${BENCH_COUNT:-3}" ./clock ./latency ./workload | tee "$out/go.txt"
 for s in scripts/bench-*.sh; do
 	[[ -e $s ]] || continue
 	echo "== $s"
