@@ -109,7 +109,6 @@ func hasWord(data []byte, i int, w string) bool {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-
 // FioCheck is fio's steady-state judgement of one job recomputed from the
 // window fio printed.
 type FioCheck struct {

@@ -69,7 +69,7 @@ func fioJob(j *JobResult, format OutputFormat) ordered {
 		{"error", errno},
 		{"eta", 0},
 		{"elapsed", int64(math.Ceil(j.Runtime.Seconds()))},
-		{"job options", j.Job.fioOptions()},
+		{"job options", fioSteadyOptions(j.Job.fioOptions(), &j.Job)},
 	}
 	for d := range NumDirs {
 		o = append(o, field{d.String(), fioDir(j, d, format)})
@@ -86,8 +86,10 @@ func fioJob(j *JobResult, format OutputFormat) ordered {
 		field{"ctx", j.Ctx},
 		field{"majf", 0},
 		field{"minf", 0},
-		field{"stortest", stortestExtras(j)},
 	)
+	// fio prints "steadystate" last, after latency_window.
+	o = append(o, fioSteadyFields(j, format)...)
+	o = append(o, field{"stortest", stortestExtras(j)})
 	return o
 }
 

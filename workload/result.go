@@ -103,6 +103,9 @@ type JobResult struct {
 	ErrnoCounts map[int]uint64 // failed I/Os per errno
 	FirstErrors []IOError      // the first MaxRecordedErrors failures
 	Verify      VerifyStats
+	// Steady is the steady-state outcome; nil without steady-state
+	// options (Job.SS, SSDur).
+	Steady *SteadyResult
 
 	UsrCPU, SysCPU time.Duration // CPU of the job's thread
 	Ctx            uint64        // context switches of the job's thread

@@ -38,6 +38,21 @@ type Options struct {
 	// ContinueOnError keeps a job running after failed I/Os (fio's
 	// continue_on_error=io); by default the first failure ends the job.
 	ContinueOnError bool
+	// SteadyContinue keeps a job with steady-state options (SS, SSDur)
+	// running to its end after steady state is attained, where fio stops
+	// it, so that a later loss of steady state is seen and reported
+	// (JobResult.Steady).
+	SteadyContinue bool
+	// SteadyLatencyWindow measures, once steady state is attained, one
+	// more window of SSDur seconds and keeps its clat histograms when the
+	// criteria hold over exactly that window; otherwise the next
+	// attainment starts another, until the runtime ends. Without
+	// SteadyContinue the job stops once a window is kept.
+	SteadyLatencyWindow bool
+	// OnStart, when set, is called on each job clone's goroutine, locked
+	// to its OS thread (tid), before the clone's first I/O: a test can
+	// move the thread into a cgroup or pin it to a CPU.
+	OnStart func(job *JobResult, tid int)
 }
 
 // Progress is a snapshot of a running workload, summed over jobs.
@@ -159,6 +174,7 @@ type worker struct {
 	src   *ioSource
 	stop  *atomic.Bool
 	lbs   int
+	ss    *steadyRun // nil without steady-state options
 
 	units  []engines.Unit
 	free   []*engines.Unit // units ready for use
@@ -201,6 +217,11 @@ func newWorker(job Job, clone int, layout latency.Layout, opts Options) (*worker
 		w.clatDelta[d] = latency.New(layout)
 	}
 	w.res.Sync = DirStats{Lat: latency.New(layout), Slat: latency.New(layout), Clat: latency.New(layout)}
+	ss, err := newSteadyRun(job, layout, opts)
+	if err != nil {
+		return nil, err
+	}
+	w.ss = ss
 
 	// The null engine needs no file, as in fio: its region is the size.
 	var f *os.File
@@ -292,6 +313,9 @@ func (w *worker) run(start int64) {
 	// come from this thread's rusage.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	if w.opts.OnStart != nil {
+		w.opts.OnStart(w.res, unix.Gettid())
+	}
 
 	j := &w.job
 	w.src.pacer.Start(start)
@@ -413,6 +437,9 @@ func (w *worker) run(start int64) {
 		if w.lastDone > w.nextTick-int64(time.Second) {
 			w.tick(w.lastDone)
 		}
+	}
+	if w.ss != nil {
+		w.res.Steady = w.ss.result()
 	}
 }
 
@@ -560,6 +587,11 @@ func (w *worker) tick(t int64) {
 	w.res.Seconds = append(w.res.Seconds, sec)
 	for w.nextTick <= t {
 		w.nextTick += int64(time.Second)
+	}
+	// Steady state judges the seconds of a running job only: not the
+	// partial one closed after the job stopped issuing I/O.
+	if w.ss != nil && !w.ended && w.ss.second(w.res, &w.clatDelta) {
+		w.ended = true
 	}
 	if w.opts.OnSecond != nil && w.opts.OnSecond(w.res, &w.res.Seconds[len(w.res.Seconds)-1], &w.clatDelta) {
 		w.ended = true

@@ -74,6 +74,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 		}
 		fmt.Fprintf(&b, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d\n",
 			cpuPercent(j.UsrCPU, j.Runtime), cpuPercent(j.SysCPU, j.Runtime), j.Ctx)
+		writeSteadySummary(&b, j)
 		for _, e := range j.FirstErrors {
 			fmt.Fprintf(&b, "  io error: %v\n", e)
 		}
