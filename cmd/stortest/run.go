@@ -15,7 +15,7 @@ import (
 	"stortest.dev/workload"
 )
 
-const runUsage = "[--output-format normal|json|json+] [--output FILE] [--progress auto|on|off] [--scratch-size SIZE] [JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
+const runUsage = "[--output-format normal|json|json+] [--output FILE] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
 
 func init() {
 	c := &command{
@@ -34,6 +34,8 @@ type runFlags struct {
 	output      string
 	progress    string
 	scratchSize int64
+	ssContinue  bool // keep running after steady state, reporting losses
+	ssLatency   bool // measure one more steady window's latency
 }
 
 func splitRunArgs(args []string) (runFlags, []string, error) {
@@ -69,6 +71,10 @@ func splitRunArgs(args []string) (runFlags, []string, error) {
 			if s, err = take(); err == nil {
 				f.scratchSize, err = workload.ParseSize(s)
 			}
+		case "ss-continue":
+			f.ssContinue = true
+		case "ss-latency-window":
+			f.ssLatency = true
 		case "h", "help":
 			return f, nil, fmt.Errorf("%w: help", errUsage)
 		default:
@@ -141,7 +147,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	var opts workload.Options
+	opts := workload.Options{SteadyContinue: flags.ssContinue, SteadyLatencyWindow: flags.ssLatency}
 	if flags.progress == "on" || (flags.progress == "auto" && isTerminal(stderr)) {
 		opts.Progress = progressPrinter(stderr)
 	}

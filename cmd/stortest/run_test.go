@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,6 +86,38 @@ offset=0
 	require.Equal(t, 0, code, "stderr: %s", stderr.String())
 	assert.Contains(t, stdout.String(), "cli: (clone=0, engine=sync")
 	assert.Contains(t, stdout.String(), "read: IOPS=")
+}
+
+// fio's steady-state options stop a job early; --ss-continue runs it out.
+func TestRunSteadyState(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"run", "--progress=off", "--output-format=json", "--name=ss", "--rw=randread",
+		"--ioengine=psync", "--size=4m", "--filename=" + filepath.Join(dir, "d"), "--runtime=20s", "--time_based",
+		"--rate_iops=500", "--steadystate=iops:10%", "--ss_dur=2s"}
+	for _, cont := range []bool{false, true} {
+		a := args
+		if cont {
+			a = append(append([]string{}, args...), "--ss-continue", "--runtime=3s")
+		}
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 0, runMain(a, &stdout, &stderr), "stderr: %s", stderr.String())
+		var doc struct {
+			Jobs []struct {
+				JobRuntime int64 `json:"job_runtime"`
+				SS         struct {
+					Attained int `json:"attained"`
+				} `json:"steadystate"`
+			} `json:"jobs"`
+		}
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &doc))
+		require.Len(t, doc.Jobs, 1)
+		assert.Equal(t, 1, doc.Jobs[0].SS.Attained)
+		if cont {
+			assert.InDelta(t, 3000, doc.Jobs[0].JobRuntime, 300, "continues to the runtime")
+		} else {
+			assert.Less(t, doc.Jobs[0].JobRuntime, int64(5000), "stops at steady state, long before 20 s")
+		}
+	}
 }
 
 func TestRunErrors(t *testing.T) {
