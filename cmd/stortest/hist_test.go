@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var histData = filepath.Join("..", "..", "latency", "histlog", "testdata")
+
+func histLogs(t *testing.T) []string {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join(histData, "fio", "h_clat_hist.*.log"))
+	if len(logs) != 4 {
+		t.Fatalf("found %d recorded logs", len(logs))
+	}
+	return logs
+}
+
+// `stortest hist merge --format fio` prints what fio-histo-log-pctiles.py
+// printed for the same logs (testdata/pctiles, recorded by record.sh).
+func TestHistMergeFioFormat(t *testing.T) {
+	logs := histLogs(t)
+	tests := []struct {
+		recorded string
+		args     []string
+	}{
+		{"default", nil},
+		{"q2-p50-90-99", []string{"--time-quantum", "2", "--percentiles", "50,90,99"}},
+		{"msec-lhm", []string{"--unit", "ms", "--log-hist-msec=1000", "--percentiles", "0:25:50:75:99.9:99.95:100"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.recorded, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(histData, "pctiles", tc.recorded+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, want, _ := strings.Cut(string(b), "\n")
+			// Flags may follow the files.
+			args := append(append([]string{"hist", "merge", "--format", "fio"}, logs...), tc.args...)
+			var stdout, stderr bytes.Buffer
+			if code := runMain(args, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			if diff := cmp.Diff(want, stdout.String()); diff != "" {
+				t.Errorf("output (-tool +stortest):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHistMergeNative(t *testing.T) {
+	logs := histLogs(t)
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"hist", "merge", "--format", "json", "--direction", "write", "--by-input", "--unit", "ms", "--"},
+		"host1="+logs[0], "host2="+logs[1])
+	if code := runMain(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var doc struct {
+		Unit   string   `json:"unit"`
+		Inputs []string `json:"inputs"`
+		Rows   []struct {
+			Direction string    `json:"direction"`
+			Samples   float64   `json:"samples"`
+			ByInput   []float64 `json:"by_input"`
+		} `json:"rows"`
+		Quanta int `json:"quanta"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	if doc.Unit != "ms" || len(doc.Rows) != doc.Quanta || doc.Quanta < 6 || cmp.Diff([]string{"host1", "host2"}, doc.Inputs) != "" {
+		t.Fatalf("document %+v", doc)
+	}
+	for _, r := range doc.Rows {
+		if r.Direction != "write" || len(r.ByInput) != 2 {
+			t.Fatalf("row %+v", r)
+		}
+	}
+
+	stdout.Reset()
+	if code := runMain(append([]string{"hist", "merge", "--time-quantum", "0.5", "--percentiles", "50"}, logs...), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if lines[0] != "time_ms,direction,inputs,samples,min,p50,max" || !strings.HasPrefix(lines[1], "0,read,4,") || !strings.HasPrefix(lines[5], "500,read,") {
+		t.Errorf("CSV starts %q", lines[:6])
+	}
+}
+
+func TestHistMergeUsage(t *testing.T) {
+	logs := histLogs(t)
+	tests := []struct {
+		name string
+		args []string
+		text string
+	}{
+		{"no files", nil, "at least one"},
+		{"fio per direction", []string{"--format", "fio", "--direction", "read", logs[0]}, "--direction must be all"},
+		{"fio in ns", []string{"--format", "fio", "--unit", "ns", logs[0]}, "us or ms"},
+		{"fio fractional quantum", []string{"--format", "fio", "--time-quantum", "1.5", logs[0]}, "whole seconds"},
+		{"fio by input", []string{"--format", "fio", "--by-input", logs[0]}, "per-input"},
+		{"bad percentile", []string{"--percentiles", "50,200", logs[0]}, "200"},
+		{"bad quantum", []string{"--time-quantum", "-1", logs[0]}, "time-quantum"},
+		{"bad unit", []string{"--unit", "s", logs[0]}, "unit"},
+		{"bad direction", []string{"--direction", "up", logs[0]}, "direction"},
+		{"bad format", []string{"--format", "xml", logs[0]}, "xml"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := runMain(append([]string{"hist", "merge"}, tc.args...), &stdout, &stderr)
+			if code != 2 || !strings.Contains(stderr.String(), tc.text) {
+				t.Errorf("exit %d, stderr %q: want 2 and %q", code, stderr.String(), tc.text)
+			}
+		})
+	}
+	var stdout, stderr bytes.Buffer
+	if code := runMain([]string{"hist", "merge", filepath.Join(histData, "missing.log")}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "missing.log") {
+		t.Errorf("missing file: exit %d, stderr %q", code, stderr.String())
+	}
+}
