@@ -45,11 +45,13 @@ func (h *Histogram) AddBin(value, count uint64) {
 
 // FromBins builds a histogram with layout l from json+ bins. A key that is
 // not the representative value of its bucket is an error: it would mean
-// the bins came from another layout.
+// the bins came from another layout. Keys at or past l's ceiling (from a
+// histogram of more groups) land in the last bucket and count as clipped,
+// as fio would have recorded them.
 func FromBins(l Layout, bins []Bin) (*Histogram, error) {
 	h := New(l)
 	for _, b := range bins {
-		if got := l.Value(l.Index(b.Value)); got != b.Value {
+		if got := l.Value(l.Index(b.Value)); got != b.Value && b.Value < l.Ceiling() {
 			return nil, fmt.Errorf("latency: bin %d is not a bucket value of a %d-group histogram (nearest %d)", b.Value, l.groups, got)
 		}
 		h.AddBin(b.Value, b.Count)

@@ -52,6 +52,14 @@ func TestFromBinsRejectsForeignKeys(t *testing.T) {
 	if _, err := FromBins(FioLayout, []Bin{{Value: 130, Count: 1}}); err == nil {
 		t.Fatal("130 is not a bucket value (129 and 131 are) but was accepted")
 	}
+	// A 36-group histogram's bins past fio's ceiling fold into its last bucket.
+	long := New(MustLayout(LongGroups))
+	long.Add(40e9)
+	long.Add(1000)
+	folded, err := FromBins(FioLayout, long.Bins())
+	if err != nil || folded.Bucket(FioBuckets-1) != 1 || folded.Clipped() != 1 || folded.Count() != 2 {
+		t.Fatalf("folding a 40 s value: %v, last bucket %d, clipped %d", err, folded.Bucket(FioBuckets-1), folded.Clipped())
+	}
 	h, err := FromBins(FioLayout, []Bin{{Value: 129, Count: 2}, {Value: 131, Count: 2}})
 	if err != nil || h.Count() != 4 || h.Mean() != 130 || h.Min() != 129 || h.Max() != 131 {
 		t.Fatalf("FromBins: %v count %d mean %v", err, h.Count(), h.Mean())

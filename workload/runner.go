@@ -116,7 +116,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 		}
 		longest = max(longest, job.RampTime+job.Runtime)
 		for i := range job.NumJobs {
-			w, err := newWorker(job, i, layout, opts)
+			w, err := newWorker(job, i, len(workers)+1, layout, opts)
 			if err != nil {
 				closeAll()
 				return nil, err
@@ -194,6 +194,7 @@ type worker struct {
 	clatPrev  [NumDirs]*latency.Histogram
 	clatDelta [NumDirs]*latency.Histogram
 
+	hist            *histLog     // write_hist_log, nil when off
 	syncUnit        engines.Unit // fsync's own unit
 	held            bool         // reap before issuing more (rate limit, drain)
 	writesSinceSync int          // writes issued since the last fsync
@@ -207,7 +208,7 @@ type published struct {
 	bytes [NumDirs]atomic.Uint64
 }
 
-func newWorker(job Job, clone int, layout latency.Layout, opts Options) (*worker, error) {
+func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) (*worker, error) {
 	w := &worker{job: job, opts: opts}
 	w.res = &JobResult{Name: job.Name, Clone: clone, Job: job, Engine: job.Engine, Target: job.Filename,
 		ErrnoCounts: map[int]uint64{}}
@@ -268,6 +269,12 @@ func newWorker(job Job, clone int, layout latency.Layout, opts Options) (*worker
 		w.close()
 		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
+	if job.WriteHistLog != "" {
+		if w.hist, err = newHistLog(&job, jobNum); err != nil {
+			w.close()
+			return nil, err
+		}
+	}
 	w.flags = w.eng.Flags()
 	if w.flags&engines.FlagNoIO != 0 {
 		src.ver = nil // no data moves: nothing to read back
@@ -287,6 +294,12 @@ func newWorker(job Job, clone int, layout latency.Layout, opts Options) (*worker
 }
 
 func (w *worker) close() {
+	if w.hist != nil {
+		if err := w.hist.close(); err != nil && w.res.Err == nil {
+			w.res.Err = err
+		}
+		w.hist = nil
+	}
 	if w.eng != nil {
 		w.eng.Close()
 		w.eng = nil
@@ -585,6 +598,11 @@ func (w *worker) tick(t int64) {
 		}
 	}
 	w.res.Seconds = append(w.res.Seconds, sec)
+	if w.hist != nil {
+		if err := w.hist.add(sec.T, &w.clatDelta); err != nil {
+			w.fail(err)
+		}
+	}
 	for w.nextTick <= t {
 		w.nextTick += int64(time.Second)
 	}

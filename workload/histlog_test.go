@@ -1,0 +1,74 @@
+package workload
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stortest.dev/latency/histlog"
+)
+
+// write_hist_log writes fio-format logs, one per clone, whose rows add up
+// to the job's completions, final partial interval included, and which
+// fio's own fio-histo-log-pctiles.py reads as stortest hist merge does.
+func TestWriteHistLog(t *testing.T) {
+	target := fileTarget(t, 8<<20)
+	prefix := filepath.Join(t.TempDir(), "hl")
+	job := Job{Name: "hl", Filename: target.Path, Engine: "psync", RW: RandRW, BlockSize: 4096,
+		Runtime: 2500 * time.Millisecond, TimeBased: true, WriteHistLog: prefix, NumJobs: 2}
+	res, err := Run(context.Background(), job, Options{})
+	require.NoError(t, err)
+	var files []string
+	for i, r := range res.Jobs {
+		name := histlog.FileName(prefix, i+1)
+		files = append(files, name)
+		f, err := os.Open(name)
+		require.NoError(t, err)
+		rd := histlog.NewReader(f, name, histlog.ReaderOptions{})
+		var sum [NumDirs]uint64
+		var times []uint64
+		for rd.Scan() {
+			rec := rd.Record()
+			require.Len(t, rec.Counts, 1856, "fio's layout")
+			for _, c := range rec.Counts {
+				sum[rec.Dir] += c
+			}
+			times = append(times, rec.Time)
+		}
+		require.NoError(t, rd.Err())
+		f.Close()
+		assert.Equal(t, r.Dirs[DirRead].IOs, sum[DirRead], "clone %d read rows add up", i)
+		assert.Equal(t, r.Dirs[DirWrite].IOs, sum[DirWrite], "clone %d write rows add up", i)
+		require.NotEmpty(t, times)
+		assert.Equal(t, uint64(1000), times[0])
+		assert.InDelta(t, 2500, float64(times[len(times)-1]), 100, "the final partial interval is written")
+	}
+
+	script := "/usr/share/doc/fio/fio-histo-log-pctiles.py.gz"
+	if _, err := os.Stat(script); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s (Debian's fio package) is missing in CI", script)
+		}
+		t.Skip("fio-histo-log-pctiles.py not installed (apt-get install fio)")
+	}
+	py := filepath.Join(t.TempDir(), "pctiles.py")
+	gz, err := exec.Command("zcat", script).Output()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(py, gz, 0o644))
+	want, err := exec.Command("python3", append([]string{py}, files...)...).Output()
+	require.NoError(t, err)
+	var inputs []histlog.Input
+	for _, f := range files {
+		inputs = append(inputs, histlog.Input{Label: f, Path: f})
+	}
+	var got bytes.Buffer
+	require.NoError(t, histlog.FioPctiles(context.Background(), &got, inputs, histlog.FioOptions{}))
+	assert.Equal(t, string(want), got.String())
+}
