@@ -26,7 +26,7 @@ type histLog struct {
 	bs    uint32
 }
 
-func newHistLog(job *Job, jobNum int) (*histLog, error) {
+func newHistLog(job *Job, prefix string, jobNum int) (*histLog, error) {
 	every := time.Duration(job.LogHistMsec) * time.Millisecond
 	if every == 0 {
 		every = time.Second
@@ -35,7 +35,7 @@ func newHistLog(job *Job, jobNum int) (*histLog, error) {
 		return nil, &FieldError{Job: job.Name, Field: "log_hist_msec",
 			Reason: fmt.Sprintf("%d is not a multiple of 1000 (the runner samples histograms once a second)", job.LogHistMsec)}
 	}
-	name := histlog.FileName(job.WriteHistLog, jobNum)
+	name := histlog.FileName(prefix, jobNum)
 	f, err := os.Create(name)
 	if err != nil {
 		return nil, fmt.Errorf("workload: job %s: write_hist_log: %w", job.Name, err)

@@ -1,0 +1,184 @@
+package stortest
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"stortest.dev/iostat"
+
+	"stortest.dev/latency/histlog"
+	"stortest.dev/workload"
+)
+
+// artifactDir returns the directory of t's artifacts, made on first use:
+//   - <-stortest.out>/<test name>, when -stortest.out or STORTEST_OUT is set;
+//   - t.ArtifactDir(), under -test.outputdir, when -test.artifacts is set;
+//   - testdata/out/<test name> in the package, when a JUnit report is
+//     written (its [[ATTACHMENT|...]] lines must point at files that stay);
+//   - otherwise t.ArtifactDir(), a temporary directory the testing
+//     package removes after the test: a plain "go test" leaves nothing.
+//
+// Subtests' names become one directory each, "/" written as "__" as the
+// testing package does.
+func (st *testState) artifactDir(t testing.TB) (string, error) {
+	collected.mu.Lock()
+	dir := st.dir
+	collected.mu.Unlock()
+	if dir != "" {
+		return dir, nil
+	}
+	temp := false
+	switch out := OutSetting(); {
+	case out != "":
+		dir = filepath.Join(out, testDirName(t.Name()))
+	case artifactsFlag():
+		dir = t.ArtifactDir()
+	case JUnitSetting() != "":
+		dir = filepath.Join("testdata", "out", testDirName(t.Name()))
+	default:
+		dir, temp = t.ArtifactDir(), true
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("stortest: artifacts: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("stortest: artifacts: %w", err)
+	}
+	collected.mu.Lock()
+	st.dir, st.tempDir = dir, temp
+	collected.mu.Unlock()
+	return dir, nil
+}
+
+// artifactsFlag reports whether go test's -artifacts flag is set.
+func artifactsFlag() bool {
+	f := flag.Lookup("test.artifacts")
+	return f != nil && f.Value.String() == "true"
+}
+
+func testDirName(name string) string { return safeName(strings.ReplaceAll(name, "/", "__")) }
+
+// safeName keeps a name's letters, digits and ".-_+=,@" and writes every
+// other byte as "_", so job and test names make file names that need no
+// quoting and cannot climb out of the directory.
+func safeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte(".-_+=,@", c) >= 0:
+		default:
+			b[i] = '_'
+		}
+	}
+	s = string(b)
+	if s == "" || strings.Trim(s, ".") == "" {
+		return "_" + s
+	}
+	return s
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// Artifact file names: <base> is the job's name (made safe), with ".2",
+// ".3"... for further runs of the same job in one test.
+const (
+	extFioJSON    = ".fio.json"    // fio's json+ output
+	extSummary    = ".summary.txt" // fio-style summary and the run's iostat table
+	extIOStatJSON = ".iostat.json" // per-interval samples, sysstat's JSON
+	extIOStatText = ".iostat.txt"  // per-interval samples, sysstat's iostat -x text
+	// Histogram logs are named as fio names them: <base>_clat_hist.<clone+1>.log.
+)
+
+// writeArtifacts writes a run's files into dir and returns their paths.
+// Every file is attempted; the errors are joined.
+func writeArtifacts(dir, base string, r *Result, host iostat.Host, start time.Time) ([]string, error) {
+	var paths []string
+	var errs []error
+	write := func(ext string, fill func(w io.Writer) error) {
+		path := filepath.Join(dir, base+ext)
+		if err := writeFile(path, fill); err != nil {
+			errs = append(errs, err)
+			return
+		}
+		paths = append(paths, path)
+	}
+	write(extFioJSON, func(w io.Writer) error {
+		return workload.WriteFioJSON(w, r.Result, workload.FormatJSONPlus, start)
+	})
+	write(extSummary, func(w io.Writer) error {
+		if err := workload.WriteSummary(w, r.Result); err != nil {
+			return err
+		}
+		if len(r.IOStatSamples) == 0 {
+			return nil
+		}
+		io.WriteString(w, "\niostat over the run:\n")
+		return iostat.NewTextWriter(w, host, iostatOptions).Write(r.IOStat, r.IOStat.Curr)
+	})
+	if len(r.IOStatSamples) > 0 {
+		write(extIOStatJSON, func(w io.Writer) error {
+			jw := iostat.NewJSONWriter(w, host, iostatOptions)
+			for _, d := range r.IOStatSamples {
+				if err := jw.Write(d, d.Curr); err != nil {
+					return err
+				}
+			}
+			return jw.Close()
+		})
+		write(extIOStatText, func(w io.Writer) error {
+			tw := iostat.NewTextWriter(w, host, iostatOptions)
+			for _, d := range r.IOStatSamples {
+				if err := tw.Write(d, d.Curr); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	// The runner wrote the histogram logs (Options.HistLogPrefix).
+	for _, j := range r.Jobs {
+		if path := histlog.FileName(filepath.Join(dir, base), j.Clone+1); fileExists(path) {
+			paths = append(paths, path)
+		}
+	}
+	return paths, errors.Join(errs...)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// iostatOptions are those of "iostat -d -x -t" naming the devices, so
+// every device of the target is listed even when idle.
+var iostatOptions = iostat.ReportOptions{Extended: true, Timestamp: true, AllDevices: true, ISO: true}
+
+func writeFile(path string, fill func(w io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("stortest: artifact: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("stortest: artifact %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+// Package stortest is storage regression testing in ordinary Go tests:
+// real I/O workloads on real disks or loop devices, measured the way fio
+// measures them, with limits that fail the test and reports CI systems
+// show.
+//
+//	func TestMain(m *testing.M) { stortest.Main(m) }
+//
+//	func TestRandRead4K(t *testing.T) {
+//		dev := stortest.Target(t)
+//		res := stortest.Run(t, dev, workload.Job{
+//			Name: "randread-4k-qd32", Engine: "io_uring", RW: workload.RandRead,
+//			BlockSize: 4 << 10, IODepth: 32, Direct: true,
+//			Runtime: time.Minute, TimeBased: true,
+//			SS: "iops_slope:0.3%", SSDur: 30 * time.Second,
+//		})
+//		res.RequireSteady(t)                                            // stops the test
+//		res.CheckPercentile(t, stortest.Clat, 99.9, 2*time.Millisecond) // reports, goes on
+//		res.CheckNoErrors(t)
+//	}
+//
+// # Targets
+//
+// Target is the device named with -stortest.device (or STORTEST_DEVICE);
+// without one, a loop device with direct I/O over a temporary file when
+// the test runs as root, else a temporary file. LoopDevice, File and
+// Device ask for one kind. Temporary targets are removed in t.Cleanup
+// (STORTEST_NOCLEANUP=1 keeps them and logs where). A test without the
+// rights to a target skips with the reason, or fails with
+// STORTEST_REQUIRE_DEVICE=1, which CI sets so that a misconfigured runner
+// cannot pass by skipping.
+//
+// A mistake with a real device destroys someone's data, so Run refuses a
+// write workload on a block device not listed in
+// STORTEST_ALLOW_DESTRUCTIVE (comma-separated paths), and on any block
+// device that, or one of whose partitions, is mounted, held by another
+// device (device mapper, md, bcache) or used as swap, listed or not. The
+// refusal says which.
+//
+// # Runs and their outputs
+//
+// Run runs a workload.Job under t.Context() and returns a Result. While
+// it runs, it samples the counters of the devices under the target
+// (iostat) and logs progress under -v. Afterwards it records test
+// attributes (t.Attr) for IOPS, bandwidth and clat p50/p99/p99.9 per
+// direction, so gotestsum's JUnit carries them, and writes artifacts: the
+// run in fio's json+ schema, a fio-style summary, the iostat samples in
+// sysstat's JSON schema and as iostat -x text, and a completion-latency
+// histogram log per job clone in fio's format (stortest hist merge reads
+// them, across hosts too). They go to
+// -stortest.out/<test name> when given, else to t.ArtifactDir() (kept
+// with go test -artifacts), else, when a JUnit report is written,
+// testdata/out/<test name> in the package, so that its attachments stay.
+//
+// Main, called from TestMain, writes a JUnit report (-stortest.junit or
+// STORTEST_JUNIT) when the tests end: one testsuite per package, one
+// testcase per run, named by test and job, with the metrics and a
+// fingerprint of the target as properties, the summary and iostat table
+// in system-out with [[ATTACHMENT|path]] lines, and one failure per
+// failed check.
+//
+// # Checks
+//
+// The methods of Result check limits: percentiles of slat, clat or lat
+// per direction (Clat, Clat.Read(), Lat.Write()...), IOPS and bandwidth
+// floors, steady state, I/O errors, verified data. Require* stop the test
+// (FailNow) when the limit is broken; Check* report it (Errorf) and go
+// on, so that one run shows every broken limit. A failure reads
+//
+//	randread-4k: clat p99.9 read 2.41ms > limit 2ms
+//
+// # Benchmarks
+//
+// Bench runs a job in a benchmark and reports iops, MB/s and p99-ns with
+// b.ReportMetric, so benchstat compares two sets of runs.
+//
+// # Flags
+//
+// -stortest.device, -stortest.out, -stortest.junit and -stortest.update
+// (rewrite baselines) have the environment variables STORTEST_DEVICE,
+// STORTEST_OUT, STORTEST_JUNIT and STORTEST_UPDATE=1; a flag on the
+// command line wins.
+package stortest

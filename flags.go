@@ -1,0 +1,80 @@
+package stortest
+
+import (
+	"flag"
+	"os"
+)
+
+// The package's flags, registered on the test binary's command line when
+// a test imports stortest. Each has an environment variable, for CI jobs
+// that cannot change the go test command line; a flag given on the
+// command line wins over its variable.
+var (
+	flagDevice = flag.String("stortest.device", "",
+		"block device or file the tests run on (env STORTEST_DEVICE); "+
+			"empty: a loop device over a temporary file when root, else a temporary file")
+	flagOut = flag.String("stortest.out", "",
+		"directory for artifacts, one subdirectory per test (env STORTEST_OUT); "+
+			"empty: the test's ArtifactDir with -test.artifacts, else testdata/out when a JUnit report is written, else a temporary directory")
+	flagUpdate = flag.Bool("stortest.update", false,
+		"rewrite baselines with this run's results (env STORTEST_UPDATE=1)")
+	flagJUnit = flag.String("stortest.junit", "",
+		"write a JUnit XML report of the workload runs to this file (env STORTEST_JUNIT)")
+)
+
+// Environment variables read besides the flags' own.
+const (
+	// EnvRequireDevice=1 turns the skips of tests that cannot get a
+	// device (no root, no rights) into failures: CI sets it so that a
+	// misconfigured runner cannot pass by skipping everything.
+	EnvRequireDevice = "STORTEST_REQUIRE_DEVICE"
+	// EnvNoCleanup=1 keeps loop devices and their backing files after
+	// the test, for inspection; the test log says where they are.
+	EnvNoCleanup = "STORTEST_NOCLEANUP"
+	// EnvAllowDestructive lists the block devices (comma-separated
+	// paths) that write workloads may destroy.
+	EnvAllowDestructive = "STORTEST_ALLOW_DESTRUCTIVE"
+)
+
+// flagSet reports whether the named flag was given on the command line.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// stringSetting returns the flag's value when given, else the
+// environment variable's.
+func stringSetting(name string, value *string, env string) string {
+	if flagSet(name) {
+		return *value
+	}
+	return os.Getenv(env)
+}
+
+// DeviceSetting returns the device the tests were pointed at with
+// -stortest.device or STORTEST_DEVICE, or "" when none.
+func DeviceSetting() string { return stringSetting("stortest.device", flagDevice, "STORTEST_DEVICE") }
+
+// OutSetting returns the artifact directory given with -stortest.out or
+// STORTEST_OUT, or "" when none.
+func OutSetting() string { return stringSetting("stortest.out", flagOut, "STORTEST_OUT") }
+
+// JUnitSetting returns the JUnit report's path given with -stortest.junit
+// or STORTEST_JUNIT, or "" when no report is wanted.
+func JUnitSetting() string { return stringSetting("stortest.junit", flagJUnit, "STORTEST_JUNIT") }
+
+// Update reports whether baselines are to be rewritten: -stortest.update,
+// or STORTEST_UPDATE=1 when the flag is not given.
+func Update() bool {
+	if flagSet("stortest.update") {
+		return *flagUpdate
+	}
+	return os.Getenv("STORTEST_UPDATE") == "1"
+}
+
+func envIs1(name string) bool { return os.Getenv(name) == "1" }

@@ -1,0 +1,30 @@
+package stortest
+
+import "testing"
+
+// The flags are not given in these tests, so the environment decides.
+func TestSettingsFromEnvironment(t *testing.T) {
+	t.Setenv("STORTEST_DEVICE", "/dev/nvme9n1")
+	t.Setenv("STORTEST_OUT", "/tmp/out")
+	t.Setenv("STORTEST_JUNIT", "/tmp/junit.xml")
+	if DeviceSetting() != "/dev/nvme9n1" || OutSetting() != "/tmp/out" || JUnitSetting() != "/tmp/junit.xml" {
+		t.Errorf("settings %q %q %q", DeviceSetting(), OutSetting(), JUnitSetting())
+	}
+	for v, want := range map[string]bool{"1": true, "0": false, "": false, "true": false} {
+		t.Setenv("STORTEST_UPDATE", v)
+		if Update() != want {
+			t.Errorf("STORTEST_UPDATE=%q: Update() = %v", v, !want)
+		}
+	}
+}
+
+func TestFlagsRegistered(t *testing.T) {
+	for _, name := range []string{"stortest.device", "stortest.out", "stortest.update", "stortest.junit"} {
+		if flagSet(name) {
+			t.Errorf("-%s reads as given on the command line", name)
+		}
+	}
+	if flagDevice == nil || flagOut == nil || flagUpdate == nil || flagJUnit == nil {
+		t.Fatal("flags not registered")
+	}
+}

@@ -1,0 +1,181 @@
+package stortest
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"stortest.dev/latency"
+	"stortest.dev/workload"
+)
+
+// fakeTB records what the code under test reports through testing.TB.
+// It embeds the real test for what it does not record (Helper, TempDir,
+// ArtifactDir, Context, Setenv). Fatal, FailNow and Skip end the
+// goroutine of fake.run, as they end a test's. Cleanups wait for finish.
+type fakeTB struct {
+	testing.TB
+	name string
+
+	mu       sync.Mutex
+	errors   []string
+	fatals   []string
+	skips    []string
+	logs     []string
+	attrs    map[string]string
+	failed   bool
+	skipped  bool
+	cleanups []func()
+}
+
+func newFake(t *testing.T) *fakeTB {
+	return &fakeTB{TB: t, name: t.Name(), attrs: map[string]string{}}
+}
+
+// run calls f as a test body: until it returns or stops the test.
+func (f *fakeTB) run(body func(tb testing.TB)) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		body(f)
+	}()
+	<-done
+}
+
+// finish runs the cleanups, last first, as the testing package does.
+func (f *fakeTB) finish() {
+	f.mu.Lock()
+	cs := f.cleanups
+	f.cleanups = nil
+	f.mu.Unlock()
+	for i := len(cs) - 1; i >= 0; i-- {
+		cs[i]()
+	}
+}
+
+func (f *fakeTB) Name() string { return f.name }
+
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+	f.failed = true
+}
+
+func (f *fakeTB) Error(args ...any) { f.Errorf("%s", fmt.Sprint(args...)) }
+
+func (f *fakeTB) Fail() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed = true
+}
+
+func (f *fakeTB) FailNow() {
+	f.Fail()
+	runtime.Goexit()
+}
+
+func (f *fakeTB) Failed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed
+}
+
+func (f *fakeTB) Fatalf(format string, args ...any) {
+	f.mu.Lock()
+	f.fatals = append(f.fatals, fmt.Sprintf(format, args...))
+	f.mu.Unlock()
+	f.FailNow()
+}
+
+func (f *fakeTB) Fatal(args ...any) { f.Fatalf("%s", fmt.Sprint(args...)) }
+
+func (f *fakeTB) Skipf(format string, args ...any) {
+	f.mu.Lock()
+	f.skips = append(f.skips, fmt.Sprintf(format, args...))
+	f.skipped = true
+	f.mu.Unlock()
+	runtime.Goexit()
+}
+
+func (f *fakeTB) Skip(args ...any) { f.Skipf("%s", fmt.Sprint(args...)) }
+
+func (f *fakeTB) SkipNow() { f.Skipf("") }
+
+func (f *fakeTB) Skipped() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.skipped
+}
+
+func (f *fakeTB) Logf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.logs = append(f.logs, fmt.Sprintf(format, args...))
+}
+
+func (f *fakeTB) Log(args ...any) { f.Logf("%s", fmt.Sprint(args...)) }
+
+func (f *fakeTB) Attr(key, value string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.attrs[key] = value
+}
+
+func (f *fakeTB) Cleanup(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cleanups = append(f.cleanups, fn)
+}
+
+// requireRoot skips a test that needs loop devices when not root, or
+// fails it (FailNow) when STORTEST_REQUIRE_DEVICE=1.
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if os.Getenv(EnvRequireDevice) == "1" {
+		t.Fatal("loop devices need root, and STORTEST_REQUIRE_DEVICE=1 requires device tests to run")
+	}
+	t.Skip("loop devices need root (set STORTEST_REQUIRE_DEVICE=1 to fail instead of skipping)")
+}
+
+// asUser makes the package see a non-root effective user for the test.
+func asUser(t *testing.T) {
+	t.Cleanup(func() { geteuid = os.Geteuid })
+	geteuid = func() int { return 1000 }
+}
+
+// syntheticResult is a run of job "mix" (randrw, psync, one clone) over
+// 2 s: 2000 reads, half at 100 µs and half at 300 µs completion latency,
+// and 500 writes at 50 µs; no slat (a synchronous engine).
+func syntheticResult() *Result {
+	job := workload.Job{Name: "mix", RW: workload.RandRW, BlockSize: 4096, Filename: "/dev/null"}.Normalized()
+	jr := &workload.JobResult{Name: job.Name, Job: job, Engine: job.Engine, Target: job.Filename,
+		Runtime: 2 * time.Second, ErrnoCounts: map[int]uint64{}}
+	for d := range workload.NumDirs {
+		jr.Dirs[d] = workload.DirStats{Slat: latency.NewFio(), Clat: latency.NewFio(), Lat: latency.NewFio()}
+	}
+	jr.Sync = workload.DirStats{Slat: latency.NewFio(), Clat: latency.NewFio(), Lat: latency.NewFio()}
+	r := &jr.Dirs[workload.DirRead]
+	for i := range 2000 {
+		v := uint64(100_000)
+		if i >= 1000 {
+			v = 300_000
+		}
+		r.Clat.Add(v)
+		r.Lat.Add(v + 2000)
+	}
+	r.IOs, r.Bytes = 2000, 2000*4096
+	w := &jr.Dirs[workload.DirWrite]
+	for range 500 {
+		w.Clat.Add(50_000)
+		w.Lat.Add(52_000)
+	}
+	w.IOs, w.Bytes = 500, 500*4096
+	return &Result{Result: &workload.Result{Jobs: []*workload.JobResult{jr}}, Job: job, rec: &record{}}
+}

@@ -1,0 +1,133 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"stortest.dev/iostat"
+	"stortest.dev/workload"
+)
+
+// ErrNoResult is returned by NewCase for a run without jobs that does
+// not say why (no Errors, not Skipped).
+var ErrNoResult = errors.New("report: run has no job results")
+
+// Run is what the report knows of one workload run; NewCase makes its
+// testcase.
+type Run struct {
+	Test   string           // the Go test's name: the case's classname
+	Result *workload.Result // the run; its job's name is the case's name
+	// Job names the case; "" means JobName(Result). A run that could not
+	// start (no Result) needs it, and Errors or Skipped saying why.
+	Job string
+	// IOStat holds the counters of the target's devices over the run,
+	// printed as sysstat's "iostat -x" table; nil leaves it out.
+	IOStat *iostat.Delta
+	Host   iostat.Host // the iostat table's banner
+	// Elapsed is the run's wall time, ramp and setup included.
+	Elapsed time.Duration
+	// Fingerprint describes what was measured (device model, firmware,
+	// kernel, engine, job), after the metrics in the properties.
+	Fingerprint []Property
+	// Artifacts are absolute paths of the run's files (fio json+, iostat
+	// samples, histogram logs).
+	Artifacts        []string
+	Failures, Errors []Failure
+	Skipped          string
+}
+
+// NewCase turns a run into a testcase: named after the test and the job,
+// with the run's Metrics and fingerprint as properties, the summary
+// (workload.WriteSummary) and the iostat table as output, and the
+// artifacts as attachments. A run that could not start (no Result) needs
+// its Job name and Errors or Skipped.
+func NewCase(r Run) (Case, error) {
+	ran := r.Result != nil && len(r.Result.Jobs) > 0
+	name := r.Job
+	switch {
+	case ran && name == "":
+		name = JobName(r.Result)
+	case !ran && (name == "" || len(r.Errors) == 0 && r.Skipped == ""):
+		return Case{}, ErrNoResult
+	}
+	var out strings.Builder
+	if ran {
+		if err := workload.WriteSummary(&out, r.Result); err != nil {
+			return Case{}, fmt.Errorf("report: summary: %w", err)
+		}
+	}
+	if r.IOStat != nil {
+		out.WriteString("\n")
+		w := iostat.NewTextWriter(&out, r.Host, iostat.ReportOptions{Extended: true, AllDevices: true})
+		if err := w.Write(*r.IOStat, r.IOStat.Curr); err != nil {
+			return Case{}, fmt.Errorf("report: iostat table: %w", err)
+		}
+	}
+	c := Case{
+		Classname:   r.Test,
+		Name:        name,
+		Time:        r.Elapsed,
+		Properties:  append(Metrics(r.Result), r.Fingerprint...),
+		Output:      out.String(),
+		Attachments: slices.Clone(r.Artifacts),
+		Failures:    slices.Clone(r.Failures),
+		Errors:      slices.Clone(r.Errors),
+		Skipped:     r.Skipped,
+	}
+	return c, nil
+}
+
+// JobName names a run by its jobs: the job's name, or the names of
+// several jobs joined by "+" in order of first appearance (clones share
+// their job's name).
+func JobName(res *workload.Result) string {
+	var names []string
+	for _, j := range res.Jobs {
+		if !slices.Contains(names, j.Name) {
+			names = append(names, j.Name)
+		}
+	}
+	return strings.Join(names, "+")
+}
+
+// Percentiles are the completion-latency percentiles Metrics reports.
+var Percentiles = []float64{50, 99, 99.9}
+
+// Metrics returns a run's headline figures, per direction that did I/O,
+// summed over the jobs' clones: "read.iops", "read.bw_bytes" (bytes/s),
+// and "read.clat_p50_ns", "read.clat_p99_ns", "read.clat_p99.9_ns" from
+// the merged completion-latency histograms, as fio computes them. The
+// order is fixed: read, write, trim, and within each the order above.
+func Metrics(res *workload.Result) []Property {
+	if res == nil {
+		return nil
+	}
+	merged := res.Merged()
+	var props []Property
+	for d := range workload.NumDirs {
+		if merged[d].IOs == 0 {
+			continue
+		}
+		var iops, bw float64
+		for _, j := range res.Jobs {
+			iops += j.IOPS(d)
+			bw += j.BW(d)
+		}
+		p := d.String() + "."
+		props = append(props,
+			Property{p + "iops", strconv.FormatFloat(iops, 'f', 0, 64)},
+			Property{p + "bw_bytes", strconv.FormatFloat(bw, 'f', 0, 64)})
+		if h := merged[d].Clat; h != nil && h.Count() > 0 {
+			for _, pct := range Percentiles {
+				props = append(props, Property{
+					p + "clat_p" + strconv.FormatFloat(pct, 'f', -1, 64) + "_ns",
+					strconv.FormatUint(h.Percentile(pct), 10)})
+			}
+		}
+	}
+	return props
+}

@@ -1,0 +1,296 @@
+package stortest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"stortest.dev/engines"
+	"stortest.dev/iostat"
+	"stortest.dev/report"
+	"stortest.dev/workload"
+)
+
+// Option configures Run.
+type Option func(*runConfig)
+
+type runConfig struct {
+	progress    time.Duration
+	iostatEvery time.Duration
+	wopts       workload.Options
+}
+
+// DefaultProgressEvery is how often Run logs progress under go test -v.
+const DefaultProgressEvery = 5 * time.Second
+
+// ProgressEvery sets how often Run logs a progress line under go test -v
+// (DefaultProgressEvery by default); 0 turns the lines off.
+func ProgressEvery(d time.Duration) Option { return func(c *runConfig) { c.progress = d } }
+
+// IOStatEvery sets the interval of the iostat samples taken during the
+// run (iostat.DefaultSampleInterval, a second, by default).
+func IOStatEvery(d time.Duration) Option { return func(c *runConfig) { c.iostatEvery = d } }
+
+// ContinueOnError keeps jobs running after failed I/Os (fio's
+// continue_on_error=io); by default the first failure ends a job. The
+// failures are counted either way (see CheckNoErrors).
+func ContinueOnError() Option { return func(c *runConfig) { c.wopts.ContinueOnError = true } }
+
+// WithOptions passes options to the runner (workload.Options): per-second
+// hooks, histogram groups, a hook before the verify pass. Progress is
+// Run's own and is replaced.
+func WithOptions(o workload.Options) Option {
+	return func(c *runConfig) {
+		keep := c.wopts.ContinueOnError
+		c.wopts = o
+		c.wopts.ContinueOnError = o.ContinueOnError || keep
+	}
+}
+
+// Result is the outcome of Run: the runner's result, the iostat of the
+// target's devices over the run, and where the artifacts are. Its
+// Require* and Check* methods turn limits into test failures, each also
+// recorded as a <failure> of the run's testcase in the JUnit report.
+type Result struct {
+	*workload.Result
+	Job     workload.Job // the job as run: normalized, Filename the target's
+	Target  *Dev
+	Elapsed time.Duration // wall time of the run, ramp included
+	// Devices are the target's device and the devices under it whose
+	// counters show its I/O ("loop3", "vda"); empty when the target's
+	// file system has no block device (tmpfs).
+	Devices []string
+	// IOStat covers the run, first sample to last; IOStatSamples are the
+	// per-interval deltas. Both are empty without Devices.
+	IOStat        iostat.Delta
+	IOStatSamples []iostat.Delta
+	// Dir holds the artifacts, whose paths are in Artifacts.
+	Dir       string
+	Artifacts []string
+
+	rec *record
+}
+
+// Name is the job's name, which names the run in messages and reports.
+func (r *Result) Name() string { return r.Job.Name }
+
+// Run runs job on target under t.Context() and returns the result. The
+// job's Filename must be empty (or the target's path); the target fills
+// it.
+//
+// A write workload on a real block device (KindDevice) runs only when
+// the device is listed in STORTEST_ALLOW_DESTRUCTIVE, and never while it
+// or one of its partitions is mounted, held by another device or used as
+// swap: otherwise Run stops the test (FailNow) and says why.
+//
+// While the job runs, Run samples the counters of the target's devices
+// (iostat) and, under go test -v, logs a progress line every few seconds
+// (ProgressEvery). Afterwards it records the headline metrics as test
+// attributes (t.Attr "<job>.read.iops", "<job>.read.clat_p99.9_ns"...,
+// which gotestsum's JUnit shows), writes the artifacts (fio json+, the
+// summary, iostat samples as JSON in sysstat's schema and as text, a
+// clat histogram log per job clone in fio's format) to the test's
+// artifact directory (-stortest.out), and adds the run to the JUnit
+// report Main writes.
+//
+// Run stops the test (FailNow) when the job cannot start (a bad job, a
+// missing target), and skips it (or fails it with
+// STORTEST_REQUIRE_DEVICE=1) when it lacks the rights or the kernel
+// lacks the engine. A job that fails
+// on its own during the run (an engine fault) fails the test and
+// continues (Errorf); failed I/Os do not: see CheckNoErrors.
+func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
+	t.Helper()
+	cfg := runConfig{progress: DefaultProgressEvery}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if target == nil {
+		t.Fatal("stortest: Run: nil target")
+	}
+	if job.Filename != "" && job.Filename != target.Path {
+		t.Fatalf("stortest: job %s: Filename %q: leave it empty, the target (%s) sets it", job.Name, job.Filename, target.Path)
+	}
+	job.Filename = target.Path
+	job = job.Normalized()
+	if err := job.Validate(); err != nil {
+		t.Fatalf("stortest: %v", err)
+	}
+	if job.RW.Writes() && target.Kind == KindDevice {
+		if err := liveHost.checkWrite(target.Path, os.Getenv(EnvAllowDestructive)); err != nil {
+			t.Fatalf("%v", err)
+		}
+	}
+	st := stateOf(t)
+	dir, err := st.artifactDir(t)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	base, caseName := st.names(job.Name)
+
+	ctx := t.Context()
+	fsys := iostat.DefaultFS()
+	devices, err := targetDevices(fsys, target.Path)
+	if err != nil {
+		t.Logf("stortest: %s: no iostat: %v", job.Name, err)
+	}
+	var sampler *iostat.Sampler
+	if len(devices) > 0 {
+		sampler, err = fsys.StartSampler(ctx, iostat.SamplerConfig{
+			Interval: cfg.iostatEvery, Source: iostat.FromDiskstats, Devices: devices})
+		if err != nil {
+			t.Logf("stortest: %s: no iostat: %v", job.Name, err)
+		}
+	}
+
+	wopts := cfg.wopts
+	wopts.HistLogPrefix = filepath.Join(dir, base)
+	wopts.Progress = nil
+	if cfg.progress > 0 && testing.Verbose() {
+		var last time.Duration
+		wopts.Progress = func(p workload.Progress) {
+			if p.Done || p.Elapsed-last < cfg.progress {
+				return
+			}
+			last = p.Elapsed
+			t.Logf("%s", progressLine(job.Name, p))
+		}
+	}
+	start := time.Now()
+	wres, err := workload.Run(ctx, job, wopts)
+	elapsed := time.Since(start)
+	var snaps []iostat.Snapshot
+	if sampler != nil {
+		var serr error
+		if snaps, serr = sampler.Stop(); serr != nil {
+			t.Logf("stortest: %s: iostat: %v", job.Name, serr)
+		}
+	}
+	if err != nil {
+		// The run is in the report too, so CI shows what did not run.
+		notRun := report.Run{Test: t.Name(), Job: caseName, Elapsed: elapsed}
+		// No rights (io_uring disabled by sysctl or seccomp, a device
+		// opened read-only) or an engine the kernel lacks: the machine
+		// cannot run this test, which is a skip unless devices are required.
+		denied := errors.Is(err, fs.ErrPermission) || errors.Is(err, engines.ErrUnsupported)
+		if denied && !envIs1(EnvRequireDevice) {
+			notRun.Skipped = err.Error()
+		} else {
+			notRun.Errors = []report.Failure{{Message: job.Name + ": cannot run: " + err.Error(), Type: "run"}}
+		}
+		st.add(&record{run: notRun})
+		if denied {
+			skipOrFail(t, "%v", err)
+		}
+		t.Fatalf("stortest: %v", err)
+	}
+
+	r := &Result{Result: wres, Job: job, Target: target, Elapsed: elapsed, Devices: devices, Dir: dir}
+	if len(snaps) >= 2 {
+		if r.IOStatSamples, err = iostat.Deltas(snaps); err == nil {
+			r.IOStat, err = iostat.Total(snaps)
+		}
+		if err != nil {
+			t.Logf("stortest: %s: iostat: %v", job.Name, err)
+			r.IOStatSamples, r.IOStat = nil, iostat.Delta{}
+		}
+	}
+	hostInfo, _ := iostat.LocalHost(fsys, start)
+
+	for _, p := range report.Metrics(wres) {
+		t.Attr(attrKey(job.Name+"."+p.Name), p.Value)
+	}
+	r.Artifacts, err = writeArtifacts(dir, base, r, hostInfo, start)
+	if err != nil {
+		t.Errorf("%v", err)
+	}
+
+	run := report.Run{
+		Test: t.Name(), Job: caseName, Result: wres, Host: hostInfo, Elapsed: elapsed,
+		Fingerprint: fingerprint(fsys, target, devices, job), Artifacts: r.Artifacts,
+	}
+	if len(r.IOStatSamples) > 0 {
+		total := r.IOStat
+		run.IOStat = &total
+	}
+	r.rec = &record{run: run}
+	st.add(r.rec)
+
+	for _, j := range wres.Jobs {
+		var ioErr workload.IOError
+		switch {
+		case j.Err == nil:
+		case errors.As(j.Err, &ioErr):
+			t.Logf("stortest: %s.%d stopped on a failed I/O: %v", j.Name, j.Clone, j.Err)
+		default:
+			msg := fmt.Sprintf("%s: clone %d failed: %v", j.Name, j.Clone, j.Err)
+			r.rec.addFailure(report.Failure{Message: msg, Type: "run"}, true)
+			t.Errorf("stortest: %s", msg)
+		}
+		if j.Canceled {
+			t.Logf("stortest: %s.%d was cancelled with the test's context: its results are partial", j.Name, j.Clone)
+		}
+	}
+	return r
+}
+
+// targetDevices lists the device of path and the devices under it, the
+// ones whose counters show the target's I/O.
+func targetDevices(fsys iostat.FS, path string) ([]string, error) {
+	res, err := fsys.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	devices := []string{res.Device}
+	for _, d := range res.Disks {
+		if d != res.Device {
+			devices = append(devices, d)
+		}
+	}
+	return devices, nil
+}
+
+// attrKey makes a test attribute key: no white space allowed.
+func attrKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// progressLine is one line of progress: per direction with I/O, the
+// IOPS and bandwidth of the last interval.
+func progressLine(name string, p workload.Progress) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %v", name, p.Elapsed.Round(time.Second))
+	if p.Ramp {
+		b.WriteString(" (ramp)")
+	}
+	wrote := false
+	for d := range workload.NumDirs {
+		if p.IOs[d] == 0 {
+			continue
+		}
+		sep := ","
+		if !wrote {
+			sep = ":"
+		}
+		wrote = true
+		fmt.Fprintf(&b, "%s %s %s IOPS %s/s", sep, d, fmtCount(p.IOPS[d]), fmtBytes(p.BW[d]))
+	}
+	if !wrote {
+		b.WriteString(": no I/O completed yet")
+	}
+	if p.ETA >= 0 {
+		fmt.Fprintf(&b, ", ETA %v", p.ETA.Round(time.Second))
+	}
+	return b.String()
+}

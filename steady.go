@@ -1,0 +1,62 @@
+package stortest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"stortest.dev/report"
+)
+
+// CheckSteady checks that every clone of the job attained steady state
+// by the job's criteria (Job.SS over windows of Job.SSDur, as fio's
+// steadystate options). A job without steady-state options fails the
+// check: there is nothing to attain. It reports with t.Errorf and
+// continues.
+func (r *Result) CheckSteady(t testing.TB) bool {
+	t.Helper()
+	return r.emit(t, false, r.steadyFindings())
+}
+
+// RequireSteady is CheckSteady that stops the test (FailNow): the
+// measurements of a job that never settled say little, so further checks
+// are usually pointless.
+func (r *Result) RequireSteady(t testing.TB) {
+	t.Helper()
+	r.emit(t, true, r.steadyFindings())
+}
+
+func (r *Result) steadyFindings() []report.Failure {
+	var out []report.Failure
+	for _, j := range r.Jobs {
+		name := r.Name()
+		if r.Job.NumJobs > 1 {
+			name = fmt.Sprintf("%s.%d", name, j.Clone)
+		}
+		s := j.Steady
+		if s == nil {
+			out = append(out, report.Failure{
+				Message: name + ": steady-state detection is off: set Job.SS and Job.SSDur (fio's steadystate and ss_dur)",
+				Type:    "usage"})
+			continue
+		}
+		if s.Attained {
+			continue
+		}
+		why := s.Last
+		if s.Capped {
+			why = "the PTS round cap was reached; " + why
+		}
+		var detail []string
+		for _, e := range s.Events {
+			detail = append(detail, fmt.Sprintf("%v: %s: %s", e.T, e.Event, e.Reason))
+		}
+		out = append(out, report.Failure{
+			Message: fmt.Sprintf("%s: steady state (%s over %v) not attained in %v: %s",
+				name, s.Criteria, s.Window, j.Runtime.Round(1e6), why),
+			Type:   "steady",
+			Detail: strings.Join(detail, "\n"),
+		})
+	}
+	return out
+}
