@@ -54,12 +54,6 @@ type Options struct {
 	// attainment starts another, until the runtime ends. Without
 	// SteadyContinue the job stops once a window is kept.
 	SteadyLatencyWindow bool
-	// Faults, when set, wraps every clone's engine in engines.WithFaults:
-	// errors, latency and short transfers injected as the engine performs
-	// the I/O, for testing what a run reports about a misbehaving device.
-	// Clone c draws with Seed+c, so clones fail differently but
-	// repeatably; ranges (ErrAt, StallAt) apply to every clone.
-	Faults *engines.Faults
 	// OnStart, when set, is called on each job clone's goroutine, locked
 	// to its OS thread (tid), before the clone's first I/O: a test can
 	// move the thread into a cgroup or pin it to a CPU.
@@ -99,11 +93,6 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 		jobs[i] = jobs[i].withDefaults()
 		if err := jobs[i].Validate(); err != nil {
 			return nil, err
-		}
-	}
-	if opts.Faults != nil {
-		if err := opts.Faults.Validate(); err != nil {
-			return nil, fmt.Errorf("workload: %w", err)
 		}
 	}
 	if _, err := clock.Init(); err != nil {
@@ -290,16 +279,6 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 			w.close()
 			return nil, err
 		}
-	}
-	if opts.Faults != nil {
-		f := *opts.Faults
-		f.Seed += uint64(clone)
-		fe, err := engines.WithFaults(w.eng, job.IODepth, f)
-		if err != nil {
-			w.close()
-			return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
-		}
-		w.eng = fe
 	}
 	w.flags = w.eng.Flags()
 	if w.flags&engines.FlagNoIO != 0 {
