@@ -1,0 +1,514 @@
+package baselines
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"stortest.dev/latency"
+	"stortest.dev/workload"
+)
+
+// SchemaVersion is the version of the file format: Marshal writes it as
+// "schema" and Decode reads only it. It changes when a field changes
+// meaning or a reader of the previous version could not read the file.
+const SchemaVersion = 1
+
+// Percentiles are the percentiles every latency Stat keeps (fio's values:
+// the representative value of the bucket, in ns).
+var Percentiles = []float64{50, 90, 99, 99.9, 99.99}
+
+// SecondPercentiles are the clat percentiles kept for every second.
+var SecondPercentiles = []float64{50, 99, 99.9}
+
+// DirNames are the directions in fio's order; Second.Dirs is indexed by
+// them.
+var DirNames = [3]string{"read", "write", "trim"}
+
+// Baseline is what one job measured, kept to compare later runs with: the
+// workload, where it ran (Fingerprint), per-direction totals, latency
+// statistics with their merged histograms, and per-second samples.
+type Baseline struct {
+	Schema int    // SchemaVersion
+	Name   string // the job's name
+	// Created is when the measured part of the run started (UTC, whole
+	// seconds); for imported fio results, fio's timestamp.
+	Created time.Time
+	Runtime time.Duration // the measured time, ramp excluded
+	Clones  int           // job clones merged (numjobs), as fio's group_reporting
+	// Job is the workload as run. Imported fio results hold what
+	// workload.ParseFioArgs understood of fio's options; FioOptions keeps
+	// them all as fio printed them (global options included).
+	Job         workload.Job
+	FioOptions  map[string]string
+	Fingerprint Fingerprint
+	// Dirs are the directions with I/O, in fio's order (read, write, trim).
+	Dirs []*Dir
+	// Seconds are the per-second samples, oldest first; empty for
+	// imported fio results (fio's JSON has none).
+	Seconds []Second
+}
+
+// Dir is one direction's totals and statistics.
+type Dir struct {
+	Name     string // "read", "write" or "trim"
+	IOs      uint64 // completed I/Os, errors included
+	Bytes    uint64 // bytes transferred
+	ShortIOs uint64 // completed with fewer bytes than asked
+	Errors   uint64 // completed with an error
+	IOPS     float64
+	BW       float64 // bytes/s
+	// IOPSSamples and BWSamples summarise the per-second samples of whole
+	// seconds (fio's iops_* and bw_* fields; BW in bytes/s, where fio
+	// prints KiB/s).
+	IOPSSamples, BWSamples Moments
+	// Slat, Clat and Lat are nil when not recorded: slat for synchronous
+	// engines, as fio's N=0.
+	Slat, Clat, Lat *Stat
+}
+
+// Moments summarise a series of per-second samples.
+type Moments struct {
+	N                      int
+	Min, Max, Mean, Stddev float64 // stddev: sample (n-1), as fio
+}
+
+// Stat is one latency statistic (slat, clat or lat) of a direction, in ns.
+type Stat struct {
+	N        uint64
+	Min, Max uint64
+	Mean     float64
+	Stddev   float64
+	// P50 to P9999 are fio's percentiles 50, 90, 99, 99.9 and 99.99; 0
+	// means unknown (an imported fio result without them).
+	P50, P90, P99, P999, P9999 uint64
+	// Hist is the merged histogram; nil for imported fio results without
+	// json+ bins.
+	Hist *Hist
+}
+
+// Hist is a histogram as its non-empty buckets (value: count, ascending),
+// with the group count of its layout (29 for fio's, latency.LongGroups
+// for stortest's default).
+type Hist struct {
+	Groups int
+	Bins   []latency.Bin
+}
+
+// Second is one per-second sample. Dirs is indexed like DirNames; nil for
+// a direction without I/O in the second.
+type Second struct {
+	T    time.Duration // end of the interval since the measured start
+	Dur  time.Duration // its length: a second, or less for the last one
+	Dirs [3]*SecondDir
+}
+
+// SecondDir is one direction's completions in a second and the clat
+// percentiles of that second (fio's values, ns; 0 when unknown).
+type SecondDir struct {
+	IOs, Bytes                 uint64
+	ClatP50, ClatP99, ClatP999 uint64
+}
+
+// Percentile returns the stored value of percentile p (one of
+// Percentiles) and whether it is known.
+func (s *Stat) Percentile(p float64) (uint64, bool) {
+	if s == nil {
+		return 0, false
+	}
+	var v uint64
+	switch p {
+	case 50:
+		v = s.P50
+	case 90:
+		v = s.P90
+	case 99:
+		v = s.P99
+	case 99.9:
+		v = s.P999
+	case 99.99:
+		v = s.P9999
+	default:
+		return 0, false
+	}
+	return v, v != 0
+}
+
+func (s *Stat) setPercentile(p float64, v uint64) {
+	switch p {
+	case 50:
+		s.P50 = v
+	case 90:
+		s.P90 = v
+	case 99:
+		s.P99 = v
+	case 99.9:
+		s.P999 = v
+	case 99.99:
+		s.P9999 = v
+	}
+}
+
+// Histogram rebuilds the latency histogram. Its count is exact; min, max,
+// mean and stddev are bucket-resolution estimates (use the Stat's for the
+// exact ones).
+func (h *Hist) Histogram() (*latency.Histogram, error) {
+	if h == nil {
+		return nil, errors.New("baselines: no histogram")
+	}
+	l, err := latency.NewLayout(h.Groups)
+	if err != nil {
+		return nil, fmt.Errorf("baselines: %w", err)
+	}
+	hist, err := latency.FromBins(l, h.Bins)
+	if err != nil {
+		return nil, fmt.Errorf("baselines: %w", err)
+	}
+	return hist, nil
+}
+
+// Count returns the number of values in the histogram.
+func (h *Hist) Count() uint64 {
+	var n uint64
+	for _, b := range h.Bins {
+		n += b.Count
+	}
+	return n
+}
+
+// Dir returns the direction named "read", "write" or "trim", or nil.
+func (b *Baseline) Dir(name string) *Dir {
+	for _, d := range b.Dirs {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// Stat returns "slat", "clat" or "lat" of the direction, or nil.
+func (d *Dir) Stat(name string) *Stat {
+	if d == nil {
+		return nil
+	}
+	switch name {
+	case "slat":
+		return d.Slat
+	case "clat":
+		return d.Clat
+	case "lat":
+		return d.Lat
+	}
+	return nil
+}
+
+// SecondMetric selects a per-second series (PerSecond).
+type SecondMetric int
+
+const (
+	SecondIOPS     SecondMetric = iota // completions per second
+	SecondBW                           // bytes per second
+	SecondClatP50                      // the second's clat p50, ns
+	SecondClatP99                      // the second's clat p99, ns
+	SecondClatP999                     // the second's clat p99.9, ns
+)
+
+var secondMetricNames = [...]string{"iops", "bw", "clat.p50", "clat.p99", "clat.p99.9"}
+
+func (m SecondMetric) String() string {
+	if m >= 0 && int(m) < len(secondMetricNames) {
+		return secondMetricNames[m]
+	}
+	return fmt.Sprintf("SecondMetric(%d)", int(m))
+}
+
+// WholeSecond is the shortest interval PerSecond counts: like fio, the last,
+// partial interval is left out, since it would read as a sudden drop.
+const WholeSecond = time.Second * 99 / 100
+
+// PerSecond returns the series of metric m of direction dir over the whole
+// seconds, oldest first. Throughput counts every whole second (zeros
+// included: a stall is data); percentiles only the seconds with a value.
+func (b *Baseline) PerSecond(dir string, m SecondMetric) []float64 {
+	di := slices.Index(DirNames[:], dir)
+	if di < 0 {
+		return nil
+	}
+	var out []float64
+	for i := range b.Seconds {
+		s := &b.Seconds[i]
+		if s.Dur < WholeSecond {
+			continue
+		}
+		sd := s.Dirs[di]
+		switch m {
+		case SecondIOPS, SecondBW:
+			var v uint64
+			if sd != nil {
+				v = sd.IOs
+				if m == SecondBW {
+					v = sd.Bytes
+				}
+			}
+			out = append(out, float64(v)/s.Dur.Seconds())
+		default:
+			if sd == nil {
+				continue
+			}
+			v := [...]uint64{sd.ClatP50, sd.ClatP99, sd.ClatP999}[m-SecondClatP50]
+			if v != 0 {
+				out = append(out, float64(v))
+			}
+		}
+	}
+	return out
+}
+
+// ErrPartial is returned by FromResult for a run that was cancelled or
+// failed: its numbers are not a baseline.
+var ErrPartial = errors.New("baselines: partial result")
+
+// FromResult makes the baseline of one job from a Run's result, merging the
+// job's clones (numjobs) as fio's group_reporting does: counts add,
+// histograms merge (percentiles are never averaged), throughput is over
+// the longest clone's runtime, and the per-second samples of the clones
+// add second by second. fp describes where it ran (see Probe); its Engine
+// and Version are filled in when empty. All jobs of res must be clones of
+// one job.
+func FromResult(res *workload.Result, fp Fingerprint) (*Baseline, error) {
+	if res == nil || len(res.Jobs) == 0 {
+		return nil, errors.New("baselines: empty result")
+	}
+	return fromJobs(res.Jobs, fp)
+}
+
+// FromJobResult is FromResult for one clone.
+func FromJobResult(jr *workload.JobResult, fp Fingerprint) (*Baseline, error) {
+	if jr == nil {
+		return nil, errors.New("baselines: nil job result")
+	}
+	return fromJobs([]*workload.JobResult{jr}, fp)
+}
+
+func fromJobs(jobs []*workload.JobResult, fp Fingerprint) (*Baseline, error) {
+	first := jobs[0]
+	for _, j := range jobs {
+		if j.Name != first.Name {
+			return nil, fmt.Errorf("baselines: result holds jobs %q and %q: one baseline is one job", first.Name, j.Name)
+		}
+		if j.Err != nil {
+			return nil, fmt.Errorf("%w: job %s.%d failed: %v", ErrPartial, j.Name, j.Clone, j.Err)
+		}
+		if j.Canceled {
+			return nil, fmt.Errorf("%w: job %s.%d was cancelled", ErrPartial, j.Name, j.Clone)
+		}
+	}
+	if fp.Engine == "" {
+		fp.Engine = first.Engine
+	}
+	if fp.Engine == "" {
+		fp.Engine = first.Job.Normalized().Engine
+	}
+	if fp.Version == "" {
+		fp.Version = "stortest-" + workload.Version
+	}
+	b := &Baseline{
+		Schema:      SchemaVersion,
+		Name:        first.Name,
+		Created:     first.Start.UTC().Truncate(time.Second),
+		Clones:      len(jobs),
+		Job:         first.Job.Normalized(),
+		Fingerprint: fp,
+	}
+	for _, j := range jobs {
+		b.Runtime = max(b.Runtime, j.Runtime)
+	}
+	secs, err := mergeSeconds(jobs)
+	if err != nil {
+		return nil, err
+	}
+	b.Seconds = secs
+	merged, err := mergeDirs(jobs)
+	if err != nil {
+		return nil, err
+	}
+	for d := range workload.NumDirs {
+		s := &merged[d]
+		if s.IOs == 0 {
+			continue
+		}
+		dir := &Dir{
+			Name: DirNames[d], IOs: s.IOs, Bytes: s.Bytes, ShortIOs: s.ShortIOs, Errors: s.Errors,
+		}
+		if sec := b.Runtime.Seconds(); sec > 0 {
+			dir.IOPS = float64(s.IOs) / sec
+			dir.BW = float64(s.Bytes) / sec
+		}
+		dir.IOPSSamples = moments(b.PerSecond(dir.Name, SecondIOPS))
+		dir.BWSamples = moments(b.PerSecond(dir.Name, SecondBW))
+		dir.Slat, dir.Clat, dir.Lat = statOf(s.Slat), statOf(s.Clat), statOf(s.Lat)
+		b.Dirs = append(b.Dirs, dir)
+	}
+	if len(b.Dirs) == 0 {
+		return nil, fmt.Errorf("baselines: job %s completed no I/O", first.Name)
+	}
+	return b, nil
+}
+
+// mergeDirs sums the clones' totals and merges their histograms, as
+// workload.Result.Merged does, tolerating absent histograms.
+func mergeDirs(jobs []*workload.JobResult) ([workload.NumDirs]workload.DirStats, error) {
+	var out [workload.NumDirs]workload.DirStats
+	for d := range workload.NumDirs {
+		o := &out[d]
+		for _, j := range jobs {
+			s := &j.Dirs[d]
+			o.IOs += s.IOs
+			o.Bytes += s.Bytes
+			o.ShortIOs += s.ShortIOs
+			o.Errors += s.Errors
+			for _, h := range []struct{ dst, src **latency.Histogram }{{&o.Slat, &s.Slat}, {&o.Clat, &s.Clat}, {&o.Lat, &s.Lat}} {
+				switch {
+				case *h.src == nil:
+				case *h.dst == nil:
+					*h.dst = (*h.src).Clone()
+				default:
+					if err := (*h.dst).Merge(*h.src); err != nil {
+						return out, fmt.Errorf("baselines: job %s.%d: %w", j.Name, j.Clone, err)
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// statOf summarises a histogram: exact statistics, fio's percentiles and
+// the non-empty buckets. nil for an empty (or absent) histogram.
+func statOf(h *latency.Histogram) *Stat {
+	if h == nil || h.Count() == 0 {
+		return nil
+	}
+	s := &Stat{N: h.Count(), Min: h.Min(), Max: h.Max(), Mean: h.Mean(), Stddev: h.Stddev(),
+		Hist: &Hist{Groups: h.Layout().Groups(), Bins: h.Bins()}}
+	for _, p := range Percentiles {
+		s.setPercentile(p, h.Percentile(p))
+	}
+	return s
+}
+
+// mergeSeconds adds the clones' seconds index by index and computes each
+// second's clat percentiles from the merged bins.
+func mergeSeconds(jobs []*workload.JobResult) ([]Second, error) {
+	n := 0
+	seconds := make([][]workload.Second, len(jobs))
+	for i, j := range jobs {
+		seconds[i] = foldEmptySeconds(j.Seconds)
+		n = max(n, len(seconds[i]))
+	}
+	out := make([]Second, n)
+	var scratch [workload.NumDirs]*latency.Histogram
+	for d := range workload.NumDirs {
+		if h := jobs[0].Dirs[d].Clat; h != nil {
+			scratch[d] = latency.New(h.Layout())
+		}
+	}
+	for i := range out {
+		var ios, bytes [workload.NumDirs]uint64
+		var seen [workload.NumDirs]bool
+		for d := range workload.NumDirs {
+			if scratch[d] != nil {
+				scratch[d].Reset()
+			}
+		}
+		for ji, j := range jobs {
+			if i >= len(seconds[ji]) {
+				continue
+			}
+			s := &seconds[ji][i]
+			out[i].T = max(out[i].T, s.T)
+			out[i].Dur = max(out[i].Dur, s.Dur)
+			for d := range workload.NumDirs {
+				ios[d] += s.IOs[d]
+				bytes[d] += s.Bytes[d]
+				seen[d] = seen[d] || s.IOs[d] > 0 || len(s.Clat[d]) > 0
+				if scratch[d] == nil {
+					continue
+				}
+				for _, bin := range s.Clat[d] {
+					if got := scratch[d].Layout().Value(scratch[d].Layout().Index(bin.Value)); got != bin.Value {
+						return nil, fmt.Errorf("baselines: job %s second %d: clat bin %d is not a bucket value", j.Name, i+1, bin.Value)
+					}
+					scratch[d].AddBin(bin.Value, bin.Count)
+				}
+			}
+		}
+		for d := range workload.NumDirs {
+			if !seen[d] {
+				continue
+			}
+			sd := &SecondDir{IOs: ios[d], Bytes: bytes[d]}
+			if h := scratch[d]; h != nil && h.Count() > 0 {
+				sd.ClatP50, sd.ClatP99, sd.ClatP999 = h.Percentile(50), h.Percentile(99), h.Percentile(99.9)
+			}
+			out[i].Dirs[d] = sd
+		}
+	}
+	return out, nil
+}
+
+// foldEmptySeconds folds intervals of no length (a final tick at the
+// instant of the last one) into the interval before them, so that
+// seconds strictly advance.
+func foldEmptySeconds(secs []workload.Second) []workload.Second {
+	clean := true
+	for i := range secs {
+		if secs[i].Dur <= 0 || (i > 0 && secs[i].T <= secs[i-1].T) {
+			clean = false
+		}
+	}
+	if clean {
+		return secs
+	}
+	out := make([]workload.Second, 0, len(secs))
+	for _, s := range secs {
+		if n := len(out); n > 0 && (s.Dur <= 0 || s.T <= out[n-1].T) {
+			p := &out[n-1]
+			for d := range workload.NumDirs {
+				p.IOs[d] += s.IOs[d]
+				p.Bytes[d] += s.Bytes[d]
+				p.Clat[d] = append(append([]latency.Bin(nil), p.Clat[d]...), s.Clat[d]...)
+			}
+			continue
+		}
+		if s.Dur <= 0 {
+			continue // an empty first interval
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// moments summarises samples as fio's iops_*/bw_* fields do.
+func moments(xs []float64) Moments {
+	if len(xs) == 0 {
+		return Moments{}
+	}
+	m := Moments{N: len(xs), Min: math.Inf(1), Max: math.Inf(-1)}
+	var sum float64
+	for _, x := range xs {
+		m.Min, m.Max = math.Min(m.Min, x), math.Max(m.Max, x)
+		sum += x
+	}
+	m.Mean = sum / float64(len(xs))
+	if len(xs) > 1 {
+		var ss float64
+		for _, x := range xs {
+			ss += (x - m.Mean) * (x - m.Mean)
+		}
+		m.Stddev = math.Sqrt(ss / float64(len(xs)-1))
+	}
+	return m
+}

@@ -1,0 +1,172 @@
+package baselines
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"stortest.dev/latency"
+	"stortest.dev/workload"
+)
+
+// Clones merge as fio's group_reporting: counts add, histograms merge
+// (percentiles from the merged histogram, never averaged), throughput is
+// over the longest runtime, seconds add index by index.
+func TestFromResultMergesClones(t *testing.T) {
+	a := synthJob(t, "mix", 0, 12, 3000, true, 1)
+	b := synthJob(t, "mix", 1, 12, 3000, true, 1)
+	b.Runtime += 5 * time.Millisecond
+	got, err := FromResult(&workload.Result{Jobs: []*workload.JobResult{a, b}}, Fingerprint{Kind: "loop", Kernel: "6.18"})
+	require.NoError(t, err)
+
+	require.Equal(t, 2, got.Clones)
+	require.Equal(t, b.Runtime, got.Runtime)
+	require.Equal(t, "io_uring", got.Fingerprint.Engine)
+	require.Equal(t, "stortest-"+workload.Version, got.Fingerprint.Version)
+	require.Equal(t, time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC), got.Created, "whole seconds, UTC")
+	require.Equal(t, a.Job.Normalized(), got.Job)
+	require.Len(t, got.Dirs, 2)
+	for i, d := range got.Dirs {
+		wd := workload.Dir(i)
+		require.Equal(t, wd.String(), d.Name)
+		require.Equal(t, a.Dirs[wd].IOs+b.Dirs[wd].IOs, d.IOs)
+		require.Equal(t, a.Dirs[wd].Bytes+b.Dirs[wd].Bytes, d.Bytes)
+		require.InDelta(t, float64(d.IOs)/b.Runtime.Seconds(), d.IOPS, 1e-9)
+		merged := a.Dirs[wd].Clat.Clone()
+		require.NoError(t, merged.Merge(b.Dirs[wd].Clat))
+		want := Stat{N: merged.Count(), Min: merged.Min(), Max: merged.Max(), Mean: merged.Mean(), Stddev: merged.Stddev(),
+			P50: merged.Percentile(50), P90: merged.Percentile(90), P99: merged.Percentile(99), P999: merged.Percentile(99.9), P9999: merged.Percentile(99.99),
+			Hist: &Hist{Groups: latency.LongGroups, Bins: merged.Bins()}}
+		if diff := cmp.Diff(&want, d.Clat); diff != "" {
+			t.Errorf("%s clat (-want +got):\n%s", d.Name, diff)
+		}
+		require.Equal(t, 12, d.IOPSSamples.N, "whole seconds only")
+	}
+	require.Len(t, got.Seconds, 13)
+	for i, s := range got.Seconds {
+		sa, sb := a.Seconds[i], b.Seconds[i]
+		require.Equal(t, sa.IOs[0]+sb.IOs[0], s.Dirs[0].IOs)
+		h := latency.New(latency.MustLayout(latency.LongGroups))
+		for _, bin := range append(append([]latency.Bin(nil), sa.Clat[0]...), sb.Clat[0]...) {
+			h.AddBin(bin.Value, bin.Count)
+		}
+		require.Equal(t, h.Percentile(99), s.Dirs[0].ClatP99, "second %d", i)
+		require.Equal(t, h.Percentile(99.9), s.Dirs[0].ClatP999, "second %d", i)
+		require.Nil(t, s.Dirs[2], "no trim")
+	}
+}
+
+func TestFromResultErrors(t *testing.T) {
+	failed := synthJob(t, "x", 0, 2, 100, false, 2)
+	failed.Err = errors.New("EIO")
+	canceled := synthJob(t, "x", 0, 2, 100, false, 2)
+	canceled.Canceled = true
+	idle := &workload.JobResult{Name: "idle", Runtime: time.Second}
+	for _, tc := range []struct {
+		name    string
+		res     *workload.Result
+		partial bool
+		want    string
+	}{
+		{"nil", nil, false, "empty result"},
+		{"no-jobs", &workload.Result{}, false, "empty result"},
+		{"two-jobs", &workload.Result{Jobs: []*workload.JobResult{synthJob(t, "a", 0, 2, 100, false, 1), synthJob(t, "b", 0, 2, 100, false, 1)}}, false, `jobs "a" and "b"`},
+		{"failed", &workload.Result{Jobs: []*workload.JobResult{failed}}, true, "failed: EIO"},
+		{"canceled", &workload.Result{Jobs: []*workload.JobResult{canceled}}, true, "cancelled"},
+		{"no-io", &workload.Result{Jobs: []*workload.JobResult{idle}}, false, "no I/O"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := FromResult(tc.res, Fingerprint{})
+			require.ErrorContains(t, err, tc.want)
+			require.Equal(t, tc.partial, errors.Is(err, ErrPartial))
+		})
+	}
+}
+
+func TestPerSecond(t *testing.T) {
+	b := &Baseline{Seconds: []Second{
+		{T: time.Second, Dur: time.Second, Dirs: [3]*SecondDir{{IOs: 100, Bytes: 400, ClatP50: 7, ClatP99: 9, ClatP999: 11}}},
+		{T: 2 * time.Second, Dur: time.Second}, // a stall: no I/O at all
+		{T: 3 * time.Second, Dur: time.Second, Dirs: [3]*SecondDir{{IOs: 50, Bytes: 200}}},
+		{T: 3500 * time.Millisecond, Dur: 500 * time.Millisecond, Dirs: [3]*SecondDir{{IOs: 1, Bytes: 4, ClatP99: 99}}},
+	}}
+	for _, tc := range []struct {
+		name string
+		dir  string
+		m    SecondMetric
+		want []float64
+	}{
+		{"iops-counts-stalls", "read", SecondIOPS, []float64{100, 0, 50}},
+		{"bw", "read", SecondBW, []float64{400, 0, 200}},
+		{"p99-skips-unknown", "read", SecondClatP99, []float64{9}},
+		{"p99.9", "read", SecondClatP999, []float64{11}},
+		{"no-writes", "write", SecondIOPS, []float64{0, 0, 0}},
+		{"bad-dir", "sideways", SecondIOPS, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, b.PerSecond(tc.dir, tc.m)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A real run of the null engine becomes a baseline that survives the file
+// format unchanged.
+func TestFromRealRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 1.2 s workload")
+	}
+	target := filepath.Join(t.TempDir(), "target")
+	require.NoError(t, os.WriteFile(target, make([]byte, 1<<20), 0o644))
+	job := workload.Job{Name: "null-randread", Filename: target, Engine: "null", RW: workload.RandRead, BlockSize: 4096,
+		Size: 1 << 20, Runtime: 1200 * time.Millisecond, TimeBased: true}
+	res, err := workload.Run(context.Background(), job, workload.Options{})
+	require.NoError(t, err)
+	require.NoError(t, res.Err())
+	b, err := FromResult(res, Fingerprint{Kernel: "test"})
+	require.NoError(t, err)
+	require.Equal(t, "null", b.Fingerprint.Engine)
+	require.NotEmpty(t, b.Seconds)
+	require.Greater(t, b.Dirs[0].IOs, uint64(1000))
+	require.NotNil(t, b.Dirs[0].Clat.Hist)
+	data, err := Marshal(b)
+	require.NoError(t, err)
+	back, err := Decode(bytesReader(data), "run.json")
+	require.NoError(t, err)
+	if diff := cmp.Diff(b, back); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+// A last tick at the instant of the one before (the runner closes the
+// interval when the job ends) is folded into it: seconds strictly advance
+// and nothing is lost.
+func TestFromResultFoldsEmptySeconds(t *testing.T) {
+	jr := synthJob(t, "x", 0, 3, 500, false, 30)
+	last := jr.Seconds[len(jr.Seconds)-1]
+	extra := workload.Second{T: last.T, Dur: 0}
+	extra.IOs[0], extra.Bytes[0] = 2, 8192
+	extra.Clat[0] = []latency.Bin{{Value: 100, Count: 2}}
+	jr.Seconds = append(jr.Seconds, extra)
+	jr.Dirs[0].IOs += 2
+	b, err := FromJobResult(jr, Fingerprint{})
+	require.NoError(t, err)
+	require.Len(t, b.Seconds, 4)
+	require.Equal(t, last.IOs[0]+2, b.Seconds[3].Dirs[0].IOs)
+	var sum uint64
+	for _, s := range b.Seconds {
+		sum += s.Dirs[0].IOs
+	}
+	require.Equal(t, b.Dirs[0].IOs, sum)
+	data, err := Marshal(b)
+	require.NoError(t, err)
+	_, err = Decode(bytesReader(data), "x.json")
+	require.NoError(t, err)
+}

@@ -1,0 +1,136 @@
+package baselines
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// lineOf returns the 1-based line of the n-th (1-based) occurrence of sub
+// in text, after the first occurrence of after (if not empty).
+func lineOf(t *testing.T, text, after, sub string) int {
+	t.Helper()
+	start := 0
+	if after != "" {
+		start = strings.Index(text, after)
+		require.GreaterOrEqual(t, start, 0, "no %q", after)
+	}
+	i := strings.Index(text[start:], sub)
+	require.GreaterOrEqual(t, i, 0, "no %q after %q", sub, after)
+	return 1 + strings.Count(text[:start+i], "\n")
+}
+
+// replaceAfter replaces the first old after marker.
+func replaceAfter(t *testing.T, text, after, old, new string) string {
+	t.Helper()
+	start := strings.Index(text, after)
+	require.GreaterOrEqual(t, start, 0, "no %q", after)
+	i := strings.Index(text[start:], old)
+	require.GreaterOrEqual(t, i, 0, "no %q after %q", old, after)
+	return text[:start+i] + new + text[start+i+len(old):]
+}
+
+// Every kind of damage is reported with the file, the line and the field,
+// as ErrCorrupt (or ErrSchema), never as a panic or a wrong baseline.
+func TestDecodeErrors(t *testing.T) {
+	data, err := Marshal(synthBaseline(t, 2, 300, false, 7))
+	require.NoError(t, err)
+	good := string(data)
+	lines := strings.Count(good, "\n")
+	clatHist := `"clat": {`
+	firstBucket := regexp.MustCompile(`"(\d{3,})": (\d+)`).FindStringSubmatch(good[strings.Index(good, clatHist):])
+	require.NotNil(t, firstBucket)
+
+	for _, tc := range []struct {
+		name  string
+		text  string
+		line  int // 0: not checked
+		field string
+		msg   string
+		kind  error
+	}{
+		{name: "empty", text: "", msg: "empty file", kind: ErrCorrupt},
+		{name: "not-json", text: "hello\n", line: 1, msg: "invalid JSON", kind: ErrCorrupt},
+		{name: "truncated-half", text: good[:len(good)/2], line: strings.Count(good[:len(good)/2], "\n") + 1, msg: "truncated", kind: ErrCorrupt},
+		{name: "truncated-last-brace", text: strings.TrimSuffix(good, "}\n"), line: lines, msg: "truncated", kind: ErrCorrupt},
+		{name: "syntax", text: replaceAfter(t, good, `"dirs"`, `"bytes": `, `"bytes": ,`),
+			line: lineOf(t, good, `"dirs"`, `"bytes": `), msg: "invalid JSON", kind: ErrCorrupt},
+		{name: "wrong-type", text: strings.Replace(good, `"clones": 1`, `"clones": "one"`, 1),
+			line: lineOf(t, good, "", `"clones"`), field: "clones", msg: "want int, got string", kind: ErrCorrupt},
+		{name: "unknown-field", text: strings.Replace(good, `"short_ios"`, `"shortios"`, 1),
+			line: lineOf(t, good, "", `"short_ios"`), msg: `unknown field "shortios"`, kind: ErrCorrupt},
+		{name: "missing-iops", text: regexp.MustCompile(`\n +"iops": [0-9.e+]+,`).ReplaceAllString(good, ""),
+			line: lineOf(t, good, `"dirs"`, `"read": {`), field: "dirs.read", msg: `missing "iops"`, kind: ErrCorrupt},
+		{name: "missing-name", text: strings.Replace(good, `"name": "randread-4k",`, "", 1), line: 1, field: "name", msg: "missing", kind: ErrCorrupt},
+		{name: "schema-newer", text: strings.Replace(good, `"schema": 1`, `"schema": 2`, 1), line: 2, field: "schema",
+			msg: "schema 2 is newer than this stortest reads (1)", kind: ErrSchema},
+		{name: "schema-older", text: strings.Replace(good, `"schema": 1`, `"schema": 0`, 1), line: 2, field: "schema",
+			msg: "0 is not a schema version", kind: ErrCorrupt},
+		{name: "schema-missing", text: strings.Replace(good, `"schema": 1,`, "", 1), line: 1,
+			msg: "not a stortest baseline", kind: ErrCorrupt},
+		{name: "hist-count", text: replaceAfter(t, good, clatHist, firstBucket[0], fmt.Sprintf(`"%s": %s1`, firstBucket[1], firstBucket[2])),
+			line: lineOf(t, good, clatHist, `"hist"`), field: "dirs.read.clat.hist", msg: "buckets hold", kind: ErrCorrupt},
+		{name: "not-a-bucket", text: replaceAfter(t, good, clatHist, firstBucket[0], fmt.Sprintf(`"%s1": %s`, firstBucket[1], firstBucket[2])),
+			line: lineOf(t, good, clatHist, firstBucket[0]), field: "dirs.read.clat.hist." + firstBucket[1] + "1", msg: "not a bucket value", kind: ErrCorrupt},
+		{name: "percentiles-out-of-order", text: regexp.MustCompile(`("clat": \{[^}]*?"p90": )\d+`).ReplaceAllString(good, "${1}1"),
+			line: lineOf(t, good, clatHist, `"p90"`), field: "dirs.read.clat.p90", msg: "below a lower percentile", kind: ErrCorrupt},
+		{name: "unknown-direction", text: strings.Replace(good, `"read": {`, `"reed": {`, 1),
+			line: lineOf(t, good, "", `"read": {`), field: "dirs.reed", msg: "unknown direction", kind: ErrCorrupt},
+		{name: "seconds-order", text: strings.Replace(good, `{"t_ns":2000000000,`, `{"t_ns":1000000000,`, 1),
+			line: lineOf(t, good, "", `{"t_ns":2000000000,`), field: "seconds.1", msg: "not after the previous second", kind: ErrCorrupt},
+		{name: "job-invalid", text: strings.Replace(good, `"iodepth": 16`, `"iodepth": 70000`, 1),
+			line: lineOf(t, good, "", `"iodepth": 16`), field: "job.iodepth", msg: "outside [1, 65536]", kind: ErrCorrupt},
+		{name: "job-bad-rw", text: strings.Replace(good, `"rw": "randread"`, `"rw": "sideways"`, 1),
+			line: lineOf(t, good, "", `"rw": "randread"`), field: "job.rw", msg: `unknown rw "sideways"`, kind: ErrCorrupt},
+		{name: "map-value-type", text: strings.Replace(good, `"ios": `, `"ios": -`, 1),
+			line: lineOf(t, good, "", `"ios": `), field: "dirs.read.ios", msg: "want uint64, got number -", kind: ErrCorrupt},
+		{name: "trailing-data", text: good + "{}\n", line: lines + 1, msg: "after top-level value", kind: ErrCorrupt},
+		{name: "negative-runtime", text: regexp.MustCompile(`"runtime_ns": \d+`).ReplaceAllString(good, `"runtime_ns": -5`),
+			line: lineOf(t, good, "", `"runtime_ns"`), field: "runtime_ns", msg: "negative", kind: ErrCorrupt},
+		{name: "bad-created", text: regexp.MustCompile(`"created": "[^"]+"`).ReplaceAllString(good, `"created": "yesterday"`),
+			line: lineOf(t, good, "", `"created"`), field: "created", msg: "not an RFC 3339 time", kind: ErrCorrupt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := Decode(strings.NewReader(tc.text), "base.json")
+			require.Error(t, err)
+			require.Nil(t, b)
+			require.True(t, errors.Is(err, tc.kind), "%v is not %v", err, tc.kind)
+			var e *Error
+			require.True(t, errors.As(err, &e))
+			msg := err.Error()
+			require.True(t, strings.HasPrefix(msg, "baselines: base.json"), msg)
+			if tc.line > 0 {
+				require.Equal(t, tc.line, e.Line, "%s", msg)
+				require.Contains(t, msg, fmt.Sprintf("base.json:%d: ", tc.line))
+			}
+			if tc.field != "" {
+				require.Equal(t, tc.field, e.Field, "%s", msg)
+			}
+			require.Contains(t, msg, tc.msg)
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load(t.TempDir() + "/nope.json")
+	require.ErrorIs(t, err, errNotExist())
+}
+
+func TestFieldLine(t *testing.T) {
+	text := "{\n  \"a\": {\n    \"b\": [\n      1,\n      {\"c\": 2}\n    ],\n    \"p99.9\": 3\n  }\n}\n"
+	for _, tc := range []struct {
+		field string
+		want  int
+	}{
+		{"a", 2}, {"a.b", 3}, {"a.b.0", 4}, {"a.b.1", 5}, {"a.b.1.c", 5}, {"a.p99.9", 7},
+		{"a.missing", 2}, {"nothing", 1},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			require.Equal(t, tc.want, fieldLine([]byte(text), tc.field))
+		})
+	}
+}

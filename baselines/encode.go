@@ -1,0 +1,317 @@
+package baselines
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Marshal encodes a baseline in its file format: JSON in a fixed field
+// order, one value per line, so a diff of two baselines shows one line per
+// changed metric. Histograms print one bucket per line ("66048": 12) in
+// ascending order; per-second samples print one second per line.
+// Unknown percentiles (0) and absent stats are left out.
+//
+// What Marshal returns, Decode reads back: the encoding is decoded and
+// checked before it is returned (a millisecond or so), so a baseline that
+// would not load (an inconsistent histogram, an invalid job, seconds out
+// of order) is an error here, when it is written, not later when a test
+// needs it.
+func Marshal(b *Baseline) ([]byte, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	doc, err := b.tree()
+	if err != nil {
+		return nil, err
+	}
+	p := printer{}
+	if err := p.value(doc, 0); err != nil {
+		return nil, fmt.Errorf("baselines: encode %s: %w", b.Name, err)
+	}
+	p.buf.WriteByte('\n')
+	if _, err := decode(p.buf.Bytes(), b.Name+" (as encoded)"); err != nil {
+		return nil, fmt.Errorf("baselines: %s would not load back: %w", b.Name, err)
+	}
+	return p.buf.Bytes(), nil
+}
+
+// Encode writes Marshal's encoding to w.
+func Encode(w io.Writer, b *Baseline) error {
+	data, err := Marshal(b)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// MarshalJSON encodes the baseline as Marshal does (encoding/json compacts
+// it when the baseline is embedded in another document).
+func (b *Baseline) MarshalJSON() ([]byte, error) { return Marshal(b) }
+
+// UnmarshalJSON decodes and validates as Decode does.
+func (b *Baseline) UnmarshalJSON(data []byte) error {
+	v, err := decode(data, "json")
+	if err != nil {
+		return err
+	}
+	*b = *v
+	return nil
+}
+
+// check rejects values the format cannot hold, so everything Marshal
+// writes Decode reads back.
+func (b *Baseline) check() error {
+	var bad string
+	finite := func(name string, v float64) {
+		if bad == "" && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			bad = fmt.Sprintf("%s is %v", name, v)
+		}
+	}
+	for _, d := range b.Dirs {
+		finite(d.Name+".iops", d.IOPS)
+		finite(d.Name+".bw", d.BW)
+		for _, m := range []Moments{d.IOPSSamples, d.BWSamples} {
+			finite(d.Name+" samples", m.Min+m.Max+m.Mean+m.Stddev)
+		}
+		for _, s := range []*Stat{d.Slat, d.Clat, d.Lat} {
+			if s != nil {
+				finite(d.Name+" stat", s.Mean+s.Stddev)
+			}
+		}
+	}
+	if y := b.Created.UTC().Year(); bad == "" && (y < 0 || y > 9999) {
+		bad = fmt.Sprintf("created %v is outside the years RFC 3339 can write", b.Created)
+	}
+	if bad != "" {
+		return fmt.Errorf("baselines: %s: %s", b.Name, bad)
+	}
+	return nil
+}
+
+// tree builds the document in file order.
+func (b *Baseline) tree() (obj, error) {
+	job, err := json.Marshal(b.Job)
+	if err != nil {
+		return nil, fmt.Errorf("baselines: encode job: %w", err)
+	}
+	var jobObj obj
+	if err := eachField(job, func(k string, raw json.RawMessage) error {
+		jobObj = append(jobObj, kv{k, raw})
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("baselines: encode job: %w", err)
+	}
+	var fp obj
+	for _, f := range b.Fingerprint.fields() {
+		if *f.v != "" {
+			fp = append(fp, kv{f.key, *f.v})
+		}
+	}
+	doc := obj{
+		{"schema", b.Schema},
+		{"name", b.Name},
+		{"created", b.Created.UTC().Format(time.RFC3339)},
+		{"runtime_ns", int64(b.Runtime)},
+		{"clones", b.Clones},
+		{"fingerprint", fp},
+		{"job", jobObj},
+	}
+	if len(b.FioOptions) > 0 {
+		keys := make([]string, 0, len(b.FioOptions))
+		for k := range b.FioOptions {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var o obj
+		for _, k := range keys {
+			o = append(o, kv{k, b.FioOptions[k]})
+		}
+		doc = append(doc, kv{"fio_options", o})
+	}
+	var dirs obj
+	for _, d := range b.Dirs {
+		dirs = append(dirs, kv{d.Name, d.tree()})
+	}
+	doc = append(doc, kv{"dirs", dirs})
+	secs := make(lines, 0, len(b.Seconds))
+	for i := range b.Seconds {
+		secs = append(secs, b.Seconds[i].tree())
+	}
+	doc = append(doc, kv{"seconds", secs})
+	return doc, nil
+}
+
+func (d *Dir) tree() obj {
+	o := obj{
+		{"ios", d.IOs},
+		{"bytes", d.Bytes},
+		{"short_ios", d.ShortIOs},
+		{"errors", d.Errors},
+		{"iops", d.IOPS},
+		{"bw", d.BW},
+	}
+	if d.IOPSSamples.N > 0 {
+		o = append(o, kv{"iops_samples", d.IOPSSamples.tree()})
+	}
+	if d.BWSamples.N > 0 {
+		o = append(o, kv{"bw_samples", d.BWSamples.tree()})
+	}
+	for _, s := range []struct {
+		name string
+		s    *Stat
+	}{{"slat", d.Slat}, {"clat", d.Clat}, {"lat", d.Lat}} {
+		if s.s != nil {
+			o = append(o, kv{s.name, s.s.tree()})
+		}
+	}
+	return o
+}
+
+func (m Moments) tree() obj {
+	return obj{{"n", m.N}, {"min", m.Min}, {"max", m.Max}, {"mean", m.Mean}, {"stddev", m.Stddev}}
+}
+
+// percentileKey is the key of percentile p: "p99.9".
+func percentileKey(p float64) string { return "p" + strconv.FormatFloat(p, 'f', -1, 64) }
+
+func (s *Stat) tree() obj {
+	o := obj{{"n", s.N}, {"min", s.Min}, {"max", s.Max}, {"mean", s.Mean}, {"stddev", s.Stddev}}
+	for _, p := range Percentiles {
+		if v, ok := s.Percentile(p); ok {
+			o = append(o, kv{percentileKey(p), v})
+		}
+	}
+	if s.Hist != nil {
+		bins := make(obj, 0, len(s.Hist.Bins))
+		for _, b := range s.Hist.Bins {
+			bins = append(bins, kv{strconv.FormatUint(b.Value, 10), b.Count})
+		}
+		o = append(o, kv{"groups", s.Hist.Groups}, kv{"hist", bins})
+	}
+	return o
+}
+
+// tree of a second is printed on one line (lines).
+func (s *Second) tree() obj {
+	o := obj{{"t_ns", int64(s.T)}, {"dur_ns", int64(s.Dur)}}
+	for i, d := range s.Dirs {
+		if d == nil {
+			continue
+		}
+		do := obj{{"ios", d.IOs}, {"bytes", d.Bytes}}
+		for _, p := range []struct {
+			k string
+			v uint64
+		}{{"clat_p50", d.ClatP50}, {"clat_p99", d.ClatP99}, {"clat_p99.9", d.ClatP999}} {
+			if p.v != 0 {
+				do = append(do, kv{p.k, p.v})
+			}
+		}
+		o = append(o, kv{DirNames[i], do})
+	}
+	return o
+}
+
+// obj is a JSON object printed in its order, one field per line; inside
+// lines it prints compactly.
+type obj []kv
+
+type kv struct {
+	k string
+	v any
+}
+
+// lines is a JSON array printed one compact element per line.
+type lines []any
+
+// MarshalJSON writes the object compactly, in order.
+func (o obj) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, f := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendQuote(b, f.k)
+		b = append(b, ':')
+		v, err := json.Marshal(f.v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, v...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendQuote appends s as a JSON string (strconv.Quote's Go escapes
+// such as \x7f are not JSON).
+func appendQuote(dst []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(dst, q...)
+}
+
+type printer struct{ buf bytes.Buffer }
+
+func (p *printer) indent(level int) {
+	for range level {
+		p.buf.WriteString("  ")
+	}
+}
+
+func (p *printer) value(v any, level int) error {
+	switch v := v.(type) {
+	case obj:
+		if len(v) == 0 {
+			p.buf.WriteString("{}")
+			return nil
+		}
+		p.buf.WriteString("{\n")
+		for i, f := range v {
+			p.indent(level + 1)
+			p.buf.Write(appendQuote(nil, f.k))
+			p.buf.WriteString(": ")
+			if err := p.value(f.v, level+1); err != nil {
+				return err
+			}
+			if i < len(v)-1 {
+				p.buf.WriteByte(',')
+			}
+			p.buf.WriteByte('\n')
+		}
+		p.indent(level)
+		p.buf.WriteByte('}')
+	case lines:
+		if len(v) == 0 {
+			p.buf.WriteString("[]")
+			return nil
+		}
+		p.buf.WriteString("[\n")
+		for i, e := range v {
+			p.indent(level + 1)
+			data, err := json.Marshal(e)
+			if err != nil {
+				return err
+			}
+			p.buf.Write(data)
+			if i < len(v)-1 {
+				p.buf.WriteByte(',')
+			}
+			p.buf.WriteByte('\n')
+		}
+		p.indent(level)
+		p.buf.WriteByte(']')
+	default:
+		data, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		p.buf.Write(data)
+	}
+	return nil
+}

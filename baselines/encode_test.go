@@ -1,0 +1,134 @@
+package baselines
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
+)
+
+// Every baseline, synthetic or imported, decodes to what was encoded, and
+// encodes to the same bytes again.
+func TestRoundTrip(t *testing.T) {
+	cases := map[string]*Baseline{
+		"synthetic":       synthBaseline(t, 20, 2000, false, 1),
+		"synthetic-mixed": synthBaseline(t, 15, 900, true, 2),
+	}
+	for _, path := range fioFiles(t) {
+		for _, b := range importFile(t, path) {
+			cases[filepath.Base(path)+"/"+b.Name] = b
+		}
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			data, err := Marshal(b)
+			require.NoError(t, err)
+			back, err := Decode(bytes.NewReader(data), name)
+			require.NoError(t, err)
+			if diff := cmp.Diff(b, back, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("decoded (-want +got):\n%s", diff)
+			}
+			again, err := Marshal(back)
+			require.NoError(t, err)
+			require.Equal(t, string(data), string(again), "not deterministic")
+			require.True(t, json.Valid(data))
+		})
+	}
+}
+
+// The file is diffable: a fixed key order, one value per line, histogram
+// buckets one per line in ascending order, one second per line.
+func TestMarshalLayout(t *testing.T) {
+	b := synthBaseline(t, 3, 500, false, 3)
+	data, err := Marshal(b)
+	require.NoError(t, err)
+	text := string(data)
+	var top []string
+	for _, line := range strings.Split(text, "\n") {
+		if m := regexp.MustCompile(`^  "([a-z_]+)":`).FindStringSubmatch(line); m != nil {
+			top = append(top, m[1])
+		}
+	}
+	if diff := cmp.Diff([]string{"schema", "name", "created", "runtime_ns", "clones", "fingerprint", "job", "dirs", "seconds"}, top); diff != "" {
+		t.Errorf("top-level keys (-want +got):\n%s", diff)
+	}
+	require.True(t, strings.HasPrefix(text, "{\n  \"schema\": 1,\n  \"name\": \"randread-4k\",\n"))
+
+	bucket := regexp.MustCompile(`^ {10}"(\d+)": \d+,?$`)
+	lines, prev := 0, -1
+	for _, line := range strings.Split(text, "\n") {
+		m := bucket.FindStringSubmatch(line)
+		if m == nil {
+			prev = -1 // a new histogram starts after other lines
+			continue
+		}
+		v, err := strconv.Atoi(m[1])
+		require.NoError(t, err)
+		require.Greater(t, v, prev, "buckets ascend")
+		prev = v
+		lines++
+	}
+	total := 0
+	for _, s := range []*Stat{b.Dirs[0].Slat, b.Dirs[0].Clat, b.Dirs[0].Lat} {
+		total += len(s.Hist.Bins)
+	}
+	require.Equal(t, total, lines, "one bucket per line")
+
+	second := regexp.MustCompile(`^    \{"t_ns":\d+,"dur_ns":\d+,"read":\{"ios":\d+,"bytes":\d+,"clat_p50":\d+,"clat_p99":\d+,"clat_p99.9":\d+\}\},?$`)
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		if second.MatchString(line) {
+			n++
+		}
+	}
+	require.Equal(t, len(b.Seconds), n, "one second per line:\n%s", text[strings.Index(text, `"seconds"`):])
+	require.Contains(t, text, "\n        \"p99.9\": ")
+}
+
+// Changing one metric changes one line of the file.
+func TestMarshalDiffsByLine(t *testing.T) {
+	b := synthBaseline(t, 3, 500, false, 4)
+	before, err := Marshal(b)
+	require.NoError(t, err)
+	b.Dirs[0].Clat.P99++
+	after, err := Marshal(b)
+	require.NoError(t, err)
+	a, c := strings.Split(string(before), "\n"), strings.Split(string(after), "\n")
+	require.Len(t, c, len(a))
+	changed := 0
+	for i := range a {
+		if a[i] != c[i] {
+			changed++
+			require.Contains(t, c[i], `"p99": `)
+		}
+	}
+	require.Equal(t, 1, changed)
+}
+
+func TestMarshalRejectsNonFinite(t *testing.T) {
+	b := synthBaseline(t, 2, 100, false, 5)
+	b.Dirs[0].IOPS = math.NaN()
+	_, err := Marshal(b)
+	require.ErrorContains(t, err, "read.iops is NaN")
+}
+
+// A baseline embeds in other JSON documents (reports) through
+// encoding/json.
+func TestBaselineJSONMethods(t *testing.T) {
+	b := synthBaseline(t, 2, 200, false, 6)
+	data, err := json.Marshal(struct{ B *Baseline }{b})
+	require.NoError(t, err)
+	var back struct{ B *Baseline }
+	require.NoError(t, json.Unmarshal(data, &back))
+	if diff := cmp.Diff(b, back.B, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,83 @@
+package baselines
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// FuzzDecode: any input is a baseline or an *Error, never a panic, and a
+// baseline that decodes encodes and decodes again to itself.
+func FuzzDecode(f *testing.F) {
+	b := synthBaseline(f, 1, 6, false, 9) // small: the fuzzer minimizes what it finds
+	good, err := Marshal(b)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)/3])
+	f.Add([]byte(strings.Replace(string(good), `"schema": 1`, `"schema": 7`, 1)))
+	if data, err := os.ReadFile(filepath.Join("..", "testdata", "fio", "tiny-n25.json")); err == nil {
+		if bs, err := ImportFio(bytes.NewReader(data), "tiny"); err == nil {
+			if enc, err := Marshal(bs[0]); err == nil {
+				f.Add(enc)
+			}
+		}
+	}
+	f.Add([]byte(`{"schema":1,"name":"x","created":"2026-01-01T00:00:00Z","runtime_ns":1,"job":{"name":"x"},` +
+		`"dirs":{"read":{"ios":1,"bytes":1,"iops":1,"bw":1,"clat":{"n":1,"min":5,"max":5,"mean":5,"stddev":0,"groups":2,"hist":{"5":1}}}},"seconds":[]}`))
+	f.Add([]byte(`{"schema":1,"seconds":[{"t_ns":1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := Decode(bytes.NewReader(data), "fuzz.json")
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		enc, err := Marshal(b)
+		if err != nil {
+			t.Fatalf("decoded baseline does not encode: %v", err)
+		}
+		back, err := Decode(bytes.NewReader(enc), "again.json")
+		if err != nil {
+			t.Fatalf("re-encoded baseline does not decode: %v\n%s", err, enc)
+		}
+		if diff := cmp.Diff(b, back, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("round trip (-first +second):\n%s", diff)
+		}
+	})
+}
+
+// FuzzImportFio: any input gives baselines or an error, never a panic, and
+// every baseline it gives encodes and loads back.
+func FuzzImportFio(f *testing.F) {
+	for _, name := range []string{"tiny-n25.json", "two-jobs.json"} {
+		if data, err := os.ReadFile(filepath.Join("..", "testdata", "fio", name)); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"fio version":"fio-3.33","timestamp":1,"global options":{"bs":"8k"},"jobs":[{"jobname":"j","job options":{"rw":"randwrite","iodepth":"4"},` +
+		`"write":{"io_bytes":8192,"bw_bytes":8192,"iops":1,"runtime":1000,"total_ios":1,"iops_samples":1,"iops_mean":1,"iops_min":1,"iops_max":1,` +
+		`"clat_ns":{"min":5,"max":5,"mean":5,"stddev":0,"N":1,"percentile":{"99.000000":5},"bins":{"5":1}}}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		bs, err := ImportFio(bytes.NewReader(data), "fuzz.json")
+		if err != nil {
+			return
+		}
+		for _, b := range bs {
+			enc, err := Marshal(b)
+			if err != nil {
+				t.Fatalf("imported baseline %q does not encode: %v", b.Name, err)
+			}
+			if _, err := Decode(bytes.NewReader(enc), "again.json"); err != nil {
+				t.Fatalf("imported baseline %q does not load back: %v", b.Name, err)
+			}
+		}
+	})
+}

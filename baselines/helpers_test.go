@@ -1,0 +1,110 @@
+package baselines
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"stortest.dev/latency"
+	"stortest.dev/workload"
+)
+
+// synthJob returns a deterministic job result: seconds whole seconds plus
+// a partial last one of 400 ms, reads at ~perSec I/Os per second (writes
+// at a third of that when mixed), lognormal latencies around 100µs.
+func synthJob(t testing.TB, name string, clone, seconds, perSec int, mixed bool, seed uint64) *workload.JobResult {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, uint64(clone)))
+	layout := latency.MustLayout(latency.LongGroups)
+	rw := workload.RandRead
+	if mixed {
+		rw = workload.RandRW
+	}
+	jr := &workload.JobResult{
+		Name: name, Clone: clone, Engine: "io_uring", Target: "/dev/loop7",
+		Job:   workload.Job{Name: name, Filename: "/dev/loop7", Engine: "io_uring", RW: rw, IODepth: 16, Direct: true, Runtime: time.Duration(seconds) * time.Second, TimeBased: true},
+		Start: time.Date(2026, 3, 4, 5, 6, 7, 891, time.UTC),
+	}
+	for d := range workload.NumDirs {
+		jr.Dirs[d] = workload.DirStats{Slat: latency.New(layout), Clat: latency.New(layout), Lat: latency.New(layout)}
+	}
+	sec := [workload.NumDirs]*latency.Histogram{latency.New(layout), latency.New(layout), latency.New(layout)}
+	var elapsed time.Duration
+	for s := 0; s <= seconds; s++ {
+		dur := time.Second
+		if s == seconds {
+			dur = 400 * time.Millisecond // the partial last interval
+		}
+		elapsed += dur
+		second := workload.Second{T: elapsed, Dur: dur}
+		for d, n := range [2]int{perSec, perSec / 3} {
+			if d == 1 && !mixed {
+				continue
+			}
+			n = int(float64(n) * dur.Seconds() * (0.9 + 0.2*rng.Float64()))
+			sec[d].Reset()
+			ds := &jr.Dirs[d]
+			for range n {
+				v := uint64(100e3 * math.Exp(0.4*rng.NormFloat64()))
+				sec[d].Add(v)
+				ds.Clat.Add(v)
+				ds.Slat.Add(v / 50)
+				ds.Lat.Add(v + v/50)
+			}
+			ds.IOs += uint64(n)
+			ds.Bytes += uint64(n) * 4096
+			second.IOs[d] = uint64(n)
+			second.Bytes[d] = uint64(n) * 4096
+			second.Clat[d] = sec[d].Bins()
+		}
+		jr.Seconds = append(jr.Seconds, second)
+	}
+	jr.Runtime = elapsed
+	return jr
+}
+
+// synthBaseline is FromJobResult of synthJob.
+func synthBaseline(t testing.TB, seconds, perSec int, mixed bool, seed uint64) *Baseline {
+	t.Helper()
+	b, err := FromJobResult(synthJob(t, "randread-4k", 0, seconds, perSec, mixed, seed),
+		Fingerprint{Kind: "block", Device: "nvme0n1", Model: "Example NVMe", Serial: "S123", Firmware: "1.2", Kernel: "6.18.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fioFiles returns the recorded fio outputs.
+func fioFiles(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "fio", "*.json"))
+	if err != nil || len(files) < 5 {
+		t.Fatalf("recorded fio outputs: %v (%d files)", err, len(files))
+	}
+	return files
+}
+
+func importFile(t testing.TB, path string) []*Baseline {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	bs, err := ImportFio(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bs
+}
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+func errNotExist() error { return os.ErrNotExist }
+
+func compact(dst *bytes.Buffer, src []byte) error { return json.Compact(dst, src) }

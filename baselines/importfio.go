@@ -1,0 +1,364 @@
+package baselines
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"stortest.dev/latency"
+	"stortest.dev/workload"
+)
+
+// fio's JSON beyond what latency.ReadFio reads: throughput, totals, the
+// per-interval sample moments and the job options.
+type fioDoc struct {
+	Version   string          `json:"fio version"`
+	Timestamp int64           `json:"timestamp"`
+	Global    json.RawMessage `json:"global options"`
+	Jobs      []fioJobDoc     `json:"jobs"`
+}
+
+type fioJobDoc struct {
+	Name       string          `json:"jobname"`
+	Error      int             `json:"error"`
+	Options    json.RawMessage `json:"job options"`
+	JobRuntime int64           `json:"job_runtime"` // ms
+	Read       *fioDirDoc      `json:"read"`
+	Write      *fioDirDoc      `json:"write"`
+	Trim       *fioDirDoc      `json:"trim"`
+}
+
+type fioDirDoc struct {
+	IOBytes     uint64  `json:"io_bytes"`
+	BWBytes     float64 `json:"bw_bytes"`
+	IOPS        float64 `json:"iops"`
+	Runtime     int64   `json:"runtime"` // ms
+	TotalIOs    uint64  `json:"total_ios"`
+	ShortIOs    uint64  `json:"short_ios"`
+	BWMin       float64 `json:"bw_min"` // KiB/s, as all of fio's bw_* but bw_bytes
+	BWMax       float64 `json:"bw_max"`
+	BWMean      float64 `json:"bw_mean"`
+	BWDev       float64 `json:"bw_dev"`
+	BWSamples   int     `json:"bw_samples"`
+	IOPSMin     float64 `json:"iops_min"`
+	IOPSMax     float64 `json:"iops_max"`
+	IOPSMean    float64 `json:"iops_mean"`
+	IOPSStddev  float64 `json:"iops_stddev"`
+	IOPSSamples int     `json:"iops_samples"`
+}
+
+// ErrFioJob is matched by ImportFio's errors about a job's content (a job
+// fio reported failed, one without I/O).
+var ErrFioJob = errors.New("baselines: fio job not usable as a baseline")
+
+// ImportFio turns fio's JSON or json+ output (fio --output-format=json+)
+// into baselines, one per job name, so existing fio results seed the
+// regression gate. Clones printed separately (numjobs without
+// group_reporting) are merged. The histograms come from json+ "bins" (fio's
+// 29-group layout); from plain JSON only fio's printed percentiles are
+// kept and tail comparisons will be inconclusive. fio's JSON has no
+// per-second samples, only their moments (iops_mean, iops_stddev,
+// iops_samples...), which regress uses instead. The Job holds what
+// workload.ParseFioArgs understands of the options; FioOptions keeps all
+// of them. The fingerprint has only the engine and fio's version: the
+// device is not in fio's output. name names the input in errors.
+func ImportFio(r io.Reader, name string) ([]*Baseline, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("baselines: read %s: %w", name, err)
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("baselines: %s: larger than %d MiB", name, maxFileSize>>20)
+	}
+	lat, err := latency.ReadFio(bytes.NewReader(data), name)
+	if err != nil {
+		return nil, fmt.Errorf("baselines: import: %w", err)
+	}
+	start := bytes.IndexByte(data, '{') // ReadFio found one
+	var doc fioDoc
+	if err := json.Unmarshal(data[start:], &doc); err != nil {
+		d := &decoder{data: data, name: name}
+		return nil, fmt.Errorf("baselines: import: %w", d.jsonError(err, "", start))
+	}
+	if len(doc.Jobs) == 0 || len(doc.Jobs) != len(lat.Jobs) {
+		return nil, fmt.Errorf("baselines: import %s: no jobs", name)
+	}
+	global, err := fioOptions(doc.Global)
+	if err != nil {
+		return nil, fmt.Errorf("baselines: import %s: global options: %w", name, err)
+	}
+	var out []*Baseline
+	byName := map[string]*Baseline{}
+	for i := range doc.Jobs {
+		jd, jl := &doc.Jobs[i], &lat.Jobs[i]
+		if jd.Error != 0 {
+			return nil, fmt.Errorf("%w: %s: job %q: fio reported error %d", ErrFioJob, name, jd.Name, jd.Error)
+		}
+		if jd.Name == "" {
+			return nil, fmt.Errorf("%w: %s: job %d has no name", ErrFioJob, name, i)
+		}
+		b, err := importJob(&doc, jd, jl, global)
+		if err != nil {
+			return nil, fmt.Errorf("baselines: import %s: job %q: %w", name, jd.Name, err)
+		}
+		if prev := byName[b.Name]; prev != nil {
+			if err := prev.mergeClone(b); err != nil {
+				return nil, fmt.Errorf("baselines: import %s: job %q: %w", name, jd.Name, err)
+			}
+			continue
+		}
+		byName[b.Name] = b
+		out = append(out, b)
+	}
+	for _, b := range out {
+		if _, err := Marshal(b); err != nil { // what would not load back is refused now
+			return nil, fmt.Errorf("baselines: import %s: %w", name, err)
+		}
+	}
+	return out, nil
+}
+
+// fioOption is one of fio's "job options" in file order.
+type fioOption struct{ k, v string }
+
+func fioOptions(raw json.RawMessage) ([]fioOption, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var out []fioOption
+	err := eachField(raw, func(k string, v json.RawMessage) error {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			s = string(v) // fio prints strings; keep anything else verbatim
+		}
+		out = append(out, fioOption{k, s})
+		return nil
+	})
+	return out, err
+}
+
+// fioJob parses fio's options as workload.ParseFioArgs does, leaving out
+// the options it refuses (fio's own such as group_reporting, or what
+// stortest does not implement) one at a time.
+func fioJob(name string, global, opts []fioOption) workload.Job {
+	var args []string
+	add := func(o fioOption) {
+		if o.v == "" {
+			args = append(args, "--"+o.k)
+		} else {
+			args = append(args, "--"+o.k+"="+o.v)
+		}
+	}
+	for _, o := range global {
+		add(o)
+	}
+	nameArg := len(args)
+	args = append(args, "--name="+name)
+	for _, o := range opts {
+		if o.k != "name" {
+			add(o)
+		}
+	}
+	for range len(args) + 1 {
+		jobs, err := workload.ParseFioArgs(args)
+		if err == nil && len(jobs) == 1 {
+			return jobs[0]
+		}
+		var pe *workload.ParseError
+		if !errors.As(err, &pe) || pe.Arg < 0 || pe.Arg >= len(args) || pe.Arg == nameArg {
+			break
+		}
+		args = append(args[:pe.Arg], args[pe.Arg+1:]...)
+		if pe.Arg < nameArg {
+			nameArg--
+		}
+	}
+	return workload.Job{Name: name}.Normalized()
+}
+
+func importJob(doc *fioDoc, jd *fioJobDoc, jl *latency.FioJob, global []fioOption) (*Baseline, error) {
+	opts, err := fioOptions(jd.Options)
+	if err != nil {
+		return nil, fmt.Errorf("job options: %w", err)
+	}
+	all := map[string]string{}
+	for _, o := range append(append([]fioOption(nil), global...), opts...) {
+		all[o.k] = o.v
+	}
+	job := fioJob(jd.Name, global, opts)
+	b := &Baseline{
+		Schema:      SchemaVersion,
+		Name:        jd.Name,
+		Created:     fioTime(doc.Timestamp),
+		Clones:      1,
+		Job:         job,
+		FioOptions:  all,
+		Fingerprint: Fingerprint{Engine: job.Engine, Version: doc.Version},
+	}
+	rt := jd.JobRuntime
+	for i, dd := range []*fioDirDoc{jd.Read, jd.Write, jd.Trim} {
+		if dd == nil || dd.TotalIOs == 0 {
+			continue
+		}
+		rt = max(rt, dd.Runtime)
+		dir := &Dir{
+			Name: DirNames[i], IOs: dd.TotalIOs, Bytes: dd.IOBytes, ShortIOs: dd.ShortIOs,
+			IOPS: dd.IOPS, BW: dd.BWBytes,
+			IOPSSamples: Moments{N: dd.IOPSSamples, Min: dd.IOPSMin, Max: dd.IOPSMax, Mean: dd.IOPSMean, Stddev: dd.IOPSStddev},
+			BWSamples: Moments{N: dd.BWSamples, Min: dd.BWMin * 1024, Max: dd.BWMax * 1024,
+				Mean: dd.BWMean * 1024, Stddev: dd.BWDev * 1024},
+		}
+		dir.IOPSSamples, dir.BWSamples = saneMoments(dir.IOPSSamples), saneMoments(dir.BWSamples)
+		ld := jl.Direction(DirNames[i])
+		if ld != nil {
+			for _, s := range []struct {
+				in  *latency.FioStat
+				out **Stat
+			}{{ld.Slat, &dir.Slat}, {ld.Clat, &dir.Clat}, {ld.Lat, &dir.Lat}} {
+				if s.in == nil || s.in.N == 0 {
+					continue
+				}
+				st, err := fioStat(s.in)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", dir.Name, err)
+				}
+				*s.out = st
+			}
+		}
+		b.Dirs = append(b.Dirs, dir)
+	}
+	if len(b.Dirs) == 0 {
+		return nil, fmt.Errorf("%w: no I/O completed", ErrFioJob)
+	}
+	b.Runtime = time.Duration(rt) * time.Millisecond
+	b.Runtime = max(0, b.Runtime)
+	return b, nil
+}
+
+// fioTime is fio's Unix timestamp, or the zero time when it cannot be one.
+func fioTime(sec int64) time.Time {
+	t := time.Unix(sec, 0).UTC()
+	if sec <= 0 || t.Year() > 9999 {
+		return time.Time{}
+	}
+	return t
+}
+
+// saneMoments drops per-interval moments that do not describe samples
+// (none, or printed inconsistently): they are only ever a fallback.
+func saneMoments(m Moments) Moments {
+	if m.N <= 0 || m.Stddev < 0 || m.Min > m.Mean || m.Mean > m.Max {
+		return Moments{}
+	}
+	return m
+}
+
+// fioStat keeps fio's statistics and printed percentiles; the histogram
+// (and any percentile fio did not print) comes from json+ bins.
+func fioStat(s *latency.FioStat) (*Stat, error) {
+	st := &Stat{N: s.N, Min: s.Min, Max: s.Max, Mean: s.Mean, Stddev: s.Stddev}
+	var h *latency.Histogram
+	if len(s.Bins) > 0 {
+		var err error
+		if h, err = s.Histogram(latency.FioLayout); err != nil {
+			return nil, err
+		}
+		st.Hist = &Hist{Groups: latency.FioGroups, Bins: h.Bins()}
+	}
+	for _, p := range Percentiles {
+		for _, pv := range s.Percentile {
+			if math.Abs(pv.P-p) < 1e-9 {
+				st.setPercentile(p, pv.Value)
+			}
+		}
+		if _, ok := st.Percentile(p); !ok && h != nil {
+			st.setPercentile(p, h.Percentile(p))
+		}
+	}
+	return st, nil
+}
+
+// mergeClone adds another clone of the same job, as fio's group_reporting
+// would: totals and throughput add, histograms merge; the per-interval
+// moments of separate clones do not combine and are dropped.
+func (b *Baseline) mergeClone(o *Baseline) error {
+	b.Clones += o.Clones
+	b.Runtime = max(b.Runtime, o.Runtime)
+	for _, od := range o.Dirs {
+		d := b.Dir(od.Name)
+		if d == nil {
+			b.Dirs = append(b.Dirs, od)
+			continue
+		}
+		d.IOs += od.IOs
+		d.Bytes += od.Bytes
+		d.ShortIOs += od.ShortIOs
+		d.Errors += od.Errors
+		d.IOPS += od.IOPS
+		d.BW += od.BW
+		d.IOPSSamples, d.BWSamples = Moments{}, Moments{}
+		var err error
+		if d.Slat, err = mergeStat(d.Slat, od.Slat); err != nil {
+			return err
+		}
+		if d.Clat, err = mergeStat(d.Clat, od.Clat); err != nil {
+			return err
+		}
+		if d.Lat, err = mergeStat(d.Lat, od.Lat); err != nil {
+			return err
+		}
+	}
+	// Keep fio's direction order.
+	var dirs []*Dir
+	for _, n := range DirNames {
+		if d := b.Dir(n); d != nil {
+			dirs = append(dirs, d)
+		}
+	}
+	b.Dirs = dirs
+	return nil
+}
+
+// mergeStat combines two stats: exact counts, extremes, mean and variance
+// (the parallel form of Welford's method); percentiles from the merged
+// histogram, unknown without one.
+func mergeStat(a, o *Stat) (*Stat, error) {
+	if a == nil {
+		return o, nil
+	}
+	if o == nil {
+		return a, nil
+	}
+	n := a.N + o.N
+	fa, fo := float64(a.N), float64(o.N)
+	mean := (a.Mean*fa + o.Mean*fo) / float64(n)
+	ss := a.Stddev*a.Stddev*math.Max(fa-1, 0) + o.Stddev*o.Stddev*math.Max(fo-1, 0) +
+		(o.Mean-a.Mean)*(o.Mean-a.Mean)*fa*fo/float64(n)
+	out := &Stat{N: n, Min: min(a.Min, o.Min), Max: max(a.Max, o.Max), Mean: mean}
+	if n > 1 {
+		out.Stddev = math.Sqrt(ss / float64(n-1))
+	}
+	if a.Hist == nil || o.Hist == nil {
+		return out, nil
+	}
+	ha, err := a.Hist.Histogram()
+	if err != nil {
+		return nil, err
+	}
+	ho, err := o.Hist.Histogram()
+	if err != nil {
+		return nil, err
+	}
+	if err := ha.Merge(ho); err != nil {
+		return nil, fmt.Errorf("baselines: %w", err)
+	}
+	out.Hist = &Hist{Groups: a.Hist.Groups, Bins: ha.Bins()}
+	for _, p := range Percentiles {
+		out.setPercentile(p, ha.Percentile(p))
+	}
+	return out, nil
+}

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"stortest.dev/baselines"
+	"stortest.dev/regress"
+)
+
+func init() {
+	diff := &command{
+		name:  "baseline diff",
+		usage: "[--format text|json|markdown] [--tolerance RULES] [--confidence C] OLD NEW",
+		short: "compare baselines (two files, or two directories matched by relative path); exit 1 on a regression, 2 on an error",
+	}
+	diff.run = func(args []string, stdout, stderr io.Writer) error { return baselineDiff(diff, args, stdout, stderr) }
+	register(diff)
+
+	show := &command{
+		name:  "baseline show",
+		usage: "[--format text|json] FILE...",
+		short: "print what a baseline holds: fingerprint, job, throughput, latency statistics",
+	}
+	show.run = func(args []string, stdout, stderr io.Writer) error { return baselineShow(show, args, stdout, stderr) }
+	register(show)
+
+	imp := &command{
+		name:  "baseline import-fio",
+		usage: "[--out DIR [--test NAME] [--force]] [--probe] FILE.json|-",
+		short: "turn fio JSON or json+ output into baselines, one per job (stdout without --out)",
+	}
+	imp.run = func(args []string, stdout, stderr io.Writer) error { return baselineImport(imp, args, stdout, stderr) }
+	register(imp)
+}
+
+// parseArgs parses flags placed anywhere among the arguments
+// (parseInterleaved); a bad flag is a usage error (exit status 2), never
+// confused with a regression's 1.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return pos, err
+}
+
+// trouble is an error that is not a regression: exit status 2, as diff(1).
+func trouble(err error) error { return &exitError{code: 2, msg: err.Error()} }
+
+func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(c, stderr)
+	format := fs.String("format", "text", "output format: text, json or markdown (for a pull-request comment)")
+	tolerance := fs.String("tolerance", "", `rules applied after the defaults, e.g. "*.iops=5%,*.clat.p99=15%:2us,*.clat.p99.99=off,*.lat.p99=10%"`)
+	confidence := fs.Float64("confidence", regress.DefaultConfidence, "confidence level of the intervals")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return fmt.Errorf("%w: want OLD and NEW, got %d arguments", errUsage, len(pos))
+	}
+	if *format != "text" && *format != "json" && *format != "markdown" {
+		return fmt.Errorf("%w: --format %q: want text, json or markdown", errUsage, *format)
+	}
+	if !(*confidence > 0 && *confidence < 1) {
+		return fmt.Errorf("%w: --confidence %v: want a level between 0 and 1, e.g. 0.95", errUsage, *confidence)
+	}
+	cfg := regress.Config{Confidence: *confidence}
+	if cfg.Rules, err = regress.ParseRules(*tolerance); err != nil {
+		return fmt.Errorf("%w: --tolerance: %v", errUsage, err)
+	}
+	pairs, onlyOld, onlyNew, err := baselinePairs(pos[0], pos[1])
+	if err != nil {
+		return trouble(err)
+	}
+	var reports []regress.Report
+	for _, p := range pairs {
+		old, err := baselines.Load(p.old)
+		if err != nil {
+			return trouble(err)
+		}
+		cur, err := baselines.Load(p.cur)
+		if err != nil {
+			return trouble(err)
+		}
+		r := regress.Compare(old, cur, cfg)
+		if p.name != "" {
+			r.Name = p.name
+		}
+		reports = append(reports, r)
+	}
+	switch *format {
+	case "json":
+		err = regress.WriteJSON(stdout, reports...)
+	case "markdown":
+		err = regress.WriteMarkdown(stdout, reports...)
+		if err == nil && len(onlyOld)+len(onlyNew) > 0 {
+			var b strings.Builder
+			b.WriteString("\n")
+			for _, n := range onlyOld {
+				fmt.Fprintf(&b, "- only in the old baselines: `%s`\n", n)
+			}
+			for _, n := range onlyNew {
+				fmt.Fprintf(&b, "- only in the new baselines: `%s`\n", n)
+			}
+			_, err = io.WriteString(stdout, b.String())
+		}
+	default:
+		err = regress.WriteText(stdout, reports...)
+		for _, n := range onlyOld {
+			fmt.Fprintf(stdout, "only in %s: %s\n", pos[0], n)
+		}
+		for _, n := range onlyNew {
+			fmt.Fprintf(stdout, "only in %s: %s\n", pos[1], n)
+		}
+	}
+	if err != nil {
+		return trouble(err)
+	}
+	if json := *format == "json"; !json && len(onlyOld)+len(onlyNew) > 0 {
+		fmt.Fprintf(stderr, "stortest baseline diff: %d baseline(s) without a counterpart\n", len(onlyOld)+len(onlyNew))
+	}
+	if regress.Overall(reports...) == regress.Regression {
+		n := 0
+		for _, r := range reports {
+			if r.Verdict == regress.Regression {
+				n++
+			}
+		}
+		return &exitError{code: 1, msg: fmt.Sprintf("%d of %d job(s) regressed", n, len(reports))}
+	}
+	return nil
+}
+
+type baselinePair struct {
+	name     string // the relative path without .json, for directories
+	old, cur string
+}
+
+// baselinePairs matches two files, or the baselines of two directories by
+// relative path; it also returns the relative paths found on one side
+// only.
+func baselinePairs(old, cur string) (pairs []baselinePair, onlyOld, onlyNew []string, err error) {
+	oi, err := os.Stat(old)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ci, err := os.Stat(cur)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	switch {
+	case !oi.IsDir() && !ci.IsDir():
+		return []baselinePair{{old: old, cur: cur}}, nil, nil, nil
+	case oi.IsDir() != ci.IsDir():
+		return nil, nil, nil, fmt.Errorf("%s and %s: compare two files or two directories", old, cur)
+	}
+	a, err := baselineFiles(old)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	b, err := baselineFiles(cur)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	inA, inB := map[string]bool{}, map[string]bool{}
+	for _, rel := range a {
+		inA[rel] = true
+	}
+	for _, rel := range b {
+		inB[rel] = true
+	}
+	for _, rel := range a {
+		if !inB[rel] {
+			onlyOld = append(onlyOld, rel)
+			continue
+		}
+		pairs = append(pairs, baselinePair{name: strings.TrimSuffix(rel, ".json"), old: filepath.Join(old, rel), cur: filepath.Join(cur, rel)})
+	}
+	for _, rel := range b {
+		if !inA[rel] {
+			onlyNew = append(onlyNew, rel)
+		}
+	}
+	if len(pairs) == 0 {
+		return nil, onlyOld, onlyNew, fmt.Errorf("no baseline in %s has a counterpart in %s", old, cur)
+	}
+	return pairs, onlyOld, onlyNew, nil
+}
+
+// baselineFiles lists the baselines under dir by relative path (slash
+// separated), sorted; hidden temporary files and histories are not
+// baselines.
+func baselineFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d iofs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !baselines.IsBaselineFile(d.Name()) {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+func baselineShow(c *command, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(c, stderr)
+	format := fs.String("format", "text", "output format: text (a summary) or json (the file, re-encoded)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return fmt.Errorf("%w: want at least one baseline file", errUsage)
+	}
+	if *format != "text" && *format != "json" {
+		return fmt.Errorf("%w: --format %q: want text or json", errUsage, *format)
+	}
+	for i, path := range pos {
+		b, err := baselines.Load(path)
+		if err != nil {
+			return err
+		}
+		if *format == "json" {
+			err = baselines.Encode(stdout, b)
+		} else {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprintf(stdout, "%s\n", path)
+			err = b.WriteSummary(stdout)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func baselineImport(c *command, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(c, stderr)
+	out := fs.String("out", "", "write DIR/[TEST/]JOB.json per job (default: print the baselines to stdout)")
+	test := fs.String("test", "", "with --out: the Go test name the baselines belong to (TestX or TestX/sub), as testdata/baselines/TestX/JOB.json")
+	force := fs.Bool("force", false, "with --out: replace existing baselines (default: refuse)")
+	probe := fs.Bool("probe", false, "fingerprint each job's filename on this host (device model, serial, firmware, kernel)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: want one fio JSON output (or - for stdin), got %d arguments", errUsage, len(pos))
+	}
+	if *out == "" && (*test != "" || *force) {
+		return fmt.Errorf("%w: --test and --force need --out", errUsage)
+	}
+	r, name := io.Reader(os.Stdin), "-"
+	if pos[0] != "-" {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r, name = f, pos[0]
+	}
+	bs, err := baselines.ImportFio(r, name)
+	if err != nil {
+		return err
+	}
+	for _, b := range bs {
+		if *probe {
+			if b.Job.Filename == "" {
+				fmt.Fprintf(stderr, "stortest baseline import-fio: job %s: no filename to fingerprint\n", b.Name)
+			} else if fp, err := baselines.Probe(b.Job.Filename, baselines.ProbeOptions{Engine: b.Fingerprint.Engine}); err != nil {
+				fmt.Fprintf(stderr, "stortest baseline import-fio: job %s: %v\n", b.Name, err)
+			} else {
+				fp.Version = b.Fingerprint.Version
+				b.Fingerprint = fp
+			}
+		}
+		if *out == "" {
+			if err := baselines.Encode(stdout, b); err != nil {
+				return err
+			}
+			continue
+		}
+		path := baselines.Path(*out, *test, b.Name)
+		if *force {
+			err = baselines.WriteFile(path, b)
+		} else {
+			err = baselines.Create(path, b)
+		}
+		if errors.Is(err, iofs.ErrExist) {
+			return fmt.Errorf("%s exists: pass --force to replace it", path)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", path)
+	}
+	return nil
+}

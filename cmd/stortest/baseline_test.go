@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stortest.dev/baselines"
+	"stortest.dev/latency"
+	"stortest.dev/workload"
+)
+
+// synthBaseline writes a 30-second random-read baseline whose IOPS wobble
+// deterministically around perSec and whose latencies spread around
+// 100µs; tail multiplies the slowest tenth.
+func synthBaseline(t *testing.T, path string, perSec int, tail float64) {
+	t.Helper()
+	layout := latency.MustLayout(latency.LongGroups)
+	total, sec := latency.New(layout), latency.New(layout)
+	jr := &workload.JobResult{Name: "randread-4k", Engine: "io_uring", Runtime: 30 * time.Second,
+		Job: workload.Job{Name: "randread-4k", Engine: "io_uring", RW: workload.RandRead, IODepth: 8}}
+	for s := range 30 {
+		sec.Reset()
+		n := perSec + perSec*(s%5-2)/100
+		for i := range n {
+			z := math.Sqrt2 * math.Erfinv(2*(float64(i)+0.5)/float64(n)-1)
+			v := 100e3 * math.Exp(0.3*z)
+			if z > 1.2816 {
+				v *= tail
+			}
+			sec.Add(uint64(v))
+		}
+		require.NoError(t, total.Merge(sec))
+		second := workload.Second{T: time.Duration(s+1) * time.Second, Dur: time.Second}
+		second.IOs[0], second.Bytes[0] = uint64(n), uint64(n)*4096
+		second.Clat[0] = sec.Bins()
+		jr.Seconds = append(jr.Seconds, second)
+	}
+	jr.Dirs[0] = workload.DirStats{IOs: total.Count(), Bytes: total.Count() * 4096, Clat: total}
+	b, err := baselines.FromJobResult(jr, baselines.Fingerprint{Device: "nvme0n1", Firmware: "1.2"})
+	require.NoError(t, err)
+	require.NoError(t, baselines.WriteFile(path, b))
+}
+
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = runMain(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestBaselineDiffFiles(t *testing.T) {
+	dir := t.TempDir()
+	base, same, slow, tail := filepath.Join(dir, "base.json"), filepath.Join(dir, "same.json"), filepath.Join(dir, "slow.json"), filepath.Join(dir, "tail.json")
+	synthBaseline(t, base, 2000, 1)
+	synthBaseline(t, same, 2000, 1)
+	synthBaseline(t, slow, 1400, 1)
+	synthBaseline(t, tail, 2000, 2)
+
+	t.Run("unchanged", func(t *testing.T) {
+		code, out, errOut := run(t, "baseline", "diff", base, same)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, "randread-4k: PASS\n")
+		require.Regexp(t, `\n  read\.iops +2k IOPS +2k IOPS +\+0\.0% +[-+.\d%]+ +pass\n`, out)
+	})
+	t.Run("iops-drop", func(t *testing.T) {
+		code, out, errOut := run(t, "baseline", "diff", base, slow)
+		require.Equal(t, 1, code)
+		require.Contains(t, out, "randread-4k: REGRESSION\n")
+		require.Contains(t, out, "read iops 1.4k IOPS vs 2k IOPS (-30.0%, 95% CI ")
+		require.Contains(t, errOut, "1 of 1 job(s) regressed")
+	})
+	t.Run("p99-doubled-json", func(t *testing.T) {
+		code, out, _ := run(t, "baseline", "diff", "--format", "json", base, tail)
+		require.Equal(t, 1, code)
+		var doc struct {
+			Verdict string
+			Reports []struct {
+				Findings []struct{ Metric, Verdict string }
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &doc))
+		require.Equal(t, "regression", doc.Verdict)
+		got := map[string]string{}
+		for _, f := range doc.Reports[0].Findings {
+			got[f.Metric] = f.Verdict
+		}
+		require.Equal(t, "regression", got["read.clat.p99"])
+		require.Equal(t, "pass", got["read.iops"])
+	})
+	t.Run("markdown-flags-after-files", func(t *testing.T) {
+		code, out, _ := run(t, "baseline", "diff", base, slow, "--format=markdown")
+		require.Equal(t, 1, code)
+		require.True(t, strings.HasPrefix(out, "## stortest baseline diff: REGRESSION\n"), out)
+		require.Contains(t, out, "| `read.iops` | 2k IOPS | 1.4k IOPS | -30.0% |")
+	})
+	t.Run("tolerance", func(t *testing.T) {
+		code, out, errOut := run(t, "baseline", "diff", "--tolerance", "*.iops=50%,*.bw=off,*.clat.*=off", base, slow)
+		require.Equal(t, 0, code, out+errOut)
+		require.NotContains(t, out, "read.bw")
+		require.NotContains(t, out, "clat")
+		require.Regexp(t, `\n  read\.iops +2k IOPS +1\.4k IOPS +-30\.0% +[-.\d%]+ +pass\n`, out)
+	})
+}
+
+func TestBaselineDiffDirectories(t *testing.T) {
+	old, cur := t.TempDir(), t.TempDir()
+	synthBaseline(t, baselines.Path(old, "TestA", "randread-4k"), 2000, 1)
+	synthBaseline(t, baselines.Path(cur, "TestA", "randread-4k"), 2000, 1)
+	synthBaseline(t, baselines.Path(old, "TestB/sub", "randread-4k"), 2000, 1)
+	synthBaseline(t, baselines.Path(cur, "TestB/sub", "randread-4k"), 1400, 1)
+	synthBaseline(t, baselines.Path(old, "TestGone", "randread-4k"), 2000, 1)
+	synthBaseline(t, baselines.Path(cur, "TestNew", "randread-4k"), 2000, 1)
+	// Neither a stale temporary file nor a history is a baseline.
+	require.NoError(t, os.WriteFile(filepath.Join(cur, "TestA", ".randread-4k.json.tmp-1"), []byte("{"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(cur, "TestA", "randread-4k.history.jsonl"), []byte("{\n"), 0o644))
+
+	code, out, errOut := run(t, "baseline", "diff", old, cur)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, out, "TestA/randread-4k: PASS\n")
+	require.Contains(t, out, "TestB/sub/randread-4k: REGRESSION\n")
+	require.Contains(t, out, "only in "+old+": TestGone/randread-4k.json\n")
+	require.Contains(t, out, "only in "+cur+": TestNew/randread-4k.json\n")
+	require.Contains(t, errOut, "2 baseline(s) without a counterpart")
+	require.Contains(t, errOut, "1 of 2 job(s) regressed")
+}
+
+func TestBaselineDiffErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	synthBaseline(t, good, 500, 1)
+	data, err := os.ReadFile(good)
+	require.NoError(t, err)
+	corrupt := filepath.Join(dir, "corrupt.json")
+	require.NoError(t, os.WriteFile(corrupt, data[:len(data)/2], 0o644))
+	lines := strings.Count(string(data[:len(data)/2]), "\n") + 1
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"one-file", []string{good}, 2, "want OLD and NEW"},
+		{"bad-format", []string{"--format", "xml", good, good}, 2, "--format"},
+		{"bad-flag", []string{"--nope", good, good}, 2, "flag provided but not defined"},
+		{"bad-tolerance", []string{"--tolerance", "iops", good, good}, 2, "--tolerance"},
+		{"bad-confidence", []string{"--confidence", "95", good, good}, 2, "--confidence"},
+		{"corrupt", []string{good, corrupt}, 2, "corrupt.json:" + strconv.Itoa(lines) + ": truncated"},
+		{"missing", []string{good, filepath.Join(dir, "nope.json")}, 2, "no such file"},
+		{"file-and-dir", []string{good, dir}, 2, "two files or two directories"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := run(t, append([]string{"baseline", "diff"}, tc.args...)...)
+			require.Equal(t, tc.code, code, errOut)
+			require.Contains(t, errOut, tc.want)
+		})
+	}
+}
+
+func TestBaselineShow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.json")
+	synthBaseline(t, path, 1000, 1)
+	code, out, errOut := run(t, "baseline", "show", path)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, path+"\nrandread-4k: schema 1, ")
+	require.Contains(t, out, `fingerprint: device="nvme0n1" firmware="1.2" engine="io_uring"`)
+	require.Contains(t, out, "  job: ioengine=io_uring rw=randread bs=4k iodepth=8\n")
+	require.Regexp(t, `\n  read: IOPS=1k, BW=3\.9\dMiB/s, \d+ I/Os, 0 errors, 0 short\n`, out)
+	require.Contains(t, out, "    clat: n=")
+	require.Contains(t, out, "  seconds: 30 samples (30 whole)\n")
+
+	code, out, _ = run(t, "baseline", "show", "--format", "json", path)
+	require.Equal(t, 0, code)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, string(data), out, "json re-encodes the file byte for byte")
+
+	code, _, errOut = run(t, "baseline", "show")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "want at least one baseline file")
+}
+
+// `stortest baseline import-fio` turns every recorded fio output into
+// baselines that load and show.
+func TestBaselineImportFio(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "fio", "*.json"))
+	require.GreaterOrEqual(t, len(files), 5)
+	out := t.TempDir()
+	total := 0
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			code, stdout, errOut := run(t, "baseline", "import-fio", "--out", out, "--test", "TestFio/"+strings.TrimSuffix(filepath.Base(f), ".json"), f)
+			require.Equal(t, 0, code, errOut)
+			for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+				path, ok := strings.CutPrefix(line, "wrote ")
+				require.True(t, ok, line)
+				b, err := baselines.Load(path)
+				require.NoError(t, err)
+				require.Equal(t, "fio-3.33", b.Fingerprint.Version)
+				total++
+			}
+		})
+	}
+	require.GreaterOrEqual(t, total, len(files))
+
+	uring := filepath.Join("..", "..", "testdata", "fio", "uring-qd32-lat.json")
+	t.Run("stdout", func(t *testing.T) {
+		code, stdout, _ := run(t, "baseline", "import-fio", uring)
+		require.Equal(t, 0, code)
+		b, err := baselines.Decode(strings.NewReader(stdout), "stdout")
+		require.NoError(t, err)
+		require.Equal(t, "uring-qd32", b.Name)
+		require.Equal(t, 32, b.Job.IODepth)
+	})
+	t.Run("refuses-to-replace", func(t *testing.T) {
+		code, _, errOut := run(t, "baseline", "import-fio", "--out", out, "--test", "TestFio/uring-qd32-lat", uring)
+		require.Equal(t, 1, code)
+		require.Contains(t, errOut, "exists: pass --force to replace it")
+		code, _, errOut = run(t, "baseline", "import-fio", "--force", "--out", out, "--test", "TestFio/uring-qd32-lat", uring)
+		require.Equal(t, 0, code, errOut)
+	})
+	t.Run("diff-with-itself", func(t *testing.T) {
+		p := baselines.Path(out, "TestFio/uring-qd32-lat", "uring-qd32")
+		code, stdout, errOut := run(t, "baseline", "diff", p, p)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, stdout, "uring-qd32: INCONCLUSIVE\n")
+		require.Contains(t, stdout, "5 per-second samples, need 10")
+	})
+	t.Run("usage", func(t *testing.T) {
+		code, _, errOut := run(t, "baseline", "import-fio", "--test", "T", uring)
+		require.Equal(t, 2, code)
+		require.Contains(t, errOut, "--test and --force need --out")
+		code, _, errOut = run(t, "baseline", "import-fio")
+		require.Equal(t, 2, code)
+		require.Contains(t, errOut, "want one fio JSON output")
+	})
+	t.Run("probe", func(t *testing.T) {
+		// The recorded job's file is gone: a warning, and the import goes on.
+		tiny := filepath.Join("..", "..", "testdata", "fio", "tiny-n25.json")
+		code, stdout, errOut := run(t, "baseline", "import-fio", "--probe", tiny)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, errOut, "job tiny: baselines: fingerprint: stat /tmp/tmp.9yXbMHW4Fg/file3: no such file or directory")
+		b, err := baselines.Decode(strings.NewReader(stdout), "stdout")
+		require.NoError(t, err)
+		require.Equal(t, "fio-3.33", b.Fingerprint.Version)
+	})
+	t.Run("not-fio", func(t *testing.T) {
+		bad := filepath.Join(t.TempDir(), "bad.json")
+		require.NoError(t, os.WriteFile(bad, []byte("{\"jobs\": [\n{\"jobname\": 5}]}"), 0o644))
+		code, _, errOut := run(t, "baseline", "import-fio", bad)
+		require.Equal(t, 1, code)
+		require.Contains(t, errOut, "bad.json: line 2")
+	})
+}

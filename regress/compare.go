@@ -1,0 +1,806 @@
+package regress
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"stortest.dev/baselines"
+	"stortest.dev/latency"
+)
+
+// Finding is the comparison of one metric.
+type Finding struct {
+	Metric  string // "read.iops", "read.clat.p99.9"
+	Unit    Unit
+	Better  Better
+	Base    float64 // the baseline's value
+	Current float64 // the current run's value
+	// Ratio is Current/Base (+Inf when only Base is 0). Change() is
+	// Ratio-1.
+	Ratio float64
+	// Interval is the Confidence-level interval of Ratio; nil when the
+	// samples do not allow one (see Reason).
+	Interval   *Interval
+	Confidence float64
+	Tolerance  Tolerance
+	Samples    Samples // what the interval rests on
+	// More is, for an Inconclusive verdict, about how many more samples
+	// (in Samples.Kind) each run needs for a clear verdict; 0 when unknown
+	// or not applicable.
+	More    uint64
+	Verdict Verdict
+	// Reason is one line for people: `read clat p99 2.41ms vs 1.98ms
+	// (+21.7%, 95% CI +15.2%..+28.9%): regression beyond 10% tolerance`.
+	Reason string
+}
+
+// Interval is a confidence interval of a ratio Current/Base.
+type Interval struct {
+	Low, High float64
+}
+
+// Samples says what an interval rests on.
+type Samples struct {
+	Kind          string // "seconds", "I/Os" or "intervals" (fio's samples)
+	Base, Current uint64 // how many of them each run has
+	Method        string // how the interval was computed
+}
+
+// Change returns the relative change Ratio-1: 0.217 for +21.7%.
+func (f Finding) Change() float64 { return f.Ratio - 1 }
+
+// String returns Reason.
+func (f Finding) String() string { return f.Reason }
+
+func finite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
+
+// MarshalJSON writes non-finite ratios (a change from 0) and intervals as
+// null.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	type plain Finding
+	out := struct {
+		plain
+		Ratio  *float64 `json:"Ratio"`
+		Change *float64 `json:"Change"`
+	}{plain: plain(f)}
+	if finite(f.Ratio) {
+		r, c := f.Ratio, f.Ratio-1
+		out.Ratio, out.Change = &r, &c
+	}
+	if f.Interval != nil && !(finite(f.Interval.Low) && finite(f.Interval.High)) {
+		out.Interval = nil
+	}
+	for _, v := range []*float64{&out.Base, &out.Current} {
+		if !finite(*v) {
+			*v = 0
+		}
+	}
+	return json.Marshal(out)
+}
+
+// Report is the comparison of a run with its baseline.
+type Report struct {
+	Name    string  // the job
+	Verdict Verdict // the most severe finding's; Pass when there are none
+	// Findings are the compared metrics, per direction in fio's order
+	// (read, write, trim), throughput first.
+	Findings []Finding
+	// Fingerprint lists what changed where the job ran (firmware, kernel):
+	// reported, not judged; it is what the gate is for.
+	Fingerprint []baselines.Change
+	// Job lists workload options that differ: the runs may not be like
+	// with like (run -stortest.update after changing a test's workload).
+	Job []baselines.Change
+}
+
+// Regressions returns the findings with a Regression verdict.
+func (r Report) Regressions() []Finding { return r.with(Regression) }
+
+// Inconclusive returns the findings with an Inconclusive verdict.
+func (r Report) Inconclusive() []Finding { return r.with(Inconclusive) }
+
+func (r Report) with(v Verdict) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Verdict == v {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Finding returns the finding of a metric.
+func (r Report) Finding(metric string) (Finding, bool) {
+	for _, f := range r.Findings {
+		if f.Metric == metric {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
+
+// Summary is one line: the verdict, the counts, the fingerprint changes.
+func (r Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", r.Name, r.Verdict)
+	var counts []string
+	for _, v := range []Verdict{Regression, Inconclusive, Improvement, Pass} {
+		if n := len(r.with(v)); n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	if len(counts) > 0 {
+		b.WriteString(" (" + strings.Join(counts, ", ") + ")")
+	}
+	for _, c := range r.Fingerprint {
+		b.WriteString("; " + c.String())
+	}
+	if len(r.Job) > 0 {
+		b.WriteString("; workload changed:")
+		for _, c := range r.Job {
+			b.WriteString(" " + c.String())
+		}
+	}
+	return b.String()
+}
+
+// Overall returns the most severe verdict of reports (Pass when none).
+func Overall(reports ...Report) Verdict {
+	v := Pass
+	for _, r := range reports {
+		v = max(v, r.Verdict)
+	}
+	return v
+}
+
+// Compare compares the current run cur with its baseline base, metric by
+// metric as cfg's rules say (DefaultRules unless changed).
+//
+// Each metric has a point estimate, the ratio Current/Base of the runs'
+// values (percentiles from the merged histograms, never averaged), and an
+// interval for that ratio from what the runs recorded:
+//   - throughput: a moving-block bootstrap of the per-second samples
+//     (blocks of ceil(sqrt(n)) seconds), never narrower than the t-interval
+//     with AR(1) effective sample sizes; for imported fio results (no
+//     seconds), a normal approximation from fio's sample moments.
+//   - percentiles: a distribution-free interval from the order statistics
+//     of each merged histogram, combined with the drift between seconds
+//     that order statistics cannot see, measured by the moving-block
+//     bootstrap of the nearest per-second clat percentile with enough I/Os
+//     per second (else of per-second IOPS). A percentile needs enough I/Os
+//     for an interval below the maximum (368 for p99 at 95%, 3688 for
+//     p99.9, 36887 for p99.99), and the runs enough seconds (MinSamples)
+//     to measure the drift, else it is Inconclusive.
+//
+// The verdict (see decide): Regression when the estimate is worse than the
+// baseline by more than the tolerance and the interval, at the
+// family-wise level of all metrics compared, excludes no change;
+// Improvement, the mirror image; Inconclusive when the estimate is beyond
+// tolerance without that certainty, or the interval reaches beyond
+// tolerance and is too wide to resolve a tolerance-sized change, with how
+// many more samples would settle it; Pass otherwise. The bootstrap is
+// seeded from the inputs: the same baselines always give the same report.
+func Compare(base, cur *baselines.Baseline, cfg Config) Report {
+	if base == nil || cur == nil {
+		return Report{Verdict: Inconclusive, Findings: []Finding{{Metric: "baseline", Verdict: Inconclusive,
+			Reason: "nothing to compare: a baseline is missing"}}}
+	}
+	cfg = cfg.withDefaults()
+	c := &comparer{cfg: cfg, base: base, cur: cur, z: zScore(cfg.Confidence), boot: map[string]bootResult{}, pending: map[string]uint64{}}
+	r := Report{Name: base.Name, Fingerprint: base.Fingerprint.Diff(cur.Fingerprint), Job: baselines.DiffJobs(base.Job, cur.Job)}
+	for _, bd := range base.Dirs {
+		cd := cur.Dir(bd.Name)
+		if cd == nil {
+			f := c.finding(bd.Name+".iops", UnitIOPS, HigherIsBetter, bd.IOPS, 0, cfg.rule(bd.Name+".iops").Tolerance)
+			f.Verdict = Regression
+			f.Reason = fmt.Sprintf("%s iops 0 vs %s: no %s I/O in the current run", bd.Name, UnitIOPS.format(bd.IOPS), bd.Name)
+			r.Findings = append(r.Findings, f)
+			continue
+		}
+		r.Findings = append(r.Findings, c.dir(bd, cd)...)
+	}
+	for _, cd := range cur.Dirs {
+		if base.Dir(cd.Name) != nil {
+			continue
+		}
+		name := cd.Name + ".iops"
+		if cfg.rule(name).Off {
+			continue
+		}
+		f := c.finding(name, UnitIOPS, HigherIsBetter, 0, cd.IOPS, cfg.rule(name).Tolerance)
+		f.Verdict = Inconclusive
+		f.Reason = fmt.Sprintf("%s iops %s vs 0: the baseline has no %s I/O to compare with", cd.Name, UnitIOPS.format(cd.IOPS), cd.Name)
+		r.Findings = append(r.Findings, f)
+	}
+	// Every compared metric is a chance of a false alarm: a regression (or
+	// improvement) must hold at the family-wise level, Bonferroni's
+	// 1-(1-Confidence)/m for m metrics with intervals, so that an
+	// unchanged device is flagged at most 1-Confidence of the time
+	// whatever the number of metrics. Reasons show the Confidence
+	// interval.
+	family := cfg.Confidence
+	if m := len(c.pending); m > 1 && !cfg.PerMetric {
+		family = 1 - (1-cfg.Confidence)/float64(m)
+	}
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if f.Verdict == pending {
+			c.decide(f, c.pending[f.Metric], family, len(c.pending))
+		}
+		r.Verdict = max(r.Verdict, f.Verdict)
+	}
+	return r
+}
+
+// comparer holds one comparison's inputs and memoised bootstrap results.
+type comparer struct {
+	cfg       Config
+	base, cur *baselines.Baseline
+	z         float64
+	boot      map[string]bootResult // by metric name
+	pending   map[string]uint64     // metrics with an interval to judge: samples per run
+}
+
+// pending marks a finding whose verdict waits until every metric has its
+// interval (judge).
+const pending Verdict = -1
+
+// judge marks f to be decided once the number of metrics with intervals
+// is known; n is the samples per run its interval rests on.
+func (c *comparer) judge(f *Finding, n uint64) {
+	f.Verdict = pending
+	c.pending[f.Metric] = n
+}
+
+// bootResult is a bootstrap interval as log deviations below and above
+// the observed ratio.
+type bootResult struct {
+	ok          bool
+	dLo, dHi    float64 // >= 0
+	nBase, nCur int     // per-second samples of each run
+	lBase, lCur int     // block lengths, seconds
+}
+
+func (c *comparer) finding(metric string, u Unit, better Better, base, cur float64, tol Tolerance) Finding {
+	ratio := math.Inf(1)
+	switch {
+	case base != 0:
+		ratio = cur / base
+	case cur == 0:
+		ratio = 1
+	}
+	return Finding{Metric: metric, Unit: u, Better: better, Base: base, Current: cur, Ratio: ratio,
+		Confidence: c.cfg.Confidence, Tolerance: tol}
+}
+
+// dir compares one direction's metrics.
+func (c *comparer) dir(bd, cd *baselines.Dir) []Finding {
+	var out []Finding
+	add := func(metric string, f func(name string, tol Tolerance) Finding) {
+		name := bd.Name + "." + metric
+		rule := c.cfg.rule(name)
+		if rule.Off {
+			return
+		}
+		out = append(out, f(name, rule.Tolerance))
+	}
+	add("iops", func(name string, tol Tolerance) Finding {
+		return c.throughput(name, bd.Name, baselines.SecondIOPS, UnitIOPS, bd.IOPS, cd.IOPS, bd.IOPSSamples, cd.IOPSSamples, tol)
+	})
+	add("bw", func(name string, tol Tolerance) Finding {
+		return c.throughput(name, bd.Name, baselines.SecondBW, UnitBW, bd.BW, cd.BW, bd.BWSamples, cd.BWSamples, tol)
+	})
+	add("errors", func(name string, tol Tolerance) Finding { return c.errors(name, bd, cd, tol) })
+	for _, stat := range []string{"clat", "lat", "slat"} {
+		bs, cs := bd.Stat(stat), cd.Stat(stat)
+		if bs == nil {
+			continue // nothing recorded to compare with (slat of a sync engine)
+		}
+		add(stat+".mean", func(name string, tol Tolerance) Finding { return c.mean(name, bd.Name, stat, bs, cs, tol) })
+		for _, p := range baselines.Percentiles {
+			add(stat+"."+pKey(p), func(name string, tol Tolerance) Finding {
+				return c.percentile(name, bd.Name, stat, p, bs, cs, tol)
+			})
+		}
+	}
+	return out
+}
+
+func pKey(p float64) string { return "p" + strconv.FormatFloat(p, 'f', -1, 64) }
+
+// label turns "read.clat.p99.9" into "read clat p99.9".
+func label(metric string) string {
+	parts := strings.SplitN(metric, ".", 3)
+	return strings.Join(parts, " ")
+}
+
+// throughput compares IOPS or bandwidth.
+func (c *comparer) throughput(name, dir string, m baselines.SecondMetric, u Unit, bv, cv float64, bm, cm baselines.Moments, tol Tolerance) Finding {
+	f := c.finding(name, u, HigherIsBetter, bv, cv, tol)
+	br := c.bootstrap(name, dir, m)
+	switch {
+	case br.ok:
+		f.Interval = &Interval{Low: f.Ratio * math.Exp(-br.dLo), High: f.Ratio * math.Exp(br.dHi)}
+		f.Samples = Samples{Kind: "seconds", Base: uint64(br.nBase), Current: uint64(br.nCur),
+			Method: fmt.Sprintf("moving-block bootstrap of per-second samples (blocks of %d and %d s)", br.lBase, br.lCur)}
+		c.judge(&f, uint64(min(br.nBase, br.nCur)))
+	case bm.N >= c.cfg.MinSamples && cm.N >= c.cfg.MinSamples && bm.Mean > 0 && cm.Mean > 0 &&
+		(br.nBase == 0 || br.nCur == 0):
+		// fio's moments (imported results): a normal approximation on the
+		// log scale that cannot see autocorrelation.
+		se := math.Sqrt(sq(bm.Stddev/bm.Mean)/float64(bm.N) + sq(cm.Stddev/cm.Mean)/float64(cm.N))
+		f.Interval = &Interval{Low: f.Ratio * math.Exp(-c.z*se), High: f.Ratio * math.Exp(c.z*se)}
+		f.Samples = Samples{Kind: "intervals", Base: uint64(bm.N), Current: uint64(cm.N),
+			Method: "normal approximation from the sample moments (autocorrelation unknown)"}
+		c.judge(&f, uint64(min(bm.N, cm.N)))
+	default:
+		nb, nc := br.nBase, br.nCur
+		if nb == 0 || nc == 0 {
+			nb, nc = max(nb, bm.N), max(nc, cm.N)
+		}
+		f.Samples = Samples{Kind: "seconds", Base: uint64(nb), Current: uint64(nc)}
+		fewest := min(nb, nc)
+		f.More = uint64(max(0, c.cfg.MinSamples-fewest))
+		f.Verdict = Inconclusive
+		f.Reason = fmt.Sprintf("%s: inconclusive: %d per-second samples, need %d (%d more seconds per run)",
+			head(&f), fewest, c.cfg.MinSamples, f.More)
+	}
+	return f
+}
+
+func sq(x float64) float64 { return x * x }
+
+// bootstrap returns (memoised) the moving-block bootstrap of a per-second
+// series' mean ratio, as log deviations.
+func (c *comparer) bootstrap(name, dir string, m baselines.SecondMetric) bootResult {
+	if r, ok := c.boot[name]; ok {
+		return r
+	}
+	bs, cs := c.base.PerSecond(dir, m), c.cur.PerSecond(dir, m)
+	r := bootResult{nBase: len(bs), nCur: len(cs)}
+	if len(bs) >= c.cfg.MinSamples && len(cs) >= c.cfg.MinSamples {
+		r.lBase, r.lCur = blockLen(len(bs), c.cfg.BlockLen), blockLen(len(cs), c.cfg.BlockLen)
+		lo, hi, ok := ratioInterval(bs, cs, r.lBase, r.lCur, c.cfg.Resamples, c.cfg.Confidence, seededRand(name, bs, cs))
+		if ok && lo > 0 {
+			r.ok = true
+			r.dLo, r.dHi = math.Max(0, -math.Log(lo)), math.Max(0, math.Log(hi))
+		}
+	}
+	c.boot[name] = r
+	return r
+}
+
+// errors compares I/O error counts: any errors where the baseline had
+// none is a regression; otherwise error rates (per I/O) are compared with
+// the tolerance. Counts are exact: no interval.
+func (c *comparer) errors(name string, bd, cd *baselines.Dir, tol Tolerance) Finding {
+	f := c.finding(name, UnitCount, LowerIsBetter, float64(bd.Errors), float64(cd.Errors), tol)
+	f.Samples = Samples{Kind: "I/Os", Base: bd.IOs, Current: cd.IOs, Method: "exact counts"}
+	rate := func(d *baselines.Dir) float64 {
+		if d.IOs == 0 {
+			return 0
+		}
+		return float64(d.Errors) / float64(d.IOs)
+	}
+	rb, rc := rate(bd), rate(cd)
+	h := fmt.Sprintf("%s %d vs %d", label(name), cd.Errors, bd.Errors)
+	switch {
+	case bd.Errors == 0 && cd.Errors == 0:
+		f.Verdict, f.Reason = Pass, h+": no I/O errors"
+	case bd.Errors == 0:
+		f.Verdict, f.Reason = Regression, h+": I/O errors where the baseline had none"
+	case tol.Equal(rb, rc):
+		f.Verdict, f.Reason = Pass, fmt.Sprintf("%s: error rate %.3g%% vs %.3g%%, within %s tolerance", h, 100*rc, 100*rb, trimPercent(100*tol.Fraction)+"%")
+	case rc > rb:
+		f.Verdict, f.Reason = Regression, fmt.Sprintf("%s: error rate %.3g%% vs %.3g%%: regression", h, 100*rc, 100*rb)
+	default:
+		f.Verdict, f.Reason = Improvement, fmt.Sprintf("%s: error rate %.3g%% vs %.3g%%: improvement", h, 100*rc, 100*rb)
+	}
+	return f
+}
+
+// secondMetric maps a clat percentile to its per-second series.
+func secondMetric(p float64) (baselines.SecondMetric, bool) {
+	switch p {
+	case 50:
+		return baselines.SecondClatP50, true
+	case 99:
+		return baselines.SecondClatP99, true
+	case 99.9:
+		return baselines.SecondClatP999, true
+	}
+	return 0, false
+}
+
+// rankDev returns, for percentile p of histogram h with point value v, the
+// log deviations to the values at the order statistics bounding a
+// distribution-free interval (ranks np -+ z*sqrt(np(1-p))), at least the
+// bucket's half-width (fio's ~0.78% resolution).
+func rankDev(h *latency.Histogram, p, z float64, v uint64) (dLo, dHi float64) {
+	n := float64(h.Count())
+	q := p / 100
+	sd := math.Sqrt(n * q * (1 - q))
+	kLo := uint64(max(1, math.Floor(n*q-z*sd)))
+	kHi := uint64(min(n, math.Ceil(n*q+z*sd)))
+	lo, hi := valueAtRank(h, kLo), valueAtRank(h, kHi)
+	l := h.Layout()
+	blo, bhi := l.Bounds(l.Index(v))
+	res := 0.0
+	if v > 0 {
+		res = float64(bhi-blo) / 2 / float64(v)
+	}
+	dLo = math.Max(res, math.Log(float64(v)/math.Max(1, float64(lo))))
+	dHi = math.Max(res, math.Log(float64(hi)/math.Max(1, float64(v))))
+	return dLo, dHi
+}
+
+// valueAtRank returns the bucket value of the k-th smallest value (1-based).
+func valueAtRank(h *latency.Histogram, k uint64) uint64 {
+	var cum uint64
+	last := 0
+	for i, c := range h.Counts() {
+		if c == 0 {
+			continue
+		}
+		cum += c
+		last = i
+		if cum >= k {
+			return h.Layout().Value(i)
+		}
+	}
+	return h.Layout().Value(last)
+}
+
+// rankInterval returns the log deviations of the ratio's interval from
+// both runs' order statistics, or ok false without histograms. The runs'
+// values are independent, so their deviations add in quadrature.
+func (c *comparer) rankInterval(p float64, bs, cs *baselines.Stat) (dLo, dHi float64, ok bool) {
+	if bs == nil || cs == nil || bs.Hist == nil || cs.Hist == nil {
+		return 0, 0, false
+	}
+	bv, ok1 := bs.Percentile(p)
+	cv, ok2 := cs.Percentile(p)
+	bh, err1 := bs.Hist.Histogram()
+	ch, err2 := cs.Hist.Histogram()
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || bh.Count() == 0 || ch.Count() == 0 {
+		return 0, 0, false
+	}
+	bLo, bHi := rankDev(bh, p, c.z, bv)
+	cLo, cHi := rankDev(ch, p, c.z, cv)
+	// ln(C/B): its low end pairs C's low with B's high, and vice versa.
+	return math.Hypot(cLo, bHi), math.Hypot(cHi, bLo), true
+}
+
+// perSecondValid reports whether the per-second clat percentile p means
+// something: each second (the median one, in both runs) must hold enough
+// I/Os for p to lie below its maximum, else the per-second value is
+// little more than the second's largest latency.
+func (c *comparer) perSecondValid(dir string, p float64) bool {
+	need := float64(minOrderSamples(p, c.cfg.Confidence))
+	for _, b := range []*baselines.Baseline{c.base, c.cur} {
+		ios := b.PerSecond(dir, baselines.SecondIOPS)
+		if len(ios) == 0 {
+			return false
+		}
+		sorted := append([]float64(nil), ios...)
+		slices.Sort(sorted)
+		if sorted[len(sorted)/2] < need {
+			return false
+		}
+	}
+	return true
+}
+
+// timeNoise is the part of a latency interval that comes from the run's
+// drift from second to second (a slow minute, a busy neighbour), which
+// order statistics, assuming independent latencies, cannot see. It is
+// measured where it can be: the moving-block bootstrap of the per-second
+// clat percentile nearest to p (on the log scale of the tail) that has
+// enough I/Os per second, less that percentile's order-statistics part;
+// without per-second percentiles, the throughput bootstrap (a closed-loop
+// device's latency moves with its IOPS); for imported fio results, fio's
+// IOPS moments. It returns log deviations and a description, or an empty
+// description when there are too few samples to tell.
+func (c *comparer) timeNoise(dir string, p float64) (eLo, eHi float64, from string) {
+	type cand struct {
+		q    float64
+		dist float64
+	}
+	var cands []cand
+	for _, q := range baselines.SecondPercentiles {
+		cands = append(cands, cand{q, math.Abs(math.Log(100-p) - math.Log(100-q))})
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return cmpFloat(a.dist, b.dist) })
+	bs, cs := c.base.Dir(dir).Stat("clat"), c.cur.Dir(dir).Stat("clat")
+	for _, cd := range cands {
+		m, _ := secondMetric(cd.q)
+		if !c.perSecondValid(dir, cd.q) {
+			continue
+		}
+		br := c.bootstrap(dir+".clat."+pKey(cd.q)+"/second", dir, m)
+		if !br.ok {
+			continue
+		}
+		rLo, rHi, _ := c.rankInterval(cd.q, bs, cs) // zeros without histograms
+		eLo = math.Sqrt(math.Max(0, sq(br.dLo)-sq(rLo)))
+		eHi = math.Sqrt(math.Max(0, sq(br.dHi)-sq(rHi)))
+		return eLo, eHi, fmt.Sprintf("the moving-block bootstrap of per-second clat %s (blocks of %d and %d s)", pKey(cd.q), br.lBase, br.lCur)
+	}
+	if br := c.bootstrap(dir+".iops", dir, baselines.SecondIOPS); br.ok {
+		// A latency ratio moves inversely to the IOPS ratio.
+		return br.dHi, br.dLo, fmt.Sprintf("the moving-block bootstrap of per-second IOPS (blocks of %d and %d s)", br.lBase, br.lCur)
+	}
+	bm, cm := c.base.Dir(dir).IOPSSamples, c.cur.Dir(dir).IOPSSamples
+	if bm.N >= c.cfg.MinSamples && cm.N >= c.cfg.MinSamples && bm.Mean > 0 && cm.Mean > 0 {
+		se := c.z * math.Sqrt(sq(bm.Stddev/bm.Mean)/float64(bm.N)+sq(cm.Stddev/cm.Mean)/float64(cm.N))
+		return se, se, "the IOPS sample moments"
+	}
+	return 0, 0, ""
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// percentile compares percentile p of a latency stat.
+func (c *comparer) percentile(name, dir, stat string, p float64, bs, cs *baselines.Stat, tol Tolerance) Finding {
+	bvRaw, okB := bs.Percentile(p)
+	var cvRaw uint64
+	okC := false
+	if cs != nil {
+		cvRaw, okC = cs.Percentile(p)
+	}
+	f := c.finding(name, UnitNS, LowerIsBetter, float64(bvRaw), float64(cvRaw), tol)
+	f.Samples = Samples{Kind: "I/Os", Base: bs.N}
+	if cs != nil {
+		f.Samples.Current = cs.N
+	}
+	if !okB || !okC {
+		f.Verdict = Inconclusive
+		which := "the baseline"
+		if okB {
+			which = "the current run"
+		}
+		f.Reason = fmt.Sprintf("%s: inconclusive: %s has no %s %s", label(name), which, stat, pKey(p))
+		return f
+	}
+	need := minOrderSamples(p, c.cfg.Confidence)
+	if fewest := min(bs.N, cs.N); fewest < need {
+		which := "the current run"
+		if bs.N < cs.N {
+			which = "the baseline"
+		}
+		f.More = need - fewest
+		f.Verdict = Inconclusive
+		f.Reason = fmt.Sprintf("%s: inconclusive: a distribution-free %s CI of %s below the maximum needs %d I/Os per run, %s has %d (%d more)",
+			head(&f), confidencePct(c.cfg.Confidence), pKey(p), need, which, fewest, f.More)
+		return f
+	}
+	rLo, rHi, ok := c.rankInterval(p, bs, cs)
+	if !ok {
+		f.Verdict = Inconclusive
+		f.Reason = fmt.Sprintf("%s: inconclusive: no histograms to estimate the noise (plain fio JSON: record json+)", head(&f))
+		return f
+	}
+	eLo, eHi, from := c.timeNoise(dir, p)
+	if from == "" {
+		return c.noDrift(f, dir)
+	}
+	f.Interval = &Interval{Low: f.Ratio * math.Exp(-math.Hypot(rLo, eLo)), High: f.Ratio * math.Exp(math.Hypot(rHi, eHi))}
+	f.Samples.Method = "order statistics of the merged histograms and " + from
+	n := min(bs.N, cs.N)
+	if math.Max(eLo, eHi) > math.Max(rLo, rHi) {
+		// The drift dominates: more samples means more seconds.
+		nb := max(len(c.base.PerSecond(dir, baselines.SecondIOPS)), c.base.Dir(dir).IOPSSamples.N)
+		nc := max(len(c.cur.PerSecond(dir, baselines.SecondIOPS)), c.cur.Dir(dir).IOPSSamples.N)
+		f.Samples.Kind, f.Samples.Base, f.Samples.Current = "seconds", uint64(nb), uint64(nc)
+		n = uint64(min(nb, nc))
+	}
+	c.judge(&f, n)
+	return f
+}
+
+// mean compares a stat's mean latency: an interval from the standard
+// errors (stddev/sqrt(N), as if latencies were independent) and the
+// drift from second to second as for p50 (timeNoise).
+func (c *comparer) mean(name, dir, stat string, bs, cs *baselines.Stat, tol Tolerance) Finding {
+	var cm float64
+	if cs != nil {
+		cm = cs.Mean
+	}
+	f := c.finding(name, UnitNS, LowerIsBetter, bs.Mean, cm, tol)
+	if cs == nil || cs.N < 2 || bs.N < 2 || bs.Mean <= 0 || cs.Mean <= 0 {
+		f.Verdict = Inconclusive
+		f.Reason = fmt.Sprintf("%s: inconclusive: too few %s values", label(name), stat)
+		return f
+	}
+	se := c.z * math.Sqrt(sq(bs.Stddev/bs.Mean)/float64(bs.N)+sq(cs.Stddev/cs.Mean)/float64(cs.N))
+	eLo, eHi, from := c.timeNoise(dir, 50)
+	if from == "" {
+		return c.noDrift(f, dir)
+	}
+	f.Interval = &Interval{Low: f.Ratio * math.Exp(-math.Hypot(se, eLo)), High: f.Ratio * math.Exp(math.Hypot(se, eHi))}
+	f.Samples = Samples{Kind: "I/Os", Base: bs.N, Current: cs.N, Method: "standard errors of the means and " + from}
+	c.judge(&f, min(bs.N, cs.N))
+	return f
+}
+
+// noDrift makes a latency finding Inconclusive when the runs have too few
+// per-second samples to measure their drift: order statistics alone
+// assume independent latencies and would call a slow minute a regression.
+func (c *comparer) noDrift(f Finding, dir string) Finding {
+	nb := max(len(c.base.PerSecond(dir, baselines.SecondIOPS)), c.base.Dir(dir).IOPSSamples.N)
+	nc := max(len(c.cur.PerSecond(dir, baselines.SecondIOPS)), c.cur.Dir(dir).IOPSSamples.N)
+	fewest := min(nb, nc)
+	f.Samples = Samples{Kind: "seconds", Base: uint64(nb), Current: uint64(nc)}
+	f.More = uint64(max(0, c.cfg.MinSamples-fewest))
+	f.Verdict = Inconclusive
+	f.Reason = fmt.Sprintf("%s: inconclusive: %d per-second samples, need %d to measure the drift between seconds (%d more seconds per run)",
+		head(&f), fewest, c.cfg.MinSamples, f.More)
+	return f
+}
+
+// decide sets the verdict and reason of a finding with an interval:
+//   - Regression: the estimate is worse by more than the tolerance and
+//     the interval at the family-wise level excludes no change (its end
+//     nearest to the baseline is worse too);
+//   - Improvement: the mirror image;
+//   - Inconclusive: the estimate is beyond tolerance but the interval
+//     includes no change, or the interval reaches beyond tolerance and
+//     its worse half is wider than the tolerance (the run cannot tell a
+//     tolerance-sized change from none);
+//   - Pass: the estimate is within tolerance, measured precisely enough.
+//
+// family is the confidence level of the regression decision and m the
+// metrics it covers. n is the samples per run the interval rests on; an
+// inconclusive finding says how many more would do, since intervals
+// narrow as 1/sqrt(n).
+func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
+	worse := func(r float64) bool {
+		if f.Better == HigherIsBetter {
+			return r < 1
+		}
+		return r > 1
+	}
+	better := func(r float64) bool { return r != 1 && !worse(r) }
+	beyond := func(r float64) bool { return !f.Tolerance.Equal(f.Base, f.Base*r) }
+	// near is the interval's end most favourable to the current run, far
+	// the least.
+	near, far := f.Interval.Low, f.Interval.High
+	if f.Better == HigherIsBetter {
+		near, far = far, near
+	}
+	// The interval's ends at the family-wise level: the log-scale
+	// deviations grow as the normal quantiles do.
+	k := zScore(family) / c.z
+	nearFam := f.Ratio * math.Pow(near/f.Ratio, k)
+	farFam := f.Ratio * math.Pow(far/f.Ratio, k)
+	// The worse half of the interval and the tolerance, on the log scale.
+	halfWidth := math.Abs(math.Log(far / f.Ratio))
+	tolWidth := math.Inf(1)
+	if bound := c.toleranceBound(f); bound > 0 {
+		tolWidth = math.Abs(math.Log(bound))
+	}
+	tolText := c.tolText(f)
+	var spread, margin float64
+	switch {
+	case worse(f.Ratio) && beyond(f.Ratio) && worse(nearFam):
+		f.Verdict = Regression
+		f.Reason = head(f) + ": regression beyond " + tolText
+		return
+	case better(f.Ratio) && beyond(f.Ratio) && better(farFam):
+		f.Verdict = Improvement
+		f.Reason = head(f) + ": improvement beyond " + tolText
+		return
+	case worse(f.Ratio) && beyond(f.Ratio):
+		f.Reason = head(f) + ": inconclusive: beyond " + tolText + " but the interval includes no change"
+		if worse(near) {
+			f.Reason = fmt.Sprintf("%s: inconclusive: beyond %s, but with %d metrics compared the %s interval includes no change",
+				head(f), tolText, m, confidencePct(family))
+		}
+		spread, margin = math.Abs(math.Log(nearFam/f.Ratio)), math.Abs(math.Log(f.Ratio))
+	case worse(far) && beyond(far) && halfWidth > tolWidth:
+		f.Reason = fmt.Sprintf("%s: inconclusive: too noisy: the interval reaches %s, its spread is wider than %s",
+			head(f), signedPct(far-1), tolText)
+		spread, margin = halfWidth, tolWidth
+	default:
+		f.Verdict = Pass
+		f.Reason = head(f) + ": within " + tolText
+		return
+	}
+	f.Verdict = Inconclusive
+	if margin > 1e-9 && n > 0 {
+		if need := math.Ceil(float64(n) * sq(spread/margin)); need > float64(n) && need < 1e15 {
+			f.More = uint64(need) - n
+			f.Reason += fmt.Sprintf("; about %d more %s per run needed", f.More, f.Samples.Kind)
+		}
+	}
+}
+
+// toleranceBound is the ratio at which the worse side leaves tolerance;
+// 0 when no decrease of a higher-is-better metric can (the floor is above
+// the baseline's value).
+func (c *comparer) toleranceBound(f *Finding) float64 {
+	t, b := f.Tolerance, math.Abs(f.Base)
+	if b == 0 {
+		return 1
+	}
+	if f.Better == HigherIsBetter {
+		return math.Max(0, math.Min(1/(1+t.Fraction), 1-t.Floor/b))
+	}
+	return 1 + math.Max(t.Fraction, t.Floor/b)
+}
+
+// tolText names the tolerance that applies: the fraction, or the floor
+// where it is larger.
+func (c *comparer) tolText(f *Finding) string {
+	t := f.Tolerance
+	if t.Floor > t.Fraction*math.Min(math.Abs(f.Base), math.Abs(f.Current)) {
+		return f.Unit.format(t.Floor) + " tolerance"
+	}
+	return trimPercent(100*t.Fraction) + "% tolerance"
+}
+
+// head is the common start of a reason: `read clat p99 2.41ms vs 1.98ms
+// (+21.7%, 95% CI +15.2%..+28.9%)`: current first, then the baseline.
+func head(f *Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s vs %s (", label(f.Metric), f.Unit.format(f.Current), f.Unit.format(f.Base))
+	if math.IsInf(f.Ratio, 0) || math.IsNaN(f.Ratio) {
+		b.WriteString("from 0")
+	} else {
+		b.WriteString(signedPct(f.Ratio - 1))
+	}
+	if f.Interval != nil {
+		fmt.Fprintf(&b, ", %s CI %s..%s", confidencePct(f.Confidence), signedPct(f.Interval.Low-1), signedPct(f.Interval.High-1))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func signedPct(x float64) string {
+	s := strconv.FormatFloat(100*x, 'f', 1, 64)
+	if s == "-0.0" {
+		s = "0.0"
+	}
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s + "%"
+}
+
+func confidencePct(c float64) string { return trimPercent(100*c) + "%" }
+
+// Metrics lists the metric names Compare knows for a baseline, in report
+// order, with whether cfg compares them: what a -stortest.tolerance flag
+// can name.
+func Metrics(b *baselines.Baseline, cfg Config) (names []string, compared []bool) {
+	for _, d := range b.Dirs {
+		ms := []string{"iops", "bw", "errors"}
+		for _, stat := range []string{"clat", "lat", "slat"} {
+			if d.Stat(stat) == nil {
+				continue
+			}
+			ms = append(ms, stat+".mean")
+			for _, p := range baselines.Percentiles {
+				ms = append(ms, stat+"."+pKey(p))
+			}
+		}
+		for _, m := range ms {
+			n := d.Name + "." + m
+			names = append(names, n)
+			compared = append(compared, !cfg.rule(n).Off)
+		}
+	}
+	return names, compared
+}

@@ -1,0 +1,276 @@
+package regress
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"stortest.dev/baselines"
+)
+
+// Tolerance is how far two values may differ and still count as equal,
+// with go-cmp's EquateApprox semantics: |x-y| <= max(Fraction*min(|x|,|y|),
+// Floor). The fraction is of the smaller value, so a 10% tolerance
+// accepts 100 -> 110 and 110 -> 100 alike; the floor (in the metric's
+// unit: ns, IOPS, bytes/s) keeps tiny absolute changes of tiny values
+// from counting, e.g. 40 ns -> 60 ns on a null engine.
+type Tolerance struct {
+	Fraction float64 // 0.1 is 10%
+	Floor    float64 // in the metric's unit
+}
+
+// Equal reports whether x and y are within the tolerance.
+func (t Tolerance) Equal(x, y float64) bool {
+	if math.IsNaN(x) || math.IsNaN(y) {
+		return false
+	}
+	if x == y {
+		return true // infinities too
+	}
+	return math.Abs(x-y) <= math.Max(t.Fraction*math.Min(math.Abs(x), math.Abs(y)), t.Floor)
+}
+
+// String prints "10%", or "10% or 1µs" with a floor in unit u.
+func (t Tolerance) String() string { return t.format(UnitNone) }
+
+func (t Tolerance) format(u Unit) string {
+	s := trimPercent(t.Fraction*100) + "%"
+	if t.Floor > 0 {
+		s += " or " + u.format(t.Floor)
+	}
+	return s
+}
+
+// Rule sets how metrics whose name matches Metric are compared. Metric is
+// a path.Match pattern over names such as "read.iops",
+// "write.clat.p99.9" ('*' matches dots too, so "*.clat.p99" is every
+// direction's clat p99 and "*" is everything).
+type Rule struct {
+	Metric    string
+	Tolerance Tolerance
+	Off       bool // the metric is not compared
+}
+
+// DefaultRules are the rules Compare starts from; Config.Rules are applied
+// after them (the last matching rule wins). Compared by default, per
+// direction: IOPS and bandwidth (10%; floors 1 IOPS and 4 KiB/s), I/O
+// errors (any increase), and clat p50 and p99 (10%), p99.9 and p99.99
+// (20%: tails move more), with a 1µs floor, below which latency changes
+// are clock and scheduler noise. Off by default (enable them with a rule):
+// p90, means, lat and slat, which mostly repeat clat and would multiply
+// the chances of a false alarm.
+var DefaultRules = []Rule{
+	{Metric: "*", Off: true},
+	{Metric: "*.iops", Tolerance: Tolerance{Fraction: 0.10, Floor: 1}},
+	{Metric: "*.bw", Tolerance: Tolerance{Fraction: 0.10, Floor: 4096}},
+	{Metric: "*.errors", Tolerance: Tolerance{}},
+	{Metric: "*.clat.p50", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
+	{Metric: "*.clat.p99", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
+	{Metric: "*.clat.p99.9", Tolerance: Tolerance{Fraction: 0.20, Floor: 1000}},
+	{Metric: "*.clat.p99.99", Tolerance: Tolerance{Fraction: 0.20, Floor: 1000}},
+}
+
+// Defaults of Config's zero fields.
+const (
+	DefaultConfidence = 0.95
+	// DefaultResamples: with 2000 bootstrap resamples the 2.5% and 97.5%
+	// quantiles move by well under 1% between seeds.
+	DefaultResamples = 2000
+	// DefaultMinSamples per-second samples per run are needed before an
+	// interval from them means anything (fewer than ~3 blocks of ~3).
+	DefaultMinSamples = 10
+)
+
+// Config configures Compare. The zero value is the defaults.
+type Config struct {
+	// Confidence is the two-sided level of the intervals; 0 means 0.95.
+	Confidence float64
+	// Resamples is the number of bootstrap resamples; 0 means 2000.
+	Resamples int
+	// BlockLen is the moving-block length in seconds; 0 means
+	// ceil(sqrt(n)) for n per-second samples, which keeps neighbouring
+	// (correlated) seconds together while leaving enough blocks to
+	// resample.
+	BlockLen int
+	// MinSamples is the per-second samples each run needs; 0 means 10.
+	MinSamples int
+	// Rules apply after DefaultRules; the last matching rule wins. Set
+	// and Disable append to it.
+	Rules []Rule
+	// PerMetric judges every metric at Confidence on its own. By default
+	// a regression must hold at the family-wise level 1-(1-Confidence)/m
+	// for m compared metrics (Bonferroni), so that comparing more metrics
+	// does not raise the chance of a false alarm on an unchanged device.
+	PerMetric bool
+}
+
+// DefaultConfig returns the defaults with every field filled in.
+func DefaultConfig() Config {
+	return Config{Confidence: DefaultConfidence, Resamples: DefaultResamples, MinSamples: DefaultMinSamples}
+}
+
+// Set compares the metrics matching pattern with tolerance t (enabling
+// them if they were off).
+func (c *Config) Set(pattern string, t Tolerance) {
+	c.Rules = append(c.Rules, Rule{Metric: pattern, Tolerance: t})
+}
+
+// Disable stops comparing the metrics matching pattern.
+func (c *Config) Disable(pattern string) {
+	c.Rules = append(c.Rules, Rule{Metric: pattern, Off: true})
+}
+
+func (c Config) withDefaults() Config {
+	if !(c.Confidence > 0 && c.Confidence < 1) {
+		c.Confidence = DefaultConfidence
+	}
+	if c.Resamples <= 0 {
+		c.Resamples = DefaultResamples
+	}
+	if c.MinSamples <= 0 {
+		c.MinSamples = DefaultMinSamples
+	}
+	return c
+}
+
+// rule returns the rule that applies to metric: the last match of
+// DefaultRules followed by c.Rules.
+func (c Config) rule(metric string) Rule {
+	r := Rule{Metric: "*", Off: true}
+	for _, rules := range [][]Rule{DefaultRules, c.Rules} {
+		for _, x := range rules {
+			if ok, _ := path.Match(x.Metric, metric); ok {
+				r = x
+			}
+		}
+	}
+	return r
+}
+
+// ErrBadRule is matched by ParseRules' errors.
+var ErrBadRule = errors.New("regress: bad rule")
+
+// ParseRules reads rules in the command-line form
+//
+//	PATTERN=off | PATTERN=FRACTION[:FLOOR] [, ...]
+//
+// e.g. "*.iops=5%,read.clat.p99=15%:2us,*.clat.p99.99=off,*.lat.p99=10%".
+// FRACTION is a percentage ("10%") or a fraction ("0.1"); FLOOR is a
+// number in the metric's unit, with a time unit for latencies ("2us",
+// "1.5ms") or k/M/G (powers of 1000) and KiB/MiB/GiB (powers of 1024)
+// suffixes.
+func ParseRules(s string) ([]Rule, error) {
+	var out []Rule
+	for item := range strings.SplitSeq(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		pat, spec, ok := strings.Cut(item, "=")
+		pat, spec = strings.TrimSpace(pat), strings.TrimSpace(spec)
+		if !ok || pat == "" || spec == "" {
+			return nil, fmt.Errorf("%w %q: want PATTERN=FRACTION[:FLOOR] or PATTERN=off", ErrBadRule, item)
+		}
+		if _, err := path.Match(pat, ""); err != nil {
+			return nil, fmt.Errorf("%w %q: pattern: %v", ErrBadRule, item, err)
+		}
+		if spec == "off" {
+			out = append(out, Rule{Metric: pat, Off: true})
+			continue
+		}
+		fs, floor, hasFloor := strings.Cut(spec, ":")
+		frac, err := parseFraction(fs)
+		if err != nil {
+			return nil, fmt.Errorf("%w %q: %v", ErrBadRule, item, err)
+		}
+		r := Rule{Metric: pat, Tolerance: Tolerance{Fraction: frac}}
+		if hasFloor {
+			if r.Tolerance.Floor, err = parseFloor(floor); err != nil {
+				return nil, fmt.Errorf("%w %q: %v", ErrBadRule, item, err)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func parseFraction(s string) (float64, error) {
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("fraction %q is not a non-negative number or percentage", s)
+	}
+	if pct {
+		v /= 100
+	}
+	return v, nil
+}
+
+func parseFloor(s string) (float64, error) {
+	bad := fmt.Errorf("floor %q is not a non-negative number (units: ns, us, ms, s; k, M, G; KiB, MiB, GiB)", s)
+	mult := 1.0
+	num := s
+	for _, u := range []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}} {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			num, mult = n, u.mult
+			break
+		}
+	}
+	if strings.HasSuffix(s, "s") && mult == 1 {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return 0, bad
+		}
+		return float64(d.Nanoseconds()), nil
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || !(v >= 0) || math.IsInf(v*mult, 0) {
+		return 0, bad
+	}
+	return v * mult, nil
+}
+
+func trimPercent(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 2, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s
+}
+
+// Unit is a metric's unit; it decides how values print.
+type Unit int
+
+const (
+	UnitNone  Unit = iota
+	UnitNS         // latency, ns
+	UnitIOPS       // I/Os per second
+	UnitBW         // bytes per second
+	UnitCount      // a count (errors)
+)
+
+func (u Unit) format(v float64) string {
+	switch u {
+	case UnitNS:
+		return baselines.FormatNS(v)
+	case UnitIOPS:
+		return baselines.FormatIOPS(v) + " IOPS"
+	case UnitBW:
+		return baselines.FormatBW(v)
+	case UnitCount:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func (u Unit) String() string {
+	return [...]string{"", "ns", "IOPS", "bytes/s", "count"}[u]
+}
+
+// MarshalText writes the unit's name: "ns", "IOPS", "bytes/s", "count".
+func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }

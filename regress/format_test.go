@@ -1,0 +1,105 @@
+package regress
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func sampleReports(t *testing.T) []Report {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(21, 21))
+	base := noisy.run(t, rng, unchanged)
+	slow := noisy.run(t, rng, change{iops: 0.7, latency: 1 / 0.7, tail: 1})
+	same := noisy.run(t, rng, unchanged)
+	slow.Fingerprint.Firmware = "1.1|beta"
+	a := Compare(base, slow, Config{})
+	a.Name = "TestRandRead/slow"
+	b := Compare(base, same, Config{})
+	b.Name = "TestRandRead/same"
+	return []Report{a, b}
+}
+
+func TestWriteText(t *testing.T) {
+	reports := sampleReports(t)
+	var buf bytes.Buffer
+	require.NoError(t, WriteText(&buf, reports...))
+	out := buf.String()
+	t.Log("\n" + out)
+	require.Contains(t, out, "TestRandRead/slow: REGRESSION\n  changed: firmware 1.0 -> 1.1|beta\n")
+	require.Regexp(t, `\n  METRIC +BASELINE +CURRENT +CHANGE +95% CI +VERDICT\n`, out)
+	require.Regexp(t, `\n  read\.iops +[\d.]+k IOPS +[\d.]+k IOPS +-\d+\.\d% +-\d+\.\d%\.\.-\d+\.\d% +regression\n`, out)
+	// Every finding that did not pass has its reason below the table.
+	for _, r := range reports {
+		for _, f := range r.Findings {
+			if !f.Verdict.OK() {
+				require.Contains(t, out, "  "+f.Reason+"\n")
+			}
+		}
+	}
+	require.Contains(t, out, "\n\nTestRandRead/same: ")
+}
+
+func TestWriteMarkdown(t *testing.T) {
+	reports := sampleReports(t)
+	var buf bytes.Buffer
+	require.NoError(t, WriteMarkdown(&buf, reports...))
+	out := buf.String()
+	require.True(t, strings.HasPrefix(out, "## stortest baseline diff: REGRESSION\n"))
+	require.Contains(t, out, "\n### `TestRandRead/slow`: **regression**\n\n- changed: firmware 1.0 -> 1.1\\|beta\n")
+	require.Contains(t, out, "| metric | baseline | current | change | 95% CI | verdict |\n|---|---:|---:|---:|---:|---|\n")
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "| `") {
+			rows++
+			require.Equal(t, 7, strings.Count(line, "|")-strings.Count(line, `\|`), line)
+		}
+	}
+	require.Equal(t, len(reports[0].Findings)+len(reports[1].Findings), rows)
+	require.Contains(t, out, "| `read.iops` | ")
+	require.Contains(t, out, " | **regression** |\n")
+}
+
+func TestWriteJSON(t *testing.T) {
+	reports := sampleReports(t)
+	var buf bytes.Buffer
+	require.NoError(t, WriteJSON(&buf, reports...))
+	var doc struct {
+		Verdict string
+		Reports []struct {
+			Name     string
+			Verdict  string
+			Findings []struct {
+				Metric   string
+				Ratio    *float64
+				Change   *float64
+				Interval *struct{ Low, High float64 }
+				Verdict  string
+				Reason   string
+				Unit     string
+				Better   string
+			}
+			Fingerprint []struct{ Field, Old, New string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
+	require.Equal(t, "regression", doc.Verdict)
+	require.Len(t, doc.Reports, 2)
+	f := doc.Reports[0].Findings[0]
+	require.Equal(t, "read.iops", f.Metric)
+	require.Equal(t, "IOPS", f.Unit)
+	require.Equal(t, "higher", f.Better)
+	require.Equal(t, "regression", f.Verdict)
+	require.InDelta(t, *f.Ratio-1, *f.Change, 1e-12)
+	require.NotNil(t, f.Interval)
+	require.Equal(t, reports[0].Findings[0].Reason, f.Reason)
+	require.Equal(t, "firmware", doc.Reports[0].Fingerprint[0].Field)
+
+	buf.Reset()
+	require.NoError(t, WriteJSON(&buf))
+	require.JSONEq(t, `{"verdict":"pass","reports":[]}`, buf.String())
+}
