@@ -184,3 +184,15 @@ func cloneCase(c report.Case) report.Case {
 	c.Attachments = slices.Clone(c.Attachments)
 	return c
 }
+
+// addArtifact attaches one more file to a run's testcase, also after its
+// test ended.
+func (r *record) addArtifact(path string) {
+	collected.mu.Lock()
+	defer collected.mu.Unlock()
+	if r.kase != nil {
+		r.kase.Attachments = append(r.kase.Attachments, path)
+	} else {
+		r.run.Artifacts = append(r.run.Artifacts, path)
+	}
+}

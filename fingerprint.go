@@ -2,10 +2,10 @@ package stortest
 
 import (
 	"encoding/json"
-	"os"
 	"runtime"
 	"strings"
 
+	"stortest.dev/baselines"
 	"stortest.dev/iostat"
 	"stortest.dev/report"
 	"stortest.dev/workload"
@@ -28,26 +28,24 @@ func hostProperties(fsys iostat.FS) []report.Property {
 }
 
 // fingerprint describes what one run measured, so that runs compare
-// like with like: the target, the devices under it with their model and
-// firmware where sysfs knows them, the engine and the job (without its
-// file name, which differs from run to run for loop devices).
-func fingerprint(fsys iostat.FS, target *Dev, devices []string, job workload.Job) []report.Property {
+// like with like: the target, the devices under it, the identity of the
+// disk as baselines.Probe reads it (model, serial, firmware; for a loop
+// device its backing disk's), the engine and the job (without its file
+// name, which differs from run to run for loop devices).
+func fingerprint(target *Dev, devices []string, job workload.Job, fp baselines.Fingerprint) []report.Property {
 	props := []report.Property{
 		{Name: "fingerprint.target", Value: target.Kind.String() + " " + target.Path},
 		{Name: "fingerprint.size", Value: itoa64(target.Size)},
 	}
 	if len(devices) > 0 {
 		props = append(props, report.Property{Name: "fingerprint.devices", Value: strings.Join(devices, " ")})
-		// The last device is the bottom of the stack: the disk.
-		disk := devices[len(devices)-1]
-		for _, f := range []struct{ name, file string }{
-			{"fingerprint.model", "model"},
-			{"fingerprint.firmware", "firmware_rev"}, // NVMe
-			{"fingerprint.firmware", "rev"},          // SCSI, SATA
-		} {
-			if v := sysAttr(fsys, disk, f.file); v != "" && !hasProp(props, f.name) {
-				props = append(props, report.Property{Name: f.name, Value: v})
-			}
+	}
+	for _, f := range []struct{ name, value string }{
+		{"device", fp.Device}, {"vendor", fp.Vendor}, {"model", fp.Model}, {"serial", fp.Serial},
+		{"firmware", fp.Firmware}, {"backing_device", fp.BackingDevice}, {"kernel", fp.Kernel},
+	} {
+		if f.value != "" {
+			props = append(props, report.Property{Name: "fingerprint." + f.name, Value: f.value})
 		}
 	}
 	props = append(props, report.Property{Name: "fingerprint.engine", Value: job.Engine})
@@ -56,14 +54,6 @@ func fingerprint(fsys iostat.FS, target *Dev, devices []string, job workload.Job
 		props = append(props, report.Property{Name: "fingerprint.job", Value: string(b)})
 	}
 	return props
-}
-
-func sysAttr(fsys iostat.FS, disk, file string) string {
-	b, err := os.ReadFile(fsys.SysPath("block", disk, "device", file))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
 }
 
 func hasProp(props []report.Property, name string) bool {

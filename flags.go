@@ -34,6 +34,8 @@ const (
 	// EnvAllowDestructive lists the block devices (comma-separated
 	// paths) that write workloads may destroy.
 	EnvAllowDestructive = "STORTEST_ALLOW_DESTRUCTIVE"
+	// EnvUpdate=1 rewrites baselines, as -stortest.update does.
+	EnvUpdate = "STORTEST_UPDATE"
 )
 
 // flagSet reports whether the named flag was given on the command line.
@@ -74,7 +76,7 @@ func Update() bool {
 	if flagSet("stortest.update") {
 		return *flagUpdate
 	}
-	return os.Getenv("STORTEST_UPDATE") == "1"
+	return os.Getenv(EnvUpdate) == "1"
 }
 
 func envIs1(name string) bool { return os.Getenv(name) == "1" }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"stortest.dev/baselines"
 	"stortest.dev/engines"
 	"stortest.dev/iostat"
 	"stortest.dev/report"
@@ -75,6 +76,7 @@ type Result struct {
 	Artifacts []string
 
 	rec *record
+	fp  baselines.Fingerprint // where it ran, for baselines and the report
 }
 
 // Name is the job's name, which names the run in messages and reports.
@@ -192,6 +194,9 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	}
 
 	r := &Result{Result: wres, Job: job, Target: target, Elapsed: elapsed, Devices: devices, Dir: dir}
+	if r.fp, err = baselines.Probe(target.Path, baselines.ProbeOptions{Engine: job.Engine}); err != nil {
+		t.Logf("stortest: %s: fingerprint: %v", job.Name, err)
+	}
 	if len(snaps) >= 2 {
 		if r.IOStatSamples, err = iostat.Deltas(snaps); err == nil {
 			r.IOStat, err = iostat.Total(snaps)
@@ -213,7 +218,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 
 	run := report.Run{
 		Test: t.Name(), Job: caseName, Result: wres, Host: hostInfo, Elapsed: elapsed,
-		Fingerprint: fingerprint(fsys, target, devices, job), Artifacts: r.Artifacts,
+		Fingerprint: fingerprint(target, devices, job, r.fp), Artifacts: r.Artifacts,
 	}
 	if len(r.IOStatSamples) > 0 {
 		total := r.IOStat

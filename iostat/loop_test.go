@@ -139,3 +139,32 @@ func TestLoopDeviceReadIOPS(t *testing.T) {
 		t.Errorf("%d snapshots in 2 s at 250 ms", len(snaps))
 	}
 }
+
+// A loop device backed by memory (a tmpfs file) has no disk below it: it
+// resolves to itself, so its own counters are still sampled.
+func TestResolveLoopOnTmpfs(t *testing.T) {
+	requireRoot(t, "losetup")
+	img := filepath.Join("/dev/shm", "stortest-resolve-"+strings.ReplaceAll(t.Name(), "/", "_")+".img")
+	if err := os.WriteFile(img, make([]byte, 1<<20), 0o644); err != nil {
+		t.Skipf("no /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { os.Remove(img) })
+	out, err := exec.Command("losetup", "--find", "--show", img).CombinedOutput()
+	if err != nil {
+		t.Fatalf("losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() {
+		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
+			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
+		}
+	})
+	r, err := DefaultFS().Resolve(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(dev)
+	if r.Device != name || len(r.Disks) != 1 || r.Disks[0] != name {
+		t.Fatalf("Resolve(%s) = %+v, want the loop device as its own disk", dev, r)
+	}
+}

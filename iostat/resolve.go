@@ -163,7 +163,13 @@ func (f FS) under(name string, seen, disks map[string]bool, depth int) error {
 	if b, err := os.ReadFile(f.SysPath("block", sn, "loop", "backing_file")); err == nil {
 		backing := strings.TrimSuffix(strings.TrimSpace(string(b)), " (deleted)")
 		dev, err := f.deviceOfPath(backing)
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrNoDevice) || errors.Is(err, fs.ErrNotExist):
+			// Backed by memory (tmpfs) or a deleted file: no device
+			// below, so the loop device's own counters are the bottom.
+			disks[name] = true
+			return nil
+		case err != nil:
 			return fmt.Errorf("iostat: %s: backing file: %w", name, err)
 		}
 		return f.under(dev, seen, disks, depth+1)

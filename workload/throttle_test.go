@@ -1,138 +1,45 @@
 package workload
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
+	"stortest.dev/internal/blkio"
 	"stortest.dev/latency"
 	"stortest.dev/steady"
 )
 
-// blkioRoot is where cgroup v1's blkio hierarchy is mounted.
-const blkioRoot = "/sys/fs/cgroup/blkio"
-
-// blkioCgroup is a throw-away cgroup v1 blkio group. v1 places threads,
-// not processes, so the runner's I/O thread can go in alone: the rest of
-// the test process is not throttled.
-type blkioCgroup struct {
-	dir    string
-	parent string // the process's own blkio group, where threads go back
-}
-
-// newBlkioCgroup creates a uniquely named child of the process's blkio
-// group. Cleanup moves any thread still inside back to the parent (the
-// runner unlocks its I/O thread at the end and Go keeps the thread) and
-// removes the group, with its limits, even when the test fails. Without
-// cgroup v1 blkio throttling the test skips, or fails when
-// STORTEST_REQUIRE_BLKIO=1 (set by .ci/run, whose machines have it; hosted
-// runners with cgroup v2 only leave it unset).
-func newBlkioCgroup(t *testing.T) *blkioCgroup {
+// newBlkioCgroup creates a throw-away blkio group, removed (its threads
+// moved back) when the test ends, even when it fails. Without cgroup v1
+// blkio throttling the test skips, or fails when STORTEST_REQUIRE_BLKIO=1
+// (set by .ci/run, whose machines have it; hosted runners with cgroup v2
+// only leave it unset).
+func newBlkioCgroup(t *testing.T) *blkio.Group {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(blkioRoot, "blkio.throttle.read_iops_device")); err != nil {
-		msg := "needs cgroup v1 blkio throttling at " + blkioRoot + " (cgroup v2's io controller cannot hold a single thread)"
+	if err := blkio.Available(); err != nil {
 		if os.Getenv("STORTEST_REQUIRE_BLKIO") == "1" {
-			t.Fatal(msg + " (STORTEST_REQUIRE_BLKIO=1)")
+			t.Fatalf("%v (STORTEST_REQUIRE_BLKIO=1)", err)
 		}
-		t.Skip(msg)
+		t.Skip(err)
 	}
-	parent := filepath.Join(blkioRoot, ownBlkioPath(t))
-	cg := &blkioCgroup{parent: parent,
-		dir: filepath.Join(parent, fmt.Sprintf("stortest-%s-%d-%d", strings.ReplaceAll(t.Name(), "/", "_"), os.Getpid(), time.Now().UnixNano()))}
-	require.NoError(t, os.Mkdir(cg.dir, 0o755))
-	t.Cleanup(func() {
-		tasks, err := os.ReadFile(filepath.Join(cg.dir, "tasks"))
-		if err == nil {
-			for _, tid := range strings.Fields(string(tasks)) {
-				// A thread that exited meanwhile is gone (ESRCH): nothing to move.
-				if err := os.WriteFile(filepath.Join(cg.parent, "tasks"), []byte(tid), 0); err != nil && !errors.Is(err, syscall.ESRCH) {
-					t.Errorf("move thread %s back to %s: %v", tid, cg.parent, err)
-				}
-			}
-		}
-		var rmErr error
-		for range 50 { // a thread leaving is asynchronous for rmdir: EBUSY for a moment
-			if rmErr = os.Remove(cg.dir); rmErr == nil || errors.Is(rmErr, os.ErrNotExist) {
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		t.Errorf("remove cgroup %s: %v", cg.dir, rmErr)
-	})
-	return cg
-}
-
-// ownBlkioPath is this process's blkio group, from /proc/self/cgroup.
-func ownBlkioPath(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/cgroup")
+	g, err := blkio.New("stortest-" + strings.ReplaceAll(t.Name(), "/", "_"))
 	require.NoError(t, err)
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		// hierarchy-ID:controller-list:path
-		parts := strings.SplitN(sc.Text(), ":", 3)
-		if len(parts) == 3 && contains(strings.Split(parts[1], ","), "blkio") {
-			return parts[2]
-		}
-	}
-	return "/"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// addThread moves thread tid into the group.
-func (c *blkioCgroup) addThread(tid int) error {
-	return os.WriteFile(filepath.Join(c.dir, "tasks"), []byte(strconv.Itoa(tid)), 0)
-}
-
-// setReadIOPS limits the group's reads from device dev ("MAJ:MIN") to
-// iops per second; 0 removes the limit.
-func (c *blkioCgroup) setReadIOPS(dev string, iops int) error {
-	return os.WriteFile(filepath.Join(c.dir, "blkio.throttle.read_iops_device"), fmt.Appendf(nil, "%s %d", dev, iops), 0)
-}
-
-// servicedReads is the group's count of reads from dev that went through
-// the throttle.
-func (c *blkioCgroup) servicedReads(dev string) (uint64, error) {
-	b, err := os.ReadFile(filepath.Join(c.dir, "blkio.throttle.io_serviced"))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line) // "7:3 Read 1234"
-		if len(f) == 3 && f[0] == dev && f[1] == "Read" {
-			return strconv.ParseUint(f[2], 10, 64)
-		}
-	}
-	return 0, nil
+	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
+	return g
 }
 
 // devNumber is the "MAJ:MIN" of a block device node.
 func devNumber(t *testing.T, path string) string {
 	t.Helper()
-	var st unix.Stat_t
-	require.NoError(t, unix.Stat(path, &st))
-	require.Equal(t, uint32(unix.S_IFBLK), st.Mode&unix.S_IFMT, "%s is not a block device", path)
-	return fmt.Sprintf("%d:%d", unix.Major(st.Rdev), unix.Minor(st.Rdev))
+	dev, err := blkio.DevNumber(path)
+	require.NoError(t, err)
+	return dev
 }
 
 // Acceptance (issue 5): a loop device's speed changes mid-run, through
@@ -154,15 +61,15 @@ func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
 		fast, slow = 400, 100 // IOPS
 		phase      = 4        // seconds per speed: fast, slow, fast
 	)
-	require.NoError(t, cg.setReadIOPS(dev, fast))
+	require.NoError(t, cg.SetReadIOPS(dev, fast))
 	job := Job{Name: "throttled", Filename: target.Path, Engine: "psync", RW: RandRead, BlockSize: 4096,
 		Direct: true, TimeBased: true, Runtime: 3 * phase * time.Second, SS: "iops:10%", SSDur: 2 * time.Second}
 	var moved int
 	opts := Options{
 		SteadyContinue: true,
 		OnStart: func(_ *JobResult, tid int) {
-			if err := cg.addThread(tid); err != nil {
-				t.Errorf("move the I/O thread %d into %s: %v", tid, cg.dir, err)
+			if err := cg.AddThread(tid); err != nil {
+				t.Errorf("move the I/O thread %d into %s: %v", tid, cg.Dir, err)
 				return
 			}
 			moved = tid
@@ -173,9 +80,9 @@ func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
 			var err error
 			switch len(r.Seconds) {
 			case phase:
-				err = cg.setReadIOPS(dev, slow)
+				err = cg.SetReadIOPS(dev, slow)
 			case 2 * phase:
-				err = cg.setReadIOPS(dev, fast)
+				err = cg.SetReadIOPS(dev, fast)
 			}
 			if err != nil {
 				t.Errorf("change the throttle: %v", err)
@@ -206,7 +113,7 @@ func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
 			assert.InEpsilon(t, want, iops[s], 0.15, "second %d (phase %d) at %d IOPS", s+1, i, want)
 		}
 	}
-	serviced, err := cg.servicedReads(dev)
+	serviced, err := cg.ServicedReads(dev)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, serviced, r.Dirs[DirRead].IOs, "reads charged to the cgroup")
 
