@@ -42,5 +42,16 @@
 // with direct I/O and a block size) for tests that need a block device; it
 // needs root.
 //
+// # Faults
+//
+// WithFaults wraps any engine in one that injects what a misbehaving device
+// does: errors (an errno at chosen byte ranges or at a rate), latency
+// (fixed, spikes, a heavy Pareto tail, stalls at chosen ranges; real waits,
+// or virtual ones that back-date the unit's timestamps) and short
+// transfers, all deterministic by seed. ParseFaults reads the one-line
+// form the command line takes (--faults). Faults that must travel the
+// kernel's own error paths come from package faults: a FUSE-served file
+// under a loop device.
+//
 // The package supports 64-bit Linux only.
 package engines

@@ -47,7 +47,9 @@ type Unit struct {
 	// turns it into a readable error.
 	Res int64
 	// Start and Issue are ns timestamps owned by the runner (fio's start_time
-	// and issue_time); engines never read or write them.
+	// and issue_time); engines never read or write them, except WithFaults
+	// with Faults.Virtual, which moves both back by the unit's injected
+	// delay when it completes.
 	Start, Issue int64
 	Index        int // runner's slot index; engines never touch it
 }

@@ -62,6 +62,7 @@
 //	random_distribution                          RandomDistribution: random, zipf:theta[:c], pareto:h[:c], normal:dev[:c]
 //	verify                                       Verify: 0 (none), crc32c (crc32c-intel), sha256
 //	verify_pattern                               VerifyPattern: 0x hex and "quoted" text
+//	continue_on_error                            ContinueOnError: none, read, write, io, verify, all (0, 1)
 //	hipri                                        Hipri (io_uring, pvsync2)
 //	fixedbufs                                    FixedBufs (io_uring)
 //	registerfiles                                RegisterFiles (io_uring)

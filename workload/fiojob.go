@@ -621,6 +621,12 @@ var fioOptions = []fioOption{
 			st.job.VerifyPattern = v
 			return err
 		}},
+	{name: "continue_on_error", field: "continue_on_error", doc: "ContinueOnError: none, read, write, io, verify, all (0, 1)",
+		set: func(st *jobState, v string) error {
+			c, err := ParseContinueOn(v)
+			st.job.ContinueOnError = c
+			return err
+		}},
 	{name: "hipri", field: "hipri", isBool: true, doc: "Hipri (io_uring, pvsync2)",
 		set: setBool(func(j *Job) *bool { return &j.Hipri })},
 	{name: "fixedbufs", field: "fixedbufs", isBool: true, doc: "FixedBufs (io_uring)",
@@ -771,7 +777,7 @@ func FioOptions() []string {
 var knownFio = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic ba block_error_percentiles
 blockalign bs_is_seq_rand bs_unaligned blocksize_unaligned buffer_compress_chunk
 buffer_compress_percentage buffer_pattern bwavgtime cgroup cgroup_nodelete cgroup_weight
-cmd_type cmdprio cmdprio_bssplit cmdprio_class cmdprio_percentage continue_on_error cpumask
+cmd_type cmdprio cmdprio_bssplit cmdprio_class cmdprio_percentage cpumask
 cpus_allowed cpus_allowed_policy create_fsync create_on_open create_only create_serialize
 dedupe_global dedupe_mode dedupe_percentage dedupe_working_set_percentage directory
 disable_bw disable_bw_measurement disable_clat disable_lat disable_slat disk_util do_verify

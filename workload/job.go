@@ -226,6 +226,10 @@ type Job struct {
 	// seeded pseudo-random bytes: fio's verify_pattern in its syntax,
 	// 0x-hex and "quoted" strings, concatenated.
 	VerifyPattern string `json:"verify_pattern,omitempty"`
+	// ContinueOnError is fio's continue_on_error: keep running after
+	// failed I/Os (EIO, EILSEQ) of these classes and after verify
+	// mismatches; by default the first failure ends the job.
+	ContinueOnError ContinueOn `json:"continue_on_error,omitempty"`
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -502,6 +506,9 @@ func (j *Job) Validate() error {
 	if _, err := ParseVerifyPattern(n.VerifyPattern); err != nil {
 		return bad("verify_pattern", "%v", err)
 	}
+	if !n.ContinueOnError.valid() {
+		return bad("continue_on_error", "invalid ContinueOn %d", n.ContinueOnError)
+	}
 	for _, o := range [...]struct {
 		name string
 		on   bool
@@ -702,6 +709,9 @@ func (j Job) String() string {
 		kv("verify", n.Verify.String())
 	}
 	str("verify_pattern", n.VerifyPattern)
+	if n.ContinueOnError != ContinueNone {
+		kv("continue_on_error", n.ContinueOnError.String())
+	}
 	flag("hipri", n.Hipri)
 	flag("fixedbufs", n.FixedBufs)
 	flag("registerfiles", n.RegisterFiles)

@@ -40,8 +40,10 @@ type Options struct {
 	// had write_hist_log=HistLogPrefix, without changing the jobs (whose
 	// options are stored with baselines).
 	HistLogPrefix string
-	// ContinueOnError keeps a job running after failed I/Os (fio's
-	// continue_on_error=io); by default the first failure ends the job.
+	// ContinueOnError keeps every job running after failed I/Os, whatever
+	// the errno, and after verify mismatches (fio's continue_on_error=all,
+	// with any errno); by default the first failure ends the job, unless
+	// Job.ContinueOnError says otherwise.
 	ContinueOnError bool
 	// SteadyContinue keeps a job with steady-state options (SS, SSDur)
 	// running to its end after steady state is attained, where fio stops
@@ -54,6 +56,12 @@ type Options struct {
 	// attainment starts another, until the runtime ends. Without
 	// SteadyContinue the job stops once a window is kept.
 	SteadyLatencyWindow bool
+	// Faults, when set, wraps every clone's engine in engines.WithFaults:
+	// errors, latency and short transfers injected as the engine performs
+	// the I/O, for testing what a run reports about a misbehaving device.
+	// Clone c draws with Seed+c, so clones fail differently but
+	// repeatably; ranges (ErrAt, StallAt) apply to every clone.
+	Faults *engines.Faults
 	// OnStart, when set, is called on each job clone's goroutine, locked
 	// to its OS thread (tid), before the clone's first I/O: a test can
 	// move the thread into a cgroup or pin it to a CPU.
@@ -93,6 +101,11 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 		jobs[i] = jobs[i].withDefaults()
 		if err := jobs[i].Validate(); err != nil {
 			return nil, err
+		}
+	}
+	if opts.Faults != nil {
+		if err := opts.Faults.Validate(); err != nil {
+			return nil, fmt.Errorf("workload: %w", err)
 		}
 	}
 	if _, err := clock.Init(); err != nil {
@@ -198,6 +211,7 @@ type worker struct {
 	tickBytes [NumDirs]uint64
 	clatPrev  [NumDirs]*latency.Histogram
 	clatDelta [NumDirs]*latency.Histogram
+	binArena  []latency.Bin // backs the per-second clat bins (secondBins)
 
 	hist            *histLog     // write_hist_log, nil when off
 	syncUnit        engines.Unit // fsync's own unit
@@ -258,6 +272,7 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 	if opts.BeforeVerify != nil {
 		src.beforeVerify = func() { opts.BeforeVerify(w.res) }
 	}
+	src.stopOnMismatch = !opts.ContinueOnError && job.ContinueOnError&ContinueVerify == 0
 	maxBS := job.maxBlockSize()
 	if job.Direct && maxBS%w.lbs != 0 {
 		w.close()
@@ -279,6 +294,16 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 			w.close()
 			return nil, err
 		}
+	}
+	if opts.Faults != nil {
+		f := *opts.Faults
+		f.Seed += uint64(clone)
+		fe, err := engines.WithFaults(w.eng, job.IODepth, f)
+		if err != nil {
+			w.close()
+			return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+		}
+		w.eng = fe
 	}
 	w.flags = w.eng.Flags()
 	if w.flags&engines.FlagNoIO != 0 {
@@ -459,6 +484,7 @@ func (w *worker) run(start int64) {
 	if w.ss != nil {
 		w.res.Steady = w.ss.result()
 	}
+	w.verifyFailed()
 }
 
 // commit submits the staged units and stamps their issue time, which it
@@ -515,14 +541,28 @@ func (w *worker) ioError(u *engines.Unit) {
 	errno := int(-u.Res)
 	w.res.Dirs[d].Errors++
 	w.res.ErrnoCounts[errno]++
-	if len(w.res.FirstErrors) < MaxRecordedErrors {
-		w.res.FirstErrors = append(w.res.FirstErrors, IOError{
-			Op: u.Op.String(), Offset: u.Offset, Len: len(u.Buf), Errno: errno, Err: w.eng.Explain(u)})
+	fatal := !w.opts.ContinueOnError && !w.job.ContinueOnError.Continues(d, errno)
+	if len(w.res.FirstErrors) >= MaxRecordedErrors && !fatal {
+		return // counted; explaining it would allocate for nothing
 	}
-	if !w.opts.ContinueOnError && w.res.Err == nil {
-		w.res.Err = w.res.FirstErrors[0]
+	e := IOError{Op: u.Op.String(), Offset: u.Offset, Len: len(u.Buf), Errno: errno, Err: w.eng.Explain(u)}
+	if len(w.res.FirstErrors) < MaxRecordedErrors {
+		w.res.FirstErrors = append(w.res.FirstErrors, e)
+	}
+	if fatal && w.res.Err == nil {
+		w.res.Err = e
 		w.ended = true
 	}
+}
+
+// verifyFailed makes the job's error of its verify mismatches, unless the
+// job continues after verify failures.
+func (w *worker) verifyFailed() {
+	v := &w.res.Verify
+	if v.Mismatches == 0 || w.res.Err != nil || w.opts.ContinueOnError || w.job.ContinueOnError&ContinueVerify != 0 {
+		return
+	}
+	w.res.Err = fmt.Errorf("verify: %d of %d blocks read back failed; the first: %w", v.Mismatches, v.Checked, v.First[0])
 }
 
 func (w *worker) fail(err error) {
@@ -599,7 +639,7 @@ func (w *worker) tick(t int64) {
 		_ = w.clatDelta[d].Sub(s.Clat, w.clatPrev[d])
 		_ = w.clatPrev[d].CopyFrom(s.Clat)
 		if w.clatDelta[d].Count() > 0 {
-			sec.Clat[d] = w.clatDelta[d].Bins()
+			sec.Clat[d] = w.secondBins(w.clatDelta[d])
 		}
 	}
 	w.res.Seconds = append(w.res.Seconds, sec)
@@ -620,6 +660,45 @@ func (w *worker) tick(t int64) {
 		w.ended = true
 	}
 }
+
+// secondBins returns h's non-empty buckets for a per-second sample, cut
+// from a shared arena: exactly sized (full slice expressions, so an
+// append to one second's bins never reaches the next's) out of chunks of
+// up to binChunkMax bins. An hour of seconds then costs 16 bytes per
+// non-empty bucket, without the up-to-doubled capacity of appending each
+// second's bins to a slice of its own, and in a few hundred objects
+// rather than thousands. Chunks start small and double, so a short job
+// pays little.
+func (w *worker) secondBins(h *latency.Histogram) []latency.Bin {
+	counts := h.Counts()
+	n := 0
+	for _, c := range counts {
+		if c != 0 {
+			n++
+		}
+	}
+	if cap(w.binArena)-len(w.binArena) < n {
+		size := min(max(2*cap(w.binArena), binChunkMin), binChunkMax)
+		w.binArena = make([]latency.Bin, 0, max(size, n))
+	}
+	start := len(w.binArena)
+	l := h.Layout()
+	for i, c := range counts {
+		if c != 0 {
+			w.binArena = append(w.binArena, latency.Bin{Value: l.Value(i), Count: c})
+		}
+	}
+	end := len(w.binArena)
+	return w.binArena[start:end:end]
+}
+
+// Chunk sizes of the per-second bin arena, in bins of 16 bytes: 4 KiB to
+// 256 KiB. A new chunk leaves the old one's tail unused, at most one
+// second's bins: under 4% of a full chunk for a second of 600 buckets.
+const (
+	binChunkMin = 256
+	binChunkMax = 16384
+)
 
 func dirOf(op engines.Op) Dir {
 	switch op {

@@ -8,17 +8,22 @@ import (
 
 // ioSource decides each I/O of a job clone: direction (rwmix, paced by the
 // rate limits), offset and size (Pattern), and the data of verified writes.
-// With verify on, a job's writes are followed by a verify pass that
-// replays the same pattern from the same seed and reads back every block
-// written: data is a function of (offset, seed), so a block rewritten
-// later holds the same bytes and replay needs no record of what was
-// written (and no memory per I/O).
+// With verify on, each pass over the region (each of Loops) is followed by
+// a verify pass, as fio verifies after each loop: it replays the pass's
+// part of the pattern and reads back every block the pass wrote. The data
+// of a block is a function of (offset, seed+generation), the generation
+// being the pass's number (0 for the first), so replay needs no record of
+// what was written (and no memory per I/O), a block rewritten later in the
+// same pass holds the same bytes, and a block that still holds an earlier
+// pass's data after a lost write reads back as stale (CorruptStale), not
+// as good.
 type ioSource struct {
 	job    *Job
 	pat    *Pattern
 	pacer  Pacer
 	ver    *Verifier
-	seed   uint64 // data generation of verified writes
+	seed   uint64 // data of verified writes: seed+gen
+	gen    uint64 // the pass being written: verify passes done so far
 	mixed  bool   // rwmix: the pacer may switch direction
 	size   int64  // file or device size
 	issued uint64 // I/Os drawn from the pattern (replayed by verify)
@@ -26,9 +31,13 @@ type ioSource struct {
 	pending    IO // drawn but not issued (Busy, or waiting on the rate)
 	hasPending bool
 
-	verifying bool     // in the verify pass
-	replay    *Pattern // the write phase, replayed
+	verifying bool     // in a verify pass
+	replay    *Pattern // the pattern again, one verify pass behind
 	replayed  uint64   // I/Os replayed so far
+	// stopOnMismatch ends the job after a verify pass that found
+	// mismatches (continue_on_error without verify).
+	stopOnMismatch bool
+	passMismatches uint64 // in the current verify pass
 
 	beforeVerify func() // Options.BeforeVerify, bound to the job
 
@@ -75,19 +84,28 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		if s.nextVerify(u) {
 			return srcReady, 0
 		}
-		return srcDone, 0
+		if !idle {
+			return srcDrain, 0 // the pass's last reads are checked as they complete
+		}
+		if !s.endVerifyPass() {
+			return srcDone, 0
+		}
 	}
 	if !s.hasPending {
-		if !s.job.TimeBased && s.pat.Passes() >= int64(s.job.Loops) {
-			if s.ver == nil || !s.job.RW.Writes() {
-				return srcDone, 0
-			}
+		if s.ver != nil && s.job.RW.Writes() && !s.job.TimeBased && s.pat.Passes() > int64(s.gen) {
+			// A pass is over: read back what it wrote, once its writes
+			// have completed.
 			if !idle {
 				return srcDrain, 0
 			}
 			if s.startVerify(u) {
 				return srcReady, 0
 			}
+			if !s.endVerifyPass() { // the pass wrote nothing
+				return srcDone, 0
+			}
+		}
+		if !s.job.TimeBased && s.pat.Passes() >= int64(s.job.Loops) {
 			return srcDone, 0
 		}
 		d := s.pat.NextDir()
@@ -118,7 +136,7 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 	if io.Dir == DirWrite {
 		u.Op = engines.OpWrite
 		if s.ver != nil {
-			s.ver.Fill(u.Buf, io.Offset, s.seed)
+			s.ver.Fill(u.Buf, io.Offset, s.seed+s.gen)
 		}
 	} else {
 		u.Op = engines.OpRead
@@ -141,17 +159,31 @@ func (s *ioSource) unget(u *engines.Unit) {
 	s.pending, s.hasPending = IO{Dir: d, Offset: u.Offset, Len: int64(len(u.Buf))}, true
 }
 
-// startVerify switches to the verify pass.
+// startVerify starts the verify pass of the pass just written.
 func (s *ioSource) startVerify(u *engines.Unit) bool {
-	pat, err := NewPattern(s.job, s.size, s.seed)
-	if err != nil {
-		return false // the same arguments worked at the start
+	if s.replay == nil {
+		pat, err := NewPattern(s.job, s.size, s.seed)
+		if err != nil {
+			return false // the same arguments worked at the start
+		}
+		s.replay = pat
 	}
-	s.replay, s.verifying, s.replayed = pat, true, 0
+	s.verifying = true
 	if s.beforeVerify != nil {
 		s.beforeVerify()
 	}
 	return s.nextVerify(u)
+}
+
+// endVerifyPass closes a verify pass; the next pass writes the next
+// generation. It returns false when the job must stop: the pass found
+// mismatches and the job does not continue after verify failures.
+func (s *ioSource) endVerifyPass() bool {
+	s.verifying = false
+	s.gen++
+	failed := s.passMismatches > 0
+	s.passMismatches = 0
+	return !failed || !s.stopOnMismatch
 }
 
 // nextVerify reads back the next write of the replayed pattern.
@@ -185,8 +217,9 @@ func (s *ioSource) check(u *engines.Unit, v *VerifyStats) {
 		return
 	}
 	v.Checked++
-	if err := s.ver.Check(u.Buf, u.Offset, s.seed); err != nil {
+	if err := s.ver.Check(u.Buf, u.Offset, s.seed+s.gen); err != nil {
 		v.Mismatches++
+		s.passMismatches++
 		if len(v.First) < MaxRecordedErrors {
 			v.First = append(v.First, err)
 		}

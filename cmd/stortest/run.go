@@ -12,10 +12,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"stortest.dev/engines"
 	"stortest.dev/workload"
 )
 
-const runUsage = "[--output-format normal|json|json+] [--output FILE] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
+const runUsage = "[--output-format normal|json|json+] [--output FILE] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [--faults SPEC] [JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
 
 func init() {
 	c := &command{
@@ -36,6 +37,9 @@ type runFlags struct {
 	scratchSize int64
 	ssContinue  bool // keep running after steady state, reporting losses
 	ssLatency   bool // measure one more steady window's latency
+	// faults injects errors, latency and short transfers into every job's
+	// engine (engines.ParseFaults syntax), for rehearsing a failing device.
+	faults *engines.Faults
 }
 
 func splitRunArgs(args []string) (runFlags, []string, error) {
@@ -75,6 +79,15 @@ func splitRunArgs(args []string) (runFlags, []string, error) {
 			f.ssContinue = true
 		case "ss-latency-window":
 			f.ssLatency = true
+		case "faults":
+			var spec string
+			if spec, err = take(); err == nil {
+				var fl engines.Faults
+				if fl, err = engines.ParseFaults(spec); err != nil {
+					err = fmt.Errorf("%w: --faults: %w", errUsage, err)
+				}
+				f.faults = &fl
+			}
 		case "h", "help":
 			return f, nil, fmt.Errorf("%w: help", errUsage)
 		default:
@@ -110,6 +123,11 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// SIGINT/SIGTERM stop the run; results so far are still printed. They
+	// are caught from here on, so an interrupt while the scratch target is
+	// laid out still detaches and removes it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	var jobs []workload.Job
 	var scratch *workload.Scratch
 	switch {
@@ -142,12 +160,14 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	if scratch != nil {
 		defer scratch.Close()
 	}
+	if ctx.Err() != nil {
+		return &exitError{code: 130, msg: "interrupted before the run started"}
+	}
 
-	// SIGINT/SIGTERM stop the run; results so far are still printed.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	opts := workload.Options{SteadyContinue: flags.ssContinue, SteadyLatencyWindow: flags.ssLatency}
+	opts := workload.Options{SteadyContinue: flags.ssContinue, SteadyLatencyWindow: flags.ssLatency, Faults: flags.faults}
+	if flags.faults != nil {
+		fmt.Fprintf(stderr, "stortest run: injecting faults: %s\n", flags.faults)
+	}
 	if flags.progress == "on" || (flags.progress == "auto" && isTerminal(stderr)) {
 		opts.Progress = progressPrinter(stderr)
 	}

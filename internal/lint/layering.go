@@ -40,6 +40,7 @@ var Layers = map[string]layer{
 	"iostat":    {external: []string{"github.com/prometheus/procfs"}},
 	"engines":   {external: []string{"golang.org/x/sys/"}},
 	"workload":  {imports: []string{"engines", "clock", "latency", "steady", "iostat"}},
+	"faults":    {imports: []string{"engines"}, external: []string{"github.com/hanwen/go-fuse/v2/"}},
 	"baselines": {imports: []string{"workload", "latency"}},
 	"regress":   {imports: []string{"baselines", "latency"}, external: []string{"github.com/montanaflynn/stats"}},
 	"report":    {imports: []string{"regress", "workload", "iostat"}},

@@ -1,0 +1,365 @@
+package faults_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"stortest.dev/engines"
+	"stortest.dev/faults"
+	"stortest.dev/workload"
+)
+
+// needFUSE skips a test that needs root, /dev/fuse and loop devices, or
+// fails it when STORTEST_REQUIRE_DEVICE=1 (CI), where skipping would hide
+// it.
+func needFUSE(t *testing.T) {
+	t.Helper()
+	var missing string
+	switch {
+	case os.Geteuid() != 0:
+		missing = "root"
+	default:
+		for _, dev := range []string{"/dev/fuse", "/dev/loop-control"} {
+			if _, err := os.Stat(dev); err != nil {
+				missing = dev
+			}
+		}
+	}
+	if missing == "" {
+		return
+	}
+	msg := "needs root, /dev/fuse and /dev/loop-control; missing " + missing
+	if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
+		t.Fatal(msg + " (STORTEST_REQUIRE_DEVICE=1)")
+	}
+	t.Skip(msg)
+}
+
+// serve mounts a faulty file and a loop device over it (direct I/O),
+// removed in t.Cleanup, where the test also checks nothing is left.
+func serve(t *testing.T, o faults.FileOptions) (*faults.File, *engines.Loop) {
+	t.Helper()
+	needFUSE(t)
+	o.Dir = t.TempDir()
+	f, err := faults.Serve(o)
+	require.NoError(t, err)
+	l, err := f.AttachLoop(engines.LoopOptions{DirectIO: true})
+	if err != nil {
+		f.Close()
+		require.NoError(t, err)
+	}
+	t.Cleanup(func() {
+		assert.NoError(t, f.Close())
+		assert.False(t, l.Bound(), "%s still bound", l.Path())
+		assert.False(t, f.Mounted(), "%s still mounted", f.Mountpoint())
+		_, err := os.Stat(f.Mountpoint())
+		assert.True(t, errors.Is(err, os.ErrNotExist), "mount point left: %v", err)
+	})
+	return f, l
+}
+
+var engineNames = []string{"sync", "psync", "pvsync2", "libaio", "io_uring", "mmap"}
+
+func job(name, engine, path string, rw workload.RW) workload.Job {
+	j := workload.Job{Name: name, Filename: path, Engine: engine, RW: rw, BlockSize: 4096, Size: 2 << 20,
+		Direct: engine != "mmap", ContinueOnError: workload.ContinueIO}
+	if engine == "libaio" || engine == "io_uring" {
+		j.IODepth = 8
+	}
+	return j
+}
+
+func run(t *testing.T, j workload.Job) *workload.JobResult {
+	t.Helper()
+	res, err := workload.Run(context.Background(), j, workload.Options{})
+	require.NoError(t, err)
+	return res.Jobs[0]
+}
+
+// childEnv carries a job to a child process.
+const childEnv = "STORTEST_FAULTS_CHILD_JOB"
+
+// childResult is what the child reports of a job.
+type childResult struct {
+	Dirs        [workload.NumDirs]struct{ IOs, Bytes, Errors uint64 }
+	ErrnoCounts map[int]uint64
+	FirstErrors []workload.IOError
+	Err         string
+}
+
+// runInChild runs j in a child process (this test binary, see TestMain). The mmap engine needs it: its page faults on a mapping
+// served by FUSE block a thread where the Go runtime cannot stop it, so a
+// garbage collection in the serving process would wait for the fault
+// while the fault waits for the server.
+func runInChild(t *testing.T, j workload.Job) *workload.JobResult {
+	t.Helper()
+	b, err := json.Marshal(j)
+	require.NoError(t, err)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"="+string(b))
+	out, err := cmd.Output()
+	require.NoError(t, err, "child: %s", out)
+	line, ok := bytes.CutPrefix(out, []byte("RESULT "))
+	if i := bytes.IndexByte(line, '\n'); ok && i >= 0 {
+		line = line[:i]
+	}
+	require.True(t, ok, "child output: %s", out)
+	var cr childResult
+	require.NoError(t, json.Unmarshal(line, &cr))
+	r := &workload.JobResult{ErrnoCounts: cr.ErrnoCounts, FirstErrors: cr.FirstErrors}
+	for d := range workload.NumDirs {
+		r.Dirs[d].IOs, r.Dirs[d].Bytes, r.Dirs[d].Errors = cr.Dirs[d].IOs, cr.Dirs[d].Bytes, cr.Dirs[d].Errors
+	}
+	if cr.Err != "" {
+		r.Err = errors.New(cr.Err)
+	}
+	return r
+}
+
+// TestMain runs a job for runInChild when this binary is its child.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(childEnv); spec != "" {
+		if err := childMain(spec); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func childMain(spec string) error {
+	var j workload.Job
+	if err := json.Unmarshal([]byte(spec), &j); err != nil {
+		return err
+	}
+	res, err := workload.Run(context.Background(), j, workload.Options{})
+	if err != nil {
+		return err
+	}
+	r := res.Jobs[0]
+	var cr childResult
+	for d := range workload.NumDirs {
+		cr.Dirs[d].IOs, cr.Dirs[d].Bytes, cr.Dirs[d].Errors = r.Dirs[d].IOs, r.Dirs[d].Bytes, r.Dirs[d].Errors
+	}
+	cr.ErrnoCounts = r.ErrnoCounts
+	for _, e := range r.FirstErrors {
+		e.Err = nil // an error value does not travel as JSON
+		cr.FirstErrors = append(cr.FirstErrors, e)
+	}
+	if r.Err != nil {
+		cr.Err = r.Err.Error()
+	}
+	b, err := json.Marshal(cr)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("RESULT %s\n", b)
+	return nil
+}
+
+// An EIO at a chosen offset reaches every engine through the kernel's
+// error path (FUSE, the loop driver, the block layer): it is counted per
+// direction and errno, reported with its offset, and the run continues.
+func TestEIOReachesEveryEngine(t *testing.T) {
+	const badRead, badWrite = 100 * 4096, 300 * 4096
+	f, l := serve(t, faults.FileOptions{Size: 8 << 20, Rules: faults.Rules{
+		{Range: engines.Range{Off: badRead, Len: 4096}, Ops: engines.OpsOf(engines.OpRead), Errno: syscall.EIO},
+		{Range: engines.Range{Off: badWrite, Len: 4096}, Ops: engines.OpsOf(engines.OpWrite), Errno: syscall.EIO},
+	}})
+	for _, engine := range engineNames {
+		t.Run(engine+"/read", func(t *testing.T) {
+			j := job("r", engine, l.Path(), workload.Read)
+			var r *workload.JobResult
+			if engine == "mmap" {
+				r = runInChild(t, j) // see runInChild
+			} else {
+				r = run(t, j)
+			}
+			require.NoError(t, r.Err)
+			assert.Equal(t, uint64(512), r.Dirs[workload.DirRead].IOs, "the run continued to the end")
+			errs := r.Dirs[workload.DirRead].Errors
+			if engine == "mmap" {
+				assert.GreaterOrEqual(t, errs, uint64(1), "a fault paging in the bad block")
+			} else {
+				assert.Equal(t, uint64(1), errs)
+			}
+			assert.Equal(t, map[int]uint64{int(unix.EIO): errs}, r.ErrnoCounts)
+			require.NotEmpty(t, r.FirstErrors)
+			e := r.FirstErrors[0]
+			assert.Equal(t, "read", e.Op)
+			assert.Equal(t, int(unix.EIO), e.Errno)
+			if engine == "mmap" {
+				// Readahead may fail a neighbour first; the bad block is among them.
+				var offs []int64
+				for _, e := range r.FirstErrors {
+					offs = append(offs, e.Offset)
+				}
+				assert.Contains(t, offs, int64(badRead))
+			} else {
+				assert.Equal(t, int64(badRead), e.Offset)
+				assert.Equal(t, uint64(511*4096), r.Dirs[workload.DirRead].Bytes)
+			}
+		})
+		if engine == "mmap" {
+			continue // a write to a mapping fails only at writeback (msync), not at the copy
+		}
+		t.Run(engine+"/write", func(t *testing.T) {
+			r := run(t, job("w", engine, l.Path(), workload.Write))
+			require.NoError(t, r.Err)
+			assert.Equal(t, uint64(512), r.Dirs[workload.DirWrite].IOs)
+			assert.Equal(t, uint64(1), r.Dirs[workload.DirWrite].Errors)
+			assert.Zero(t, r.Dirs[workload.DirRead].Errors)
+			require.Len(t, r.FirstErrors, 1)
+			assert.Equal(t, workload.IOError{Op: "write", Offset: badWrite, Len: 4096, Errno: int(unix.EIO), Err: r.FirstErrors[0].Err},
+				r.FirstErrors[0])
+		})
+	}
+	// Without continue_on_error the first failure ends the job and is its error.
+	j := job("stop", "io_uring", l.Path(), workload.Read)
+	j.ContinueOnError = workload.ContinueNone
+	r := run(t, j)
+	var ioe workload.IOError
+	require.ErrorAs(t, r.Err, &ioe)
+	assert.Equal(t, int64(badRead), ioe.Offset)
+	assert.Less(t, r.Dirs[workload.DirRead].IOs, uint64(512))
+	assert.Positive(t, f.Stats().Errors)
+}
+
+// A stalled request is latency: the one I/O that met the stall reports
+// it, the others do not wait for it.
+func TestStallIsLatency(t *testing.T) {
+	const stall = time.Second
+	_, l := serve(t, faults.FileOptions{Size: 4 << 20, Rules: faults.Rules{
+		{Range: engines.Range{Off: 64 * 4096, Len: 4096}, Ops: engines.OpsOf(engines.OpRead), Stall: stall},
+	}})
+	for _, engine := range []string{"psync", "io_uring"} {
+		t.Run(engine, func(t *testing.T) {
+			j := job("stall", engine, l.Path(), workload.RandRead)
+			j.Size = 1 << 20
+			start := time.Now()
+			r := run(t, j)
+			require.NoError(t, r.Err)
+			assert.Less(t, time.Since(start), 10*time.Second)
+			clat := r.Dirs[workload.DirRead].Clat
+			assert.GreaterOrEqual(t, clat.Max(), uint64(stall))
+			assert.Less(t, clat.Max(), uint64(stall+500*time.Millisecond))
+			slow := uint64(0)
+			for i := clat.Layout().Index(uint64(stall / 2)); i < clat.Layout().Buckets(); i++ {
+				slow += clat.Bucket(i)
+			}
+			assert.Equal(t, uint64(1), slow, "one I/O met the stall")
+			assert.Equal(t, uint64(256), r.Dirs[workload.DirRead].IOs)
+		})
+	}
+}
+
+// Close ends a stall in progress, detaches the loop device and unmounts,
+// even while an I/O is stuck in the stall: a test that fails there leaves
+// nothing behind.
+func TestCloseReleasesStalls(t *testing.T) {
+	needFUSE(t)
+	f, err := faults.Serve(faults.FileOptions{Dir: t.TempDir(), Size: 1 << 20, Rules: faults.Rules{
+		{Range: engines.Range{Off: 0, Len: 4096}, Stall: time.Hour},
+	}})
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	l, err := f.AttachLoop(engines.LoopOptions{DirectIO: true})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		d, err := engines.OpenFile(l.Path(), false, true)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer d.Close()
+		bufs, err := engines.AllocBuffers(1, 4096)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer bufs.Free()
+		_, err = d.ReadAt(bufs.Buf(0), 0)
+		done <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for f.Stats().Stalls == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.Equal(t, uint64(1), f.Stats().Stalls, "the read is stalled")
+	start := time.Now()
+	require.NoError(t, f.Close())
+	assert.Less(t, time.Since(start), 10*time.Second)
+	select {
+	case err := <-done:
+		assert.NoError(t, err, "the stalled read is answered")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stalled read never returned")
+	}
+	assert.False(t, l.Bound())
+	assert.False(t, f.Mounted())
+	_, err = os.Stat(f.Mountpoint())
+	assert.True(t, errors.Is(err, os.ErrNotExist))
+	_, err = f.AttachLoop(engines.LoopOptions{})
+	assert.Error(t, err, "a closed file attaches nothing")
+}
+
+// A backing file is read and written through; SetRules changes the faults
+// of a running file.
+func TestBackingFileAndSetRules(t *testing.T) {
+	needFUSE(t)
+	dir := t.TempDir()
+	back := filepath.Join(dir, "backing.img")
+	require.NoError(t, os.WriteFile(back, bytes.Repeat([]byte{7}, 1<<20), 0o600))
+	f, l := serve(t, faults.FileOptions{Backing: back})
+	assert.Equal(t, int64(1<<20), f.Size())
+	d, err := engines.OpenFile(l.Path(), true, false)
+	require.NoError(t, err)
+	defer d.Close()
+	_, err = d.WriteAt(bytes.Repeat([]byte{9}, 4096), 8192)
+	require.NoError(t, err)
+	require.NoError(t, d.Sync())
+	got, err := os.ReadFile(back)
+	require.NoError(t, err)
+	assert.Equal(t, bytes.Repeat([]byte{9}, 4096), got[8192:12288])
+	assert.Equal(t, byte(7), got[12288])
+
+	require.NoError(t, f.SetRules(faults.Rules{{Range: engines.Range{Off: 0, Len: 1 << 20}, Ops: engines.OpsOf(engines.OpFsync), Errno: syscall.EIO}}))
+	_, err = d.WriteAt([]byte{1}, 0)
+	require.NoError(t, err)
+	assert.ErrorIs(t, d.Sync(), syscall.EIO, "fsync fails through the loop device's flush")
+	require.NoError(t, f.SetRules(nil))
+}
+
+func TestServeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    faults.FileOptions
+	}{
+		{"no size", faults.FileOptions{}},
+		{"bad range", faults.FileOptions{Size: 1 << 20, Rules: faults.Rules{{Range: engines.Range{Off: 0, Len: 0}}}}},
+		{"negative stall", faults.FileOptions{Size: 1 << 20, Rules: faults.Rules{{Range: engines.Range{Len: 1}, Stall: -1}}}},
+		{"backing is a directory", faults.FileOptions{Backing: t.TempDir()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := faults.Serve(tc.o)
+			assert.ErrorIs(t, err, faults.ErrConfig)
+		})
+	}
+	_, err := faults.Serve(faults.FileOptions{Backing: filepath.Join(t.TempDir(), "missing")})
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}

@@ -1,0 +1,201 @@
+package workload
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"stortest.dev/engines"
+)
+
+func TestParseContinueOn(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want ContinueOn
+	}{{"none", ContinueNone}, {"0", ContinueNone}, {"read", ContinueRead}, {"write", ContinueWrite},
+		{"io", ContinueIO}, {"verify", ContinueVerify}, {"all", ContinueAll}, {"1", ContinueAll}} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseContinueOn(tc.in)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+	_, err := ParseContinueOn("reads")
+	assert.ErrorContains(t, err, "want none, read, write, io, verify, all")
+
+	// A job file sets it; String, JSON and the parser agree.
+	jobs, err := ParseFio(strings.NewReader("[j]\nfilename=/dev/null\ncontinue_on_error=io\n"), "j.fio")
+	require.NoError(t, err)
+	require.Equal(t, ContinueIO, jobs[0].ContinueOnError)
+	assert.Contains(t, jobs[0].String(), "continue_on_error=io\n")
+	back, err := ParseFio(strings.NewReader(jobs[0].String()), "back.fio")
+	require.NoError(t, err)
+	assert.Equal(t, jobs[0], back[0])
+	b, err := json.Marshal(jobs[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"continue_on_error":"io"`)
+	var fromJSON Job
+	require.NoError(t, json.Unmarshal(b, &fromJSON))
+	assert.Equal(t, ContinueIO, fromJSON.ContinueOnError)
+	_, err = ParseFio(strings.NewReader("[j]\nfilename=/dev/null\ncontinue_on_error=sometimes\n"), "bad.fio")
+	var pe *ParseError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, 3, pe.Line)
+	assert.Equal(t, "continue_on_error", pe.Option)
+	assert.ErrorIs(t, (&Job{Name: "x", ContinueOnError: 8}).Validate(), ErrInvalid)
+}
+
+// fio's rules: only EIO and EILSEQ are continued after, EILSEQ as a verify
+// failure, the rest by direction.
+func TestContinueOnClasses(t *testing.T) {
+	eio, eilseq, enospc := int(unix.EIO), int(unix.EILSEQ), int(unix.ENOSPC)
+	for _, tc := range []struct {
+		c     ContinueOn
+		d     Dir
+		errno int
+		want  bool
+	}{
+		{ContinueNone, DirRead, eio, false},
+		{ContinueRead, DirRead, eio, true},
+		{ContinueRead, DirWrite, eio, false},
+		{ContinueWrite, DirWrite, eio, true},
+		{ContinueWrite, DirTrim, eio, true},
+		{ContinueIO, DirRead, enospc, false},
+		{ContinueAll, DirWrite, enospc, false},
+		{ContinueRead, DirRead, eilseq, false},
+		{ContinueVerify, DirRead, eilseq, true},
+		{ContinueAll, DirRead, eilseq, true},
+	} {
+		assert.Equal(t, tc.want, tc.c.Continues(tc.d, tc.errno), "%v %v errno %d", tc.c, tc.d, tc.errno)
+	}
+}
+
+// errorJob reads 256 blocks of a file once, through a fault wrapper that
+// fails the blocks at 10 and 20 with errno.
+func errorJob(t *testing.T, rw RW, c ContinueOn, errno unix.Errno, opts Options) *JobResult {
+	t.Helper()
+	target := fileTarget(t, 1<<20)
+	job := Job{Name: "faulty", Filename: target.Path, Engine: "psync", RW: rw, BlockSize: 4096,
+		Size: 1 << 20, ContinueOnError: c}
+	opts.Faults = &engines.Faults{Errno: errno, ErrAt: []engines.Range{{Off: 10 * 4096, Len: 4096}, {Off: 20 * 4096, Len: 4096}}}
+	return runJob(t, job, opts)
+}
+
+// With continue_on_error the run goes on: errors are counted per
+// direction and errno, and the first ones are reported with their offsets,
+// in the result and in the summary.
+func TestContinueOnErrorThroughFaults(t *testing.T) {
+	t.Run("continues", func(t *testing.T) {
+		r := errorJob(t, RandRead, ContinueRead, unix.EIO, Options{})
+		require.NoError(t, r.Err)
+		assert.Equal(t, uint64(256), r.Dirs[DirRead].IOs, "every block is read: the run went on")
+		assert.Equal(t, uint64(2), r.Dirs[DirRead].Errors)
+		assert.Equal(t, uint64(254*4096), r.Dirs[DirRead].Bytes)
+		assert.Equal(t, map[int]uint64{int(unix.EIO): 2}, r.ErrnoCounts)
+		require.Len(t, r.FirstErrors, 2)
+		var offs []int64
+		for _, e := range r.FirstErrors {
+			offs = append(offs, e.Offset)
+			assert.Equal(t, "read", e.Op)
+			assert.Equal(t, int(unix.EIO), e.Errno)
+			assert.ErrorIs(t, e.Err, engines.ErrInjected)
+		}
+		slices.Sort(offs)
+		assert.Equal(t, []int64{40960, 81920}, offs)
+		var sum bytes.Buffer
+		require.NoError(t, WriteSummary(&sum, &Result{Jobs: []*JobResult{r}}))
+		assert.Contains(t, sum.String(), "err= 5")
+		assert.Contains(t, sum.String(), "errors=2 short=0")
+		assert.Contains(t, sum.String(), "io error: read of 4096 bytes at offset 40960")
+		assert.Contains(t, sum.String(), "io error: read of 4096 bytes at offset 81920")
+	})
+	t.Run("stops", func(t *testing.T) {
+		for _, tc := range []struct {
+			name  string
+			rw    RW
+			c     ContinueOn
+			errno unix.Errno
+		}{
+			{"none", Read, ContinueNone, unix.EIO},
+			{"other direction", Read, ContinueWrite, unix.EIO},
+			{"fatal errno", Read, ContinueAll, unix.ENOSPC},
+			{"eilseq is verify", Read, ContinueRead, unix.EILSEQ},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := errorJob(t, tc.rw, tc.c, tc.errno, Options{})
+				var ioe IOError
+				require.ErrorAs(t, r.Err, &ioe)
+				assert.Equal(t, int64(10*4096), ioe.Offset, "the first failure (sequential reads) ends the job")
+				assert.Equal(t, uint64(11), r.Dirs[DirRead].IOs)
+				assert.Equal(t, uint64(1), r.Dirs[DirRead].Errors)
+				var sum bytes.Buffer
+				require.NoError(t, WriteSummary(&sum, &Result{Jobs: []*JobResult{r}}))
+				assert.Contains(t, sum.String(), "error: read of 4096 bytes at offset 40960")
+			})
+		}
+	})
+	t.Run("eilseq continues as verify", func(t *testing.T) {
+		r := errorJob(t, Read, ContinueVerify, unix.EILSEQ, Options{})
+		require.NoError(t, r.Err)
+		assert.Equal(t, uint64(2), r.ErrnoCounts[int(unix.EILSEQ)])
+	})
+	t.Run("options continue after any errno", func(t *testing.T) {
+		r := errorJob(t, Write, ContinueNone, unix.ENOSPC, Options{ContinueOnError: true})
+		require.NoError(t, r.Err)
+		assert.Equal(t, uint64(256), r.Dirs[DirWrite].IOs)
+		assert.Equal(t, uint64(2), r.Dirs[DirWrite].Errors)
+		assert.Equal(t, uint64(2), r.ErrnoCounts[int(unix.ENOSPC)])
+	})
+}
+
+// Errors on a mixed job are counted in the direction of the failed I/O,
+// and their sum is the errno count.
+func TestFaultsPerDirection(t *testing.T) {
+	target := fileTarget(t, 4<<20)
+	job := Job{Name: "randrw", Filename: target.Path, Engine: "io_uring", RW: RandRW, BlockSize: 4096,
+		Size: 4 << 20, IODepth: 8, ContinueOnError: ContinueIO}
+	r := runJob(t, job, Options{Faults: &engines.Faults{Seed: 5, ErrRate: 0.05}})
+	require.NoError(t, r.Err)
+	reads, writes := r.Dirs[DirRead].Errors, r.Dirs[DirWrite].Errors
+	assert.Positive(t, reads)
+	assert.Positive(t, writes)
+	assert.Equal(t, reads+writes, r.ErrnoCounts[int(unix.EIO)])
+	total := r.Dirs[DirRead].IOs + r.Dirs[DirWrite].IOs
+	assert.InDelta(t, 0.05*float64(total), float64(reads+writes), 4*math.Sqrt(float64(total)*0.05*0.95), "5%% of %d I/Os (4 sd)", total)
+	assert.Len(t, r.FirstErrors, MaxRecordedErrors)
+
+	// The same seed fails the same I/Os.
+	again := runJob(t, job, Options{Faults: &engines.Faults{Seed: 5, ErrRate: 0.05}})
+	assert.Equal(t, r.FirstErrors[0].Offset, again.FirstErrors[0].Offset)
+	assert.Equal(t, reads, again.Dirs[DirRead].Errors)
+
+	// Bad faults are refused before any I/O.
+	_, err := Run(context.Background(), job, Options{Faults: &engines.Faults{ErrRate: 2}})
+	assert.True(t, errors.Is(err, engines.ErrConfig), "%v", err)
+}
+
+// Short transfers are counted per direction and shown in the summary; the
+// bytes are the bytes really transferred.
+func TestShortTransfersThroughFaults(t *testing.T) {
+	target := fileTarget(t, 4<<20)
+	job := Job{Name: "short", Filename: target.Path, Engine: "libaio", RW: RandRW, BlockSize: 16384,
+		Size: 4 << 20, IODepth: 4}
+	r := runJob(t, job, Options{Faults: &engines.Faults{Seed: 1, ShortRate: 0.2, ShortAlign: 4096}})
+	require.NoError(t, r.Err)
+	for _, d := range []Dir{DirRead, DirWrite} {
+		s := r.Dirs[d]
+		assert.Positive(t, s.ShortIOs, "%s short transfers", d)
+		assert.Less(t, s.Bytes, s.IOs*16384, "%s bytes count what moved", d)
+		assert.Zero(t, s.Bytes%4096, "%s bytes are whole 4 KiB blocks", d)
+	}
+	assert.Contains(t, summary(t, r), "errors=0 short=")
+}
