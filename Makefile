@@ -7,9 +7,11 @@ FUZZTIME ?= 30s
 .PHONY: test bench fuzz lint build
 
 # Unit, interop and device tests (device tests need root and loop devices;
-# STORTEST_REQUIRE_DEVICE=1 turns their skips into failures).
+# STORTEST_REQUIRE_DEVICE=1 turns their skips into failures). Packages run
+# one at a time (-p 1): several measure latencies of tens of microseconds,
+# which other packages' tests on the same two CPUs would distort.
 test:
-	$(GO) tool gotestsum --format testname --junitfile $(JUNIT) -- -count=1 -timeout 12m $(PKGS)
+	$(GO) tool gotestsum --format testname --junitfile $(JUNIT) -- -p 1 -count=1 -timeout 12m $(PKGS)
 
 # Go benchmarks and the side-by-side comparisons with fio.
 bench:

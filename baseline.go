@@ -1,6 +1,7 @@
 package stortest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -48,7 +49,8 @@ func RegressConfig(cfg regress.Config) BaselineOption {
 }
 
 // CheckBaseline compares res with the baseline stored for this test and
-// job, testdata/baselines/<TestName>/<job>.json, and reports every
+// job, testdata/baselines/<TestName>/<job>.json (the directory can be
+// moved with -stortest.baselines or BaselineDir), and reports every
 // regression with t.Errorf (and as a JUnit failure); the test goes on.
 // Inconclusive metrics are logged, not failed: too few samples to tell.
 // A changed fingerprint (say "firmware 1.2 -> 1.3") is logged and the
@@ -76,7 +78,7 @@ func RequireBaseline(t testing.TB, res *Result, opts ...BaselineOption) {
 
 func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *regress.Report) {
 	t.Helper()
-	c := baselineConfig{dir: baselines.DefaultDir, cfg: regress.DefaultConfig()}
+	c := baselineConfig{dir: cmp.Or(BaselinesSetting(), baselines.DefaultDir), cfg: regress.DefaultConfig()}
 	for _, o := range opts {
 		o(&c)
 	}

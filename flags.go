@@ -18,6 +18,8 @@ var (
 			"empty: the test's ArtifactDir with -test.artifacts, else testdata/out when a JUnit report is written, else a temporary directory")
 	flagUpdate = flag.Bool("stortest.update", false,
 		"rewrite baselines with this run's results (env STORTEST_UPDATE=1)")
+	flagBaselines = flag.String("stortest.baselines", "",
+		"directory of the baselines, one subdirectory per test (env STORTEST_BASELINES); empty: the package's testdata/baselines")
 	flagJUnit = flag.String("stortest.junit", "",
 		"write a JUnit XML report of the workload runs to this file (env STORTEST_JUNIT)")
 )
@@ -65,6 +67,12 @@ func DeviceSetting() string { return stringSetting("stortest.device", flagDevice
 // OutSetting returns the artifact directory given with -stortest.out or
 // STORTEST_OUT, or "" when none.
 func OutSetting() string { return stringSetting("stortest.out", flagOut, "STORTEST_OUT") }
+
+// BaselinesSetting returns the baseline directory given with
+// -stortest.baselines or STORTEST_BASELINES, or "" for the default.
+func BaselinesSetting() string {
+	return stringSetting("stortest.baselines", flagBaselines, "STORTEST_BASELINES")
+}
 
 // JUnitSetting returns the JUnit report's path given with -stortest.junit
 // or STORTEST_JUNIT, or "" when no report is wanted.

@@ -26,6 +26,10 @@ import (
 // CPU's, not a shared virtual disk's, whose noise no gate should be
 // asked to see through. The job is paced (rate_iops) so that other
 // packages' tests running in parallel do not change what it measures.
+// blk-throttle lets I/O through in bursts (100 ms slices on this
+// kernel): the throttled median hardly moves while the tail swings from
+// second to second, so tail percentiles are often honestly inconclusive.
+// The gate therefore also watches mean clat, which every wait raises.
 func TestGateCatchesThrottledDevice(t *testing.T) {
 	if os.Geteuid() != 0 {
 		skipOrFail(t, "needs root for loop devices and cgroups")
@@ -54,7 +58,7 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 		before := len(f.errors)
 		f.run(func(tb testing.TB) {
 			res = Run(tb, Device(tb, scratch.Path), job, opts...)
-			ok = CheckBaseline(tb, res, BaselineDir(dir))
+			ok = CheckBaseline(tb, res, BaselineDir(dir), Tolerances("*.clat.mean=20%:1us"))
 		})
 		return ok, f.errors[before:], res
 	}

@@ -38,10 +38,14 @@ func TestRandRead4K(t *testing.T) {
 	res.CheckIOPS(t, 100)
 	res.CheckNoErrors(t)
 
-	// Baseline comparison goes here, once the baselines package is in:
-	// it compares res with testdata/baselines/TestRandRead4K/randread-4k-qd32.json
-	// and `go test -stortest.update` rewrites that file.
-	// TODO(baselines): stortest.CheckBaseline(t, res)
+	// Compare with testdata/baselines/TestRandRead4K/randread-4k-qd32.json;
+	// `go test -stortest.update` records it. A baseline belongs to a
+	// device: the scratch target of a plain `go test` is a new temp file
+	// each time, so only a run on a named device (-stortest.device) is
+	// compared.
+	if dev.Kind == stortest.KindDevice {
+		stortest.CheckBaseline(t, res)
+	}
 }
 
 // TestWriteVerify writes a loop device sequentially with checksummed
