@@ -15,6 +15,16 @@ const _ = uint(unsafe.Sizeof(uintptr(0)) - 8)
 // kernel does (bytes or -errno) so that the per-I/O path never builds an error
 // value: a failed I/O is data (Unit.Res), and boxing an errno into an error
 // would allocate for errno values >= 256.
+//
+// Data transfers use RawSyscall6: the thread blocks in the kernel as fio's
+// does, without the runtime's syscall bookkeeping. With Syscall6 the
+// runtime's monitor retakes the P of every read that blocks longer than
+// 20 us and hands it off, so each I/O pays futex wake-ups and a slow
+// syscall exit: on a direct-I/O loop device that cost 80-110 us of CPU per
+// 4k read and up to 2.5x fewer IOPS, against 21 us (as fio) raw. The price:
+// a blocked transfer holds its P (the runner sizes GOMAXPROCS to its
+// threads), and a stop-the-world waits for it. A preemption signal may cut
+// an interruptible wait (FUSE) short with EINTR, which is retried.
 
 // res converts a syscall return to bytes or -errno.
 func res(r uintptr, errno unix.Errno) int64 {
@@ -34,7 +44,7 @@ func bufAddr(b []byte) uintptr {
 
 func sysPread(fd int, b []byte, off int64) int64 {
 	for {
-		r, _, e := unix.Syscall6(unix.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), uintptr(off), 0, 0)
+		r, _, e := unix.RawSyscall6(unix.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), uintptr(off), 0, 0)
 		if e != unix.EINTR {
 			return res(r, e)
 		}
@@ -43,7 +53,7 @@ func sysPread(fd int, b []byte, off int64) int64 {
 
 func sysPwrite(fd int, b []byte, off int64) int64 {
 	for {
-		r, _, e := unix.Syscall6(unix.SYS_PWRITE64, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), uintptr(off), 0, 0)
+		r, _, e := unix.RawSyscall6(unix.SYS_PWRITE64, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), uintptr(off), 0, 0)
 		if e != unix.EINTR {
 			return res(r, e)
 		}
@@ -52,7 +62,7 @@ func sysPwrite(fd int, b []byte, off int64) int64 {
 
 func sysRead(fd int, b []byte) int64 {
 	for {
-		r, _, e := unix.Syscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+		r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
 		if e != unix.EINTR {
 			return res(r, e)
 		}
@@ -61,7 +71,7 @@ func sysRead(fd int, b []byte) int64 {
 
 func sysWrite(fd int, b []byte) int64 {
 	for {
-		r, _, e := unix.Syscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+		r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
 		if e != unix.EINTR {
 			return res(r, e)
 		}
@@ -78,7 +88,7 @@ func sysLseek(fd int, off int64) int64 {
 // kernels pos_h is ignored.
 func sysPreadv2(fd int, iov *unix.Iovec, off int64, flags int) int64 {
 	for {
-		r, _, e := unix.Syscall6(unix.SYS_PREADV2, uintptr(fd), uintptr(unsafe.Pointer(iov)), 1, uintptr(off), 0, uintptr(flags))
+		r, _, e := unix.RawSyscall6(unix.SYS_PREADV2, uintptr(fd), uintptr(unsafe.Pointer(iov)), 1, uintptr(off), 0, uintptr(flags))
 		if e != unix.EINTR {
 			return res(r, e)
 		}
@@ -87,7 +97,7 @@ func sysPreadv2(fd int, iov *unix.Iovec, off int64, flags int) int64 {
 
 func sysPwritev2(fd int, iov *unix.Iovec, off int64, flags int) int64 {
 	for {
-		r, _, e := unix.Syscall6(unix.SYS_PWRITEV2, uintptr(fd), uintptr(unsafe.Pointer(iov)), 1, uintptr(off), 0, uintptr(flags))
+		r, _, e := unix.RawSyscall6(unix.SYS_PWRITEV2, uintptr(fd), uintptr(unsafe.Pointer(iov)), 1, uintptr(off), 0, uintptr(flags))
 		if e != unix.EINTR {
 			return res(r, e)
 		}

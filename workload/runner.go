@@ -145,6 +145,13 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	}
 	defer closeAll()
 
+	// Synchronous engines block their thread in the kernel holding its P
+	// (engines use raw syscalls, as fio's threads simply block): give each
+	// worker a P, and one to spare for the rest, for the run.
+	if want := len(workers) + 1; want > runtime.GOMAXPROCS(0) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
+	}
+
 	stop := &atomic.Bool{}
 	unhook := context.AfterFunc(ctx, func() { stop.Store(true) })
 	defer unhook()
