@@ -157,12 +157,8 @@ func asUser(t *testing.T) {
 // and 500 writes at 50 µs; no slat (a synchronous engine).
 func syntheticResult() *Result {
 	job := workload.Job{Name: "mix", RW: workload.RandRW, BlockSize: 4096, Filename: "/dev/null"}.Normalized()
-	jr := &workload.JobResult{Name: job.Name, Job: job, Engine: job.Engine, Target: job.Filename,
-		Runtime: 2 * time.Second, ErrnoCounts: map[int]uint64{}}
-	for d := range workload.NumDirs {
-		jr.Dirs[d] = workload.DirStats{Slat: latency.NewFio(), Clat: latency.NewFio(), Lat: latency.NewFio()}
-	}
-	jr.Sync = workload.DirStats{Slat: latency.NewFio(), Clat: latency.NewFio(), Lat: latency.NewFio()}
+	jr := workload.NewJobResult(job, 0, latency.FioLayout)
+	jr.Runtime = 2 * time.Second
 	r := &jr.Dirs[workload.DirRead]
 	for i := range 2000 {
 		v := uint64(100_000)

@@ -22,12 +22,8 @@ func syntheticResult() *workload.Result {
 	job := workload.Job{Name: "mix", RW: workload.RandRW, BlockSize: 4096}.Normalized()
 	res := &workload.Result{}
 	for clone := range 2 {
-		jr := &workload.JobResult{Name: job.Name, Clone: clone, Job: job, Engine: job.Engine, Target: "/dev/null",
-			Runtime: 2 * time.Second, ErrnoCounts: map[int]uint64{}}
-		for d := range workload.NumDirs {
-			jr.Dirs[d] = workload.DirStats{Slat: latency.NewFio(), Clat: latency.NewFio(), Lat: latency.NewFio()}
-		}
-		jr.Sync = workload.DirStats{Slat: latency.NewFio(), Clat: latency.NewFio(), Lat: latency.NewFio()}
+		jr := workload.NewJobResult(job, clone, latency.FioLayout)
+		jr.Target, jr.Runtime = "/dev/null", 2*time.Second
 		r := &jr.Dirs[workload.DirRead]
 		for i := range 2000 {
 			v := uint64(100_000)

@@ -121,6 +121,23 @@ type VerifyStats struct {
 	First      []error // the first mismatches, each naming its offset
 }
 
+// NewJobResult returns the empty result of clone clone of job: empty
+// slat, clat and lat histograms of layout for every direction and for
+// fsync, ready for a runner (or a test) to fill.
+func NewJobResult(job Job, clone int, layout latency.Layout) *JobResult {
+	jr := &JobResult{Name: job.Name, Clone: clone, Job: job, Engine: job.Engine, Target: job.Filename,
+		ErrnoCounts: map[int]uint64{}}
+	for d := range NumDirs {
+		jr.Dirs[d] = newDirStats(layout)
+	}
+	jr.Sync = newDirStats(layout)
+	return jr
+}
+
+func newDirStats(l latency.Layout) DirStats {
+	return DirStats{Slat: latency.New(l), Clat: latency.New(l), Lat: latency.New(l)}
+}
+
 // IOPS returns direction d's completions per second over the runtime.
 func (r *JobResult) IOPS(d Dir) float64 {
 	if r.Runtime <= 0 {

@@ -236,14 +236,11 @@ type published struct {
 
 func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) (*worker, error) {
 	w := &worker{job: job, opts: opts}
-	w.res = &JobResult{Name: job.Name, Clone: clone, Job: job, Engine: job.Engine, Target: job.Filename,
-		ErrnoCounts: map[int]uint64{}}
+	w.res = NewJobResult(job, clone, layout)
 	for d := range NumDirs {
-		w.res.Dirs[d] = DirStats{Slat: latency.New(layout), Clat: latency.New(layout), Lat: latency.New(layout)}
 		w.clatPrev[d] = latency.New(layout)
 		w.clatDelta[d] = latency.New(layout)
 	}
-	w.res.Sync = DirStats{Lat: latency.New(layout), Slat: latency.New(layout), Clat: latency.New(layout)}
 	ss, err := newSteadyRun(job, layout, opts)
 	if err != nil {
 		return nil, err
