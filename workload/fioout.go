@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -126,7 +128,7 @@ func fioDir(j *JobResult, d Dir, format OutputFormat) ordered {
 		{"short_ios", s.ShortIOs},
 		{"drop_ios", 0},
 		{"slat_ns", fioStat(s.Slat, j.Job.SlatPercentiles, pcts, format)},
-		{"clat_ns", fioStat(s.Clat, !j.Job.noClatPercentiles(), pcts, format)},
+		{"clat_ns", fioStat(s.Clat, true /* fio's clat_percentiles=1 */, pcts, format)},
 		{"lat_ns", fioStat(s.Lat, j.Job.LatPercentiles, pcts, format)},
 		{"bw_min", int64(bw.min)},
 		{"bw_max", int64(bw.max)},
@@ -178,7 +180,7 @@ func fioStat(h *latency.Histogram, percentiles bool, list []float64, format Outp
 
 func stortestExtras(j *JobResult) ordered {
 	errs := ordered{}
-	for _, e := range sortedKeys(j.ErrnoCounts) {
+	for _, e := range slices.Sorted(maps.Keys(j.ErrnoCounts)) {
 		errs = append(errs, field{strconv.Itoa(e), j.ErrnoCounts[e]})
 	}
 	first := make([]string, 0, len(j.FirstErrors))

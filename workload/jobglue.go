@@ -2,7 +2,6 @@ package workload
 
 import (
 	"os"
-	"sort"
 	"strconv"
 
 	"stortest.dev/engines"
@@ -10,22 +9,8 @@ import (
 
 // The runner's view of a Job.
 
-func (j Job) withDefaults() Job { return j.Normalized() }
-
 // writes reports whether the job writes (and so opens its file read-write).
 func (j *Job) writes() bool { return j.RW.Writes() }
-
-func (j *Job) maxBlockSize() int { return int(j.MaxBlockSize()) }
-
-// rated reports whether any rate limit is set.
-func (j *Job) rated() bool {
-	for d := range NumDirs {
-		if j.RateIOPS[d] > 0 || j.Rate[d] > 0 {
-			return true
-		}
-	}
-	return false
-}
 
 func (j *Job) engineConfig(f *os.File, bufs [][]byte, size int64) engines.Config {
 	return engines.Config{
@@ -41,9 +26,6 @@ func (j *Job) percentileList() []float64 {
 	}
 	return j.PercentileList
 }
-
-// noClatPercentiles: fio prints clat percentiles by default.
-func (j *Job) noClatPercentiles() bool { return false }
 
 // fioOptions is the "job options" object of fio's JSON output: the
 // options as a job file would give them.
@@ -81,13 +63,4 @@ func (j *Job) fioOptions() ordered {
 		add("numjobs", strconv.Itoa(j.NumJobs))
 	}
 	return o
-}
-
-func sortedKeys(m map[int]uint64) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	return keys
 }

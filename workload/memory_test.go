@@ -39,7 +39,7 @@ func simulateHour(t *testing.T, dirs []Dir, perSecond int, draw func(r *rand.Ran
 	t.Helper()
 	layout := latency.MustLayout(latency.LongGroups)
 	job := Job{Name: "mem", Engine: "null", RW: RandRW, BlockSize: 4096, Size: 1 << 30, Runtime: time.Hour, TimeBased: true}
-	w, err := newWorker(job.withDefaults(), 0, 1, layout, Options{})
+	w, err := newWorker(job.Normalized(), 0, 1, layout, Options{})
 	require.NoError(t, err)
 	defer w.close()
 	w.nextTick = int64(time.Second)

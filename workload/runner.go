@@ -98,7 +98,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("workload: no jobs")
 	}
 	for i := range jobs {
-		jobs[i] = jobs[i].withDefaults()
+		jobs[i] = jobs[i].Normalized()
 		if err := jobs[i].Validate(); err != nil {
 			return nil, err
 		}
@@ -189,23 +189,21 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 // worker runs one job clone. Every field is owned by the worker's
 // goroutine except pub, which the progress reporter reads.
 type worker struct {
-	job   Job
-	opts  Options
-	res   *JobResult
-	file  *os.File
-	eng   engines.Engine
-	flags engines.Flags
-	bufs  *engines.Buffers
-	src   *ioSource
-	stop  *atomic.Bool
-	lbs   int
-	ss    *steadyRun // nil without steady-state options
+	job  Job
+	opts Options
+	res  *JobResult
+	file *os.File
+	eng  engines.Engine
+	bufs *engines.Buffers
+	src  *ioSource
+	stop *atomic.Bool
+	lbs  int
+	ss   *steadyRun // nil without steady-state options
 
 	units  []engines.Unit
 	free   []*engines.Unit // units ready for use
 	staged []*engines.Unit // queued, waiting for Commit
 	infl   int             // committed, not reaped
-	sync   bool            // the engine completes in Queue
 
 	measureStart int64 // ns: end of ramp
 	deadline     int64 // ns: runtime limit, 0 for none
@@ -277,7 +275,7 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 		src.beforeVerify = func() { opts.BeforeVerify(w.res) }
 	}
 	src.stopOnMismatch = !opts.ContinueOnError && job.ContinueOnError&ContinueVerify == 0
-	maxBS := job.maxBlockSize()
+	maxBS := int(job.MaxBlockSize())
 	if job.Direct && maxBS%w.lbs != 0 {
 		w.close()
 		return nil, fmt.Errorf("workload: job %s: block size %d is not a multiple of %s's logical block size %d (O_DIRECT needs it)",
@@ -309,11 +307,9 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 		}
 		w.eng = fe
 	}
-	w.flags = w.eng.Flags()
-	if w.flags&engines.FlagNoIO != 0 {
+	if w.eng.Flags()&engines.FlagNoIO != 0 {
 		src.ver = nil // no data moves: nothing to read back
 	}
-	w.sync = w.flags&engines.FlagSync != 0
 	w.units = make([]engines.Unit, job.IODepth)
 	w.free = make([]*engines.Unit, 0, job.IODepth)
 	w.staged = make([]*engines.Unit, 0, job.IODepth)
