@@ -197,12 +197,9 @@ func TestRunRateAndFsyncAndClones(t *testing.T) {
 // Per-I/O failures are counted per errno and explained with their offset;
 // by default the first one ends the job, with ContinueOnError it goes on.
 func TestRunErrorsAreCountedAndExplained(t *testing.T) {
-	target := fileTarget(t, 4<<20)
-	ro, err := os.OpenFile(target.Path, os.O_RDONLY, 0)
-	require.NoError(t, err)
-	ro.Close()
-	// A read-only loop device makes every write fail with EPERM.
 	needDevice(t)
+	target := fileTarget(t, 4<<20)
+	// A read-only loop device makes every write fail with EPERM.
 	l, err := engines.AttachLoop(target.File, engines.LoopOptions{ReadOnly: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, l.Detach()) })
