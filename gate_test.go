@@ -26,10 +26,16 @@ import (
 // CPU's, not a shared virtual disk's, whose noise no gate should be
 // asked to see through. The job is paced (rate_iops) so that other
 // packages' tests running in parallel do not change what it measures.
-// blk-throttle lets I/O through in bursts (100 ms slices on this
-// kernel): the throttled median hardly moves while the tail swings from
-// second to second, so tail percentiles are often honestly inconclusive.
-// The gate therefore also watches mean clat, which every wait raises.
+// On a memory-backed device latencies are tens of microseconds, set by
+// CPU scheduling more than by the device: an unchanged rerun's p99 moved
+// +58% in one run. And blk-throttle lets I/O through in bursts (100 ms
+// slices on this kernel), so the throttled median hardly moves. The gate
+// is tuned to such a device as a user would tune theirs: IOPS and
+// bandwidth at the defaults, and mean clat, which every throttle wait
+// raises (about 1 ms per I/O at depth 1 and 1000 IOPS, against 60-200 us
+// unthrottled), with a coarse bound instead of the percentiles.
+var gateTolerances = Tolerances("*.clat.p50=off,*.clat.p99=off,*.clat.p99.9=off,*.clat.p99.99=off,*.clat.mean=300%:200us")
+
 func TestGateCatchesThrottledDevice(t *testing.T) {
 	if os.Geteuid() != 0 {
 		skipOrFail(t, "needs root for loop devices and cgroups")
@@ -58,7 +64,7 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 		before := len(f.errors)
 		f.run(func(tb testing.TB) {
 			res = Run(tb, Device(tb, scratch.Path), job, opts...)
-			ok = CheckBaseline(tb, res, BaselineDir(dir), Tolerances("*.clat.mean=20%:1us"))
+			ok = CheckBaseline(tb, res, BaselineDir(dir), gateTolerances)
 		})
 		return ok, f.errors[before:], res
 	}
