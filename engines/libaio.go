@@ -171,7 +171,7 @@ func (e *libaio) Commit() error {
 		return ErrClosed
 	}
 	for len(e.pending) > 0 {
-		r, _, errno := unix.Syscall(unix.SYS_IO_SUBMIT, e.ctx, uintptr(len(e.pending)), uintptr(unsafe.Pointer(&e.pending[0])))
+		r, _, errno := unix.RawSyscall(unix.SYS_IO_SUBMIT, e.ctx, uintptr(len(e.pending)), uintptr(unsafe.Pointer(&e.pending[0])))
 		switch {
 		case errno == 0 && r > 0:
 			e.inflight += int(r)
@@ -217,7 +217,7 @@ func (e *libaio) reap(min, max int, timeout time.Duration) (int, error) {
 			e.ts = unix.NsecToTimespec(int64(left))
 			tsp = uintptr(unsafe.Pointer(&e.ts))
 		}
-		r, _, errno := unix.Syscall6(unix.SYS_IO_GETEVENTS, e.ctx, uintptr(min-got), uintptr(max-got),
+		r, _, errno := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, e.ctx, uintptr(min-got), uintptr(max-got),
 			uintptr(unsafe.Pointer(&e.events[0])), tsp, 0)
 		if errno == unix.EINTR {
 			continue

@@ -16,8 +16,10 @@ const _ = uint(unsafe.Sizeof(uintptr(0)) - 8)
 // value: a failed I/O is data (Unit.Res), and boxing an errno into an error
 // would allocate for errno values >= 256.
 //
-// Data transfers use RawSyscall6: the thread blocks in the kernel as fio's
-// does, without the runtime's syscall bookkeeping. With Syscall6 the
+// Data transfers, and the asynchronous engines' submits and completion
+// waits (io_submit, io_getevents, io_uring_enter), use RawSyscall6: the
+// thread blocks in the kernel as fio's does, without the runtime's syscall
+// bookkeeping. With Syscall6 the
 // runtime's monitor retakes the P of every read that blocks longer than
 // 20 us and hands it off, so each I/O pays futex wake-ups and a slow
 // syscall exit: on a direct-I/O loop device that cost 80-110 us of CPU per

@@ -459,7 +459,7 @@ func (e *uring) Queue(u *Unit) (Status, error) {
 }
 
 func (e *uring) enter(toSubmit, minComplete int, flags uint32, arg unsafe.Pointer, argSz uintptr) (int, unix.Errno) {
-	r, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(e.ringFd), uintptr(toSubmit), uintptr(minComplete), uintptr(flags), uintptr(arg), argSz)
+	r, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(e.ringFd), uintptr(toSubmit), uintptr(minComplete), uintptr(flags), uintptr(arg), argSz)
 	return int(r), errno
 }
 
