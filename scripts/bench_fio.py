@@ -7,6 +7,7 @@ ratio, CPU time per I/O (user+system of the process, from rusage) and the
 median clat p50. Run as root for the loop-device cases.
 
 Usage: bench_fio.py STORTEST_BINARY OUTDIR
+Environment: BENCH_ROUNDS (3), BENCH_RUNTIME (5 s), BENCH_CASES (all).
 """
 import json
 import os
@@ -18,6 +19,8 @@ import tempfile
 
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 RUNTIME = os.environ.get("BENCH_RUNTIME", "5")
+# BENCH_CASES: comma-separated substrings; only matching cases run.
+CASES = [c for c in os.environ.get("BENCH_CASES", "").split(",") if c]
 
 
 def run(cmd):
@@ -35,6 +38,8 @@ def run(cmd):
 
 
 def case(name, common, stortest_bin, fio_extra=()):
+    if CASES and not any(c in name for c in CASES):
+        return None
     fio = ["fio", "--output-format=json", "--name=" + name] + common + list(fio_extra)
     st = [stortest_bin, "run", "--progress=off", "--output-format=json", "--name=" + name] + common
     res = {"fio": [], "stortest": []}
@@ -87,7 +92,7 @@ def main():
 
     hdr = f"{'case':24} {'fio IOPS':>11} {'stortest IOPS':>14} {'ratio':>6} {'fio CPU/IO':>11} {'st CPU/IO':>10} {'fio p50':>8} {'st p50':>8} {'p50 ratio':>9}"
     lines = [hdr]
-    for r in rows:
+    for r in filter(None, rows):
         lines.append(f"{r['case']:24} {r['fio_iops']:11.0f} {r['stortest_iops']:14.0f} {r['ratio']:6.2f} "
                      f"{r['fio_cpu_ns']:9.0f}ns {r['stortest_cpu_ns']:8.0f}ns {r['fio_p50']:8.0f} {r['stortest_p50']:8.0f} {r['p50_ratio']:9.2f}")
     table = "\n".join(lines)
@@ -96,7 +101,7 @@ def main():
     with open(os.path.join(outdir, "fio-compare.txt"), "w") as f:
         f.write(table + "\n")
     with open(os.path.join(outdir, "fio-compare.json"), "w") as f:
-        json.dump(rows, f, indent=2)
+        json.dump([r for r in rows if r], f, indent=2)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,9 @@
 //	bssplit                                      BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest
 //	iodepth                                      IODepth
 //	iodepth_batch_submit  iodepth_batch          IODepthBatch; 0 means iodepth
+//	iodepth_batch_complete_min  iodepth_batch_complete  IODepthBatchCompleteMin; 0 means 1
+//	iodepth_batch_complete_max                   IODepthBatchCompleteMax; 0 means the min
+//	iodepth_low                                  IODepthLow; 0 means iodepth
 //	numjobs                                      NumJobs
 //	size                                         Size (bytes; N% is not supported)
 //	offset                fileoffset             Offset (bytes; N% is not supported)

@@ -544,6 +544,13 @@ var fioOptions = []fioOption{
 			st.job.IODepthBatch, st.batchZero = int(n), n == 0
 			return err
 		}},
+	{name: "iodepth_batch_complete_min", aliases: []string{"iodepth_batch_complete"}, field: "iodepth_batch_complete_min",
+		doc: "IODepthBatchCompleteMin; 0 means 1",
+		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthBatchCompleteMin })},
+	{name: "iodepth_batch_complete_max", field: "iodepth_batch_complete_max", doc: "IODepthBatchCompleteMax; 0 means the min",
+		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthBatchCompleteMax })},
+	{name: "iodepth_low", field: "iodepth_low", doc: "IODepthLow; 0 means iodepth",
+		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthLow })},
 	{name: "numjobs", field: "numjobs", doc: "NumJobs",
 		set: setInt(1, MaxNumJobs, func(j *Job) *int { return &j.NumJobs })},
 	{name: "size", field: "size", doc: "Size (bytes; N% is not supported)",
@@ -786,7 +793,6 @@ experimental_verify fadvise_hint fallocate fdatasync file_append file_service_ty
 filename_format filesize fill_device fill_fs flow flow_id flow_sleep force_async
 fsync_on_close gid group_reporting gtod_cpu gtod_reduce hipri_percentage hugepage-size
 ignore_error ignore_zone_limits invalidate io_limit io_size io_submit_mode
-iodepth_batch_complete iodepth_batch_complete_max iodepth_batch_complete_min iodepth_low
 iomem iopsavgtime ioscheduler job_max_open_zones latency_percentile latency_run
 latency_target latency_window lockfile lockmem log_alternate_epoch
 log_alternate_epoch_clock_id log_avg_msec log_compression log_compression_cpus log_entries

@@ -189,7 +189,20 @@ type Job struct {
 	// queued before one submit; default 1. fio's 0 ("use iodepth") is
 	// resolved by the parser to IODepth.
 	IODepthBatch int `json:"iodepth_batch"`
-	NumJobs      int `json:"numjobs"` // clones of the job; default 1
+	// IODepthBatchCompleteMin and IODepthBatchCompleteMax are fio's
+	// iodepth_batch_complete_min and _max: once the queue is full, the
+	// runner waits for at least Min completions and takes at most Max in
+	// one reap. Defaults are fio's: Min 1 and Max = Min, so one completion
+	// is taken, stamped and refilled at a time and a completion waiting in
+	// the kernel's queue counts in its clat, as in fio's figures.
+	// Max = IODepth takes whole batches: fewer calls, lower clat.
+	IODepthBatchCompleteMin int `json:"iodepth_batch_complete_min,omitempty"`
+	IODepthBatchCompleteMax int `json:"iodepth_batch_complete_max,omitempty"`
+	// IODepthLow is fio's iodepth_low: once the queue is full, the runner
+	// reaps until at most IODepthLow I/Os are in flight before queueing
+	// again. Default IODepth: keep the queue full.
+	IODepthLow int `json:"iodepth_low,omitempty"`
+	NumJobs    int `json:"numjobs"` // clones of the job; default 1
 	// Size is the region's length in bytes from Offset; 0 means up to the
 	// end of the file or device. fio's size=N% is not supported.
 	Size   int64 `json:"size,omitempty"`
@@ -299,7 +312,8 @@ const (
 
 // Normalized returns a copy of j with fio's default in every field whose
 // zero value means "default": Engine, RWMixRead, BlockSize (when no range
-// or split is set), IODepth, IODepthBatch, NumJobs, Loops, RandRepeat,
+// or split is set), IODepth, IODepthBatch, IODepthBatchCompleteMin and
+// Max, IODepthLow, NumJobs, Loops, RandRepeat,
 // PercentileList and, when SSDur is set, SS; RandomDistribution drops
 // what does not matter (see Distribution). Slices and RandRepeat are
 // copied, so the result shares nothing with j.
@@ -318,6 +332,15 @@ func (j Job) Normalized() Job {
 	}
 	if j.IODepthBatch == 0 {
 		j.IODepthBatch = 1
+	}
+	if j.IODepthBatchCompleteMin == 0 {
+		j.IODepthBatchCompleteMin = 1
+	}
+	if j.IODepthBatchCompleteMax == 0 {
+		j.IODepthBatchCompleteMax = j.IODepthBatchCompleteMin
+	}
+	if j.IODepthLow == 0 {
+		j.IODepthLow = j.IODepth
 	}
 	if j.NumJobs == 0 {
 		j.NumJobs = 1
@@ -449,6 +472,13 @@ func (j *Job) Validate() error {
 		return bad("iodepth", "%d is outside [1, %d]", n.IODepth, MaxIODepth)
 	case n.IODepthBatch < 1 || n.IODepthBatch > n.IODepth:
 		return bad("iodepth_batch_submit", "%d is outside [1, iodepth=%d]", n.IODepthBatch, n.IODepth)
+	case n.IODepthBatchCompleteMin < 1 || n.IODepthBatchCompleteMin > n.IODepth:
+		return bad("iodepth_batch_complete_min", "%d is outside [1, iodepth=%d]", n.IODepthBatchCompleteMin, n.IODepth)
+	case n.IODepthBatchCompleteMax < n.IODepthBatchCompleteMin || n.IODepthBatchCompleteMax > n.IODepth:
+		return bad("iodepth_batch_complete_max", "%d is outside [iodepth_batch_complete_min=%d, iodepth=%d]",
+			n.IODepthBatchCompleteMax, n.IODepthBatchCompleteMin, n.IODepth)
+	case n.IODepthLow < 1 || n.IODepthLow > n.IODepth:
+		return bad("iodepth_low", "%d is outside [1, iodepth=%d]", n.IODepthLow, n.IODepth)
 	case n.NumJobs < 1 || n.NumJobs > MaxNumJobs:
 		return bad("numjobs", "%d is outside [1, %d]", n.NumJobs, MaxNumJobs)
 	case n.Size < 0:
@@ -676,6 +706,9 @@ func (j Job) String() string {
 	}
 	num("iodepth", int64(n.IODepth), 1)
 	num("iodepth_batch_submit", int64(n.IODepthBatch), 1)
+	num("iodepth_batch_complete_min", int64(n.IODepthBatchCompleteMin), 1)
+	num("iodepth_batch_complete_max", int64(n.IODepthBatchCompleteMax), int64(n.IODepthBatchCompleteMin))
+	num("iodepth_low", int64(n.IODepthLow), int64(n.IODepth))
 	num("numjobs", int64(n.NumJobs), 1)
 	if n.Size != 0 {
 		kv("size", FormatSize(n.Size))

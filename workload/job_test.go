@@ -123,6 +123,7 @@ func TestNormalized(t *testing.T) {
 	got := Job{Name: "x"}.Normalized()
 	want := Job{
 		Name: "x", Engine: "psync", RWMixRead: 50, BlockSize: 4096, IODepth: 1, IODepthBatch: 1,
+		IODepthBatchCompleteMin: 1, IODepthBatchCompleteMax: 1, IODepthLow: 1,
 		NumJobs: 1, Loops: 1, RandRepeat: Bool(true), PercentileList: DefaultPercentiles,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -185,6 +186,10 @@ func TestValidate(t *testing.T) {
 		{"bssplit percent", func(j *Job) { j.BlockSizeSplit = []BlockSizeSplit{{512, 101}, {1024, -1}} }, "bssplit", "not a percentage"},
 		{"iodepth", func(j *Job) { j.IODepth = MaxIODepth + 1 }, "iodepth", "outside"},
 		{"batch above depth", func(j *Job) { j.IODepth = 4; j.IODepthBatch = 8 }, "iodepth_batch_submit", "iodepth=4"},
+		{"complete min above depth", func(j *Job) { j.IODepth = 4; j.IODepthBatchCompleteMin = 5 }, "iodepth_batch_complete_min", "iodepth=4"},
+		{"complete max below min", func(j *Job) { j.IODepth = 8; j.IODepthBatchCompleteMin = 4; j.IODepthBatchCompleteMax = 2 },
+			"iodepth_batch_complete_max", "iodepth_batch_complete_min=4"},
+		{"iodepth_low above depth", func(j *Job) { j.IODepth = 4; j.IODepthLow = 5 }, "iodepth_low", "iodepth=4"},
 		{"numjobs", func(j *Job) { j.NumJobs = -1 }, "numjobs", "outside"},
 		{"size negative", func(j *Job) { j.Size = -1 }, "size", "negative"},
 		{"size below block", func(j *Job) { j.Size = 1024 }, "size", "smaller than the block size"},

@@ -371,6 +371,8 @@ func (w *worker) run(start int64) {
 	measuring := false
 	depth := j.IODepth
 	batch := max(1, min(j.IODepthBatch, depth))
+	cmin := max(1, min(j.IODepthBatchCompleteMin, depth))
+	cmax := max(cmin, min(j.IODepthBatchCompleteMax, depth))
 	now := start
 
 	for {
@@ -445,17 +447,32 @@ func (w *worker) run(start int64) {
 			now = w.commit()
 		}
 		// Reap when the queue is full, the engine is busy, the rate limit
-		// holds new I/O back, or to drain at the end.
+		// holds new I/O back, or to drain at the end. As fio does: a full
+		// queue is reaped iodepth_batch_complete_max at a time (one by
+		// default) down to iodepth_low, and each batch is stamped when it
+		// is taken.
 		if w.infl > 0 && (len(w.free) == 0 || busy || w.ended || w.held) {
-			n, err := w.eng.GetEvents(1, depth, 0)
-			if err != nil {
-				w.fail(fmt.Errorf("getevents: %w", err))
-				w.drainForced()
+			need, most, low := 1, cmax, w.infl-1
+			switch {
+			case w.ended:
+				most = depth
+			case len(w.free) == 0:
+				need, low = cmin, j.IODepthLow
 			}
-			now = clock.Now()
-			for i := range n {
-				w.infl--
-				w.complete(w.eng.Event(i), now)
+			for {
+				n, err := w.eng.GetEvents(min(need, w.infl), min(most, w.infl), 0)
+				if err != nil {
+					w.fail(fmt.Errorf("getevents: %w", err))
+					w.drainForced()
+				}
+				now = clock.Now()
+				for i := range n {
+					w.infl--
+					w.complete(w.eng.Event(i), now)
+				}
+				if err != nil || n == 0 || w.infl <= low {
+					break
+				}
 			}
 		}
 		if measuring && now >= w.nextTick {
