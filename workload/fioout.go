@@ -88,10 +88,39 @@ func fioJob(j *JobResult, format OutputFormat) ordered {
 		field{"ctx", j.Ctx},
 		field{"majf", 0},
 		field{"minf", 0},
+		field{"iodepth_level", depthDist(&j.Depths.Level, levelKeys)},
+		field{"iodepth_submit", depthDist(&j.Depths.Submit, batchKeys)},
+		field{"iodepth_complete", depthDist(&j.Depths.Complete, batchKeys)},
 	)
 	// fio prints "steadystate" last, after latency_window.
 	o = append(o, fioSteadyFields(j, format)...)
 	o = append(o, field{"stortest", stortestExtras(j)})
+	return o
+}
+
+var (
+	levelKeys = [7]string{"1", "2", "4", "8", "16", "32", ">=64"}
+	batchKeys = [7]string{"0", "4", "8", "16", "32", "64", ">=64"}
+)
+
+// depthDist is one of fio's depth distributions: each bucket's percentage
+// of the total, and at least 0.1 for a bucket that counted anything.
+func depthDist(counts *[7]uint64, keys [7]string) ordered {
+	var total uint64
+	for _, c := range counts {
+		total += c
+	}
+	o := make(ordered, len(keys))
+	for i, c := range counts {
+		pct := 0.0
+		if total > 0 {
+			pct = float64(c) / float64(total) * 100
+			if c > 0 && pct < 0.1 {
+				pct = 0.1
+			}
+		}
+		o[i] = field{keys[i], fixed6(pct)}
+	}
 	return o
 }
 

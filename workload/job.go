@@ -192,7 +192,7 @@ type Job struct {
 	// IODepthBatchCompleteMin and IODepthBatchCompleteMax are fio's
 	// iodepth_batch_complete_min and _max: once the queue is full, the
 	// runner waits for at least Min completions and takes at most Max in
-	// one reap. Defaults are fio's: Min 1 and Max = Min, so one completion
+	// one reap. Defaults are fio's: Min 1 and Max = Min (0), so one completion
 	// is taken, stamped and refilled at a time and a completion waiting in
 	// the kernel's queue counts in its clat, as in fio's figures.
 	// Max = IODepth takes whole batches: fewer calls, lower clat.
@@ -200,7 +200,7 @@ type Job struct {
 	IODepthBatchCompleteMax int `json:"iodepth_batch_complete_max,omitempty"`
 	// IODepthLow is fio's iodepth_low: once the queue is full, the runner
 	// reaps until at most IODepthLow I/Os are in flight before queueing
-	// again. Default IODepth: keep the queue full.
+	// again. Default (0): IODepth, keep the queue full.
 	IODepthLow int `json:"iodepth_low,omitempty"`
 	NumJobs    int `json:"numjobs"` // clones of the job; default 1
 	// Size is the region's length in bytes from Offset; 0 means up to the
@@ -312,11 +312,13 @@ const (
 
 // Normalized returns a copy of j with fio's default in every field whose
 // zero value means "default": Engine, RWMixRead, BlockSize (when no range
-// or split is set), IODepth, IODepthBatch, IODepthBatchCompleteMin and
-// Max, IODepthLow, NumJobs, Loops, RandRepeat,
+// or split is set), IODepth, IODepthBatch, IODepthBatchCompleteMin,
+// NumJobs, Loops, RandRepeat,
 // PercentileList and, when SSDur is set, SS; RandomDistribution drops
-// what does not matter (see Distribution). Slices and RandRepeat are
-// copied, so the result shares nothing with j.
+// what does not matter (see Distribution). Defaults that follow another
+// field stay zero (IODepthBatchCompleteMax, IODepthLow), so that they
+// keep following it. Slices and RandRepeat are copied, so the result
+// shares nothing with j.
 func (j Job) Normalized() Job {
 	if j.Engine == "" {
 		j.Engine = DefaultEngine
@@ -335,12 +337,6 @@ func (j Job) Normalized() Job {
 	}
 	if j.IODepthBatchCompleteMin == 0 {
 		j.IODepthBatchCompleteMin = 1
-	}
-	if j.IODepthBatchCompleteMax == 0 {
-		j.IODepthBatchCompleteMax = j.IODepthBatchCompleteMin
-	}
-	if j.IODepthLow == 0 {
-		j.IODepthLow = j.IODepth
 	}
 	if j.NumJobs == 0 {
 		j.NumJobs = 1
@@ -474,10 +470,10 @@ func (j *Job) Validate() error {
 		return bad("iodepth_batch_submit", "%d is outside [1, iodepth=%d]", n.IODepthBatch, n.IODepth)
 	case n.IODepthBatchCompleteMin < 1 || n.IODepthBatchCompleteMin > n.IODepth:
 		return bad("iodepth_batch_complete_min", "%d is outside [1, iodepth=%d]", n.IODepthBatchCompleteMin, n.IODepth)
-	case n.IODepthBatchCompleteMax < n.IODepthBatchCompleteMin || n.IODepthBatchCompleteMax > n.IODepth:
+	case n.IODepthBatchCompleteMax != 0 && (n.IODepthBatchCompleteMax < n.IODepthBatchCompleteMin || n.IODepthBatchCompleteMax > n.IODepth):
 		return bad("iodepth_batch_complete_max", "%d is outside [iodepth_batch_complete_min=%d, iodepth=%d]",
 			n.IODepthBatchCompleteMax, n.IODepthBatchCompleteMin, n.IODepth)
-	case n.IODepthLow < 1 || n.IODepthLow > n.IODepth:
+	case n.IODepthLow < 0 || n.IODepthLow > n.IODepth:
 		return bad("iodepth_low", "%d is outside [1, iodepth=%d]", n.IODepthLow, n.IODepth)
 	case n.NumJobs < 1 || n.NumJobs > MaxNumJobs:
 		return bad("numjobs", "%d is outside [1, %d]", n.NumJobs, MaxNumJobs)
@@ -707,8 +703,8 @@ func (j Job) String() string {
 	num("iodepth", int64(n.IODepth), 1)
 	num("iodepth_batch_submit", int64(n.IODepthBatch), 1)
 	num("iodepth_batch_complete_min", int64(n.IODepthBatchCompleteMin), 1)
-	num("iodepth_batch_complete_max", int64(n.IODepthBatchCompleteMax), int64(n.IODepthBatchCompleteMin))
-	num("iodepth_low", int64(n.IODepthLow), int64(n.IODepth))
+	num("iodepth_batch_complete_max", int64(n.IODepthBatchCompleteMax), 0)
+	num("iodepth_low", int64(n.IODepthLow), 0)
 	num("numjobs", int64(n.NumJobs), 1)
 	if n.Size != 0 {
 		kv("size", FormatSize(n.Size))

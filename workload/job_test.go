@@ -123,8 +123,8 @@ func TestNormalized(t *testing.T) {
 	got := Job{Name: "x"}.Normalized()
 	want := Job{
 		Name: "x", Engine: "psync", RWMixRead: 50, BlockSize: 4096, IODepth: 1, IODepthBatch: 1,
-		IODepthBatchCompleteMin: 1, IODepthBatchCompleteMax: 1, IODepthLow: 1,
-		NumJobs: 1, Loops: 1, RandRepeat: Bool(true), PercentileList: DefaultPercentiles,
+		IODepthBatchCompleteMin: 1,
+		NumJobs:                 1, Loops: 1, RandRepeat: Bool(true), PercentileList: DefaultPercentiles,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Normalized (-want +got):\n%s", diff)

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"math/bits"
 	"time"
 
 	"stortest.dev/latency"
@@ -110,8 +111,49 @@ type JobResult struct {
 	UsrCPU, SysCPU time.Duration // CPU of the job's thread
 	Ctx            uint64        // context switches of the job's thread
 
+	// Depths counts, over the measured part, how deep the queue was and
+	// how many I/Os each submit and each reap took (fio's iodepth_level,
+	// iodepth_submit and iodepth_complete).
+	Depths DepthStats
+
 	Canceled bool  // stopped early by its context; results are partial
 	Err      error // a failure that stopped the job (not per-I/O errors)
+}
+
+// DepthStats are fio's I/O depth distributions, counted as fio counts
+// them.
+type DepthStats struct {
+	// Level counts I/Os by the queue depth (I/Os in flight or staged,
+	// this one included) when they were submitted, in the buckets of
+	// LevelBucket.
+	Level [7]uint64
+	// Submit counts submits by how many I/Os each took, and Complete
+	// reaps by how many completions each took, in the buckets of
+	// BatchBucket. A synchronous engine submits and completes one at a
+	// time.
+	Submit, Complete [7]uint64
+}
+
+// LevelBucket is the bucket of queue depth n in DepthStats.Level: 0 for
+// 1, 1 for 2-3, 2 for 4-7 and so on by powers of two, 6 from 64 (fio's
+// keys "1", "2", "4", "8", "16", "32", ">=64").
+func LevelBucket(n int) int {
+	return min(6, max(0, bits.Len(uint(max(n, 1)))-1))
+}
+
+// BatchBucket is the bucket of a batch of n in DepthStats.Submit and
+// Complete: 0 for none, 1 for 1-4, 2 for 5-8, then by powers of two, 6
+// above 64 (fio's keys "0", "4", "8", "16", "32", "64", ">=64").
+func BatchBucket(n int) int {
+	switch {
+	case n <= 0:
+		return 0
+	case n <= 4:
+		return 1
+	case n <= 64:
+		return bits.Len(uint(n-1)) - 1
+	}
+	return 6
 }
 
 // VerifyStats counts verified blocks.

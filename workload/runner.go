@@ -373,6 +373,7 @@ func (w *worker) run(start int64) {
 	batch := max(1, min(j.IODepthBatch, depth))
 	cmin := max(1, min(j.IODepthBatchCompleteMin, depth))
 	cmax := max(cmin, min(j.IODepthBatchCompleteMax, depth))
+	hasCommit := w.eng.Flags()&engines.FlagHasCommit != 0
 	now := start
 
 	for {
@@ -428,6 +429,14 @@ func (w *worker) run(start int64) {
 			switch st {
 			case engines.Completed:
 				now = clock.Now()
+				if now >= w.measureStart {
+					d := &w.res.Depths
+					d.Level[LevelBucket(w.infl+len(w.staged)+1)]++
+					if !hasCommit {
+						d.Submit[1]++
+						d.Complete[1]++
+					}
+				}
 				w.complete(u, now)
 			case engines.Queued:
 				w.staged = append(w.staged, u)
@@ -457,7 +466,7 @@ func (w *worker) run(start int64) {
 			case w.ended:
 				most = depth
 			case len(w.free) == 0:
-				need, low = cmin, j.IODepthLow
+				need, low = cmin, cmp.Or(j.IODepthLow, depth)
 			}
 			for {
 				n, err := w.eng.GetEvents(min(need, w.infl), min(most, w.infl), 0)
@@ -466,6 +475,9 @@ func (w *worker) run(start int64) {
 					w.drainForced()
 				}
 				now = clock.Now()
+				if now >= w.measureStart {
+					w.res.Depths.Complete[BatchBucket(n)]++
+				}
 				for i := range n {
 					w.infl--
 					w.complete(w.eng.Event(i), now)
@@ -512,6 +524,11 @@ func (w *worker) commit() int64 {
 	}
 	t := clock.Now()
 	measuring := t >= w.measureStart
+	if measuring {
+		n := len(w.staged)
+		w.res.Depths.Level[LevelBucket(w.infl+n)] += uint64(n)
+		w.res.Depths.Submit[BatchBucket(n)]++
+	}
 	for _, u := range w.staged {
 		u.Issue = t
 		if measuring {
