@@ -11,10 +11,20 @@ import (
 	"stortest.dev/workload"
 )
 
-// SchemaVersion is the version of the file format: Marshal writes it as
-// "schema" and Decode reads only it. It changes when a field changes
-// meaning or a reader of the previous version could not read the file.
-const SchemaVersion = 1
+// SchemaVersion is the version of the file format that FromResult and
+// ImportFio make and Marshal writes as "schema". It changes when a field
+// changes meaning or a reader of the previous version could not read the
+// file. Version 2 added the per-second clat mean ("clat_mean"), which a
+// version 1 reader rejects as an unknown field.
+const SchemaVersion = 2
+
+// MinSchemaVersion is the oldest version Decode reads. A baseline of
+// version 1 has no per-second clat means (SecondDir.ClatMean is 0): it
+// loads, and regress falls back to what it has.
+const MinSchemaVersion = 1
+
+// schemaClatMean is the first version with per-second clat means.
+const schemaClatMean = 2
 
 // Percentiles are the percentiles every latency Stat keeps (fio's values:
 // the representative value of the bucket, in ns).
@@ -106,10 +116,14 @@ type Second struct {
 }
 
 // SecondDir is one direction's completions in a second and the clat
-// percentiles of that second (fio's values, ns; 0 when unknown).
+// percentiles and mean of that second (ns; 0 when unknown). Percentiles
+// are fio's values of the second's histogram; ClatMean is the mean of its
+// bucket values (bucket resolution, rounded to the ns), unknown in
+// baselines of schema 1.
 type SecondDir struct {
 	IOs, Bytes                 uint64
 	ClatP50, ClatP99, ClatP999 uint64
+	ClatMean                   uint64
 }
 
 // Percentile returns the stored value of percentile p (one of
@@ -213,9 +227,10 @@ const (
 	SecondClatP50                      // the second's clat p50, ns
 	SecondClatP99                      // the second's clat p99, ns
 	SecondClatP999                     // the second's clat p99.9, ns
+	SecondClatMean                     // the second's mean clat, ns
 )
 
-var secondMetricNames = [...]string{"iops", "bw", "clat.p50", "clat.p99", "clat.p99.9"}
+var secondMetricNames = [...]string{"iops", "bw", "clat.p50", "clat.p99", "clat.p99.9", "clat.mean"}
 
 func (m SecondMetric) String() string {
 	if m >= 0 && int(m) < len(secondMetricNames) {
@@ -230,7 +245,10 @@ const WholeSecond = time.Second * 99 / 100
 
 // PerSecond returns the series of metric m of direction dir over the whole
 // seconds, oldest first. Throughput counts every whole second (zeros
-// included: a stall is data); percentiles only the seconds with a value.
+// included: a stall is data); latencies (percentiles and the mean) only
+// the seconds with I/O and a known value: a second without completions
+// has no latency, not a latency of 0. The series of means is empty for a
+// baseline of schema 1.
 func (b *Baseline) PerSecond(dir string, m SecondMetric) []float64 {
 	di := slices.Index(DirNames[:], dir)
 	if di < 0 {
@@ -253,6 +271,10 @@ func (b *Baseline) PerSecond(dir string, m SecondMetric) []float64 {
 				}
 			}
 			out = append(out, float64(v)/s.Dur.Seconds())
+		case SecondClatMean:
+			if sd != nil && sd.IOs > 0 && sd.ClatMean != 0 {
+				out = append(out, float64(sd.ClatMean))
+			}
 		default:
 			if sd == nil {
 				continue
@@ -400,7 +422,7 @@ func statOf(h *latency.Histogram) *Stat {
 }
 
 // mergeSeconds adds the clones' seconds index by index and computes each
-// second's clat percentiles from the merged bins.
+// second's clat percentiles and mean from the merged bins.
 func mergeSeconds(jobs []*workload.JobResult) ([]Second, error) {
 	n := 0
 	seconds := make([][]workload.Second, len(jobs))
@@ -418,6 +440,9 @@ func mergeSeconds(jobs []*workload.JobResult) ([]Second, error) {
 	for i := range out {
 		var ios, bytes [workload.NumDirs]uint64
 		var seen [workload.NumDirs]bool
+		// Σ value·count and Σ count of the second's clat bins: its mean
+		// at bucket resolution.
+		var clatSum, clatN [workload.NumDirs]float64
 		for d := range workload.NumDirs {
 			if scratch[d] != nil {
 				scratch[d].Reset()
@@ -442,6 +467,8 @@ func mergeSeconds(jobs []*workload.JobResult) ([]Second, error) {
 						return nil, fmt.Errorf("baselines: job %s second %d: clat bin %d is not a bucket value", j.Name, i+1, bin.Value)
 					}
 					scratch[d].AddBin(bin.Value, bin.Count)
+					clatSum[d] += float64(bin.Value) * float64(bin.Count)
+					clatN[d] += float64(bin.Count)
 				}
 			}
 		}
@@ -452,6 +479,9 @@ func mergeSeconds(jobs []*workload.JobResult) ([]Second, error) {
 			sd := &SecondDir{IOs: ios[d], Bytes: bytes[d]}
 			if h := scratch[d]; h != nil && h.Count() > 0 {
 				sd.ClatP50, sd.ClatP99, sd.ClatP999 = h.Percentile(50), h.Percentile(99), h.Percentile(99.9)
+			}
+			if clatN[d] > 0 {
+				sd.ClatMean = uint64(math.Round(clatSum[d] / clatN[d]))
 			}
 			out[i].Dirs[d] = sd
 		}

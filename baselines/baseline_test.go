@@ -3,6 +3,7 @@ package baselines
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,6 +59,12 @@ func TestFromResultMergesClones(t *testing.T) {
 		}
 		require.Equal(t, h.Percentile(99), s.Dirs[0].ClatP99, "second %d", i)
 		require.Equal(t, h.Percentile(99.9), s.Dirs[0].ClatP999, "second %d", i)
+		var sum, n float64
+		for _, bin := range h.Bins() {
+			sum += float64(bin.Value) * float64(bin.Count)
+			n += float64(bin.Count)
+		}
+		require.Equal(t, uint64(math.Round(sum/n)), s.Dirs[0].ClatMean, "second %d: mean of the merged bins", i)
 		require.Nil(t, s.Dirs[2], "no trim")
 	}
 }
@@ -91,10 +98,12 @@ func TestFromResultErrors(t *testing.T) {
 
 func TestPerSecond(t *testing.T) {
 	b := &Baseline{Seconds: []Second{
-		{T: time.Second, Dur: time.Second, Dirs: [3]*SecondDir{{IOs: 100, Bytes: 400, ClatP50: 7, ClatP99: 9, ClatP999: 11}}},
+		{T: time.Second, Dur: time.Second, Dirs: [3]*SecondDir{{IOs: 100, Bytes: 400, ClatP50: 7, ClatP99: 9, ClatP999: 11, ClatMean: 8}}},
 		{T: 2 * time.Second, Dur: time.Second}, // a stall: no I/O at all
 		{T: 3 * time.Second, Dur: time.Second, Dirs: [3]*SecondDir{{IOs: 50, Bytes: 200}}},
-		{T: 3500 * time.Millisecond, Dur: 500 * time.Millisecond, Dirs: [3]*SecondDir{{IOs: 1, Bytes: 4, ClatP99: 99}}},
+		{T: 4 * time.Second, Dur: time.Second, Dirs: [3]*SecondDir{{ClatMean: 5}}}, // no I/O: no latency
+		{T: 5 * time.Second, Dur: time.Second, Dirs: [3]*SecondDir{{IOs: 70, Bytes: 280, ClatMean: 6}}},
+		{T: 5500 * time.Millisecond, Dur: 500 * time.Millisecond, Dirs: [3]*SecondDir{{IOs: 1, Bytes: 4, ClatP99: 99, ClatMean: 99}}},
 	}}
 	for _, tc := range []struct {
 		name string
@@ -102,11 +111,13 @@ func TestPerSecond(t *testing.T) {
 		m    SecondMetric
 		want []float64
 	}{
-		{"iops-counts-stalls", "read", SecondIOPS, []float64{100, 0, 50}},
-		{"bw", "read", SecondBW, []float64{400, 0, 200}},
+		{"iops-counts-stalls", "read", SecondIOPS, []float64{100, 0, 50, 0, 70}},
+		{"bw", "read", SecondBW, []float64{400, 0, 200, 0, 280}},
 		{"p99-skips-unknown", "read", SecondClatP99, []float64{9}},
 		{"p99.9", "read", SecondClatP999, []float64{11}},
-		{"no-writes", "write", SecondIOPS, []float64{0, 0, 0}},
+		{"mean-skips-unknown-and-idle", "read", SecondClatMean, []float64{8, 6}},
+		{"no-writes", "write", SecondIOPS, []float64{0, 0, 0, 0, 0}},
+		{"no-write-means", "write", SecondClatMean, nil},
 		{"bad-dir", "sideways", SecondIOPS, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,4 +180,27 @@ func TestFromResultFoldsEmptySeconds(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Decode(bytesReader(data), "x.json")
 	require.NoError(t, err)
+}
+
+// A whole second without I/O (a throttled run's last interval: no
+// completions, no bins) is a stall for throughput but has no latency: the
+// per-second latency series skip it rather than read a 0 or NaN.
+func TestPerSecondLatencySkipsIdleSeconds(t *testing.T) {
+	jr := synthJob(t, "x", 0, 10, 500, false, 31)
+	last := jr.Seconds[len(jr.Seconds)-1]
+	jr.Seconds = append(jr.Seconds, workload.Second{T: last.T + time.Second, Dur: time.Second})
+	jr.Runtime += time.Second
+	b, err := FromJobResult(jr, Fingerprint{})
+	require.NoError(t, err)
+	require.Nil(t, b.Seconds[len(b.Seconds)-1].Dirs[0], "no read I/O in the last second")
+	iops := b.PerSecond("read", SecondIOPS)
+	require.Len(t, iops, 11)
+	require.Zero(t, iops[10], "the idle second counts for throughput")
+	for _, m := range []SecondMetric{SecondClatMean, SecondClatP50, SecondClatP99, SecondClatP999} {
+		xs := b.PerSecond("read", m)
+		require.Len(t, xs, 10, "%v: the 10 whole seconds with I/O", m)
+		for _, x := range xs {
+			require.False(t, x <= 0 || math.IsNaN(x), "%v: %v", m, xs)
+		}
+	}
 }

@@ -78,6 +78,9 @@ func Load(path string) (*Baseline, error) {
 // file is ErrSchema with what to do), then the JSON (syntax, truncation,
 // unknown or mistyped fields), then consistency (histogram counts against
 // N, ascending percentiles and seconds, bucket values of the layout).
+// Versions MinSchemaVersion to SchemaVersion load; the baseline keeps its
+// version (Schema), and fields a version does not have are unknown (a
+// schema 1 baseline has no per-second clat means).
 func Decode(r io.Reader, name string) (*Baseline, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxFileSize+1))
 	if err != nil {
@@ -161,12 +164,14 @@ type secondDirJSON struct {
 	ClatP50  uint64  `json:"clat_p50"`
 	ClatP99  uint64  `json:"clat_p99"`
 	ClatP999 uint64  `json:"clat_p99.9"`
+	ClatMean uint64  `json:"clat_mean"` // schema 2
 }
 
 // decoder turns a failure into an *Error with the line of its field.
 type decoder struct {
-	data []byte
-	name string
+	data   []byte
+	name   string
+	schema int
 }
 
 func (d *decoder) fail(field string, format string, args ...any) *Error {
@@ -241,10 +246,11 @@ func decode(data []byte, name string) (*Baseline, error) {
 	case v > SchemaVersion:
 		return nil, &Error{File: name, Line: fieldLine(data, "schema"), Field: "schema", Kind: ErrSchema,
 			Err: fmt.Errorf("schema %d is newer than this stortest reads (%d): update stortest, or rewrite the baseline with -stortest.update", v, SchemaVersion)}
-	case v < SchemaVersion:
+	case v < MinSchemaVersion:
 		return nil, &Error{File: name, Line: fieldLine(data, "schema"), Field: "schema", Kind: ErrSchema,
-			Err: fmt.Errorf("schema %d is older than this stortest reads (%d): rewrite the baseline with -stortest.update", v, SchemaVersion)}
+			Err: fmt.Errorf("schema %d is older than this stortest reads (%d to %d): rewrite the baseline with -stortest.update", v, MinSchemaVersion, SchemaVersion)}
 	}
+	d.schema = v
 	var f fileJSON
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -494,7 +500,11 @@ func (d *decoder) second(path string, raw map[string]json.RawMessage) (Second, e
 			if sd.IOs == nil || sd.Bytes == nil {
 				return s, d.fail(path, "%s: want ios and bytes", k)
 			}
-			s.Dirs[i] = &SecondDir{IOs: *sd.IOs, Bytes: *sd.Bytes, ClatP50: sd.ClatP50, ClatP99: sd.ClatP99, ClatP999: sd.ClatP999}
+			if sd.ClatMean != 0 && d.schema < schemaClatMean {
+				return s, d.fail(path, "%s: clat_mean is not in schema %d (schema %d has it)", k, d.schema, schemaClatMean)
+			}
+			s.Dirs[i] = &SecondDir{IOs: *sd.IOs, Bytes: *sd.Bytes, ClatP50: sd.ClatP50, ClatP99: sd.ClatP99, ClatP999: sd.ClatP999,
+				ClatMean: sd.ClatMean}
 		}
 	}
 	if s.T == 0 || s.Dur == 0 {

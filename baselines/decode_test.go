@@ -3,10 +3,14 @@ package baselines
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 )
 
@@ -66,11 +70,11 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "missing-iops", text: regexp.MustCompile(`\n +"iops": [0-9.e+]+,`).ReplaceAllString(good, ""),
 			line: lineOf(t, good, `"dirs"`, `"read": {`), field: "dirs.read", msg: `missing "iops"`, kind: ErrCorrupt},
 		{name: "missing-name", text: strings.Replace(good, `"name": "randread-4k",`, "", 1), line: 1, field: "name", msg: "missing", kind: ErrCorrupt},
-		{name: "schema-newer", text: strings.Replace(good, `"schema": 1`, `"schema": 2`, 1), line: 2, field: "schema",
-			msg: "schema 2 is newer than this stortest reads (1)", kind: ErrSchema},
-		{name: "schema-older", text: strings.Replace(good, `"schema": 1`, `"schema": 0`, 1), line: 2, field: "schema",
+		{name: "schema-newer", text: strings.Replace(good, `"schema": 2`, `"schema": 3`, 1), line: 2, field: "schema",
+			msg: "schema 3 is newer than this stortest reads (2)", kind: ErrSchema},
+		{name: "schema-older", text: strings.Replace(good, `"schema": 2`, `"schema": 0`, 1), line: 2, field: "schema",
 			msg: "0 is not a schema version", kind: ErrCorrupt},
-		{name: "schema-missing", text: strings.Replace(good, `"schema": 1,`, "", 1), line: 1,
+		{name: "schema-missing", text: strings.Replace(good, `"schema": 2,`, "", 1), line: 1,
 			msg: "not a stortest baseline", kind: ErrCorrupt},
 		{name: "hist-count", text: replaceAfter(t, good, clatHist, firstBucket[0], fmt.Sprintf(`"%s": %s1`, firstBucket[1], firstBucket[2])),
 			line: lineOf(t, good, clatHist, `"hist"`), field: "dirs.read.clat.hist", msg: "buckets hold", kind: ErrCorrupt},
@@ -91,6 +95,8 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "trailing-data", text: good + "{}\n", line: lines + 1, msg: "after top-level value", kind: ErrCorrupt},
 		{name: "negative-runtime", text: regexp.MustCompile(`"runtime_ns": \d+`).ReplaceAllString(good, `"runtime_ns": -5`),
 			line: lineOf(t, good, "", `"runtime_ns"`), field: "runtime_ns", msg: "negative", kind: ErrCorrupt},
+		{name: "clat-mean-in-schema-1", text: strings.Replace(good, `"schema": 2`, `"schema": 1`, 1),
+			line: lineOf(t, good, `"seconds"`, `{"t_ns":`), field: "seconds.0", msg: "clat_mean is not in schema 1", kind: ErrCorrupt},
 		{name: "bad-created", text: regexp.MustCompile(`"created": "[^"]+"`).ReplaceAllString(good, `"created": "yesterday"`),
 			line: lineOf(t, good, "", `"created"`), field: "created", msg: "not an RFC 3339 time", kind: ErrCorrupt},
 	} {
@@ -133,4 +139,41 @@ func TestFieldLine(t *testing.T) {
 			require.Equal(t, tc.want, fieldLine([]byte(text), tc.field))
 		})
 	}
+}
+
+// A baseline written before schema 2 still loads: everything it holds is
+// read as before, its per-second clat means are unknown (their series is
+// empty, so regress falls back), and it writes back byte for byte as it
+// was, still schema 1. testdata/schema1.json was written by the code of
+// schema 1 (commit 482b9ac) from synthBaseline(t, 10, 200, false, 11).
+func TestLoadSchema1(t *testing.T) {
+	path := filepath.Join("testdata", "schema1.json")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NotContains(t, string(data), "clat_mean")
+	old, err := Load(path)
+	require.NoError(t, err)
+	require.Equal(t, 1, old.Schema)
+	require.Len(t, old.PerSecond("read", SecondClatP50), 10)
+	require.Empty(t, old.PerSecond("read", SecondClatMean), "no means in schema 1")
+
+	// The same run today differs only in the version and the new field.
+	want := synthBaseline(t, 10, 200, false, 11)
+	require.Equal(t, SchemaVersion, want.Schema)
+	require.Len(t, want.PerSecond("read", SecondClatMean), 10)
+	want.Schema = 1
+	for i := range want.Seconds {
+		for _, d := range want.Seconds[i].Dirs {
+			if d != nil {
+				d.ClatMean = 0
+			}
+		}
+	}
+	if diff := cmp.Diff(want, old, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("schema 1 file (-today's run without means +loaded):\n%s", diff)
+	}
+
+	again, err := Marshal(old)
+	require.NoError(t, err)
+	require.Equal(t, string(data), string(again), "a schema 1 baseline writes back as it was")
 }

@@ -11,8 +11,8 @@
 // min/max/mean/stddev, fio's p50/p90/p99/p99.9/p99.99 (ns) and the merged
 // histogram as its non-empty buckets with the layout's group count, so
 // distributions can be compared later and percentiles never need to be
-// averaged. Per-second samples (I/Os, bytes and the clat p50/p99/p99.9 of
-// each second) let regress tell noise from change.
+// averaged. Per-second samples (I/Os, bytes, and the clat p50/p99/p99.9
+// and mean of each second) let regress tell noise from change.
 //
 // FromResult makes a baseline from a workload.Result (clones merged as
 // fio's group_reporting); Probe makes the Fingerprint; ImportFio turns
@@ -23,9 +23,16 @@
 //
 // Path gives the file of a test's job: testdata/baselines/<TestName>/<job>.json,
 // where a subtest "TestX/sub" is a directory. The format (Marshal) is JSON
-// with "schema": 1, a fixed key order and one value per line, histogram
+// with "schema": 2, a fixed key order and one value per line, histogram
 // buckets one per line ("66048": 12) and one line per second, so a diff
-// of two baselines reads as what changed. Files are written atomically
+// of two baselines reads as what changed. A second reads
+//
+//	{"t_ns":1000000000,"dur_ns":1000000000,"read":{"ios":2000,"bytes":8192000,"clat_p50":175104,"clat_p99":370688,"clat_p99.9":509952,"clat_mean":187264}}
+//
+// with unknown values left out. Schema 2 added "clat_mean", the mean of
+// the second's clat buckets (ns); files of schema 1, without it, still
+// load (SchemaVersion, MinSchemaVersion), and rewriting one with
+// -stortest.update records the means. Files are written atomically
 // (WriteFile: a synced temporary file in the same directory, renamed, the
 // directory synced), never partially. Create refuses to replace an
 // existing file, even a corrupt one; Update replaces one explicitly and

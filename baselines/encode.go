@@ -15,7 +15,9 @@ import (
 // order, one value per line, so a diff of two baselines shows one line per
 // changed metric. Histograms print one bucket per line ("66048": 12) in
 // ascending order; per-second samples print one second per line.
-// Unknown percentiles (0) and absent stats are left out.
+// Unknown percentiles and per-second means (0) and absent stats are left
+// out. The version written is b.Schema, so a baseline of schema 1 that
+// was loaded writes back as it was.
 //
 // What Marshal returns, Decode reads back: the encoding is decoded and
 // checked before it is returned (a millisecond or so), so a baseline that
@@ -88,6 +90,15 @@ func (b *Baseline) check() error {
 	}
 	if y := b.Created.UTC().Year(); bad == "" && (y < 0 || y > 9999) {
 		bad = fmt.Sprintf("created %v is outside the years RFC 3339 can write", b.Created)
+	}
+	if bad == "" && b.Schema < schemaClatMean {
+		for i := range b.Seconds {
+			for _, d := range b.Seconds[i].Dirs {
+				if bad == "" && d != nil && d.ClatMean != 0 {
+					bad = fmt.Sprintf("seconds.%d has a clat mean, which schema %d cannot hold (schema %d can)", i, b.Schema, schemaClatMean)
+				}
+			}
+		}
 	}
 	if bad != "" {
 		return fmt.Errorf("baselines: %s: %s", b.Name, bad)
@@ -209,7 +220,7 @@ func (s *Second) tree() obj {
 		for _, p := range []struct {
 			k string
 			v uint64
-		}{{"clat_p50", d.ClatP50}, {"clat_p99", d.ClatP99}, {"clat_p99.9", d.ClatP999}} {
+		}{{"clat_p50", d.ClatP50}, {"clat_p99", d.ClatP99}, {"clat_p99.9", d.ClatP999}, {"clat_mean", d.ClatMean}} {
 			if p.v != 0 {
 				do = append(do, kv{p.k, p.v})
 			}

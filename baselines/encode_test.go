@@ -60,7 +60,7 @@ func TestMarshalLayout(t *testing.T) {
 	if diff := cmp.Diff([]string{"schema", "name", "created", "runtime_ns", "clones", "fingerprint", "job", "dirs", "seconds"}, top); diff != "" {
 		t.Errorf("top-level keys (-want +got):\n%s", diff)
 	}
-	require.True(t, strings.HasPrefix(text, "{\n  \"schema\": 1,\n  \"name\": \"randread-4k\",\n"))
+	require.True(t, strings.HasPrefix(text, "{\n  \"schema\": 2,\n  \"name\": \"randread-4k\",\n"))
 
 	bucket := regexp.MustCompile(`^ {10}"(\d+)": \d+,?$`)
 	lines, prev := 0, -1
@@ -82,7 +82,7 @@ func TestMarshalLayout(t *testing.T) {
 	}
 	require.Equal(t, total, lines, "one bucket per line")
 
-	second := regexp.MustCompile(`^    \{"t_ns":\d+,"dur_ns":\d+,"read":\{"ios":\d+,"bytes":\d+,"clat_p50":\d+,"clat_p99":\d+,"clat_p99.9":\d+\}\},?$`)
+	second := regexp.MustCompile(`^    \{"t_ns":\d+,"dur_ns":\d+,"read":\{"ios":\d+,"bytes":\d+,"clat_p50":\d+,"clat_p99":\d+,"clat_p99.9":\d+,"clat_mean":\d+\}\},?$`)
 	n := 0
 	for _, line := range strings.Split(text, "\n") {
 		if second.MatchString(line) {
@@ -131,4 +131,32 @@ func TestBaselineJSONMethods(t *testing.T) {
 	if diff := cmp.Diff(b, back.B, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+}
+
+// Every second with clat bins carries its mean; it survives the file, and
+// a baseline that claims schema 1 cannot hold it.
+func TestClatMeanRoundTrip(t *testing.T) {
+	b := synthBaseline(t, 12, 800, true, 12)
+	for i, s := range b.Seconds {
+		for d, sd := range s.Dirs[:2] {
+			require.NotNil(t, sd, "second %d dir %d", i, d)
+			require.NotZero(t, sd.ClatMean, "second %d dir %d", i, d)
+			require.GreaterOrEqual(t, sd.ClatMean, sd.ClatP50/2, "second %d dir %d: lognormal around 100us", i, d)
+			require.Less(t, sd.ClatMean, sd.ClatP99, "second %d dir %d", i, d)
+		}
+	}
+	data, err := Marshal(b)
+	require.NoError(t, err)
+	require.Equal(t, 2*len(b.Seconds), strings.Count(string(data), `"clat_mean":`))
+	back, err := Decode(bytesReader(data), "means.json")
+	require.NoError(t, err)
+	require.Equal(t, b.PerSecond("read", SecondClatMean), back.PerSecond("read", SecondClatMean))
+	require.Equal(t, b.PerSecond("write", SecondClatMean), back.PerSecond("write", SecondClatMean))
+	if diff := cmp.Diff(b, back, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("decoded (-want +got):\n%s", diff)
+	}
+
+	b.Schema = 1
+	_, err = Marshal(b)
+	require.ErrorContains(t, err, "seconds.0 has a clat mean, which schema 1 cannot hold")
 }

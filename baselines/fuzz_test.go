@@ -21,13 +21,17 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add(good)
 	f.Add(good[:len(good)/3])
-	f.Add([]byte(strings.Replace(string(good), `"schema": 1`, `"schema": 7`, 1)))
+	f.Add([]byte(strings.Replace(string(good), `"schema": 2`, `"schema": 7`, 1)))
+	f.Add([]byte(strings.Replace(string(good), `"schema": 2`, `"schema": 1`, 1))) // clat_mean in schema 1
 	if data, err := os.ReadFile(filepath.Join("..", "testdata", "fio", "tiny-n25.json")); err == nil {
 		if bs, err := ImportFio(bytes.NewReader(data), "tiny"); err == nil {
 			if enc, err := Marshal(bs[0]); err == nil {
 				f.Add(enc)
 			}
 		}
+	}
+	if data, err := os.ReadFile(filepath.Join("testdata", "schema1.json")); err == nil {
+		f.Add(data)
 	}
 	f.Add([]byte(`{"schema":1,"name":"x","created":"2026-01-01T00:00:00Z","runtime_ns":1,"job":{"name":"x"},` +
 		`"dirs":{"read":{"ios":1,"bytes":1,"iops":1,"bw":1,"clat":{"n":1,"min":5,"max":5,"mean":5,"stddev":0,"groups":2,"hist":{"5":1}}}},"seconds":[]}`))
