@@ -120,6 +120,13 @@ func (st *testState) add(r *record) {
 	collected.runs = append(collected.runs, r)
 }
 
+// ran reports whether the test has recorded a run.
+func (st *testState) ran() bool {
+	collected.mu.Lock()
+	defer collected.mu.Unlock()
+	return len(st.runs) > 0
+}
+
 // names returns the names of the next run of job name in the test: the
 // base name of its artifacts ("randread-4k", then "randread-4k.2") and
 // the name of its testcase ("randread-4k", then "randread-4k#2").

@@ -1,13 +1,21 @@
 package stortest
 
 import (
+	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"stortest.dev/iostat"
 	"stortest.dev/report"
@@ -25,21 +33,147 @@ import (
 // relative to the package's directory, where go test runs the test
 // binary. The file is replaced atomically.
 //
+// SIGINT or SIGTERM (Ctrl-C in a terminal, a CI job cancelled or timed
+// out) does not kill the test binary at once. On the first, Main prints
+// a line to stderr and cancels the workloads under way in Run: each
+// returns its partial results, recorded as usual with an error of type
+// "cancelled", and fails its test. A Run called after the signal does
+// not start its workload: the test skips ("cancelled by SIGINT"), or
+// fails if it ran one already. The tests end through their cleanups,
+// which detach their loop devices. Main writes the report once the
+// cancelled runs have returned, in case a second signal comes, and again
+// when the tests have ended, then exits with 128 plus the signal's
+// number, as shells do: 130 for SIGINT, 143 for SIGTERM. A second signal
+// kills the binary at once. A test that runs long without Run does not
+// see the signal unless it watches Interrupted. Under go test -fuzz the
+// signals are left to the fuzzer, which stops on SIGINT on its own.
+//
 // Main does not return: it exits with the tests' status, or 1 when the
-// tests passed but the report could not be written.
+// tests passed but the report could not be written, or 130 or 143 after
+// a signal.
 func Main(m *testing.M) {
 	pkg := callerPackage()
 	start := time.Now()
+	// The report's path is a flag: parsed here, as testing documents for
+	// a TestMain that reads flags, to be known when a signal comes.
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	path := JUnitSetting()
+	var (
+		flushMu sync.Mutex // one write of the report at a time
+		final   bool       // the last write has begun: no more
+	)
+	flush := func(last bool) error {
+		flushMu.Lock()
+		defer flushMu.Unlock()
+		if final {
+			return nil
+		}
+		final = last
+		return writeJUnit(path, pkg, start, time.Since(start))
+	}
+
+	sigs := make(chan os.Signal, 1)
+	// Fuzzing stops on SIGINT as it should, on its own (testing's
+	// coordinator and its workers): leave the signals to it.
+	if !fuzzing() {
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	}
+	go func() {
+		sig := (<-sigs).(syscall.Signal)
+		// A second signal takes the default action: the binary dies.
+		signal.Reset(syscall.SIGINT, syscall.SIGTERM)
+		name := unix.SignalName(sig)
+		if path == "" {
+			fmt.Fprintf(os.Stderr, "stortest: %s: cancelling the running workloads, ending the tests with partial results; a second signal kills\n", name)
+		} else {
+			fmt.Fprintf(os.Stderr, "stortest: %s: cancelling the running workloads, flushing partial results to %s; a second signal kills\n", name, path)
+		}
+		interrupt(interruptError{sig})
+		// Write the runs cut short as soon as they have returned, in case
+		// a second signal (CI escalating to SIGTERM, then SIGKILL) ends the
+		// binary before the tests do; the final write reports errors.
+		if path != "" {
+			waitRuns(interimWait)
+			flush(false)
+		}
+	}()
+
 	code := m.Run()
-	if path := JUnitSetting(); path != "" {
-		if err := writeJUnit(path, pkg, start, time.Since(start)); err != nil {
+	if path != "" {
+		if err := flush(true); err != nil {
 			fmt.Fprintf(os.Stderr, "stortest: JUnit report: %v\n", err)
 			if code == 0 {
 				code = 1
 			}
 		}
 	}
+	if sig, ok := interruptSignal(); ok {
+		code = 128 + int(sig)
+	}
 	os.Exit(code)
+}
+
+// fuzzing reports whether the binary runs go test -fuzz, as its
+// coordinator or as one of its workers.
+func fuzzing() bool {
+	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			return true
+		}
+	}
+	return false
+}
+
+// interimWait bounds how long Main waits, after a signal, for the
+// workloads under way to return before it writes the report a first time.
+const interimWait = 5 * time.Second
+
+// runsInFlight counts the calls of Run under way.
+var runsInFlight atomic.Int64
+
+// waitRuns waits until no Run is under way, for at most limit.
+func waitRuns(limit time.Duration) {
+	for deadline := time.Now().Add(limit); runsInFlight.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// interrupted is done once Main's binary got SIGINT or SIGTERM, with an
+// interruptError as its cause. Without Main it is never done.
+var interrupted, interrupt = context.WithCancelCause(context.Background())
+
+// interruptError is the cause of interrupted: the signal.
+type interruptError struct{ sig syscall.Signal }
+
+func (e interruptError) Error() string { return "cancelled by " + unix.SignalName(e.sig) }
+
+// Interrupted returns a channel closed when the test binary, run by
+// Main, gets SIGINT or SIGTERM: Run's workloads stop on their own, and a
+// test that runs for long otherwise can watch it to end early. Without
+// Main it is never closed.
+func Interrupted() <-chan struct{} { return interrupted.Done() }
+
+// interruptSignal returns the signal that interrupted the binary, if one
+// did.
+func interruptSignal() (syscall.Signal, bool) {
+	var ie interruptError
+	if errors.As(context.Cause(interrupted), &ie) {
+		return ie.sig, true
+	}
+	return 0, false
+}
+
+// withInterrupt returns a context done when parent is, or when the
+// binary is interrupted, with the signal as its cause; stop releases it.
+func withInterrupt(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	unhook := context.AfterFunc(interrupted, func() { cancel(context.Cause(interrupted)) })
+	return ctx, func() {
+		unhook()
+		cancel(context.Canceled)
+	}
 }
 
 // callerPackage returns the import path of the package whose TestMain

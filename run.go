@@ -1,6 +1,7 @@
 package stortest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -101,6 +102,12 @@ func (r *Result) Name() string { return r.Job.Name }
 // artifact directory (-stortest.out), and adds the run to the JUnit
 // report Main writes.
 //
+// Under Main, SIGINT or SIGTERM cancels the job: Run returns its partial
+// results, recorded as usual with an error of type "cancelled" in the
+// report, and fails the test (Errorf) saying so; a Run called after the
+// signal does not start the job but skips the test (SkipNow), or fails it
+// (FailNow) when it has run a job already, "cancelled by SIGINT".
+//
 // Run stops the test (FailNow) when the job cannot start (a bad job, a
 // missing target), and skips it (or fails it with
 // STORTEST_REQUIRE_DEVICE=1) when it lacks the rights or the kernel
@@ -130,13 +137,24 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		}
 	}
 	st := stateOf(t)
+	// Counted before the check: a signal either stops this Run here or
+	// finds it under way, and Main's first report waits for it.
+	runsInFlight.Add(1)
+	defer runsInFlight.Add(-1)
+	if interrupted.Err() != nil {
+		_, caseName := st.names(job.Name)
+		refuseInterrupted(t, st, job.Name, caseName)
+	}
 	dir, err := st.artifactDir(t)
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
 	base, caseName := st.names(job.Name)
 
-	ctx := t.Context()
+	// The workload stops when the test ends or when Main's binary gets
+	// SIGINT or SIGTERM, whichever comes first.
+	ctx, stop := withInterrupt(t.Context())
+	defer stop()
 	fsys := iostat.DefaultFS()
 	devices, err := targetDevices(fsys, target.Path)
 	if err != nil {
@@ -227,6 +245,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	r.rec = &record{run: run}
 	st.add(r.rec)
 
+	canceled := false
 	for _, j := range wres.Jobs {
 		var ioErr workload.IOError
 		switch {
@@ -238,11 +257,38 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 			r.rec.addFailure(report.Failure{Message: msg, Type: "run"}, true)
 			t.Errorf("stortest: %s", msg)
 		}
-		if j.Canceled {
-			t.Logf("stortest: %s.%d was cancelled with the test's context: its results are partial", j.Name, j.Clone)
-		}
+		canceled = canceled || j.Canceled
+	}
+	switch {
+	case canceled && interrupted.Err() != nil:
+		// The run is cut short, not measured: an error of the testcase
+		// and of the test, whatever the checks of its partial results say.
+		msg := fmt.Sprintf("%s: %v after %v: results are partial", job.Name, context.Cause(interrupted), elapsed.Round(time.Millisecond))
+		r.rec.addFailure(report.Failure{Message: msg, Type: "cancelled"}, true)
+		t.Errorf("stortest: %s", msg)
+	case canceled:
+		t.Logf("stortest: %s was cancelled with the test's context: its results are partial", job.Name)
 	}
 	return r
+}
+
+// refuseInterrupted ends the test (SkipNow or FailNow) instead of
+// starting a workload after the binary was interrupted, and records the
+// run not started for the report: skipped when it is the test's first,
+// an error when the test has run (or failed) already, so that a skip
+// never hides a failure nor marks earlier runs skipped.
+func refuseInterrupted(t testing.TB, st *testState, job, caseName string) {
+	t.Helper()
+	msg := fmt.Sprintf("%s: not started: %v", job, context.Cause(interrupted))
+	notRun := report.Run{Test: t.Name(), Job: caseName}
+	if st.ran() || t.Failed() {
+		notRun.Errors = []report.Failure{{Message: msg, Type: "cancelled"}}
+		st.add(&record{run: notRun})
+		t.Fatalf("stortest: %s", msg)
+	}
+	notRun.Skipped = msg
+	st.add(&record{run: notRun})
+	t.Skipf("stortest: %s", msg)
 }
 
 // targetDevices lists the device of path and the devices under it, the
