@@ -1,0 +1,356 @@
+package stortest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// Acceptance: SIGINT to a test binary under Main, in the middle of a
+// 30-second workload, cuts the workload short, writes the JUnit file with
+// its partial results, skips the test that had not started, exits 130
+// (143 for SIGTERM) within seconds and leaves no target, loop device or
+// temporary file behind; a second SIGINT kills it, after the report of
+// the cut run is written. The binary is testdata/cancel's, built with go test -c and run
+// directly: under go test the terminal's SIGINT reaches it the same way,
+// as go test ignores SIGINT and waits for it.
+func TestMainSIGINT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary and runs it for seconds")
+	}
+	bin := buildCancelProgram(t)
+	t.Run("file", func(t *testing.T) { checkSignal(t, bin, "file", syscall.SIGINT) })
+	t.Run("loop", func(t *testing.T) {
+		requireRoot(t)
+		checkSignal(t, bin, "loop", syscall.SIGINT)
+	})
+	t.Run("SIGTERM", func(t *testing.T) { checkSignal(t, bin, "file", syscall.SIGTERM) })
+	t.Run("second signal", func(t *testing.T) {
+		c := startCancelProgram(t, bin, "file", "CANCEL_STUCK=1")
+		c.signalWhen(t, "IOPS", syscall.SIGINT)
+		// The first report, once the cut run has returned; then a test
+		// that ignores the signal, which a second one must end.
+		c.waitFor(t, "=== RUN   TestStuck")
+		c.waitFile(t, c.junit)
+		c.signalWhen(t, "", syscall.SIGINT)
+		st := c.wait(t, 5*time.Second)
+		ws := st.Sys().(syscall.WaitStatus)
+		require.True(t, ws.Signaled(), "killed by the second signal, not %v; stderr: %s", st, c.stderr.String())
+		assert.Equal(t, syscall.SIGINT, ws.Signal())
+		doc := readJUnitFile(t, c.junit)
+		long := doc.find("TestLong", "long")
+		require.NotNil(t, long, "the report written after the first signal has the cut run: %+v", doc)
+		assert.True(t, long.cancelled("SIGINT"), "error: %+v", long.Errors)
+		c.assertNothingLeft(t)
+	})
+}
+
+// checkSignal runs the program on a kind of target, sends sig once its
+// 30-second run reports I/O, and checks the exit, the report and what is
+// left.
+func checkSignal(t *testing.T, bin, kind string, sig syscall.Signal) {
+	name := unix.SignalName(sig)
+	c := startCancelProgram(t, bin, kind)
+	c.signalWhen(t, "IOPS", sig) // a progress line: I/O is under way
+	st := c.wait(t, 5*time.Second)
+	require.Equal(t, 128+int(sig), st.ExitCode(), "stdout: %s\nstderr: %s", c.stdout.String(), c.stderr.String())
+	assert.Contains(t, c.stderr.String(), "stortest: "+name+": cancelling the running workloads, flushing partial results to "+c.junit)
+	assert.Contains(t, c.stdout.String(), "--- FAIL: TestLong")
+	assert.Contains(t, c.stdout.String(), "--- SKIP: TestNext")
+
+	doc := readJUnitFile(t, c.junit)
+	require.Len(t, doc.Suites, 1)
+	s := doc.Suites[0]
+	assert.Equal(t, "stortest.dev/testdata/cancel", s.Name)
+	assert.Equal(t, [4]int{2, 0, 1, 1}, [4]int{s.Tests, s.Failures, s.Errors, s.Skipped}, "tests, failures, errors, skipped")
+
+	long := doc.find("TestLong", "long")
+	require.NotNil(t, long, "the cut run's testcase")
+	assert.True(t, long.cancelled(name), "says it was cancelled: %+v", long.Errors)
+	assert.Contains(t, long.Out, "(canceled: partial results)")
+	assert.Contains(t, long.Out, "read: IOPS=")
+	iops, err := strconv.ParseFloat(s.prop("TestLong/long/read.iops"), 64)
+	require.NoError(t, err)
+	assert.Positive(t, iops, "the partial run's IOPS")
+	secs, err := strconv.ParseFloat(long.Time, 64)
+	require.NoError(t, err)
+	assert.Less(t, secs, 10.0, "the run's time is up to the signal, not the job's 30 s")
+	// The histogram log, flushed up to the signal.
+	logs, _ := filepath.Glob(filepath.Join(c.out, "TestLong", "long_clat_hist.*.log"))
+	require.Len(t, logs, 1)
+	assert.Contains(t, long.Out, "[[ATTACHMENT|"+logs[0]+"]]")
+	assert.GreaterOrEqual(t, countRows(t, logs[0]), 1)
+
+	next := doc.find("TestNext", "next")
+	require.NotNil(t, next, "the test after the signal has a testcase")
+	require.NotNil(t, next.Skipped, "skipped")
+	assert.Equal(t, "next: not started: cancelled by "+name, next.Skipped.Message)
+
+	c.assertNothingLeft(t)
+	validateJUnit(t, c.junit)
+}
+
+// buildCancelProgram compiles testdata/cancel's tests into a binary in a
+// temporary directory.
+func buildCancelProgram(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cancel.test")
+	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(goCmd, "test", "-c", "-o", bin, "./testdata/cancel").CombinedOutput()
+	require.NoError(t, err, "go test -c: %s", out)
+	return bin
+}
+
+// cancelProgram is a running test binary of testdata/cancel.
+type cancelProgram struct {
+	cmd            *exec.Cmd
+	stdout, stderr lockedBuffer
+	exited         chan struct{}
+	// tmp is the binary's TMPDIR, where its targets go; junit and out
+	// are its report and artifact directory.
+	tmp, junit, out string
+	signaled        time.Time
+}
+
+// startCancelProgram starts the binary with CANCEL_TARGET=kind and the
+// environment entries env, in testdata/cancel as go test would, and
+// kills it, by its pid, if the test ends before it does.
+func startCancelProgram(t *testing.T, bin, kind string, env ...string) *cancelProgram {
+	t.Helper()
+	dir := t.TempDir()
+	c := &cancelProgram{
+		tmp:    filepath.Join(dir, "tmp"),
+		junit:  filepath.Join(dir, "report", "junit.xml"),
+		out:    filepath.Join(dir, "out"),
+		exited: make(chan struct{}),
+	}
+	require.NoError(t, os.Mkdir(c.tmp, 0o755))
+	require.NoError(t, os.Mkdir(filepath.Dir(c.junit), 0o755))
+	c.cmd = exec.Command(bin, "-test.v", "-test.count=1", "-stortest.junit="+c.junit, "-stortest.out="+c.out)
+	c.cmd.Dir = filepath.Join("testdata", "cancel")
+	c.cmd.Env = append(os.Environ(), "TMPDIR="+c.tmp, "CANCEL_TARGET="+kind,
+		"STORTEST_DEVICE=", "STORTEST_NOCLEANUP=0", "STORTEST_JUNIT=", "STORTEST_OUT=")
+	c.cmd.Env = append(c.cmd.Env, env...)
+	c.cmd.Stdout, c.cmd.Stderr = &c.stdout, &c.stderr
+	require.NoError(t, c.cmd.Start())
+	go func() {
+		c.cmd.Wait()
+		close(c.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-c.exited:
+		default:
+			c.cmd.Process.Kill()
+			<-c.exited
+		}
+	})
+	return c
+}
+
+// waitFor waits until stdout contains s; it stops the test (FailNow)
+// when the binary exits or 20 s pass first.
+func (c *cancelProgram) waitFor(t *testing.T, s string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(c.stdout.String(), s); time.Sleep(10 * time.Millisecond) {
+		select {
+		case <-c.exited:
+			t.Fatalf("the binary exited before printing %q\nstdout: %s\nstderr: %s", s, c.stdout.String(), c.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q in 20 s\nstdout: %s\nstderr: %s", s, c.stdout.String(), c.stderr.String())
+		}
+	}
+}
+
+// waitFile waits until path exists; it stops the test (FailNow) after
+// 10 s.
+func (c *cancelProgram) waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in 10 s\nstderr: %s", path, c.stderr.String())
+		}
+	}
+}
+
+// signalWhen sends sig to the binary, by its pid, once stdout contains
+// ready; it stops the test (FailNow) when that does not come.
+func (c *cancelProgram) signalWhen(t *testing.T, ready string, sig syscall.Signal) {
+	t.Helper()
+	c.waitFor(t, ready)
+	c.signaled = time.Now()
+	require.NoError(t, c.cmd.Process.Signal(sig))
+}
+
+// wait waits for the binary to exit, within limit of the last signal,
+// and returns its state; it stops the test (FailNow) otherwise.
+func (c *cancelProgram) wait(t *testing.T, limit time.Duration) *os.ProcessState {
+	t.Helper()
+	select {
+	case <-c.exited:
+	case <-time.After(time.Until(c.signaled.Add(limit))):
+		t.Fatalf("still running %v after the signal\nstdout: %s\nstderr: %s", limit, c.stdout.String(), c.stderr.String())
+	}
+	return c.cmd.ProcessState
+}
+
+// assertNothingLeft checks that the binary left no target in its TMPDIR,
+// no loop device over one, and no temporary file beside the report.
+func (c *cancelProgram) assertNothingLeft(t *testing.T) {
+	t.Helper()
+	left, _ := os.ReadDir(c.tmp)
+	assert.Empty(t, left, "left in TMPDIR")
+	assert.Empty(t, loopsOver(c.tmp), "loop devices left")
+	entries, _ := os.ReadDir(filepath.Dir(c.junit))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{filepath.Base(c.junit)}, names, "beside the report")
+}
+
+// loopsOver lists the loop devices whose backing file lies under dir
+// (not the other loop devices of the machine, which are someone else's).
+func loopsOver(dir string) []string {
+	var out []string
+	files, _ := filepath.Glob("/sys/block/loop*/loop/backing_file")
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if strings.HasPrefix(strings.TrimSpace(string(b)), dir+"/") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// lockedBuffer is a bytes.Buffer safe for the writer (the command's
+// output copier) and the reader (the test) at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// junitDoc is the part of a JUnit file the test reads.
+type junitDoc struct {
+	Suites []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Props    []struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	} `xml:"properties>property"`
+	Cases []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Classname string `xml:"classname,attr"`
+	Name      string `xml:"name,attr"`
+	Time      string `xml:"time,attr"`
+	Errors    []struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+	} `xml:"error"`
+	Skipped *struct {
+		Message string `xml:"message,attr"`
+	} `xml:"skipped"`
+	Out string `xml:"system-out"`
+}
+
+// readJUnitFile parses the JUnit file at path; it stops the test
+// (FailNow) when it is missing or not well-formed XML.
+func readJUnitFile(t *testing.T, path string) *junitDoc {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err, "the JUnit file")
+	var doc junitDoc
+	require.NoError(t, xml.Unmarshal(data, &doc), "%s", data)
+	return &doc
+}
+
+// find returns the testcase of a test and job, or nil.
+func (d *junitDoc) find(test, job string) *junitCase {
+	for _, s := range d.Suites {
+		for i, c := range s.Cases {
+			if c.Classname == test && c.Name == job {
+				return &s.Cases[i]
+			}
+		}
+	}
+	return nil
+}
+
+func (s *junitSuite) prop(name string) string {
+	for _, p := range s.Props {
+		if p.Name == name {
+			return p.Value
+		}
+	}
+	return ""
+}
+
+// cancelled reports whether the case has the error of a run cut short
+// by the signal named sig ("SIGINT").
+func (c *junitCase) cancelled(sig string) bool {
+	for _, e := range c.Errors {
+		if e.Type == "cancelled" && strings.Contains(e.Message, "cancelled by "+sig+" after") &&
+			strings.HasSuffix(e.Message, "results are partial") {
+			return true
+		}
+	}
+	return false
+}
+
+// countRows counts the complete rows of a histogram log; it stops the
+// test (FailNow) when the file cannot be read or its last row is cut.
+func countRows(t *testing.T, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	rows := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		rows++
+		require.Greater(t, strings.Count(sc.Text(), ","), 3, "row %d is complete: %q", rows, sc.Text())
+	}
+	require.NoError(t, sc.Err())
+	return rows
+}
