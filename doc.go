@@ -58,6 +58,14 @@
 // in system-out with [[ATTACHMENT|path]] lines, and one failure per
 // failed check.
 //
+// SIGINT or SIGTERM does not lose a long run: Main cancels the workloads
+// under way, which return their partial results, each recorded with an
+// error of type "cancelled" ("cancelled by SIGINT after 12.3s: results
+// are partial"); a test that would start one afterwards skips, or fails
+// if it has run one already; the cleanups detach the loop devices; Main
+// writes the report and exits 130 for SIGINT, 143 for SIGTERM. A second
+// signal kills at once.
+//
 // # Checks
 //
 // The methods of Result check limits: percentiles of slat, clat or lat
