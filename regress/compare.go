@@ -175,6 +175,10 @@ func Overall(reports ...Report) Verdict {
 //     for an interval below the maximum (368 for p99 at 95%, 3688 for
 //     p99.9, 36887 for p99.99), and the runs enough seconds (MinSamples)
 //     to measure the drift, else it is Inconclusive.
+//   - means: the standard errors of the two means, combined with the
+//     drift between seconds measured by the moving-block bootstrap of the
+//     per-second clat means; for baselines without per-second means
+//     (schema 1, imported fio results), the drift of p50 as above.
 //
 // The verdict (see decide): Regression when the estimate is worse than the
 // baseline by more than the tolerance and the interval, at the
@@ -610,9 +614,9 @@ func (c *comparer) percentile(name, dir, stat string, p float64, bs, cs *baselin
 	return f
 }
 
-// mean compares a stat's mean latency: an interval from the standard
-// errors (stddev/sqrt(N), as if latencies were independent) and the
-// drift from second to second as for p50 (timeNoise).
+// mean compares a stat's mean latency. The interval combines the
+// standard errors of the means (stddev/sqrt(N), as if latencies were
+// independent) with the drift from second to second (meanDrift).
 func (c *comparer) mean(name, dir, stat string, bs, cs *baselines.Stat, tol Tolerance) Finding {
 	var cm float64
 	if cs != nil {
@@ -624,15 +628,61 @@ func (c *comparer) mean(name, dir, stat string, bs, cs *baselines.Stat, tol Tole
 		f.Reason = fmt.Sprintf("%s: inconclusive: too few %s values", label(name), stat)
 		return f
 	}
-	se := c.z * math.Sqrt(sq(bs.Stddev/bs.Mean)/float64(bs.N)+sq(cs.Stddev/cs.Mean)/float64(cs.N))
-	eLo, eHi, from := c.timeNoise(dir, 50)
-	if from == "" {
+	se := seMeans(c.z, bs, cs)
+	f.Samples = Samples{Kind: "I/Os", Base: bs.N, Current: cs.N}
+	n := min(bs.N, cs.N)
+	eLo, eHi, from, br := c.meanDrift(dir)
+	switch {
+	case br.nBase > 0 && br.nCur > 0 && !br.ok:
+		return c.noDriftIn(f, br.nBase, br.nCur, "per-second clat means")
+	case from == "":
 		return c.noDrift(f, dir)
+	case br.ok && math.Max(eLo, eHi) > se:
+		// The drift dominates: more samples means more seconds.
+		f.Samples.Kind, f.Samples.Base, f.Samples.Current = "seconds", uint64(br.nBase), uint64(br.nCur)
+		n = uint64(min(br.nBase, br.nCur))
 	}
 	f.Interval = &Interval{Low: f.Ratio * math.Exp(-math.Hypot(se, eLo)), High: f.Ratio * math.Exp(math.Hypot(se, eHi))}
-	f.Samples = Samples{Kind: "I/Os", Base: bs.N, Current: cs.N, Method: "standard errors of the means and " + from}
-	c.judge(&f, min(bs.N, cs.N))
+	f.Samples.Method = "standard errors of the means and " + from
+	c.judge(&f, n)
 	return f
+}
+
+// seMeans is the half-width, on the log scale, of the interval of the
+// ratio of two means from their standard errors alone.
+func seMeans(z float64, bs, cs *baselines.Stat) float64 {
+	return z * math.Sqrt(sq(bs.Stddev/bs.Mean)/float64(bs.N)+sq(cs.Stddev/cs.Mean)/float64(cs.N))
+}
+
+// meanDrift is the part of a mean latency's interval that comes from the
+// run's drift from second to second, which standard errors, assuming
+// independent latencies, cannot see. Where both runs kept per-second clat
+// means (baselines of schema 2), it is the moving-block bootstrap of
+// those means, less the clat means' standard errors, which the bootstrap
+// also measures; br is that bootstrap (br.nBase and br.nCur are 0 when a
+// run has no per-second means). Otherwise, for older baselines and
+// imported fio results, it is the drift of p50 (timeNoise), the nearest
+// per-second statistic they have; a per-second median can swing while the
+// mean stays steady (blk-throttle releasing I/O in bursts), so that is a
+// fallback only. from describes the source, empty when there are too few
+// samples to tell.
+func (c *comparer) meanDrift(dir string) (eLo, eHi float64, from string, br bootResult) {
+	br = c.bootstrap(dir+".clat.mean/second", dir, baselines.SecondClatMean)
+	if br.nBase == 0 || br.nCur == 0 {
+		eLo, eHi, from = c.timeNoise(dir, 50)
+		return eLo, eHi, from, br
+	}
+	if !br.ok {
+		return 0, 0, "", br
+	}
+	var se float64
+	if bs, cs := c.base.Dir(dir).Stat("clat"), c.cur.Dir(dir).Stat("clat"); bs != nil && cs != nil &&
+		bs.N >= 2 && cs.N >= 2 && bs.Mean > 0 && cs.Mean > 0 {
+		se = seMeans(c.z, bs, cs)
+	}
+	eLo = math.Sqrt(math.Max(0, sq(br.dLo)-sq(se)))
+	eHi = math.Sqrt(math.Max(0, sq(br.dHi)-sq(se)))
+	return eLo, eHi, fmt.Sprintf("the moving-block bootstrap of per-second clat means (blocks of %d and %d s)", br.lBase, br.lCur), br
 }
 
 // noDrift makes a latency finding Inconclusive when the runs have too few
@@ -641,12 +691,18 @@ func (c *comparer) mean(name, dir, stat string, bs, cs *baselines.Stat, tol Tole
 func (c *comparer) noDrift(f Finding, dir string) Finding {
 	nb := max(len(c.base.PerSecond(dir, baselines.SecondIOPS)), c.base.Dir(dir).IOPSSamples.N)
 	nc := max(len(c.cur.PerSecond(dir, baselines.SecondIOPS)), c.cur.Dir(dir).IOPSSamples.N)
+	return c.noDriftIn(f, nb, nc, "per-second samples")
+}
+
+// noDriftIn is noDrift for a drift measured on a series of which the runs
+// have nb and nc samples.
+func (c *comparer) noDriftIn(f Finding, nb, nc int, what string) Finding {
 	fewest := min(nb, nc)
 	f.Samples = Samples{Kind: "seconds", Base: uint64(nb), Current: uint64(nc)}
 	f.More = uint64(max(0, c.cfg.MinSamples-fewest))
 	f.Verdict = Inconclusive
-	f.Reason = fmt.Sprintf("%s: inconclusive: %d per-second samples, need %d to measure the drift between seconds (%d more seconds per run)",
-		head(&f), fewest, c.cfg.MinSamples, f.More)
+	f.Reason = fmt.Sprintf("%s: inconclusive: %d %s, need %d to measure the drift between seconds (%d more seconds per run)",
+		head(&f), fewest, what, c.cfg.MinSamples, f.More)
 	return f
 }
 

@@ -39,9 +39,14 @@
 // histogram with the drift between seconds measured by the bootstrap of a
 // per-second clat percentile. A percentile needs enough I/Os for an
 // interval below the maximum: 368 for p99 at 95%, 3688 for p99.9, 36887
-// for p99.99. Because every metric compared is a chance of a false alarm,
-// a regression must hold at the family-wise level (Bonferroni over the
-// metrics with intervals) unless Config.PerMetric is set.
+// for p99.99. Mean latencies combine the standard errors of the means
+// with the bootstrap of the per-second clat means (a per-second median
+// can swing while the mean holds steady, as under blk-throttle's bursts);
+// baselines without per-second means (schema 1, imported fio results)
+// take the drift of p50 instead. Because every metric compared is a
+// chance of a false alarm, a regression must hold at the family-wise
+// level (Bonferroni over the metrics with intervals) unless
+// Config.PerMetric is set.
 //
 // On simulated noisy devices (per-second IOPS drifting by 8-15% with lag-1
 // autocorrelation 0.7-0.8, 30-60 s runs) the defaults flag an unchanged
