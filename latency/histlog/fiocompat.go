@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"stortest.dev/latency"
@@ -439,16 +440,20 @@ func (e *engine) open(inputs []Input, ropt ReaderOptions, shifts []int) error {
 	for i, in := range inputs {
 		e.srcs[i] = &source{idx: i, in: in}
 	}
-	return e.parallel(context.Background(), func(s *source) error {
+	err := e.parallel(context.Background(), func(s *source) error {
 		rc, err := s.in.open()
 		if err != nil {
 			return err
 		}
 		s.rc = rc
-		s.rd = NewReader(rc, s.in.Path, ropt)
+		s.rd = newReaderSize(rc, s.in.Path, ropt, readBufFor(len(inputs)))
 		if shifts != nil {
 			s.shift = shifts[s.idx]
 		}
 		return nil
 	})
+	if errors.Is(err, syscall.EMFILE) {
+		return fmt.Errorf("%w: a merge keeps all its %d logs open; raise the limit on open files (ulimit -n)", err, len(inputs))
+	}
+	return err
 }

@@ -86,7 +86,12 @@ type Reader struct {
 
 // NewReader returns a reader of src; name is used in errors (a path).
 func NewReader(src io.Reader, name string, opt ReaderOptions) *Reader {
-	return &Reader{src: src, name: name, opt: opt, buf: make([]byte, readBufSize)}
+	return newReaderSize(src, name, opt, readBufSize)
+}
+
+// newReaderSize is NewReader with a first buffer of size bytes.
+func newReaderSize(src io.Reader, name string, opt ReaderOptions, size int) *Reader {
+	return &Reader{src: src, name: name, opt: opt, buf: make([]byte, size)}
 }
 
 // Scan reads the next row; it returns false at the end of the input or
