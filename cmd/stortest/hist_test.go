@@ -3,12 +3,18 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"stortest.dev/latency"
+	"stortest.dev/latency/histlog"
 )
 
 var histData = filepath.Join("..", "..", "latency", "histlog", "testdata")
@@ -124,5 +130,110 @@ func TestHistMergeUsage(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := runMain([]string{"hist", "merge", filepath.Join(histData, "missing.log")}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "missing.log") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// `stortest hist merge` takes a thousand logs on its command line (60 KB
+// of arguments, far below ARG_MAX), flags after them included: the same
+// figures as for one of them, with 1000 times the completions.
+func TestHistMergeThousandFiles(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i := range 1000 {
+		files = append(files, filepath.Join(dir, fmt.Sprintf("node%02d", i%10), histlog.FileName("h", i/10+1)))
+	}
+	var log bytes.Buffer
+	w, err := histlog.NewWriter(&log, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := latency.NewFio()
+	for sec := uint64(1); sec <= 6; sec++ {
+		for d := range histlog.Direction(2) {
+			h.Reset()
+			for k := range 50 * (uint64(d) + 1) {
+				h.Add(20_000*(uint64(d)+1) + 700*k*sec)
+			}
+			if err := w.WriteInterval(sec*1000, d, 4096, h); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range files {
+		if i < 10 {
+			if err := os.Mkdir(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(f, log.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := float64(len(files))
+	for _, tc := range []struct {
+		args             []string
+		samples, inputs  int // columns; -1: none
+		byInput, columns int // the first per-input column; columns of a row of one log
+	}{
+		{[]string{"--format", "fio"}, 1, -1, -1, 7},
+		{[]string{"--by-input", "--percentiles", "50,99"}, 3, 2, 8, 9},
+	} {
+		var one, all, stderr bytes.Buffer
+		if code := runMain(append(append([]string{"hist", "merge"}, files[0]), tc.args...), &one, &stderr); code != 0 {
+			t.Fatalf("%v, one log: exit %d: %s", tc.args, code, stderr.String())
+		}
+		if code := runMain(append(append([]string{"hist", "merge"}, files...), tc.args...), &all, &stderr); code != 0 {
+			t.Fatalf("%v, %d logs: exit %d: %s", tc.args, len(files), code, stderr.String())
+		}
+		ones, alls := strings.Split(one.String(), "\n"), strings.Split(all.String(), "\n")
+		if len(ones) != len(alls) || len(ones) < 8 {
+			t.Fatalf("%v: %d lines for one log, %d for all", tc.args, len(ones), len(alls))
+		}
+		rows := 0
+		for k, line := range ones {
+			f, g := strings.Split(line, ","), strings.Split(alls[k], ",")
+			if _, err := strconv.ParseFloat(strings.TrimSpace(f[0]), 64); err != nil || len(f) != tc.columns {
+				if tc.byInput > 0 && k == 0 { // the CSV header
+					labels := map[string]bool{}
+					for _, l := range g[tc.byInput:] {
+						labels[l] = true
+					}
+					if len(g) != tc.byInput+len(files) || len(labels) != len(files) || !labels["samples:node03/h.17"] || line != strings.Join(g[:tc.byInput+1], ",") {
+						t.Errorf("%v: header %.200q... of %d fields, %d labels", tc.args, alls[k], len(g), len(labels))
+					}
+				} else if line != alls[k] {
+					t.Errorf("%v: line %d: %q for all logs, %q for one", tc.args, k+1, alls[k], line)
+				}
+				continue
+			}
+			rows++
+			want := slices.Clone(f)
+			scale := func(col int) {
+				v, _ := strconv.ParseFloat(strings.TrimSpace(f[col]), 64)
+				want[col] = strconv.FormatFloat(v*n, 'f', -1, 64)
+			}
+			scale(tc.samples)
+			if tc.inputs >= 0 {
+				scale(tc.inputs)
+			}
+			if tc.byInput > 0 {
+				want = append(want, slices.Repeat(want[tc.byInput:], len(files)-1)...)
+			}
+			for c := range g {
+				g[c] = strings.TrimSpace(g[c])
+			}
+			for c := range want {
+				want[c] = strings.TrimSpace(want[c])
+			}
+			if !slices.Equal(want, g) {
+				t.Errorf("%v: line %d: %.200q... for all logs, want %.200q...", tc.args, k+1, alls[k], strings.Join(want, ","))
+			}
+		}
+		if rows < 6 {
+			t.Errorf("%v: %d rows", tc.args, rows)
+		}
 	}
 }
