@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"stortest.dev/latency"
@@ -98,4 +101,42 @@ func BenchmarkMerge(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkMergeThousandLogs merges 1,000 logs of fio's 1856 columns
+// (TestMergeThousandLogs's, of HISTLOG_SCALE_SECONDS rows per direction,
+// default 120: 1.3 GB) from files, as `stortest hist merge` does, and
+// reports the peak growth of the heap and the most files open during a
+// merge (scripts/bench-histlog.sh runs it).
+func BenchmarkMergeThousandLogs(b *testing.B) {
+	seconds := scaleSeconds
+	if s, err := strconv.Atoi(os.Getenv("HISTLOG_SCALE_SECONDS")); err == nil && s > 13 {
+		seconds = s
+	}
+	paths, ref := genScaleLogs(b, b.TempDir(), scaleLogs, seconds, scaleCols)
+	inputs := make([]Input, len(paths))
+	for i, p := range paths {
+		inputs[i] = ParseInput(p)
+	}
+	b.SetBytes(ref.bytes)
+	files0 := openFiles()
+	var growth, live uint64
+	files := 0
+	for b.Loop() {
+		runtime.GC()
+		heap0, live0 := heapNow()
+		mon := startMonitor()
+		_, err := Merge(context.Background(), inputs, Config{}, NewCSVSink(io.Discard, Microsecond))
+		mon.finish()
+		if err != nil {
+			b.Fatal(err)
+		}
+		growth = max(growth, mon.heapPeak-min(mon.heapPeak, heap0))
+		live = max(live, mon.livePeak-min(mon.livePeak, live0))
+		files = max(files, mon.filesPeak-files0)
+	}
+	b.ReportMetric(float64(growth)/1e6, "peak-heap-MB")
+	b.ReportMetric(float64(live)/1e6, "peak-live-MB")
+	b.ReportMetric(float64(files), "open-files")
+	b.ReportMetric(float64(ref.rows), "rows")
 }
