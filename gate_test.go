@@ -2,6 +2,7 @@ package stortest
 
 import (
 	"encoding/xml"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/baselines"
 	"stortest.dev/internal/blkio"
 	"stortest.dev/workload"
 )
@@ -88,6 +90,9 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 	assert.True(t, anyContains(errs, "read iops"), "no IOPS finding in %q", errs)
 	assert.True(t, anyContains(errs, "read clat"), "no latency finding in %q", errs)
 	t.Logf("throttled: %d findings, e.g. %q", len(errs), errs[0])
+	logClatMeans(t, "baseline", base)
+	logClatMeans(t, "throttled", slow)
+	t.Logf("throttled baseline-diff: %s", diffLine(slow, "read.clat.mean"))
 
 	// The I/O thread may still be in the group (Go keeps threads): lift
 	// the limit before the reruns.
@@ -129,4 +134,40 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 	}
 	assert.Equal(t, 5, mine, "baseline, throttled and three reruns")
 	assert.Equal(t, 1, failed, "only the throttled run fails")
+}
+
+// logClatMeans logs what the latency finding rests on: the run's mean
+// clat and the mean clat of each of its seconds, in µs.
+func logClatMeans(t *testing.T, what string, res *Result) {
+	t.Helper()
+	b, err := baselines.FromResult(res.Result, baselines.Fingerprint{})
+	if err != nil || b.Dir("read") == nil || b.Dir("read").Clat == nil {
+		t.Logf("%s: no read clat: %v", what, err)
+		return
+	}
+	var secs []int
+	for _, v := range b.PerSecond("read", baselines.SecondClatMean) {
+		secs = append(secs, int(math.Round(v/1e3)))
+	}
+	t.Logf("%s: mean clat %.1fµs; per second %v µs", what, b.Dir("read").Clat.Mean/1e3, secs)
+}
+
+// diffLine returns the line of metric in the run's baseline-diff
+// artifact.
+func diffLine(res *Result, metric string) string {
+	for _, a := range res.Artifacts {
+		if !strings.HasSuffix(a, ".baseline-diff.txt") {
+			continue
+		}
+		data, err := os.ReadFile(a)
+		if err != nil {
+			return err.Error()
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(line); len(f) > 0 && f[0] == metric {
+				return strings.Join(f, "  ")
+			}
+		}
+	}
+	return "(no " + metric + " in a baseline-diff artifact)"
 }
