@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,14 +18,22 @@ func TestPvsync2NoWait(t *testing.T) {
 	if err := f.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
-		t.Fatal(err)
-	}
 	bufs := allocBuffers(t, 1, 4096)
 	e := newEngine(t, "pvsync2", Config{File: f, NoWait: true})
 	u := Unit{Op: OpRead, Offset: 256 << 10, Buf: bufs.Buf(0), BufIndex: -1}
-	if st, err := e.Queue(&u); st != Completed || err != nil {
-		t.Fatalf("Queue = %v, %v; want completed, nil", st, err)
+	// FADV_DONTNEED skips pages it cannot drop at that moment (still in a
+	// CPU's LRU batch, say): drop again until the read finds none cached.
+	for try := 0; ; try++ {
+		if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := e.Queue(&u); st != Completed || err != nil {
+			t.Fatalf("Queue = %v, %v; want completed, nil", st, err)
+		}
+		if u.Res < 0 || try == 9 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if u.Res != -int64(unix.EAGAIN) {
 		t.Fatalf("NOWAIT read of uncached data: Res = %d, want %d (-EAGAIN)", u.Res, -int64(unix.EAGAIN))
