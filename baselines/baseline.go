@@ -458,17 +458,17 @@ func mergeSeconds(jobs []*workload.JobResult) ([]Second, error) {
 			for d := range workload.NumDirs {
 				ios[d] += s.IOs[d]
 				bytes[d] += s.Bytes[d]
-				seen[d] = seen[d] || s.IOs[d] > 0 || len(s.Clat[d]) > 0
+				seen[d] = seen[d] || s.IOs[d] > 0 || !s.Clat[d].Empty()
 				if scratch[d] == nil {
 					continue
 				}
-				for _, bin := range s.Clat[d] {
-					if got := scratch[d].Layout().Value(scratch[d].Layout().Index(bin.Value)); got != bin.Value {
-						return nil, fmt.Errorf("baselines: job %s second %d: clat bin %d is not a bucket value", j.Name, i+1, bin.Value)
+				for v, c := range s.Clat[d].All() {
+					if got := scratch[d].Layout().Value(scratch[d].Layout().Index(v)); got != v {
+						return nil, fmt.Errorf("baselines: job %s second %d: clat bin %d is not a bucket value", j.Name, i+1, v)
 					}
-					scratch[d].AddBin(bin.Value, bin.Count)
-					clatSum[d] += float64(bin.Value) * float64(bin.Count)
-					clatN[d] += float64(bin.Count)
+					scratch[d].AddBin(v, c)
+					clatSum[d] += float64(v) * float64(c)
+					clatN[d] += float64(c)
 				}
 			}
 		}
@@ -509,7 +509,7 @@ func foldEmptySeconds(secs []workload.Second) []workload.Second {
 			for d := range workload.NumDirs {
 				p.IOs[d] += s.IOs[d]
 				p.Bytes[d] += s.Bytes[d]
-				p.Clat[d] = append(append([]latency.Bin(nil), p.Clat[d]...), s.Clat[d]...)
+				p.Clat[d] = sumSparse(p.Clat[d], s.Clat[d])
 			}
 			continue
 		}
@@ -541,4 +541,18 @@ func moments(xs []float64) Moments {
 		m.Stddev = math.Sqrt(ss / float64(len(xs)-1))
 	}
 	return m
+}
+
+// sumSparse returns the buckets of a and b added together.
+func sumSparse(a, b latency.Sparse) latency.Sparse {
+	switch {
+	case a.Empty():
+		return b
+	case b.Empty():
+		return a
+	}
+	h := latency.New(a.Layout())
+	a.AddTo(h)
+	b.AddTo(h)
+	return latency.NewSparse(h)
 }

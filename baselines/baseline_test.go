@@ -54,9 +54,8 @@ func TestFromResultMergesClones(t *testing.T) {
 		sa, sb := a.Seconds[i], b.Seconds[i]
 		require.Equal(t, sa.IOs[0]+sb.IOs[0], s.Dirs[0].IOs)
 		h := latency.New(latency.MustLayout(latency.LongGroups))
-		for _, bin := range append(append([]latency.Bin(nil), sa.Clat[0]...), sb.Clat[0]...) {
-			h.AddBin(bin.Value, bin.Count)
-		}
+		sa.Clat[0].AddTo(h)
+		sb.Clat[0].AddTo(h)
 		require.Equal(t, h.Percentile(99), s.Dirs[0].ClatP99, "second %d", i)
 		require.Equal(t, h.Percentile(99.9), s.Dirs[0].ClatP999, "second %d", i)
 		var sum, n float64
@@ -164,7 +163,9 @@ func TestFromResultFoldsEmptySeconds(t *testing.T) {
 	last := jr.Seconds[len(jr.Seconds)-1]
 	extra := workload.Second{T: last.T, Dur: 0}
 	extra.IOs[0], extra.Bytes[0] = 2, 8192
-	extra.Clat[0] = []latency.Bin{{Value: 100, Count: 2}}
+	h := latency.New(last.Clat[0].Layout())
+	h.AddBin(100, 2)
+	extra.Clat[0] = latency.NewSparse(h)
 	jr.Seconds = append(jr.Seconds, extra)
 	jr.Dirs[0].IOs += 2
 	b, err := FromJobResult(jr, Fingerprint{})

@@ -60,7 +60,7 @@ func synthJob(t testing.TB, name string, clone, seconds, perSec int, mixed bool,
 			ds.Bytes += uint64(n) * 4096
 			second.IOs[d] = uint64(n)
 			second.Bytes[d] = uint64(n) * 4096
-			second.Clat[d] = sec[d].Bins()
+			second.Clat[d] = latency.NewSparse(sec[d])
 		}
 		jr.Seconds = append(jr.Seconds, second)
 	}

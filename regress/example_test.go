@@ -34,7 +34,7 @@ func run(perSec int, median, tail float64, firmware string) *baselines.Baseline 
 		_ = total.Merge(sec)
 		second := workload.Second{T: time.Duration(s+1) * time.Second, Dur: time.Second}
 		second.IOs[workload.DirRead], second.Bytes[workload.DirRead] = uint64(n), uint64(n)*4096
-		second.Clat[workload.DirRead] = sec.Bins()
+		second.Clat[workload.DirRead] = latency.NewSparse(sec)
 		jr.Seconds = append(jr.Seconds, second)
 	}
 	jr.Dirs[workload.DirRead] = workload.DirStats{IOs: total.Count(), Bytes: total.Count() * 4096, Clat: total}

@@ -41,7 +41,7 @@ func pacedRun(t testing.TB, seconds, perSec int, rng *rand.Rand, lat func(s int)
 		var second workload.Second
 		second.T, second.Dur = time.Duration(s+1)*time.Second, time.Second
 		second.IOs[workload.DirRead], second.Bytes[workload.DirRead] = uint64(n), uint64(n)*4096
-		second.Clat[workload.DirRead] = sec.Bins()
+		second.Clat[workload.DirRead] = latency.NewSparse(sec)
 		jr.Seconds = append(jr.Seconds, second)
 	}
 	jr.Seconds = append(jr.Seconds, workload.Second{T: runtime, Dur: runtime - time.Duration(seconds)*time.Second})

@@ -81,7 +81,7 @@ func (p process) run(t testing.TB, rng *rand.Rand, ch change) *baselines.Baselin
 		second.Dur = time.Second
 		second.IOs[workload.DirRead] = uint64(n)
 		second.Bytes[workload.DirRead] = uint64(n) * 4096
-		second.Clat[workload.DirRead] = sec.Bins()
+		second.Clat[workload.DirRead] = latency.NewSparse(sec)
 		jr.Seconds = append(jr.Seconds, second)
 	}
 	jr.Dirs[workload.DirRead] = workload.DirStats{IOs: total.Count(), Bytes: total.Count() * 4096, Clat: total, Lat: total.Clone()}

@@ -35,7 +35,7 @@ func heapAfterGC() uint64 {
 // hour of wall time is not needed to measure what an hour keeps), adding
 // perSecond completion latencies a second drawn by draw, in each of dirs.
 // It returns the live heap the worker's result grew by.
-func simulateHour(t *testing.T, dirs []Dir, perSecond int, draw func(r *rand.Rand) uint64) (bytesPerSecond float64, nonEmpty float64) {
+func simulateHour(t *testing.T, dirs []Dir, perSecond int, draw func(r *rand.Rand) uint64) (bytesPerSecond, nonEmpty, encoded float64) {
 	t.Helper()
 	layout := latency.MustLayout(latency.LongGroups)
 	job := Job{Name: "mem", Engine: "null", RW: RandRW, BlockSize: 4096, Size: 1 << 30, Runtime: time.Hour, TimeBased: true}
@@ -45,7 +45,7 @@ func simulateHour(t *testing.T, dirs []Dir, perSecond int, draw func(r *rand.Ran
 	w.nextTick = int64(time.Second)
 	r := rand.New(rand.NewPCG(1, 2))
 	before := heapAfterGC()
-	var bins int
+	var bins, size int
 	const seconds = 3600
 	for s := 1; s <= seconds; s++ {
 		for _, d := range dirs {
@@ -58,13 +58,15 @@ func simulateHour(t *testing.T, dirs []Dir, perSecond int, draw func(r *rand.Ran
 		}
 		w.tick(int64(s) * int64(time.Second))
 		for _, d := range dirs {
-			bins += len(w.res.Seconds[len(w.res.Seconds)-1].Clat[d])
+			c := w.res.Seconds[len(w.res.Seconds)-1].Clat[d]
+			bins += c.Len()
+			size += c.Size()
 		}
 	}
 	after := heapAfterGC()
 	require.Len(t, w.res.Seconds, seconds)
 	runtime.KeepAlive(w)
-	return float64(after-before) / seconds, float64(bins) / seconds / float64(len(dirs))
+	return float64(after-before) / seconds, float64(bins) / seconds / float64(len(dirs)), float64(size) / seconds
 }
 
 // logNormal draws latencies around median ns with spread sigma (natural
@@ -90,12 +92,12 @@ func everyBucket(lo, hi uint64) ([]uint64, func(r *rand.Rand) uint64) {
 	}
 }
 
-// What an hour of 1 s samples costs a job: the per-second clat bins,
-// 16 bytes per non-empty bucket of each second and direction. Measured
-// for a typical SSD read latency (within the 64 MiB budget), for a mixed
-// job with a wide spread in both directions, and for the worst case of a
-// second: every bucket of 10 us .. 10 s non-empty in two directions. The
-// last two exceed the budget with latency.Bin's 16 bytes per bucket.
+// What an hour of 1 s samples costs a job: the per-second clat
+// histograms (latency.Sparse: 2-3 bytes per non-empty bucket of each
+// second and direction) and the Seconds themselves. Measured for a
+// typical SSD read latency, for a mixed job with a wide spread in both
+// directions, and for the worst case of a second: every bucket of
+// 10 us .. 10 s non-empty in two directions. All fit the budget.
 func TestMemoryLongRun(t *testing.T) {
 	worst, worstDraw := everyBucket(10e3, 10e9)
 	for _, tc := range []struct {
@@ -103,24 +105,22 @@ func TestMemoryLongRun(t *testing.T) {
 		dirs      []Dir
 		perSecond int
 		draw      func(*rand.Rand) uint64
-		budget    bool // must fit memoryBudget
 	}{
-		{"ssd-randread", []Dir{DirRead}, 3000, logNormal(90e3, 0.5), true},
-		{"randrw-wide", []Dir{DirRead, DirWrite}, 3000, logNormal(200e3, 1.5), false},
-		{"worst-every-bucket", []Dir{DirRead, DirWrite}, len(worst), worstDraw, false},
+		{"ssd-randread", []Dir{DirRead}, 3000, logNormal(90e3, 0.5)},
+		{"randrw-wide", []Dir{DirRead, DirWrite}, 3000, logNormal(200e3, 1.5)},
+		{"worst-every-bucket", []Dir{DirRead, DirWrite}, len(worst), worstDraw},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			perSec, bins := simulateHour(t, tc.dirs, tc.perSecond, tc.draw)
+			perSec, bins, encoded := simulateHour(t, tc.dirs, tc.perSecond, tc.draw)
 			hour := perSec * 3600
-			t.Logf("%s: %.0f non-empty buckets a second per direction; %.0f bytes per second of run; %.1f MiB per hour",
-				tc.name, bins, perSec, hour/(1<<20))
-			// 16 bytes per non-empty bucket (latency.Bin) and the Second
-			// itself, plus at most 10% of arena chunk tails and GC noise.
-			floor := 16*bins*float64(len(tc.dirs)) + float64(unsafe.Sizeof(Second{}))
-			assert.Less(t, perSec, 1.1*floor+64, "bytes per second against 16 per bucket")
-			if tc.budget {
-				assert.Less(t, hour, float64(memoryBudget), "an hour's samples within %d MiB", memoryBudget>>20)
-			}
+			t.Logf("%s: %.0f non-empty buckets a second per direction in %.1f bytes; %.0f bytes per second of run; %.1f MiB per hour",
+				tc.name, bins, encoded/float64(len(tc.dirs)), perSec, hour/(1<<20))
+			assert.LessOrEqual(t, encoded, 3*bins*float64(len(tc.dirs)), "at most 3 bytes a bucket")
+			// The encoded buckets and the Second itself, plus at most 10%
+			// of arena chunk tails and GC noise.
+			floor := encoded + float64(unsafe.Sizeof(Second{}))
+			assert.Less(t, perSec, 1.1*floor+64, "bytes per second against the encoded size")
+			assert.Less(t, hour, float64(memoryBudget), "an hour's samples within %d MiB", memoryBudget>>20)
 		})
 	}
 }

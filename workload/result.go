@@ -44,11 +44,11 @@ type DirStats struct {
 // ending at T. These feed steady-state detection, bandwidth and IOPS
 // statistics and histogram logs.
 type Second struct {
-	T     time.Duration          // end of the interval, since the measured start
-	Dur   time.Duration          // its length: a second, or less for the last one
-	IOs   [NumDirs]uint64        // completions in the interval
-	Bytes [NumDirs]uint64        // bytes completed in the interval
-	Clat  [NumDirs][]latency.Bin // non-empty clat buckets of the interval
+	T     time.Duration           // end of the interval, since the measured start
+	Dur   time.Duration           // its length: a second, or less for the last one
+	IOs   [NumDirs]uint64         // completions in the interval
+	Bytes [NumDirs]uint64         // bytes completed in the interval
+	Clat  [NumDirs]latency.Sparse // clat histogram of the interval
 }
 
 // IOPS returns direction d's completions per second in the interval.

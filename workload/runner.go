@@ -216,7 +216,7 @@ type worker struct {
 	tickBytes [NumDirs]uint64
 	clatPrev  [NumDirs]*latency.Histogram
 	clatDelta [NumDirs]*latency.Histogram
-	binArena  []latency.Bin // backs the per-second clat bins (secondBins)
+	clatArena []byte // backs the per-second clat samples (secondClat)
 
 	hist            *histLog     // write_hist_log, nil when off
 	syncUnit        engines.Unit // fsync's own unit
@@ -673,7 +673,7 @@ func (w *worker) tick(t int64) {
 		_ = w.clatDelta[d].Sub(s.Clat, w.clatPrev[d])
 		_ = w.clatPrev[d].CopyFrom(s.Clat)
 		if w.clatDelta[d].Count() > 0 {
-			sec.Clat[d] = w.secondBins(w.clatDelta[d])
+			sec.Clat[d] = w.secondClat(w.clatDelta[d])
 		}
 	}
 	w.res.Seconds = append(w.res.Seconds, sec)
@@ -695,43 +695,25 @@ func (w *worker) tick(t int64) {
 	}
 }
 
-// secondBins returns h's non-empty buckets for a per-second sample, cut
-// from a shared arena: exactly sized (full slice expressions, so an
-// append to one second's bins never reaches the next's) out of chunks of
-// up to binChunkMax bins. An hour of seconds then costs 16 bytes per
-// non-empty bucket, without the up-to-doubled capacity of appending each
-// second's bins to a slice of its own, and in a few hundred objects
-// rather than thousands. Chunks start small and double, so a short job
-// pays little.
-func (w *worker) secondBins(h *latency.Histogram) []latency.Bin {
-	counts := h.Counts()
-	n := 0
-	for _, c := range counts {
-		if c != 0 {
-			n++
-		}
+// secondClat returns h's non-empty buckets for a per-second sample as a
+// latency.Sparse cut from a shared arena of chunks from 4 KiB to 256 KiB:
+// one allocation per chunk, not per second, and at most one second's
+// bytes left unused at the end of a chunk.
+func (w *worker) secondClat(h *latency.Histogram) latency.Sparse {
+	n := h.SparseSize()
+	if cap(w.clatArena)-len(w.clatArena) < n {
+		size := min(max(2*cap(w.clatArena), clatChunkMin), clatChunkMax)
+		w.clatArena = make([]byte, 0, max(size, n))
 	}
-	if cap(w.binArena)-len(w.binArena) < n {
-		size := min(max(2*cap(w.binArena), binChunkMin), binChunkMax)
-		w.binArena = make([]latency.Bin, 0, max(size, n))
-	}
-	start := len(w.binArena)
-	l := h.Layout()
-	for i, c := range counts {
-		if c != 0 {
-			w.binArena = append(w.binArena, latency.Bin{Value: l.Value(i), Count: c})
-		}
-	}
-	end := len(w.binArena)
-	return w.binArena[start:end:end]
+	var s latency.Sparse
+	s, w.clatArena = h.AppendSparse(w.clatArena)
+	return s
 }
 
-// Chunk sizes of the per-second bin arena, in bins of 16 bytes: 4 KiB to
-// 256 KiB. A new chunk leaves the old one's tail unused, at most one
-// second's bins: under 4% of a full chunk for a second of 600 buckets.
+// Chunk sizes of the per-second clat arena, in bytes.
 const (
-	binChunkMin = 256
-	binChunkMax = 16384
+	clatChunkMin = 4 << 10
+	clatChunkMax = 256 << 10
 )
 
 func dirOf(op engines.Op) Dir {

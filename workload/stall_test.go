@@ -51,9 +51,9 @@ func TestStallPastFioCeiling(t *testing.T) {
 			// The per-second bins that feed histogram logs hold it too.
 			var found uint64
 			for _, s := range r.Seconds {
-				for _, b := range s.Clat[DirRead] {
-					if b.Value > latency.FioLayout.Ceiling() {
-						found += b.Count
+				for v, c := range s.Clat[DirRead].All() {
+					if v > latency.FioLayout.Ceiling() {
+						found += c
 					}
 				}
 			}

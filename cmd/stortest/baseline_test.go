@@ -41,7 +41,7 @@ func synthBaseline(t *testing.T, path string, perSec int, tail float64) {
 		require.NoError(t, total.Merge(sec))
 		second := workload.Second{T: time.Duration(s+1) * time.Second, Dur: time.Second}
 		second.IOs[0], second.Bytes[0] = uint64(n), uint64(n)*4096
-		second.Clat[0] = sec.Bins()
+		second.Clat[0] = latency.NewSparse(sec)
 		jr.Seconds = append(jr.Seconds, second)
 	}
 	jr.Dirs[0] = workload.DirStats{IOs: total.Count(), Bytes: total.Count() * 4096, Clat: total}
@@ -170,7 +170,7 @@ func TestBaselineShow(t *testing.T) {
 	synthBaseline(t, path, 1000, 1)
 	code, out, errOut := run(t, "baseline", "show", path)
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, path+"\nrandread-4k: schema 1, ")
+	require.Contains(t, out, path+"\nrandread-4k: schema 2, ")
 	require.Contains(t, out, `fingerprint: device="nvme0n1" firmware="1.2" engine="io_uring"`)
 	require.Contains(t, out, "  job: ioengine=io_uring rw=randread bs=4k iodepth=8\n")
 	require.Regexp(t, `\n  read: IOPS=1k, BW=3\.9\dMiB/s, \d+ I/Os, 0 errors, 0 short\n`, out)
