@@ -71,31 +71,51 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 		return ok, f.errors[before:], res
 	}
 
-	t.Setenv(EnvUpdate, "1")
-	ok, errs, base := phase()
-	require.True(t, ok, "recording the baseline: %v", errs)
-	require.InDelta(t, rate, base.IOPS(), rate*0.05, "the paced baseline")
-	t.Setenv(EnvUpdate, "0")
-
 	g, err := blkio.New("stortest-gate")
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
-	require.NoError(t, g.SetReadIOPS(devNum, rate/2))
 	moveIn := WithOptions(workload.Options{OnStart: func(_ *workload.JobResult, tid int) {
 		assert.NoError(t, g.AddThread(tid))
 	}})
-	ok, errs, slow := phase(moveIn)
-	assert.False(t, ok, "half the IOPS passed the gate")
-	assert.InDelta(t, rate/2, slow.IOPS(), rate*0.1, "the throttle held")
-	assert.True(t, anyContains(errs, "read iops"), "no IOPS finding in %q", errs)
-	assert.True(t, anyContains(errs, "read clat"), "no latency finding in %q", errs)
-	t.Logf("throttled: %d findings, e.g. %q", len(errs), errs[0])
-	logClatMeans(t, "baseline", base)
-	logClatMeans(t, "throttled", slow)
-	t.Logf("throttled baseline-diff: %s", diffLine(slow, "read.clat.mean"))
+	// A baseline whose seconds swing (CPU contention on a memory-backed
+	// device moves a second's mean clat 3x) leaves the latency verdict
+	// inconclusive: the gate rightly cannot tell. That is noise in the
+	// baseline, not a gate that misses a slowdown, so one new baseline
+	// and throttled run are allowed; the second attempt must flag it.
+	const attempts = 2
+	tries := 0
+	for tries < attempts {
+		tries++
+		// Unthrottled (the I/O thread may still be in the group: Go keeps
+		// threads) while the baseline is recorded.
+		require.NoError(t, g.SetReadIOPS(devNum, 0))
+		t.Setenv(EnvUpdate, "1")
+		ok, errs, base := phase()
+		require.True(t, ok, "recording the baseline: %v", errs)
+		require.InDelta(t, rate, base.IOPS(), rate*0.05, "the paced baseline")
+		t.Setenv(EnvUpdate, "0")
 
-	// The I/O thread may still be in the group (Go keeps threads): lift
-	// the limit before the reruns.
+		require.NoError(t, g.SetReadIOPS(devNum, rate/2))
+		ok, errs, slow := phase(moveIn)
+		assert.False(t, ok, "half the IOPS passed the gate")
+		assert.InDelta(t, rate/2, slow.IOPS(), rate*0.1, "the throttle held")
+		assert.True(t, anyContains(errs, "read iops"), "no IOPS finding in %q", errs)
+		logClatMeans(t, "baseline", base)
+		logClatMeans(t, "throttled", slow)
+		t.Logf("throttled baseline-diff: %s", diffLine(slow, "read.clat.mean"))
+		if anyContains(errs, "read clat") {
+			t.Logf("throttled: %d findings, e.g. %q", len(errs), errs[0])
+			break
+		}
+		if tries < attempts && strings.Contains(diffLine(slow, "read.clat.mean"), "inconclusive") {
+			t.Logf("attempt %d: the latency verdict is inconclusive; recording a new baseline", tries)
+			continue
+		}
+		assert.Fail(t, "no latency finding", "in %q after %d attempts", errs, tries)
+		break
+	}
+
+	// Lift the limit before the reruns.
 	require.NoError(t, g.SetReadIOPS(devNum, 0))
 	for i := range 3 {
 		ok, errs, _ := phase()
@@ -132,8 +152,8 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 			assert.True(t, strings.Contains(c.Failures[0].Message, "gate-randread: read"), "%q", c.Failures[0].Message)
 		}
 	}
-	assert.Equal(t, 5, mine, "baseline, throttled and three reruns")
-	assert.Equal(t, 1, failed, "only the throttled run fails")
+	assert.Equal(t, 2*tries+3, mine, "baseline and throttled run per attempt, and three reruns")
+	assert.Equal(t, tries, failed, "only the throttled runs fail")
 }
 
 // logClatMeans logs what the latency finding rests on: the run's mean
