@@ -176,6 +176,13 @@ type Config struct {
 	SQPollPin     bool          // honour SQPollCPU (IORING_SETUP_SQ_AFF)
 	FixedBufs     bool          // register Buffers; reads and writes use READ_FIXED/WRITE_FIXED
 	RegisterFiles bool          // register File; SQEs use IOSQE_FIXED_FILE
+	// OneThread promises that Queue, Commit and GetEvents are called from
+	// one OS thread (runtime.LockOSThread), the thread of the first
+	// Commit. io_uring then sets its ring up as fio does, single issuer
+	// with completion work deferred until the thread reaps
+	// (IORING_SETUP_SINGLE_ISSUER, DEFER_TASKRUN). A call from another
+	// thread fails with EEXIST.
+	OneThread bool
 	// HiPri: io_uring IOPOLL (completions are polled, needs O_DIRECT and a device
 	// with poll queues), or RWF_HIPRI for pvsync2.
 	HiPri bool

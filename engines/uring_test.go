@@ -237,3 +237,48 @@ func TestUringMemlock(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestUringOneThread: with OneThread the ring is set up as fio's (single
+// issuer, deferred completion work, CQ sized to the depth) and belongs to
+// the thread of the first Commit, even when another thread set it up;
+// another thread's submit fails with EEXIST.
+func TestUringOneThread(t *testing.T) {
+	path := tempFile(t, 1<<20)
+	f := openT(t, path, false)
+	bufs := allocBuffers(t, 8, 4096)
+	e := newEngine(t, "io_uring", Config{File: f, Depth: 8, OneThread: true})
+	want := uint32(ioringSetupSingleIssuer | ioringSetupDeferTaskrun | ioringSetupCoopTaskrun | ioringSetupCQSize)
+	if got := e.(*uring).p.Flags; got&want != want {
+		t.Fatalf("setup flags %#x, want %#x among them", got, want)
+	}
+	on := func(f func() error) error {
+		ch := make(chan error)
+		go func() {
+			runtime.LockOSThread() // this goroutine's thread exits with it
+			ch <- f()
+		}()
+		return <-ch
+	}
+	units := make([]*Unit, 64)
+	for i := range units {
+		units[i] = &Unit{Op: OpRead, Offset: int64(i%256) * 4096, Buf: bufs.Buf(i % 8), BufIndex: -1, Res: -999}
+	}
+	if err := on(func() error { _, err := drive(e, units); return err }); err != nil {
+		t.Fatalf("reads from one thread: %v", err)
+	}
+	for i, u := range units {
+		if u.Res != 4096 {
+			t.Fatalf("unit %d: Res = %d, want 4096", i, u.Res)
+		}
+	}
+	err := on(func() error {
+		u := Unit{Op: OpRead, Buf: bufs.Buf(0), BufIndex: -1}
+		if _, err := e.Queue(&u); err != nil {
+			return err
+		}
+		return e.Commit()
+	})
+	if !errors.Is(err, unix.EEXIST) {
+		t.Errorf("submit from another thread: %v, want EEXIST", err)
+	}
+}

@@ -17,6 +17,7 @@ func (j *Job) engineConfig(f *os.File, bufs [][]byte, size int64) engines.Config
 		File: f, Direct: j.Direct, Depth: j.IODepth, Buffers: bufs,
 		SQPoll: j.SQThreadPoll, FixedBufs: j.FixedBufs, RegisterFiles: j.RegisterFiles,
 		HiPri: j.Hipri, NoWait: j.NoWait, Size: size,
+		OneThread: true, // each worker runs on its own locked thread
 	}
 }
 
