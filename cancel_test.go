@@ -2,7 +2,6 @@ package stortest
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/xml"
 	"os"
 	"os/exec"
@@ -10,7 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"stortest.dev/internal/proctest"
 )
 
 // Acceptance: SIGINT to a test binary under Main, in the middle of a
@@ -118,7 +118,7 @@ func buildCancelProgram(t *testing.T) string {
 // cancelProgram is a running test binary of testdata/cancel.
 type cancelProgram struct {
 	cmd            *exec.Cmd
-	stdout, stderr lockedBuffer
+	stdout, stderr proctest.LockedBuffer
 	exited         chan struct{}
 	// tmp is the binary's TMPDIR, where its targets go; junit and out
 	// are its report and artifact directory.
@@ -219,46 +219,13 @@ func (c *cancelProgram) assertNothingLeft(t *testing.T) {
 	t.Helper()
 	left, _ := os.ReadDir(c.tmp)
 	assert.Empty(t, left, "left in TMPDIR")
-	assert.Empty(t, loopsOver(c.tmp), "loop devices left")
+	assert.Empty(t, proctest.LoopsOver(c.tmp), "loop devices left")
 	entries, _ := os.ReadDir(filepath.Dir(c.junit))
 	var names []string
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
 	assert.Equal(t, []string{filepath.Base(c.junit)}, names, "beside the report")
-}
-
-// loopsOver lists the loop devices whose backing file lies under dir
-// (not the other loop devices of the machine, which are someone else's).
-func loopsOver(dir string) []string {
-	var out []string
-	files, _ := filepath.Glob("/sys/block/loop*/loop/backing_file")
-	for _, f := range files {
-		b, _ := os.ReadFile(f)
-		if strings.HasPrefix(strings.TrimSpace(string(b)), dir+"/") {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// lockedBuffer is a bytes.Buffer safe for the writer (the command's
-// output copier) and the reader (the test) at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // junitDoc is the part of a JUnit file the test reads.

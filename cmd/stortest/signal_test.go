@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/internal/proctest"
 	"stortest.dev/latency"
 )
 
@@ -30,38 +30,6 @@ func buildStortest(t *testing.T) string {
 	return bin
 }
 
-// loopsOver lists the loop devices whose backing file lies under dir.
-func loopsOver(dir string) []string {
-	var out []string
-	files, _ := filepath.Glob("/sys/block/loop*/loop/backing_file")
-	for _, f := range files {
-		b, _ := os.ReadFile(f)
-		if strings.HasPrefix(strings.TrimSpace(string(b)), dir) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// lockedBuffer is a bytes.Buffer safe for the writer (the command's
-// output copier) and the reader (the test) at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // interrupt runs the built command with args and TMPDIR=tmp, sends SIGINT
 // once stderr contains ready (and after wait more), and returns its exit
 // code, stdout and stderr.
@@ -70,7 +38,7 @@ func interrupt(t *testing.T, bin, tmp, ready string, wait time.Duration, args ..
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var stdout bytes.Buffer
-	var stderr lockedBuffer
+	var stderr proctest.LockedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
 	deadline := time.Now().Add(30 * time.Second)
@@ -117,7 +85,7 @@ func TestRunSIGINT(t *testing.T) {
 		require.Len(t, out.Jobs, 1)
 		require.NotNil(t, out.Jobs[0].Read.Clat)
 		assert.Positive(t, out.Jobs[0].Read.Clat.N, "I/Os of the second before SIGINT")
-		assert.Empty(t, loopsOver(tmp), "loop devices left over the scratch file")
+		assert.Empty(t, proctest.LoopsOver(tmp), "loop devices left over the scratch file")
 		left, _ := os.ReadDir(tmp)
 		assert.Empty(t, left, "scratch files left")
 	})
@@ -128,7 +96,7 @@ func TestRunSIGINT(t *testing.T) {
 		code, _, stderr := interrupt(t, bin, tmp, "", 100*time.Millisecond,
 			"run", "--progress", "off", "--scratch-size", "512m")
 		require.Equal(t, 130, code, "stderr: %s", stderr)
-		assert.Empty(t, loopsOver(tmp))
+		assert.Empty(t, proctest.LoopsOver(tmp))
 		left, _ := os.ReadDir(tmp)
 		assert.Empty(t, left, "scratch files left")
 	})
@@ -149,7 +117,7 @@ func TestRunSIGINT(t *testing.T) {
 		cmd := exec.Command(bin, "run", "--progress", "off", "--output-format", "json", "--name=long", "--filename="+target,
 			"--size=16m", "--rw=randread", "--ioengine=psync", "--runtime=60", "--time_based", "--write_hist_log="+prefix)
 		var stdout bytes.Buffer
-		var stderr lockedBuffer
+		var stderr proctest.LockedBuffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		require.NoError(t, cmd.Start())
 		<-ready

@@ -1,0 +1,46 @@
+// Package proctest holds what the tests that run a stortest binary and
+// signal it share: a buffer its output can be copied into while the test
+// reads it, and a check for loop devices it left behind.
+package proctest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// LoopsOver returns the sysfs backing_file entries of the loop devices
+// whose backing file lies under dir: none should outlive a run that used
+// a scratch file there.
+func LoopsOver(dir string) []string {
+	var out []string
+	files, _ := filepath.Glob("/sys/block/loop*/loop/backing_file")
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if strings.HasPrefix(strings.TrimSpace(string(b)), dir+"/") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// LockedBuffer is a bytes.Buffer safe for the writer (a command's output
+// copier) and the reader (the test) at once.
+type LockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *LockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *LockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
