@@ -92,7 +92,7 @@ func (s Sparse) all(yield func(int, uint64) bool) {
 }
 
 // All yields the representative value (Layout.Value) and the count of
-// every non-empty bucket in ascending order, as Bins would list them.
+// every non-empty bucket in ascending order, as Histogram.Bins lists them.
 func (s Sparse) All() iter.Seq2[uint64, uint64] {
 	l := s.Layout()
 	return func(yield func(uint64, uint64) bool) {
@@ -105,22 +105,6 @@ func (s Sparse) Len() int {
 	n := 0
 	s.all(func(int, uint64) bool { n++; return true })
 	return n
-}
-
-// Count returns the number of values.
-func (s Sparse) Count() uint64 {
-	var n uint64
-	s.all(func(_ int, c uint64) bool { n += c; return true })
-	return n
-}
-
-// Bins returns the non-empty buckets as json+ bins.
-func (s Sparse) Bins() []Bin {
-	var bins []Bin
-	for v, c := range s.All() {
-		bins = append(bins, Bin{Value: v, Count: c})
-	}
-	return bins
 }
 
 // AddTo adds s's values to h with AddBin: at their buckets' values, so

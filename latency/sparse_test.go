@@ -27,13 +27,14 @@ func TestSparseRoundTrip(t *testing.T) {
 			}
 			want := h.Bins()
 			s := NewSparse(h)
-			assert.Equal(t, want, s.Bins(), "groups %d trial %d", groups, trial)
+			var got []Bin
+			for v, c := range s.All() {
+				got = append(got, Bin{Value: v, Count: c})
+			}
+			assert.Equal(t, want, got, "groups %d trial %d", groups, trial)
 			assert.Equal(t, len(want), s.Len())
 			assert.Equal(t, h.SparseSize(), s.Size())
 			assert.Equal(t, len(want) == 0, s.Empty())
-			if trial != 1 {
-				assert.Equal(t, h.Count(), s.Count())
-			}
 			if len(want) > 0 {
 				assert.Equal(t, l, s.Layout())
 			}
@@ -45,7 +46,9 @@ func TestSparseRoundTrip(t *testing.T) {
 	var zero Sparse
 	assert.True(t, zero.Empty())
 	assert.Zero(t, zero.Len())
-	assert.Nil(t, zero.Bins())
+	for range zero.All() {
+		t.Error("the zero Sparse yields a bucket")
+	}
 }
 
 // A bucket of a typical per-second histogram takes 2-3 bytes, and
@@ -77,7 +80,9 @@ func TestSparseSizeAndAllocs(t *testing.T) {
 		h.Add(1e6)
 	}
 	for i, v := range views {
-		require.Equal(t, uint64(3000+i), v.Count(), "view %d", i)
+		back := New(h.Layout())
+		v.AddTo(back)
+		require.Equal(t, uint64(3000+i), back.Count(), "view %d", i)
 	}
 }
 
