@@ -50,6 +50,13 @@ type Options struct {
 	// it, so that a later loss of steady state is seen and reported
 	// (JobResult.Steady).
 	SteadyContinue bool
+	// SteadyMeasure, when positive, keeps a job with steady-state options
+	// running for this long after steady state is first attained, then
+	// stops it (the runtime still caps it): a measurement window after
+	// steady state, as SNIA PTS has, where fio stops at attainment with
+	// only the window that proved it. Losses in that time are reported
+	// as with SteadyContinue, which, when also set, wins.
+	SteadyMeasure time.Duration
 	// SteadyLatencyWindow measures, once steady state is attained, one
 	// more window of SSDur seconds and keeps its clat histograms when the
 	// criteria hold over exactly that window; otherwise the next

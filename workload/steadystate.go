@@ -131,6 +131,7 @@ const (
 type steadyRun struct {
 	det      *steady.Detector
 	cont     bool // Options.SteadyContinue
+	measure  time.Duration // Options.SteadyMeasure
 	latWin   bool // Options.SteadyLatencyWindow
 	span     int  // the criteria's window in samples
 	specs    []steady.LatencySpec
@@ -156,12 +157,12 @@ func newSteadyRun(job Job, layout latency.Layout, opts Options) (*steadyRun, err
 	if err != nil || !ok {
 		return nil, err
 	}
-	cfg.Continue = opts.SteadyContinue || opts.SteadyLatencyWindow
+	cfg.Continue = opts.SteadyContinue || opts.SteadyLatencyWindow || opts.SteadyMeasure > 0
 	det, err := steady.NewDetector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
-	s := &steadyRun{det: det, cont: opts.SteadyContinue, latWin: opts.SteadyLatencyWindow}
+	s := &steadyRun{det: det, cont: opts.SteadyContinue, latWin: opts.SteadyLatencyWindow, measure: max(0, opts.SteadyMeasure)}
 	s.res = SteadyResult{Criteria: cfg.Criteria, Window: cfg.Window, Ramp: cfg.Ramp, Continue: opts.SteadyContinue}
 	s.span = int(cfg.Window / time.Second)
 	if s.span == 0 { // PTS only: its measurement window
@@ -216,6 +217,16 @@ func (s *steadyRun) second(r *JobResult, clat *[NumDirs]*latency.Histogram) (sto
 	}
 	if s.cont {
 		return false // run to the end whatever happens
+	}
+	if s.measure > 0 {
+		// Measure a window after the first attainment, then stop.
+		idx, at := s.det.AttainedAt()
+		if idx < 0 || v.Elapsed < at+s.measure {
+			return false
+		}
+		s.res.StopReason = fmt.Sprintf("steady state attained at %v and measured for %v after", at, s.measure)
+		s.res.Stopped = true
+		return true
 	}
 	switch {
 	case v.Capped && !v.Attained:

@@ -380,6 +380,22 @@ func TestRunSteadyContinueAndLatencyWindow(t *testing.T) {
 		assert.InDelta(t, 4, r.Runtime.Seconds(), 0.2, "ran to the end")
 		assert.GreaterOrEqual(t, st.Samples, 4)
 	})
+	t.Run("measure after", func(t *testing.T) {
+		job := ratedJob(t, "iops:5%", 2*time.Second, 20*time.Second)
+		r := runJob(t, job, Options{SteadyMeasure: 3 * time.Second})
+		st := r.Steady
+		require.NotNil(t, st)
+		require.True(t, st.Attained, st.Last)
+		assert.True(t, st.Stopped)
+		assert.Contains(t, st.StopReason, "measured for 3s after")
+		// Stopped at the first second at least 3 s past attainment.
+		assert.InDelta(t, (st.AttainedAt + 3*time.Second).Seconds(), r.Runtime.Seconds(), 1.1)
+		assert.GreaterOrEqual(t, r.Runtime, st.AttainedAt+3*time.Second-100*time.Millisecond)
+		// Without it the same job stops at attainment.
+		r = runJob(t, job, Options{})
+		require.NotNil(t, r.Steady)
+		assert.Less(t, r.Runtime, r.Steady.AttainedAt+time.Second)
+	})
 	t.Run("latency window", func(t *testing.T) {
 		job := ratedJob(t, "iops:5%", 2*time.Second, 20*time.Second)
 		r := runJob(t, job, Options{SteadyLatencyWindow: true})
