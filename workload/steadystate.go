@@ -130,10 +130,10 @@ const (
 // steadyRun is one clone's detector and what it needs each second.
 type steadyRun struct {
 	det      *steady.Detector
-	cont     bool // Options.SteadyContinue
+	cont     bool          // Options.SteadyContinue
 	measure  time.Duration // Options.SteadyMeasure
-	latWin   bool // Options.SteadyLatencyWindow
-	span     int  // the criteria's window in samples
+	latWin   bool          // Options.SteadyLatencyWindow
+	span     int           // the criteria's window in samples
 	specs    []steady.LatencySpec
 	lat      []time.Duration // the second's percentiles, in specs order
 	needLat  bool            // a criterion on total latency
