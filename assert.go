@@ -223,7 +223,10 @@ func (r *Result) BW(dirs ...workload.Dir) float64 {
 	return r.rate(dirs, (*workload.JobResult).BW)
 }
 
-func (r *Result) floorFindings(metric string, got, floor float64, dirs []workload.Dir, format func(float64) string) []report.Failure {
+// floorFindings fails a rate below its floor. format prints the figures
+// for people; where it rounds the two to the same text ("1k < floor
+// 1k"), exact prints them instead.
+func (r *Result) floorFindings(metric string, got, floor float64, dirs []workload.Dir, format, exact func(float64) string) []report.Failure {
 	if got >= floor {
 		return nil
 	}
@@ -231,12 +234,20 @@ func (r *Result) floorFindings(metric string, got, floor float64, dirs []workloa
 	if l := dirsLabel(dirs); l != "" {
 		label += " " + l
 	}
-	return []report.Failure{{Message: fmt.Sprintf("%s: %s %s < floor %s", r.Name(), label, format(got), format(floor)), Type: "limit"}}
+	g, f := format(got), format(floor)
+	if g == f {
+		g, f = exact(got), exact(floor)
+	}
+	return []report.Failure{{Message: fmt.Sprintf("%s: %s %s < floor %s", r.Name(), label, g, f), Type: "limit"}}
 }
 
-func fmtWhole(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+// exactIOPS and exactRate print a rate to a tenth, for figures that
+// fmtCount and fmtRate round alike: "999.6 < floor 1000".
+func exactIOPS(v float64) string {
+	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0")
+}
 
-func fmtRate(v float64) string { return fmtBytes(v) + "/s" }
+func exactRate(v float64) string { return exactIOPS(v) + "B/s" }
 
 // CheckIOPS checks that the completions per second of the given
 // directions (all directions summed when none are given), summed over
@@ -244,13 +255,13 @@ func fmtRate(v float64) string { return fmtBytes(v) + "/s" }
 // continues.
 func (r *Result) CheckIOPS(t testing.TB, floor float64, dirs ...workload.Dir) bool {
 	t.Helper()
-	return r.emit(t, false, r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtWhole))
+	return r.emit(t, false, r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
 }
 
 // RequireIOPS is CheckIOPS that stops the test (FailNow).
 func (r *Result) RequireIOPS(t testing.TB, floor float64, dirs ...workload.Dir) {
 	t.Helper()
-	r.emit(t, true, r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtWhole))
+	r.emit(t, true, r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
 }
 
 // CheckBW checks that the bandwidth in bytes per second of the given
@@ -258,13 +269,13 @@ func (r *Result) RequireIOPS(t testing.TB, floor float64, dirs ...workload.Dir) 
 // reports with t.Errorf and continues.
 func (r *Result) CheckBW(t testing.TB, floor float64, dirs ...workload.Dir) bool {
 	t.Helper()
-	return r.emit(t, false, r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate))
+	return r.emit(t, false, r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
 }
 
 // RequireBW is CheckBW that stops the test (FailNow).
 func (r *Result) RequireBW(t testing.TB, floor float64, dirs ...workload.Dir) {
 	t.Helper()
-	r.emit(t, true, r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate))
+	r.emit(t, true, r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
 }
 
 // CheckNoErrors checks that no I/O failed (nor an fsync). It reports with

@@ -154,10 +154,14 @@ func TestCheckFloors(t *testing.T) {
 		{"iops read", func(r *Result, tb testing.TB) bool { return r.CheckIOPS(tb, 1001, workload.DirRead) },
 			[]string{"mix: iops read 1000 < floor 1001"}},
 		{"iops all summed", func(r *Result, tb testing.TB) bool { return r.CheckIOPS(tb, 1300) },
-			[]string{"mix: iops 1250 < floor 1300"}},
+			[]string{"mix: iops 1.25k < floor 1.3k"}},
+		{"iops formatted as baselines does", func(r *Result, tb testing.TB) bool { return r.CheckIOPS(tb, 10_000_000) },
+			[]string{"mix: iops 1.25k < floor 10M"}},
+		{"bw rounded alike", func(r *Result, tb testing.TB) bool { return r.CheckBW(tb, 4096*1250+100) },
+			[]string{"mix: bw 5120000B/s < floor 5120100B/s"}},
 		{"iops two directions", func(r *Result, tb testing.TB) bool {
 			return r.CheckIOPS(tb, 2000, workload.DirRead, workload.DirWrite)
-		}, []string{"mix: iops read+write 1250 < floor 2000"}},
+		}, []string{"mix: iops read+write 1.25k < floor 2k"}},
 		{"bw write", func(r *Result, tb testing.TB) bool { return r.CheckBW(tb, 1<<20, workload.DirWrite) },
 			[]string{"mix: bw write 1000KiB/s < floor 1MiB/s"}},
 		{"bw all holds", func(r *Result, tb testing.TB) bool { return r.CheckBW(tb, 5_000_000) }, nil},

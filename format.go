@@ -3,6 +3,8 @@ package stortest
 import (
 	"strconv"
 	"time"
+
+	"stortest.dev/baselines"
 )
 
 // fmtLatency prints a latency with three significant digits in the
@@ -45,21 +47,13 @@ func sig3(v float64) string {
 	return s
 }
 
-// fmtCount prints a rate such as IOPS with three significant digits and
-// an SI prefix: 812, 41.9k, 1.2M.
-func fmtCount(v float64) string {
-	switch {
-	case v >= 1e9:
-		return sig3(v/1e9) + "G"
-	case v >= 1e6:
-		return sig3(v/1e6) + "M"
-	case v >= 1e3:
-		return sig3(v/1e3) + "k"
-	case v >= 1:
-		return sig3(v)
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
-}
+// fmtCount prints a rate such as IOPS as baselines.FormatIOPS does, so
+// that a figure reads the same in a check's message, the progress line
+// and a baseline comparison: 812, 41.9k, 1.2M.
+func fmtCount(v float64) string { return baselines.FormatIOPS(v) }
+
+// fmtRate prints bytes per second as baselines.FormatBW does: 49.3MiB/s.
+func fmtRate(v float64) string { return baselines.FormatBW(v) }
 
 // fmtBytes prints a byte count with three significant digits and an IEC
 // unit: 512B, 4KiB, 163MiB, 1.5GiB.

@@ -41,7 +41,7 @@ func TestFmtCountBytes(t *testing.T) {
 		{1024, "1.02k", "1KiB"},
 		{41873, "41.9k", "40.9KiB"},
 		{12e6, "12M", "11.4MiB"},
-		{3.5e9, "3.5G", "3.26GiB"},
+		{3.5e9, "3500M", "3.26GiB"},
 	} {
 		if got := fmtCount(tc.v); got != tc.count {
 			t.Errorf("fmtCount(%v) = %q, want %q", tc.v, got, tc.count)
