@@ -12,7 +12,10 @@
 // junit-attachments plugin and GitLab read; Jenkins keeps one attachment
 // per base name and class, so Validate refuses duplicate base names. Each
 // limit breach or regression is its own <failure>, so one run lists every
-// finding.
+// finding. A run compared with its stored baseline also has the property
+// "baseline.verdict" (pass, improvement, inconclusive or regression) and
+// a "baseline: <verdict>: ..." paragraph in <system-out> (AddBaseline), so
+// that an inconclusive comparison shows as plainly as a pass.
 //
 // The output is valid against Jenkins' junit-10.xsd: the errors
 // attribute is always written, times have three decimals, and characters
