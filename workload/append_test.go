@@ -1,0 +1,39 @@
+package workload
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A continuation appended to a run reads as one longer run: counts and
+// histograms add, seconds continue on one time line.
+func TestJobResultAppend(t *testing.T) {
+	job := Job{Name: "null", Engine: "null", RW: RandRW, BlockSize: 4096, Size: 1 << 30,
+		Runtime: 1500 * time.Millisecond, TimeBased: true, RateIOPS: [3]int{2000, 1000}}
+	a := runJob(t, job, Options{})
+	b := runJob(t, job, Options{})
+	wantIOs := a.Dirs[DirRead].IOs + b.Dirs[DirRead].IOs
+	wantClat := a.Dirs[DirRead].Clat.Count() + b.Dirs[DirRead].Clat.Count()
+	wantRuntime := a.Runtime + b.Runtime
+	nA, nB := len(a.Seconds), len(b.Seconds)
+	require.NoError(t, a.Append(b))
+	assert.Equal(t, wantIOs, a.Dirs[DirRead].IOs)
+	assert.Equal(t, wantClat, a.Dirs[DirRead].Clat.Count())
+	assert.Equal(t, wantRuntime, a.Runtime)
+	require.Len(t, a.Seconds, nA+nB)
+	for i := 1; i < len(a.Seconds); i++ {
+		assert.Greater(t, a.Seconds[i].T, a.Seconds[i-1].T, "second %d", i)
+	}
+	var ios uint64
+	for _, s := range a.Seconds {
+		ios += s.IOs[DirRead]
+	}
+	assert.Equal(t, wantIOs, ios, "the seconds hold every completion")
+	assert.InDelta(t, 2000, a.IOPS(DirRead), 100)
+
+	other := runJob(t, Job{Name: "other", Engine: "null", RW: RandRead, BlockSize: 4096, Size: 1 << 20}, Options{})
+	assert.ErrorContains(t, a.Append(other), "not the same job clone")
+}
