@@ -38,13 +38,24 @@ type Run struct {
 	Artifacts        []string
 	Failures, Errors []Failure
 	Skipped          string
+	// Warnings are reasons to doubt the figures that fail nothing; each
+	// is a "warning.<Kind>" property and a "warning: <Message>" line at
+	// the top of the output.
+	Warnings []Warning
+}
+
+// Warning is a reason to doubt a run's figures that fails nothing (the
+// run was CPU-bound, served by the page cache...). Kind is a short
+// stable token, "cpu-bound"; Message is one line for people.
+type Warning struct {
+	Kind, Message string
 }
 
 // NewCase turns a run into a testcase: named after the test and the job,
-// with the run's Metrics and fingerprint as properties, the summary
-// (workload.WriteSummary) and the iostat table as output, and the
-// artifacts as attachments. A run that could not start (no Result) needs
-// its Job name and Errors or Skipped.
+// with the run's Metrics, fingerprint and Warnings as properties, the
+// warnings, the summary (workload.WriteSummary) and the iostat table as
+// output, and the artifacts as attachments. A run that could not start
+// (no Result) needs its Job name and Errors or Skipped.
 func NewCase(r Run) (Case, error) {
 	ran := r.Result != nil && len(r.Result.Jobs) > 0
 	name := r.Job
@@ -55,6 +66,12 @@ func NewCase(r Run) (Case, error) {
 		return Case{}, ErrNoResult
 	}
 	var out strings.Builder
+	for _, w := range r.Warnings {
+		out.WriteString("warning: " + oneLine(w.Message) + "\n")
+	}
+	if len(r.Warnings) > 0 && (ran || r.IOStat != nil) {
+		out.WriteString("\n")
+	}
 	if ran {
 		if err := workload.WriteSummary(&out, r.Result); err != nil {
 			return Case{}, fmt.Errorf("report: summary: %w", err)
@@ -71,7 +88,7 @@ func NewCase(r Run) (Case, error) {
 		Classname:   r.Test,
 		Name:        name,
 		Time:        r.Elapsed,
-		Properties:  append(Metrics(r.Result), r.Fingerprint...),
+		Properties:  append(append(Metrics(r.Result), r.Fingerprint...), warningProperties(r.Warnings)...),
 		Output:      out.String(),
 		Attachments: slices.Clone(r.Artifacts),
 		Failures:    slices.Clone(r.Failures),
@@ -80,6 +97,27 @@ func NewCase(r Run) (Case, error) {
 	}
 	return c, nil
 }
+
+// warningProperties makes the "warning.<Kind>" properties, in order of
+// first appearance, joining the messages of a kind given twice with "; "
+// (a property name appears once in a valid report).
+func warningProperties(ws []Warning) []Property {
+	var props []Property
+	at := map[string]int{}
+	for _, w := range ws {
+		msg := oneLine(w.Message)
+		if i, ok := at[w.Kind]; ok {
+			props[i].Value += "; " + msg
+			continue
+		}
+		at[w.Kind] = len(props)
+		props = append(props, Property{"warning." + w.Kind, msg})
+	}
+	return props
+}
+
+// oneLine keeps a message on one line of the output.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // JobName names a run by its jobs: the job's name, or the names of
 // several jobs joined by "+" in order of first appearance (clones share
