@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,7 +23,11 @@ type BaselineOption func(*baselineConfig)
 type baselineConfig struct {
 	dir string
 	cfg regress.Config
-	err error
+	// rules are the Tolerances options as given, recorded in the
+	// baselines that -stortest.update writes.
+	rules  []string
+	strict bool
+	err    error
 }
 
 // BaselineDir stores baselines under dir instead of testdata/baselines.
@@ -31,7 +36,10 @@ func BaselineDir(dir string) BaselineOption {
 }
 
 // Tolerances overrides per-metric tolerances in regress.ParseRules syntax,
-// e.g. "*.iops=5%,read.clat.p99=15%:2us,*.clat.p99.99=off".
+// e.g. "*.iops=5%,read.clat.p99=15%:2us,*.clat.p99.99=off". The rules
+// apply after those stored in the baseline and before -stortest.tolerance
+// (the last matching rule wins), and are stored in the baselines that
+// -stortest.update records.
 func Tolerances(rules string) BaselineOption {
 	return func(c *baselineConfig) {
 		rs, err := regress.ParseRules(rules)
@@ -40,35 +48,67 @@ func Tolerances(rules string) BaselineOption {
 			return
 		}
 		c.cfg.Rules = append(c.cfg.Rules, rs...)
+		c.rules = append(c.rules, rules)
 	}
 }
 
-// RegressConfig replaces the whole comparison configuration.
+// RegressConfig replaces the whole comparison configuration, the rules of
+// earlier Tolerances options included. Its Rules apply as Tolerances'
+// do, but are not stored in recorded baselines: give rules that should
+// travel with the baseline with Tolerances, after RegressConfig.
 func RegressConfig(cfg regress.Config) BaselineOption {
-	return func(c *baselineConfig) { c.cfg = cfg }
+	return func(c *baselineConfig) {
+		c.cfg = cfg
+		c.rules = nil
+	}
+}
+
+// Strict makes CheckBaseline fail on an inconclusive comparison, as
+// -stortest.strict (or STORTEST_STRICT=1) does for every test.
+func Strict() BaselineOption {
+	return func(c *baselineConfig) { c.strict = true }
 }
 
 // CheckBaseline compares res with the baseline stored for this test and
 // job, testdata/baselines/<TestName>/<job>.json (the directory can be
 // moved with -stortest.baselines or BaselineDir), and reports every
 // regression with t.Errorf (and as a JUnit failure); the test goes on.
-// Inconclusive metrics are logged, not failed: too few samples to tell.
+//
+// Every comparison ends in a verdict: pass, improvement, inconclusive (too
+// few samples, or too noisy, to tell a change beyond tolerance from none)
+// or regression. The verdict is logged, and it is the property
+// "baseline.verdict" of the run's testcase in the JUnit report, whose
+// output says why; Main prints every comparison that was not a plain pass
+// at the end of the test binary. An inconclusive comparison fails only in
+// strict mode (-stortest.strict, STORTEST_STRICT=1 or the Strict option):
+// one t.Errorf and JUnit failure of type "inconclusive" per finding,
+// "<job>: inconclusive (strict): <reason>".
+//
+// Tolerances apply in this order, the last matching rule winning: the
+// defaults (regress.DefaultRules), the rules stored in the baseline, the
+// test's own (Tolerances, RegressConfig), then -stortest.tolerance (or
+// STORTEST_TOLERANCE).
+//
 // A changed fingerprint (say "firmware 1.2 -> 1.3") is logged and the
 // comparison made anyway: that change is what the gate exists for.
 //
-// With -stortest.update (or STORTEST_UPDATE=1) it rewrites the baseline
-// instead, keeping the replaced one in <job>.history.jsonl. A missing
-// baseline fails with the command that records it; a corrupt one fails
-// and is left as it is. The comparison, as text, is also an artifact of
-// the run. It returns whether no regression was found.
+// With -stortest.update (or STORTEST_UPDATE=1) it records the baseline
+// instead, with the rules of the Tolerances options and of
+// -stortest.tolerance, so that they travel with it. A test that has
+// failed already records nothing and fails. A missing baseline fails
+// with the command that records it; a corrupt one fails and is left as
+// it is. The comparison, as text, is also an artifact of the run. It
+// returns whether the comparison passed: no regression, and in strict
+// mode nothing inconclusive.
 func CheckBaseline(t testing.TB, res *Result, opts ...BaselineOption) bool {
 	t.Helper()
 	ok, _ := checkBaseline(t, res, opts)
 	return ok
 }
 
-// RequireBaseline is CheckBaseline that stops the test (FailNow) on a
-// regression or when the baseline cannot be read.
+// RequireBaseline is CheckBaseline that stops the test (FailNow) when
+// the comparison does not pass or the baseline cannot be read or
+// recorded.
 func RequireBaseline(t testing.TB, res *Result, opts ...BaselineOption) {
 	t.Helper()
 	if ok, _ := checkBaseline(t, res, opts); !ok {
@@ -78,73 +118,118 @@ func RequireBaseline(t testing.TB, res *Result, opts ...BaselineOption) {
 
 func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *regress.Report) {
 	t.Helper()
-	c := baselineConfig{dir: cmp.Or(BaselinesSetting(), baselines.DefaultDir), cfg: regress.DefaultConfig()}
+	c := baselineConfig{dir: cmp.Or(BaselinesSetting(), baselines.DefaultDir), cfg: regress.DefaultConfig(), strict: StrictSetting()}
 	for _, o := range opts {
 		o(&c)
 	}
-	fail := func(typ, format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if res.rec != nil {
-			res.rec.addFailure(report.Failure{Message: msg, Type: typ}, false)
-		}
-		t.Errorf("%s", msg)
-	}
 	if c.err != nil {
-		fail("baseline", "%s: baseline options: %v", res.Job.Name, c.err)
+		res.fail(t, "baseline", "%s: baseline options: %v", res.Job.Name, c.err)
+		return false, nil
+	}
+	flagRules, err := regress.ParseRules(ToleranceSetting())
+	if err != nil {
+		res.fail(t, "baseline", "%s: -stortest.tolerance (or %s): %v", res.Job.Name, EnvTolerance, err)
 		return false, nil
 	}
 	path := baselines.Path(c.dir, t.Name(), res.Job.Name)
 	cur, err := baselines.FromResult(res.Result, res.fp)
 	if err != nil {
-		fail("baseline", "%s: no baseline from this run: %v", res.Job.Name, err)
+		res.fail(t, "baseline", "%s: no baseline from this run: %v", res.Job.Name, err)
 		return false, nil
 	}
 	if Update() {
-		if err := baselines.Update(path, cur, true); err != nil {
-			fail("baseline", "%s: update baseline: %v", res.Job.Name, err)
-			return false, nil
-		}
-		t.Logf("stortest: %s: baseline written to %s", res.Job.Name, path)
-		return true, nil
+		return res.recordBaseline(t, path, cur, c.rules), nil
 	}
 	old, err := baselines.Load(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		fail("baseline", "%s: no baseline at %s; record it with:\n\t%s",
+		res.fail(t, "baseline", "%s: no baseline at %s; record it with:\n\t%s",
 			res.Job.Name, path, updateCommand(t.Name()))
 		return false, nil
 	case err != nil:
-		fail("baseline", "%s: baseline unreadable (left as it is; rewrite it with -stortest.update): %v", res.Job.Name, err)
+		res.fail(t, "baseline", "%s: baseline unreadable (left as it is; rewrite it with -stortest.update): %v", res.Job.Name, err)
 		return false, nil
 	}
-	rep := regress.Compare(old, cur, c.cfg)
+	cfg := c.cfg
+	cfg.Rules = slices.Concat(cfg.Rules, flagRules)
+	rep := regress.Compare(old, cur, cfg)
+	return res.judge(t, rep, c.strict), &rep
+}
+
+// fail reports a failed check of the run: t.Errorf and a JUnit failure
+// of type typ.
+func (r *Result) fail(t testing.TB, typ, format string, args ...any) {
+	t.Helper()
+	r.emit(t, false, []report.Failure{{Message: fmt.Sprintf(format, args...), Type: typ}})
+}
+
+// recordBaseline writes cur, the run's baseline, to path, and reports
+// whether it did.
+func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseline, rules []string) bool {
+	t.Helper()
+	if t.Failed() {
+		// A run that broke its limits, or erred, is no reference.
+		r.fail(t, "baseline", "%s: not recording a baseline: the test has failed (see above)", r.Job.Name)
+		return false
+	}
+	if err := baselines.Update(path, cur, true); err != nil {
+		r.fail(t, "baseline", "%s: update baseline: %v", r.Job.Name, err)
+		return false
+	}
+	t.Logf("stortest: %s: baseline written to %s", r.Job.Name, path)
+	return true
+}
+
+// judge reports a comparison with the baseline: its verdict and changes
+// in the log, the diff as an artifact, the verdict in the JUnit report
+// and Main's summary, a failure per regression and, when strict, per
+// inconclusive finding. It returns whether the comparison passed.
+func (r *Result) judge(t testing.TB, rep regress.Report, strict bool) bool {
+	t.Helper()
 	for _, ch := range rep.Fingerprint {
-		t.Logf("stortest: %s: fingerprint changed since the baseline: %s", res.Job.Name, ch)
+		t.Logf("stortest: %s: fingerprint changed since the baseline: %s", r.Job.Name, ch)
 	}
 	for _, ch := range rep.Job {
-		t.Logf("stortest: %s: job changed since the baseline: %s", res.Job.Name, ch)
+		t.Logf("stortest: %s: job changed since the baseline: %s", r.Job.Name, ch)
 	}
-	if res.Dir != "" {
-		diff := filepath.Join(res.Dir, baselineDiffName(res))
-		if f, err := os.Create(diff); err == nil {
-			werr := regress.WriteText(f, rep)
-			if cerr := f.Close(); werr == nil && cerr == nil {
-				res.Artifacts = append(res.Artifacts, diff)
-				if res.rec != nil {
-					res.rec.addArtifact(diff)
-				}
-			}
+	r.writeDiff(rep)
+	t.Logf("stortest: baseline comparison %s", rep.Summary())
+	if r.rec != nil {
+		r.rec.addBaseline(rep)
+	}
+	noteComparison(t.Name(), rep)
+	inconclusive := rep.Inconclusive()
+	for _, f := range inconclusive {
+		if strict {
+			r.fail(t, "inconclusive", "%s: inconclusive (strict): %s", r.Job.Name, f.Reason)
+		} else {
+			t.Logf("stortest: %s: inconclusive: %s", r.Job.Name, f.Reason)
 		}
-	}
-	for _, f := range rep.Inconclusive() {
-		t.Logf("stortest: %s: inconclusive: %s", res.Job.Name, f.Reason)
 	}
 	regs := rep.Regressions()
 	for _, f := range regs {
-		fail("regression", "%s: %s", res.Job.Name, f.Reason)
+		r.fail(t, "regression", "%s: %s", r.Job.Name, f.Reason)
 	}
-	return len(regs) == 0, &rep
+	return len(regs) == 0 && !(strict && len(inconclusive) > 0)
+}
+
+// writeDiff writes the comparison as text beside the run's artifacts.
+func (r *Result) writeDiff(rep regress.Report) {
+	if r.Dir == "" {
+		return
+	}
+	diff := filepath.Join(r.Dir, baselineDiffName(r))
+	f, err := os.Create(diff)
+	if err != nil {
+		return
+	}
+	werr := regress.WriteText(f, rep)
+	if cerr := f.Close(); werr == nil && cerr == nil {
+		r.Artifacts = append(r.Artifacts, diff)
+		if r.rec != nil {
+			r.rec.addArtifact(diff)
+		}
+	}
 }
 
 func baselineDiffName(res *Result) string {
@@ -156,13 +241,41 @@ func baselineDiffName(res *Result) string {
 	return safeName(res.Job.Name) + ".baseline-diff.txt"
 }
 
-// updateCommand is the shell command that records a test's baselines: go
-// test runs a package's tests in its directory, so that is where to go.
+// updateCommand is the shell command that records a test's baselines as
+// this test binary would have: go test runs a package's tests in its
+// directory, so that is where to go, with the device, baseline
+// directory, tolerances and destructive-write permission it was given.
 func updateCommand(test string) string {
 	dir, err := os.Getwd()
 	if err != nil {
 		dir = "."
 	}
 	top := strings.SplitN(test, "/", 2)[0]
-	return fmt.Sprintf("(cd %q && go test -run '^%s$' -stortest.update)", dir, regexp.QuoteMeta(top))
+	var env string
+	if v := os.Getenv(EnvAllowDestructive); v != "" {
+		env = EnvAllowDestructive + "=" + shellQuote(v) + " "
+	}
+	args := []string{"-run", shellQuote("^" + regexp.QuoteMeta(top) + "$"), "-stortest.update"}
+	for _, s := range []struct{ flag, value string }{
+		{"stortest.device", DeviceSetting()},
+		{"stortest.baselines", BaselinesSetting()},
+		{"stortest.tolerance", ToleranceSetting()},
+	} {
+		if s.value != "" {
+			args = append(args, "-"+s.flag+"="+shellQuote(s.value))
+		}
+	}
+	return fmt.Sprintf("(cd %s && %sgo test %s)", shellQuote(dir), env, strings.Join(args, " "))
+}
+
+// shellQuote quotes s for a POSIX shell: as it is when it holds only
+// characters no shell treats specially, else in single quotes.
+func shellQuote(s string) string {
+	safe := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,7 +1,10 @@
 package stortest
 
 import (
+	"io/fs"
 	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +14,7 @@ import (
 
 	"stortest.dev/baselines"
 	"stortest.dev/regress"
+	"stortest.dev/report"
 	"stortest.dev/workload"
 )
 
@@ -86,4 +90,152 @@ func anyContains(ss []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// settingsOff clears the settings of the environment that change what
+// CheckBaseline does, for a test that sets its own.
+func settingsOff(t *testing.T) {
+	for _, env := range []string{EnvUpdate, EnvStrict, EnvTolerance, "STORTEST_DEVICE", "STORTEST_BASELINES", EnvAllowDestructive} {
+		t.Setenv(env, "")
+	}
+}
+
+// syntheticBaseline stores the baseline of a synthetic run (see
+// syntheticResult) for test t in a new directory, and returns the
+// directory. Its runs have no per-second samples, so comparisons of
+// their rates are inconclusive.
+func syntheticBaseline(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	r := syntheticResult()
+	b, err := baselines.FromResult(r.Result, r.fp)
+	require.NoError(t, err)
+	require.NoError(t, baselines.WriteFile(baselines.Path(dir, t.Name(), r.Job.Name), b))
+	return dir
+}
+
+// Every comparison ends in a verdict, and an inconclusive one is never
+// silent: it is logged, in the run's JUnit testcase and in Main's
+// summary; strict mode (option or environment) fails on it.
+func TestCheckBaselineInconclusive(t *testing.T) {
+	onlyIOPS := Tolerances("*=off,read.iops=10%")
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		opts    []BaselineOption
+		verdict regress.Verdict
+		strict  bool
+	}{
+		{name: "logged", opts: []BaselineOption{onlyIOPS}, verdict: regress.Inconclusive},
+		{name: "strict option", opts: []BaselineOption{onlyIOPS, Strict()}, verdict: regress.Inconclusive, strict: true},
+		{name: "strict environment", env: map[string]string{EnvStrict: "1"}, opts: []BaselineOption{onlyIOPS},
+			verdict: regress.Inconclusive, strict: true},
+		{name: "tolerance setting applies last", env: map[string]string{EnvStrict: "1", EnvTolerance: "read.iops=off,*.errors=0"},
+			opts: []BaselineOption{onlyIOPS}, verdict: regress.Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			settingsOff(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			dir := syntheticBaseline(t)
+			r := syntheticResult()
+			ok, errs, logs := checkBaselineFake(t, r, append(tc.opts, BaselineDir(dir))...)
+			assert.Equal(t, !tc.strict, ok, "returned")
+
+			require.Len(t, r.rec.compared, 1, "the comparison is in the JUnit record")
+			rep := r.rec.compared[0]
+			assert.Equal(t, tc.verdict, rep.Verdict, "%s", rep.Summary())
+			assert.True(t, anyContains(logs, "stortest: baseline comparison mix: "+tc.verdict.String()), "logs %q", logs)
+			var noted bool
+			for _, c := range notedComparisons() {
+				noted = noted || c.test == t.Name()
+			}
+			assert.Equal(t, tc.verdict != regress.Pass, noted, "in Main's summary")
+			forgetComparisons(t.Name()) // a fake's: not for this binary's summary
+
+			if tc.verdict == regress.Pass {
+				assert.Empty(t, errs)
+				return
+			}
+			reason := rep.Inconclusive()[0].Reason
+			require.True(t, strings.HasPrefix(reason, "read iops "), "%q", reason)
+			if !tc.strict {
+				assert.Empty(t, errs)
+				assert.Contains(t, logs, "stortest: mix: inconclusive: "+reason)
+				assert.Empty(t, r.rec.run.Failures)
+				return
+			}
+			assert.Equal(t, []string{"mix: inconclusive (strict): " + reason}, errs)
+			require.Len(t, r.rec.run.Failures, 1)
+			assert.Equal(t, report.Failure{Message: errs[0], Type: "inconclusive"}, r.rec.run.Failures[0])
+		})
+	}
+}
+
+// forgetComparisons drops test's comparisons from Main's summary.
+func forgetComparisons(test string) {
+	noted.mu.Lock()
+	defer noted.mu.Unlock()
+	noted.list = slices.DeleteFunc(noted.list, func(c comparison) bool { return c.test == test })
+}
+
+// Tolerance rules that do not parse fail the check, saying where they
+// came from.
+func TestCheckBaselineBadToleranceSetting(t *testing.T) {
+	settingsOff(t)
+	t.Setenv(EnvTolerance, "*.iops")
+	dir := syntheticBaseline(t)
+	ok, errs, _ := checkBaselineFake(t, syntheticResult(), BaselineDir(dir))
+	assert.False(t, ok)
+	assert.True(t, anyContains(errs, "mix: -stortest.tolerance (or STORTEST_TOLERANCE): regress: bad rule"), "%q", errs)
+}
+
+// A test that has failed already records no baseline.
+func TestCheckBaselineUpdateRefusesFailedTest(t *testing.T) {
+	settingsOff(t)
+	t.Setenv(EnvUpdate, "1")
+	dir := t.TempDir()
+	r := syntheticResult()
+	f := newFake(t)
+	var ok bool
+	f.run(func(tb testing.TB) {
+		r.CheckIOPS(tb, 1e9)
+		ok = CheckBaseline(tb, r, BaselineDir(dir))
+	})
+	assert.False(t, ok)
+	assert.Equal(t, "mix: not recording a baseline: the test has failed (see above)", f.errors[len(f.errors)-1])
+	assert.Equal(t, "baseline", r.rec.run.Failures[len(r.rec.run.Failures)-1].Type)
+	_, err := os.Stat(baselines.Path(dir, t.Name(), "mix"))
+	assert.ErrorIs(t, err, fs.ErrNotExist, "no baseline written")
+}
+
+// The command that records a missing baseline is the one the test binary
+// was run with, quoted for a shell.
+func TestUpdateCommand(t *testing.T) {
+	settingsOff(t)
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	assert.Equal(t, "(cd "+shellQuote(wd)+" && go test -run '^TestX$' -stortest.update)", updateCommand("TestX/sub"))
+
+	t.Setenv("STORTEST_DEVICE", "/dev/nvme0n1")
+	t.Setenv("STORTEST_BASELINES", "/ci/base lines")
+	t.Setenv(EnvAllowDestructive, "/dev/nvme0n1")
+	t.Setenv(EnvTolerance, "*.iops=5%,read.clat.p99=15%:2us")
+	assert.Equal(t, "(cd "+shellQuote(wd)+" && STORTEST_ALLOW_DESTRUCTIVE=/dev/nvme0n1 go test -run '^TestX$' -stortest.update "+
+		"-stortest.device=/dev/nvme0n1 -stortest.baselines='/ci/base lines' -stortest.tolerance='*.iops=5%,read.clat.p99=15%:2us')",
+		updateCommand("TestX"))
+}
+
+// A shell reads back what shellQuote quoted.
+func TestShellQuote(t *testing.T) {
+	in := []string{"/dev/nvme0n1", "", "a b", "it's", "*.iops=5%", "^TestX\\.y$", "$HOME", "a\nb", "`x`;|&"}
+	var quoted []string
+	for _, s := range in {
+		quoted = append(quoted, shellQuote(s))
+	}
+	assert.Equal(t, "/dev/nvme0n1", quoted[0], "left as it is")
+	out, err := exec.Command("sh", "-c", `printf '%s\0' `+strings.Join(quoted, " ")).Output()
+	require.NoError(t, err)
+	assert.Equal(t, in, strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"))
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"stortest.dev/regress"
 	"stortest.dev/report"
 )
 
@@ -24,9 +25,12 @@ var collected struct {
 // testcase and the Result (histograms of a few hundred KiB per job
 // clone) is let go, so a long suite does not hold every run's memory.
 type record struct {
-	run  report.Run
-	kase *report.Case // once the test has ended
-	err  error        // from making the testcase
+	run report.Run
+	// compared are the run's comparisons with its stored baseline, for
+	// its testcase (report.Case.AddBaseline).
+	compared []regress.Report
+	kase     *report.Case // once the test has ended
+	err      error        // from making the testcase
 }
 
 // testState is what stortest keeps per test while it runs.
@@ -103,13 +107,26 @@ func (r *record) settle() {
 	if r.kase != nil || r.err != nil {
 		return
 	}
-	c, err := report.NewCase(r.run)
+	c, err := r.newCase()
 	if err != nil {
 		r.err = fmt.Errorf("%s: %s: %w", r.run.Test, r.run.Job, err)
 		return
 	}
 	r.kase = &c
 	r.run = report.Run{Test: r.run.Test, Job: r.run.Job}
+	r.compared = nil
+}
+
+// newCase makes the record's testcase. Callers hold collected.mu.
+func (r *record) newCase() (report.Case, error) {
+	c, err := report.NewCase(r.run)
+	if err != nil {
+		return c, err
+	}
+	for _, rep := range r.compared {
+		c.AddBaseline(rep)
+	}
+	return c, nil
 }
 
 // add records a run.
@@ -157,6 +174,18 @@ func (r *record) addFailure(f report.Failure, isError bool) {
 	}
 }
 
+// addBaseline records the run's comparison with its baseline, also after
+// its test ended.
+func (r *record) addBaseline(rep regress.Report) {
+	collected.mu.Lock()
+	defer collected.mu.Unlock()
+	if r.kase != nil {
+		r.kase.AddBaseline(rep)
+	} else {
+		r.compared = append(r.compared, rep)
+	}
+}
+
 // cases returns the testcases of the runs collected so far, in order,
 // making those of tests still running, with the errors of the runs that
 // could not be made into one.
@@ -171,7 +200,7 @@ func cases() ([]report.Case, error) {
 			continue
 		}
 		if r.err == nil {
-			c, err := report.NewCase(r.run)
+			c, err := r.newCase()
 			if err == nil {
 				out = append(out, c)
 				continue

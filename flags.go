@@ -22,6 +22,11 @@ var (
 		"directory of the baselines, one subdirectory per test (env STORTEST_BASELINES); empty: the package's testdata/baselines")
 	flagJUnit = flag.String("stortest.junit", "",
 		"write a JUnit XML report of the workload runs to this file (env STORTEST_JUNIT)")
+	flagStrict = flag.Bool("stortest.strict", false,
+		"fail CheckBaseline on an inconclusive comparison, not only on a regression (env STORTEST_STRICT=1)")
+	flagTolerance = flag.String("stortest.tolerance", "",
+		"tolerance rules in regress.ParseRules syntax, e.g. '*.iops=5%,read.clat.p99=15%:2us', applied to every "+
+			"CheckBaseline after the test's own (env STORTEST_TOLERANCE); recorded in the baselines -stortest.update writes")
 )
 
 // Environment variables read besides the flags' own.
@@ -38,6 +43,11 @@ const (
 	EnvAllowDestructive = "STORTEST_ALLOW_DESTRUCTIVE"
 	// EnvUpdate=1 rewrites baselines, as -stortest.update does.
 	EnvUpdate = "STORTEST_UPDATE"
+	// EnvStrict=1 fails inconclusive comparisons, as -stortest.strict
+	// does.
+	EnvStrict = "STORTEST_STRICT"
+	// EnvTolerance holds tolerance rules, as -stortest.tolerance does.
+	EnvTolerance = "STORTEST_TOLERANCE"
 )
 
 // flagSet reports whether the named flag was given on the command line.
@@ -85,6 +95,22 @@ func Update() bool {
 		return *flagUpdate
 	}
 	return os.Getenv(EnvUpdate) == "1"
+}
+
+// StrictSetting reports whether inconclusive comparisons fail:
+// -stortest.strict, or STORTEST_STRICT=1 when the flag is not given.
+func StrictSetting() bool {
+	if flagSet("stortest.strict") {
+		return *flagStrict
+	}
+	return envIs1(EnvStrict)
+}
+
+// ToleranceSetting returns the tolerance rules given with
+// -stortest.tolerance or STORTEST_TOLERANCE, in regress.ParseRules
+// syntax, or "" when none.
+func ToleranceSetting() string {
+	return stringSetting("stortest.tolerance", flagTolerance, EnvTolerance)
 }
 
 func envIs1(name string) bool { return os.Getenv(name) == "1" }

@@ -56,7 +56,7 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 	const rate = 2000
 	job := workload.Job{Name: "gate-randread", Engine: "psync", RW: workload.RandRead, BlockSize: 4096,
 		Direct: true, Runtime: 11 * time.Second, TimeBased: true, RateIOPS: [3]int{rate}}
-	dir := t.TempDir()
+	var dir string // the baselines of the attempt
 
 	// The fake TB takes the failures the gate reports, so that this test
 	// can assert them; its runs still go to the JUnit collector, as the
@@ -87,8 +87,13 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 	for tries < attempts {
 		tries++
 		// Unthrottled (the I/O thread may still be in the group: Go keeps
-		// threads) while the baseline is recorded.
+		// threads) while the baseline is recorded: a new one in a new
+		// directory (a second recording of a path in one process adds a
+		// run to it), by a fake whose failures on purpose are forgotten
+		// (a failed test records no baseline).
 		require.NoError(t, g.SetReadIOPS(devNum, 0))
+		dir = t.TempDir()
+		f.pass()
 		t.Setenv(EnvUpdate, "1")
 		ok, errs, base := phase()
 		require.True(t, ok, "recording the baseline: %v", errs)

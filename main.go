@@ -33,6 +33,15 @@ import (
 // relative to the package's directory, where go test runs the test
 // binary. The file is replaced atomically.
 //
+// At the end Main prints to stderr every baseline comparison of the
+// package's tests that was not a plain pass (an inconclusive one, an
+// improvement, a regression), one line each with the reasons indented
+// below: go test prints the log of a passing test only with -v, and an
+// inconclusive comparison must not pass unseen. In package-list mode
+// ("go test ./pkg") go test hides the whole output of a passing package,
+// this summary too; -stortest.strict fails the tests on an inconclusive
+// comparison instead (see CheckBaseline).
+//
 // SIGINT or SIGTERM (Ctrl-C in a terminal, a CI job cancelled or timed
 // out) does not kill the test binary at once. On the first, Main prints
 // a line to stderr and cancels the workloads under way in Run: each
@@ -101,6 +110,7 @@ func Main(m *testing.M) {
 	}()
 
 	code := m.Run()
+	writeComparisons(os.Stderr, notedComparisons())
 	if path != "" {
 		if err := flush(true); err != nil {
 			fmt.Fprintf(os.Stderr, "stortest: JUnit report: %v\n", err)

@@ -1,13 +1,20 @@
 package stortest
 
 import (
+	"bytes"
 	"encoding/xml"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stortest.dev/baselines"
+	"stortest.dev/regress"
 	"stortest.dev/workload"
 )
 
@@ -118,4 +125,104 @@ func TestWriteJUnit(t *testing.T) {
 	}
 
 	validateJUnit(t, path)
+}
+
+// Main prints, at the end of the test binary, every comparison that was
+// not a plain pass, with its reasons: without -v, go test shows nothing
+// of a passing test's log. The binary is this one, running
+// TestMainSummaryHelper alone.
+func TestMainSummary(t *testing.T) {
+	if os.Getenv(summaryHelperEnv) == "1" {
+		t.Skip("in the helper's binary")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMainSummaryHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), summaryHelperEnv+"=1", "STORTEST_JUNIT=", EnvUpdate+"=", EnvStrict+"=", EnvTolerance+"=", "STORTEST_BASELINES=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "stdout:\n%s\nstderr:\n%s", &stdout, &stderr)
+	assert.NotContains(t, stdout.String(), "inconclusive", "the test's log is hidden without -v")
+	assert.Regexp(t, `(?m)^stortest: TestMainSummaryHelper/mix: inconclusive \(1 inconclusive\)\n    read iops .*: inconclusive: .*\n\z`,
+		stderr.String())
+}
+
+const summaryHelperEnv = "STORTEST_SUMMARY_HELPER"
+
+// TestMainSummaryHelper makes an inconclusive comparison, for
+// TestMainSummary.
+func TestMainSummaryHelper(t *testing.T) {
+	if os.Getenv(summaryHelperEnv) != "1" {
+		t.Skip("run by TestMainSummary")
+	}
+	dir := syntheticBaseline(t)
+	if !CheckBaseline(t, syntheticResult(), BaselineDir(dir), Tolerances("*=off,read.iops=10%")) {
+		t.Error("an inconclusive comparison failed without strict mode")
+	}
+}
+
+func TestWriteComparisons(t *testing.T) {
+	rep := regress.Report{Name: "seq", Verdict: regress.Improvement, Fingerprint: []baselines.Change{{Field: "firmware", Old: "1.2", New: "1.3"}},
+		Findings: []regress.Finding{
+			{Metric: "read.iops", Verdict: regress.Improvement, Reason: "read iops 2k IOPS vs baseline 1k IOPS (+100.0%): improvement beyond 10% tolerance"},
+			{Metric: "read.bw", Verdict: regress.Pass, Reason: "read bw: within"},
+		}}
+	var b strings.Builder
+	require.NoError(t, writeComparisons(&b, []comparison{{"TestSeq/sub", rep}}))
+	assert.Equal(t, "stortest: TestSeq/sub/seq: improvement (1 improvement, 1 pass); firmware 1.2 -> 1.3\n"+
+		"    read iops 2k IOPS vs baseline 1k IOPS (+100.0%): improvement beyond 10% tolerance\n", b.String())
+}
+
+// A run compared with its baseline has its verdict in the JUnit report:
+// the property baseline.verdict and a paragraph of system-out with the
+// reasons, inconclusive as plainly as a pass, whether the comparison came
+// before the test ended or after.
+func TestBaselineVerdictJUnit(t *testing.T) {
+	settingsOff(t)
+	dir := t.TempDir()
+	onlyIOPS := Tolerances("*=off,read.iops=10%")
+	f := newFake(t)
+	var late *Result
+	f.run(func(tb testing.TB) {
+		r := Run(tb, File(tb, 2<<20), workload.Job{Name: "seq", RW: workload.Read, BlockSize: 64 << 10})
+		b, err := baselines.FromResult(r.Result, r.fp)
+		require.NoError(t, err)
+		require.NoError(t, baselines.WriteFile(baselines.Path(dir, t.Name(), "seq"), b))
+		CheckBaseline(tb, r, BaselineDir(dir), onlyIOPS)
+		late = Run(tb, File(tb, 2<<20), workload.Job{Name: "seq", RW: workload.Read, BlockSize: 64 << 10})
+	})
+	f.finish()
+	CheckBaseline(f, late, BaselineDir(dir), onlyIOPS) // after the test ended
+	forgetComparisons(t.Name())
+
+	path := filepath.Join(t.TempDir(), "junit.xml")
+	require.NoError(t, writeJUnit(path, "stortest.dev", time.Now(), time.Second))
+	validateJUnit(t, path)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc struct {
+		Props []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"testsuite>properties>property"`
+		Cases []struct {
+			Classname string `xml:"classname,attr"`
+			Name      string `xml:"name,attr"`
+			Out       string `xml:"system-out"`
+		} `xml:"testsuite>testcase"`
+	}
+	require.NoError(t, xml.Unmarshal(data, &doc))
+	props := map[string]string{}
+	for _, p := range doc.Props {
+		props[p.Name] = p.Value
+	}
+	var names []string
+	for _, c := range doc.Cases {
+		if c.Classname != t.Name() {
+			continue
+		}
+		names = append(names, c.Name)
+		assert.Equal(t, "inconclusive", props[t.Name()+"/"+c.Name+"/baseline.verdict"], "property of %s", c.Name)
+		assert.Regexp(t, `\n\nbaseline: inconclusive: seq: inconclusive \(1 inconclusive\)\n  read iops .*: inconclusive: .*\n\[\[ATTACHMENT\|`, c.Out,
+			"system-out of %s", c.Name)
+	}
+	assert.Equal(t, []string{"seq", "seq#2"}, names)
 }
