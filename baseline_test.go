@@ -143,8 +143,8 @@ func TestCheckBaselineInconclusive(t *testing.T) {
 			ok, errs, logs := checkBaselineFake(t, r, append(tc.opts, BaselineDir(dir))...)
 			assert.Equal(t, !tc.strict, ok, "returned")
 
-			require.Len(t, r.rec.compared, 1, "the comparison is in the JUnit record")
-			rep := r.rec.compared[0]
+			require.Len(t, r.rec.run.Baselines, 1, "the comparison is in the JUnit record")
+			rep := r.rec.run.Baselines[0]
 			assert.Equal(t, tc.verdict, rep.Verdict, "%s", rep.Summary())
 			assert.True(t, anyContains(logs, "stortest: baseline comparison mix: "+tc.verdict.String()), "logs %q", logs)
 			var noted bool

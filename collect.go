@@ -25,12 +25,9 @@ var collected struct {
 // testcase and the Result (histograms of a few hundred KiB per job
 // clone) is let go, so a long suite does not hold every run's memory.
 type record struct {
-	run report.Run
-	// compared are the run's comparisons with its stored baseline, for
-	// its testcase (report.Case.AddBaseline).
-	compared []regress.Report
-	kase     *report.Case // once the test has ended
-	err      error        // from making the testcase
+	run  report.Run
+	kase *report.Case // once the test has ended
+	err  error        // from making the testcase
 }
 
 // testState is what stortest keeps per test while it runs.
@@ -107,26 +104,13 @@ func (r *record) settle() {
 	if r.kase != nil || r.err != nil {
 		return
 	}
-	c, err := r.newCase()
+	c, err := report.NewCase(r.run)
 	if err != nil {
 		r.err = fmt.Errorf("%s: %s: %w", r.run.Test, r.run.Job, err)
 		return
 	}
 	r.kase = &c
 	r.run = report.Run{Test: r.run.Test, Job: r.run.Job}
-	r.compared = nil
-}
-
-// newCase makes the record's testcase. Callers hold collected.mu.
-func (r *record) newCase() (report.Case, error) {
-	c, err := report.NewCase(r.run)
-	if err != nil {
-		return c, err
-	}
-	for _, rep := range r.compared {
-		c.AddBaseline(rep)
-	}
-	return c, nil
 }
 
 // add records a run.
@@ -182,7 +166,7 @@ func (r *record) addBaseline(rep regress.Report) {
 	if r.kase != nil {
 		r.kase.AddBaseline(rep)
 	} else {
-		r.compared = append(r.compared, rep)
+		r.run.Baselines = append(r.run.Baselines, rep)
 	}
 }
 
@@ -200,7 +184,7 @@ func cases() ([]report.Case, error) {
 			continue
 		}
 		if r.err == nil {
-			c, err := r.newCase()
+			c, err := report.NewCase(r.run)
 			if err == nil {
 				out = append(out, c)
 				continue

@@ -27,11 +27,10 @@ func inconclusiveReport() regress.Report {
 // An inconclusive comparison is as visible in the JUnit report as a pass:
 // a property with the verdict, and a line in system-out with the reason.
 func TestAddBaselineJUnit(t *testing.T) {
-	c, err := NewCase(Run{Test: "TestMix", Result: syntheticResult()})
+	c, err := NewCase(Run{Test: "TestMix", Result: syntheticResult(), Baselines: []regress.Report{inconclusiveReport()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.AddBaseline(inconclusiveReport())
 	wantText := "baseline: inconclusive: mix: inconclusive (1 inconclusive, 1 pass)\n" +
 		"  read clat p99 310µs vs baseline 250µs (+24.0%): inconclusive: 2 per-second samples, 10 needed\n"
 	if !strings.HasSuffix(c.Output, "\n\n"+wantText) {

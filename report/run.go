@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"stortest.dev/iostat"
+	"stortest.dev/regress"
 	"stortest.dev/workload"
 )
 
@@ -42,6 +43,10 @@ type Run struct {
 	// is a "warning.<Kind>" property and a "warning: <Message>" line at
 	// the top of the output.
 	Warnings []Warning
+	// Baselines are the run's comparisons with its stored baseline,
+	// usually one: each adds the verdict and its reasons to the case
+	// (Case.AddBaseline).
+	Baselines []regress.Report
 }
 
 // Warning is a reason to doubt a run's figures that fails nothing (the
@@ -52,9 +57,10 @@ type Warning struct {
 }
 
 // NewCase turns a run into a testcase: named after the test and the job,
-// with the run's Metrics, fingerprint and Warnings as properties, the
-// warnings, the summary (workload.WriteSummary) and the iostat table as
-// output, and the artifacts as attachments. A run that could not start
+// with the run's Metrics, fingerprint, Warnings and baseline verdict as
+// properties, the warnings, the summary (workload.WriteSummary), the
+// iostat table and the baseline comparisons as output, and the artifacts
+// as attachments. A run that could not start
 // (no Result) needs its Job name and Errors or Skipped.
 func NewCase(r Run) (Case, error) {
 	ran := r.Result != nil && len(r.Result.Jobs) > 0
@@ -94,6 +100,9 @@ func NewCase(r Run) (Case, error) {
 		Failures:    slices.Clone(r.Failures),
 		Errors:      slices.Clone(r.Errors),
 		Skipped:     r.Skipped,
+	}
+	for _, rep := range r.Baselines {
+		c.AddBaseline(rep)
 	}
 	return c, nil
 }
