@@ -75,6 +75,10 @@ type Result struct {
 	// Dir holds the artifacts, whose paths are in Artifacts.
 	Dir       string
 	Artifacts []string
+	// Warnings say why the figures may not measure the device (a
+	// CPU-bound run, reads from the page cache...), one per kind (the
+	// Warn* constants); they fail nothing.
+	Warnings []Warning
 
 	rec *record
 	fp  baselines.Fingerprint // where it ran, for baselines and the report
@@ -182,9 +186,11 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 			t.Logf("%s", progressLine(job.Name, p))
 		}
 	}
+	machineCPU := sampleCPU(fsys.ProcPath("stat"))
 	start := time.Now()
 	wres, err := workload.Run(ctx, job, wopts)
 	elapsed := time.Since(start)
+	machine := machineCPU()
 	var snaps []iostat.Snapshot
 	if sampler != nil {
 		var serr error
@@ -225,6 +231,10 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		}
 	}
 	hostInfo, _ := iostat.LocalHost(fsys, start)
+	r.Warnings = plausibility(r, machine)
+	for _, w := range r.Warnings {
+		t.Logf("stortest: %s: warning: %s", job.Name, w.Message)
+	}
 
 	for _, p := range report.Metrics(wres) {
 		t.Attr(attrKey(job.Name+"."+p.Name), p.Value)
@@ -237,6 +247,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	run := report.Run{
 		Test: t.Name(), Job: caseName, Result: wres, Host: hostInfo, Elapsed: elapsed,
 		Fingerprint: fingerprint(target, devices, job, r.fp), Artifacts: r.Artifacts,
+		Warnings: r.Warnings,
 	}
 	if len(r.IOStatSamples) > 0 {
 		total := r.IOStat

@@ -1,0 +1,295 @@
+package stortest
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"stortest.dev/report"
+	"stortest.dev/workload"
+)
+
+// Warning is a reason to doubt a run's figures that fails nothing: Kind
+// is a short stable token (one of the Warn* constants), Message one line
+// for people that says what was seen, with the figure. A run has at most
+// one warning of each kind.
+type Warning = report.Warning
+
+// Kinds of Warning, in the order Run reports them.
+const (
+	// WarnCPUBound: a job thread, or the machine, was busy nearly all
+	// of the run, so latency measures the CPU, not the device.
+	WarnCPUBound = "cpu-bound"
+	// WarnPageCache: buffered reads were served by the page cache, not
+	// the device.
+	WarnPageCache = "page-cache"
+	// WarnShortRun: the measured part lasted under MinPlausibleRuntime.
+	WarnShortRun = "short-run"
+	// WarnSmallWorkingSet: reads of a real device touch under
+	// MinPlausibleWorkingSet, which the device's cache may hold.
+	WarnSmallWorkingSet = "small-working-set"
+)
+
+// Thresholds of the warnings. They flag runs whose figures mostly
+// measure something other than the device, in the spirit of longhorn's
+// kbench checks, and are kept coarse so that a plausible run never
+// warns.
+const (
+	// CPUBoundFraction is the busy fraction at which a run counts as
+	// CPU-bound: of a job thread, (UsrCPU+SysCPU)/Runtime; of the
+	// machine, the busy share of all CPUs' time in /proc/stat. kbench
+	// warns from 60% busy; a single psync thread on a fast device can be
+	// that busy and still wait on the device most of each I/O, while at
+	// 90% the submit and reap loop itself paces the I/O.
+	CPUBoundFraction = 0.9
+	// PageCacheFraction: buffered reads count as served by the page
+	// cache when the target's device read less than this fraction of the
+	// bytes the workload read. Read-ahead only makes the device read
+	// more, so half leaves room for other I/O on a shared disk.
+	PageCacheFraction = 0.5
+	// MinPlausibleRuntime is the shortest measured runtime whose figures
+	// mean much: under a second there is not one full per-second sample,
+	// a tail percentile rests on a few I/Os, and the first I/Os (cold
+	// caches, a queue filling) weigh on the mean.
+	MinPlausibleRuntime = time.Second
+	// MinPlausibleWorkingSet is the smallest span that reads of a real
+	// device (KindDevice) should touch. A device does not advertise how
+	// much of its data it caches: a hard disk holds tens to hundreds of
+	// MiB, a RAID controller or an array GiBs. Below a GiB reads may be
+	// cache hits whatever the device; above it this rule cannot tell.
+	MinPlausibleWorkingSet = 1 << 30 // bytes
+)
+
+// plausibilityRules are the checks of a run, in the order of their
+// warnings. Each returns the message of its warning, or "" when the run
+// gives it no cause.
+var plausibilityRules = []struct {
+	kind  string
+	check func(r *Result, machine cpuBusy) string
+}{
+	{WarnCPUBound, cpuBoundRule},
+	{WarnPageCache, pageCacheRule},
+	{WarnShortRun, shortRunRule},
+	{WarnSmallWorkingSet, smallWorkingSetRule},
+}
+
+// plausibility returns the warnings of a run: its job, target, per-clone
+// results and iostat, and the machine's CPU use over it.
+func plausibility(r *Result, machine cpuBusy) []Warning {
+	var ws []Warning
+	for _, rule := range plausibilityRules {
+		if msg := rule.check(r, machine); msg != "" {
+			ws = append(ws, Warning{Kind: rule.kind, Message: msg})
+		}
+	}
+	return ws
+}
+
+// cpuBoundRule looks at each clone's thread and at the machine. The
+// thread of a null-engine job does nothing but run the harness, and a
+// hipri job polls for its completions by design: neither thread says the
+// device was not measured, so only the machine is looked at for them.
+func cpuBoundRule(r *Result, machine cpuBusy) string {
+	var parts []string
+	var worst *workload.JobResult
+	var worstFrac float64
+	over := 0
+	if r.Job.Engine != "null" && !r.Job.Hipri {
+		for _, j := range r.Jobs {
+			if j.Runtime <= 0 {
+				continue
+			}
+			frac := float64(j.UsrCPU+j.SysCPU) / float64(j.Runtime)
+			if frac < CPUBoundFraction {
+				continue
+			}
+			over++
+			if worst == nil || frac > worstFrac {
+				worst, worstFrac = j, frac
+			}
+		}
+	}
+	if worst != nil {
+		s := fmt.Sprintf("the job thread was %s busy (usr %s, sys %s of its %s runtime)",
+			pct(worstFrac), pct(float64(worst.UsrCPU)/float64(worst.Runtime)),
+			pct(float64(worst.SysCPU)/float64(worst.Runtime)), fmtLatency(worst.Runtime))
+		if len(r.Jobs) > 1 {
+			s += fmt.Sprintf(" in clone %d; %d of %d clones at %s or more", worst.Clone, over, len(r.Jobs), pct(CPUBoundFraction))
+		}
+		parts = append(parts, s)
+	}
+	if machine.known && machine.frac >= CPUBoundFraction {
+		parts = append(parts, fmt.Sprintf("the machine's CPUs were %s busy over the run", pct(machine.frac)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + ": latency measures the CPU, not the device"
+}
+
+// pageCacheRule compares the bytes of buffered reads with what the
+// target's device (the first of Devices) read over the run.
+func pageCacheRule(r *Result, _ cpuBusy) string {
+	if r.Job.Direct || len(r.Devices) == 0 || len(r.IOStatSamples) == 0 {
+		return ""
+	}
+	var read uint64
+	for _, j := range r.Jobs {
+		read += j.Dirs[workload.DirRead].Bytes
+	}
+	dd, ok := r.IOStat.Disk(r.Devices[0])
+	if read == 0 || !ok {
+		return ""
+	}
+	dev := dd.Diff.ReadSectors * 512 // diskstats counts 512-byte sectors
+	if float64(dev) >= PageCacheFraction*float64(read) {
+		return ""
+	}
+	return fmt.Sprintf("buffered reads of %s, but %s read %s (%s of it): the page cache served them, so the figures measure memory, not the device; set Direct or drop the cache first",
+		fmtBytes(float64(read)), dd.Name, fmtBytes(float64(dev)), pct(float64(dev)/float64(read)))
+}
+
+// shortRunRule looks at the longest clone's measured runtime; a run that
+// completed no I/O has failed for reasons of its own, reported already.
+func shortRunRule(r *Result, _ cpuBusy) string {
+	var longest time.Duration
+	var ios uint64
+	for _, j := range r.Jobs {
+		longest = max(longest, j.Runtime)
+		for d := range workload.NumDirs {
+			ios += j.Dirs[d].IOs
+		}
+	}
+	if ios == 0 || longest >= MinPlausibleRuntime {
+		return ""
+	}
+	return fmt.Sprintf("measured for %s, under %s: percentiles and throughput of so short a run are mostly noise",
+		fmtLatency(longest), fmtLatency(MinPlausibleRuntime))
+}
+
+// smallWorkingSetRule applies to reads of a real block device only: a
+// loop device or file stortest made is small by design, and what caches
+// it shows in the page-cache warning.
+func smallWorkingSetRule(r *Result, _ cpuBusy) string {
+	if r.Target == nil || r.Target.Kind != KindDevice || !r.Job.RW.Reads() {
+		return ""
+	}
+	ws := workingSet(r.Job, r.Target.Size)
+	if ws <= 0 || ws >= MinPlausibleWorkingSet {
+		return ""
+	}
+	return fmt.Sprintf("reads a working set of %s of %s, under %s: the device's cache may hold it, so reads may measure the cache",
+		fmtBytes(float64(ws)), r.Target.Path, fmtBytes(MinPlausibleWorkingSet))
+}
+
+// workingSet is the span of a target of size bytes that job touches:
+// Size bytes from Offset, or up to the end; 0 when unknown.
+func workingSet(job workload.Job, size int64) int64 {
+	rest := size - job.Offset
+	switch {
+	case job.Size > 0 && size > 0:
+		return min(job.Size, rest)
+	case job.Size > 0:
+		return job.Size
+	case size > 0:
+		return rest
+	}
+	return 0
+}
+
+// pct prints a fraction as a whole percentage: "97%".
+func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" }
+
+// cpuTimes is the aggregate "cpu" line of /proc/stat, in USER_HZ ticks:
+// busy is user, nice, system, irq, softirq and steal; idle is idle and
+// iowait (a CPU waiting on I/O could have run something). guest and
+// guest_nice are in user and nice already.
+type cpuTimes struct{ busy, idle uint64 }
+
+// cpuBusy is the busy fraction of all the machine's CPUs over a run;
+// known is false when /proc/stat could not be read.
+type cpuBusy struct {
+	frac  float64
+	known bool
+}
+
+// sampleCPU reads the stat file at path (normally /proc/stat) now and
+// returns a function that reads it again and gives the busy fraction
+// between the two readings.
+func sampleCPU(path string) func() cpuBusy {
+	before, err := readCPUTimes(path)
+	return func() cpuBusy {
+		if err != nil {
+			return cpuBusy{}
+		}
+		after, err := readCPUTimes(path)
+		if err != nil {
+			return cpuBusy{}
+		}
+		return busyBetween(before, after)
+	}
+}
+
+// busyBetween is the busy fraction from before to after; unknown when no
+// tick passed. A counter that went back (iowait may, on tickless
+// kernels) counts as unchanged.
+func busyBetween(before, after cpuTimes) cpuBusy {
+	sub := func(a, b uint64) uint64 {
+		if a < b {
+			return 0
+		}
+		return a - b
+	}
+	busy, idle := sub(after.busy, before.busy), sub(after.idle, before.idle)
+	if busy+idle == 0 {
+		return cpuBusy{}
+	}
+	return cpuBusy{frac: float64(busy) / float64(busy+idle), known: true}
+}
+
+func readCPUTimes(path string) (cpuTimes, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return cpuTimes{}, fmt.Errorf("stortest: %w", err)
+	}
+	defer f.Close()
+	c, err := parseCPUTimes(f)
+	if err != nil {
+		return cpuTimes{}, fmt.Errorf("stortest: %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// parseCPUTimes reads the aggregate "cpu" line of /proc/stat. Fields a
+// kernel does not have (steal before 2.6.11) count as zero; user, nice,
+// system and idle are needed.
+func parseCPUTimes(r io.Reader) (cpuTimes, error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 || fields[0] != "cpu" {
+			continue
+		}
+		if len(fields) < 5 {
+			return cpuTimes{}, fmt.Errorf("cpu line has %d fields, want at least 4", len(fields)-1)
+		}
+		var v [8]uint64 // user nice system idle iowait irq softirq steal
+		for i := range min(len(v), len(fields)-1) {
+			n, err := strconv.ParseUint(fields[i+1], 10, 64)
+			if err != nil {
+				return cpuTimes{}, fmt.Errorf("cpu line: field %d: %w", i+1, err)
+			}
+			v[i] = n
+		}
+		return cpuTimes{busy: v[0] + v[1] + v[2] + v[5] + v[6] + v[7], idle: v[3] + v[4]}, nil
+	}
+	if err := sc.Err(); err != nil {
+		return cpuTimes{}, err
+	}
+	return cpuTimes{}, errors.New("no cpu line")
+}

@@ -1,0 +1,307 @@
+package stortest
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"stortest.dev/iostat"
+	"stortest.dev/latency"
+	"stortest.dev/report"
+	"stortest.dev/workload"
+)
+
+// plausibleRun is a run that gives no warning: 2 s of direct 4 KiB
+// random reads (100,000 of them, 391MiB) over the whole of a 100 GiB
+// device, its thread 25% busy, the device reading every byte.
+func plausibleRun() *Result {
+	job := workload.Job{Name: "rr", Engine: "io_uring", RW: workload.RandRead, BlockSize: 4096,
+		IODepth: 32, Direct: true, Runtime: 2 * time.Second, Filename: "/dev/sdb"}.Normalized()
+	return &Result{
+		Result:  &workload.Result{Jobs: []*workload.JobResult{plausibleClone(job, 0)}},
+		Job:     job,
+		Target:  &Dev{Path: "/dev/sdb", Kind: KindDevice, Size: 100 << 30},
+		Devices: []string{"sdb"},
+		IOStat: iostat.Delta{Interval: 200, Disks: []iostat.DiskDelta{{
+			Name: "sdb", Interval: 200, Diff: iostat.IOStats{ReadIOs: 100_000, ReadSectors: 800_000},
+		}}},
+		IOStatSamples: []iostat.Delta{{}, {}},
+	}
+}
+
+func plausibleClone(job workload.Job, clone int) *workload.JobResult {
+	jr := workload.NewJobResult(job, clone, latency.FioLayout)
+	jr.Runtime, jr.UsrCPU, jr.SysCPU = 2*time.Second, 300*time.Millisecond, 200*time.Millisecond
+	jr.Dirs[workload.DirRead].IOs, jr.Dirs[workload.DirRead].Bytes = 100_000, 100_000*4096
+	return jr
+}
+
+// The messages of the rules for plausibleRun's figures.
+const (
+	cpuThreadMsg = "the job thread was 95% busy (usr 60%, sys 35% of its 2s runtime)"
+	cpuMachine   = "the machine's CPUs were 95% busy over the run"
+	cpuTail      = ": latency measures the CPU, not the device"
+	pageCacheMsg = "buffered reads of 391MiB, but sdb read 0B (0% of it): the page cache served them, " +
+		"so the figures measure memory, not the device; set Direct or drop the cache first"
+	shortRunMsg   = "measured for 300ms, under 1s: percentiles and throughput of so short a run are mostly noise"
+	smallWSPrefix = "reads a working set of "
+	smallWSTail   = " of /dev/sdb, under 1GiB: the device's cache may hold it, so reads may measure the cache"
+)
+
+func TestPlausibilityRules(t *testing.T) {
+	busy := cpuBusy{frac: 0.95, known: true}
+	threadBusy := func(r *Result) { r.Jobs[0].UsrCPU, r.Jobs[0].SysCPU = 1200*time.Millisecond, 700*time.Millisecond }
+	buffered := func(sectors uint64) func(r *Result) {
+		return func(r *Result) { r.Job.Direct, r.IOStat.Disks[0].Diff.ReadSectors = false, sectors }
+	}
+	short := func(r *Result) {
+		r.Jobs[0].Runtime, r.Jobs[0].UsrCPU, r.Jobs[0].SysCPU = 300*time.Millisecond, 50*time.Millisecond, 20*time.Millisecond
+	}
+	for _, tc := range []struct {
+		name    string
+		machine cpuBusy
+		edit    func(r *Result)
+		want    []Warning
+	}{
+		{name: "plausible", machine: cpuBusy{frac: 0.3, known: true}},
+
+		// cpu-bound
+		{name: "thread busy", edit: threadBusy, want: []Warning{{Kind: WarnCPUBound, Message: cpuThreadMsg + cpuTail}}},
+		{name: "thread at 89%", edit: func(r *Result) { r.Jobs[0].UsrCPU, r.Jobs[0].SysCPU = 1180*time.Millisecond, 600*time.Millisecond }},
+		{name: "thread of a null job", edit: func(r *Result) { threadBusy(r); r.Job.Engine = "null" }},
+		{name: "thread polling (hipri)", edit: func(r *Result) { threadBusy(r); r.Job.Hipri = true }},
+		{name: "thread without runtime", edit: func(r *Result) { threadBusy(r); r.Jobs[0].Runtime = 0; r.Jobs[0].Dirs[0].IOs = 0 }},
+		{name: "machine busy", machine: busy, want: []Warning{{Kind: WarnCPUBound, Message: cpuMachine + cpuTail}}},
+		{name: "machine at 89%", machine: cpuBusy{frac: 0.89, known: true}},
+		{name: "machine unknown", machine: cpuBusy{frac: 1, known: false}},
+		{name: "thread and machine", machine: busy, edit: threadBusy,
+			want: []Warning{{Kind: WarnCPUBound, Message: cpuThreadMsg + "; " + cpuMachine + cpuTail}}},
+		{name: "busiest of clones", edit: func(r *Result) {
+			for c := 1; c < 4; c++ {
+				r.Jobs = append(r.Jobs, plausibleClone(r.Job, c))
+			}
+			r.Jobs[1].UsrCPU, r.Jobs[1].SysCPU = 1140*time.Millisecond, 700*time.Millisecond // 92%
+			r.Jobs[3].UsrCPU, r.Jobs[3].SysCPU = 1240*time.Millisecond, 700*time.Millisecond // 97%
+			r.IOStat.Disks[0].Diff.ReadSectors *= 4
+		}, want: []Warning{{Kind: WarnCPUBound, Message: "the job thread was 97% busy (usr 62%, sys 35% of its 2s runtime) in clone 3; " +
+			"2 of 4 clones at 90% or more" + cpuTail}}},
+
+		// page-cache
+		{name: "buffered, device idle", edit: buffered(0), want: []Warning{{Kind: WarnPageCache, Message: pageCacheMsg}}},
+		{name: "buffered, device read 40%", edit: buffered(320_000), want: []Warning{{Kind: WarnPageCache, Message: "buffered reads of 391MiB, but sdb read 156MiB (40% of it): the page cache served them, " +
+			"so the figures measure memory, not the device; set Direct or drop the cache first"}}},
+		{name: "buffered, device read 60%", edit: buffered(480_000)},
+		{name: "buffered, device read more (read-ahead)", edit: buffered(1_600_000)},
+		{name: "direct, device idle", edit: func(r *Result) { r.IOStat.Disks[0].Diff.ReadSectors = 0 }},
+		{name: "buffered, no iostat", edit: func(r *Result) { buffered(0)(r); r.IOStatSamples, r.IOStat = nil, iostat.Delta{} }},
+		{name: "buffered, no devices (tmpfs)", edit: func(r *Result) { buffered(0)(r); r.Devices = nil }},
+		{name: "buffered writes", edit: func(r *Result) {
+			buffered(0)(r)
+			r.Job.RW = workload.RandWrite
+			d := &r.Jobs[0].Dirs
+			d[workload.DirWrite], d[workload.DirRead] = d[workload.DirRead], workload.DirStats{}
+		}},
+
+		// short-run
+		{name: "300ms", edit: short, want: []Warning{{Kind: WarnShortRun, Message: shortRunMsg}}},
+		{name: "1s", edit: func(r *Result) { r.Jobs[0].Runtime = time.Second; r.Jobs[0].UsrCPU /= 2; r.Jobs[0].SysCPU /= 2 }},
+		{name: "300ms without I/O", edit: func(r *Result) { short(r); r.Jobs[0].Dirs[workload.DirRead].IOs = 0 }},
+		{name: "one clone of two long enough", edit: func(r *Result) {
+			short(r)
+			r.Jobs = append(r.Jobs, plausibleClone(r.Job, 1))
+			r.IOStat.Disks[0].Diff.ReadSectors *= 2
+		}},
+
+		// small-working-set
+		{name: "64MiB of a device", edit: func(r *Result) { r.Job.Size = 64 << 20 },
+			want: []Warning{{Kind: WarnSmallWorkingSet, Message: smallWSPrefix + "64MiB" + smallWSTail}}},
+		{name: "the last 512MiB of a device", edit: func(r *Result) { r.Job.Offset = r.Target.Size - 512<<20 },
+			want: []Warning{{Kind: WarnSmallWorkingSet, Message: smallWSPrefix + "512MiB" + smallWSTail}}},
+		{name: "Size past the end of a device", edit: func(r *Result) { r.Job.Offset, r.Job.Size = r.Target.Size-(256<<20), 4<<30 },
+			want: []Warning{{Kind: WarnSmallWorkingSet, Message: smallWSPrefix + "256MiB" + smallWSTail}}},
+		{name: "a whole 900MiB device", edit: func(r *Result) { r.Target.Size = 900 << 20 },
+			want: []Warning{{Kind: WarnSmallWorkingSet, Message: smallWSPrefix + "900MiB" + smallWSTail}}},
+		{name: "1GiB of a device", edit: func(r *Result) { r.Job.Size = 1 << 30 }},
+		{name: "64MiB of a device, writes", edit: func(r *Result) { r.Job.Size, r.Job.RW = 64<<20, workload.RandWrite }},
+		{name: "64MiB of a loop device", edit: func(r *Result) { r.Job.Size, r.Target.Kind = 64<<20, KindLoop }},
+		{name: "64MiB of a file", edit: func(r *Result) { r.Job.Size, r.Target.Kind = 64<<20, KindFile }},
+		{name: "device of unknown size", edit: func(r *Result) { r.Target.Size = 0 }},
+
+		{name: "everything", machine: busy, edit: func(r *Result) { threadBusy(r); buffered(0)(r); r.Job.Size = 64 << 20 },
+			want: []Warning{
+				{Kind: WarnCPUBound, Message: cpuThreadMsg + "; " + cpuMachine + cpuTail},
+				{Kind: WarnPageCache, Message: pageCacheMsg},
+				{Kind: WarnSmallWorkingSet, Message: smallWSPrefix + "64MiB" + smallWSTail},
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := plausibleRun()
+			if tc.edit != nil {
+				tc.edit(r)
+			}
+			if diff := cmp.Diff(tc.want, plausibility(r, tc.machine)); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPlausibleCPUFixtures reads /proc/stat captured on a 2-CPU machine
+// idle for 2 s, and while two shell loops spun for 2 s.
+func TestPlausibleCPUFixtures(t *testing.T) {
+	read := func(name string) cpuTimes {
+		t.Helper()
+		c, err := readCPUTimes(filepath.Join("testdata", "procstat", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	idle := busyBetween(read("idle-before"), read("idle-after"))
+	busy := busyBetween(read("busy-before"), read("busy-after"))
+	if !idle.known || idle.frac > 0.05 {
+		t.Errorf("idle machine: %+v, want known and under 5%% busy", idle)
+	}
+	if !busy.known || busy.frac < 0.99 {
+		t.Errorf("spinning machine: %+v, want known and over 99%% busy", busy)
+	}
+	r := plausibleRun()
+	if ws := plausibility(r, idle); len(ws) != 0 {
+		t.Errorf("idle machine: warnings %v", ws)
+	}
+	want := []Warning{{Kind: WarnCPUBound, Message: "the machine's CPUs were 100% busy over the run" + cpuTail}}
+	if diff := cmp.Diff(want, plausibility(r, busy)); diff != "" {
+		t.Errorf("spinning machine: warnings (-want +got):\n%s", diff)
+	}
+
+	// sampleCPU reads its path before and after, as Run does around the
+	// workload with <proc>/stat.
+	path := filepath.Join(t.TempDir(), "stat")
+	copyFixture := func(name string) {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join("testdata", "procstat", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFixture("busy-before")
+	after := sampleCPU(path)
+	copyFixture("busy-after")
+	if got := after(); got != busy {
+		t.Errorf("sampleCPU = %+v, want %+v", got, busy)
+	}
+	if got := sampleCPU(filepath.Join(t.TempDir(), "missing"))(); got.known {
+		t.Errorf("sampleCPU of a missing file = %+v, want unknown", got)
+	}
+	copyFixture("busy-before")
+	if got := sampleCPU(path)(); got.known {
+		t.Errorf("sampleCPU with no tick between = %+v, want unknown", got)
+	}
+}
+
+func TestPlausibleParseCPUTimes(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     cpuTimes
+		err      string
+	}{
+		{name: "linux 6", in: "cpu  10 1 5 100 7 2 3 4 9 9\ncpu0 10 1 5 100 7 2 3 4 9 9\n", want: cpuTimes{busy: 25, idle: 107}},
+		{name: "no steal (2.6.10)", in: "cpu  10 1 5 100 7 2 3\n", want: cpuTimes{busy: 21, idle: 107}},
+		{name: "four fields", in: "cpu 10 1 5 100\n", want: cpuTimes{busy: 16, idle: 100}},
+		{name: "cpu line after others", in: "intr 1 2\ncpu 1 0 0 3\n", want: cpuTimes{busy: 1, idle: 3}},
+		{name: "three fields", in: "cpu 10 1 5\n", err: "at least 4"},
+		{name: "not a number", in: "cpu 10 x 5 100\n", err: "field 2"},
+		{name: "only per-CPU lines", in: "cpu0 10 1 5 100\n", err: "no cpu line"},
+		{name: "empty", in: "", err: "no cpu line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseCPUTimes(strings.NewReader(tc.in))
+			switch {
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Fatalf("error %v, want one saying %q", err, tc.err)
+			case tc.err == "" && err != nil:
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	// iowait can go back on a tickless kernel: the counter counts as
+	// unchanged, not as a huge idle time.
+	got := busyBetween(cpuTimes{busy: 100, idle: 500}, cpuTimes{busy: 190, idle: 490})
+	if want := (cpuBusy{frac: 1, known: true}); got != want {
+		t.Errorf("busyBetween with idle going back = %+v, want %+v", got, want)
+	}
+}
+
+// TestPlausibleRunLoop runs 300 ms of buffered reads of a loop device
+// read once before, so that its page cache holds it: the run warns
+// "page-cache" and "short-run" in the log, the Result and the JUnit
+// testcase, and fails nothing.
+func TestPlausibleRunLoop(t *testing.T) {
+	requireRoot(t)
+	f := newFake(t)
+	defer f.finish()
+	var r *Result
+	f.run(func(tb testing.TB) {
+		dev := LoopDevice(tb, 16<<20)
+		warm, err := os.Open(dev.Path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		_, err = io.Copy(io.Discard, warm)
+		warm.Close()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		r = Run(tb, dev, workload.Job{Name: "cached", RW: workload.RandRead, BlockSize: 4096,
+			Runtime: 300 * time.Millisecond, TimeBased: true}, IOStatEvery(100*time.Millisecond))
+	})
+	if r == nil || len(f.fatals)+len(f.errors) > 0 || f.failed {
+		t.Fatalf("fatals %q, errors %q, skips %q", f.fatals, f.errors, f.skips)
+	}
+	byKind := map[string]string{}
+	for _, w := range r.Warnings {
+		byKind[w.Kind] = w.Message
+	}
+	for _, k := range []string{WarnPageCache, WarnShortRun} {
+		if byKind[k] == "" {
+			t.Errorf("no %s warning: %+v (devices %v, iostat %+v)", k, r.Warnings, r.Devices, r.IOStat.Disks)
+		}
+	}
+	if byKind[WarnSmallWorkingSet] != "" {
+		t.Errorf("small-working-set on a loop device: %s", byKind[WarnSmallWorkingSet])
+	}
+
+	cs := casesOf(t, t.Name())
+	if len(cs) != 1 {
+		t.Fatalf("%d testcases", len(cs))
+	}
+	c := cs[0]
+	if len(c.Failures)+len(c.Errors) > 0 || c.Skipped != "" {
+		t.Errorf("warnings failed the testcase: %+v %+v %q", c.Failures, c.Errors, c.Skipped)
+	}
+	for _, w := range r.Warnings {
+		t.Logf("%s: %s", w.Kind, w.Message)
+		line := "stortest: cached: warning: " + w.Message
+		if !slices.Contains(f.logs, line) {
+			t.Errorf("log lacks %q: %q", line, f.logs)
+		}
+		if !slices.Contains(c.Properties, report.Property{Name: "warning." + w.Kind, Value: w.Message}) {
+			t.Errorf("no property warning.%s=%q: %v", w.Kind, w.Message, c.Properties)
+		}
+		if !strings.Contains(c.Output, "warning: "+w.Message+"\n") {
+			t.Errorf("system-out lacks the warning %q:\n%s", w.Message, c.Output)
+		}
+	}
+}
