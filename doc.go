@@ -76,6 +76,16 @@
 //
 //	randread-4k: clat p99.9 read 2.41ms > limit 2ms
 //
+// # Baselines
+//
+// CheckBaseline compares a run with the baseline stored for its test and
+// job (testdata/baselines/<test>/<job>.json) and ends in a verdict: pass,
+// improvement, inconclusive or regression. A regression fails the test;
+// an inconclusive comparison is logged, is the property baseline.verdict
+// of the run's JUnit testcase, and is in the summary Main prints to
+// stderr at the end; strict mode (-stortest.strict, STORTEST_STRICT=1 or
+// the Strict option) fails on it. -stortest.update records baselines.
+//
 // # Benchmarks
 //
 // Bench runs a job in a benchmark and reports iops, MB/s and p99-ns with
@@ -83,8 +93,11 @@
 //
 // # Flags
 //
-// -stortest.device, -stortest.out, -stortest.junit and -stortest.update
-// (rewrite baselines) have the environment variables STORTEST_DEVICE,
-// STORTEST_OUT, STORTEST_JUNIT and STORTEST_UPDATE=1; a flag on the
-// command line wins.
+// -stortest.device, -stortest.out, -stortest.junit, -stortest.update
+// (rewrite baselines), -stortest.baselines (their directory),
+// -stortest.strict (fail inconclusive comparisons) and
+// -stortest.tolerance (tolerance rules for every comparison) have the
+// environment variables STORTEST_DEVICE, STORTEST_OUT, STORTEST_JUNIT,
+// STORTEST_UPDATE=1, STORTEST_BASELINES, STORTEST_STRICT=1 and
+// STORTEST_TOLERANCE; a flag on the command line wins.
 package stortest
