@@ -15,16 +15,24 @@ func TestSettingsFromEnvironment(t *testing.T) {
 		if Update() != want {
 			t.Errorf("STORTEST_UPDATE=%q: Update() = %v", v, !want)
 		}
+		t.Setenv("STORTEST_STRICT", v)
+		if StrictSetting() != want {
+			t.Errorf("STORTEST_STRICT=%q: StrictSetting() = %v", v, !want)
+		}
+	}
+	t.Setenv("STORTEST_TOLERANCE", "*.iops=5%")
+	if ToleranceSetting() != "*.iops=5%" {
+		t.Errorf("ToleranceSetting() = %q", ToleranceSetting())
 	}
 }
 
 func TestFlagsRegistered(t *testing.T) {
-	for _, name := range []string{"stortest.device", "stortest.out", "stortest.update", "stortest.junit"} {
+	for _, name := range []string{"stortest.device", "stortest.out", "stortest.update", "stortest.junit", "stortest.strict", "stortest.tolerance"} {
 		if flagSet(name) {
 			t.Errorf("-%s reads as given on the command line", name)
 		}
 	}
-	if flagDevice == nil || flagOut == nil || flagUpdate == nil || flagJUnit == nil {
+	if flagDevice == nil || flagOut == nil || flagUpdate == nil || flagJUnit == nil || flagStrict == nil || flagTolerance == nil {
 		t.Fatal("flags not registered")
 	}
 }
