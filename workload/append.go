@@ -82,4 +82,9 @@ func (s *DirStats) add(o *DirStats) error {
 }
 
 // appendSlices carries next's sub-second slices over, offset by off.
-func appendSlices(r, next *JobResult, off time.Duration) {}
+func appendSlices(r, next *JobResult, off time.Duration) {
+	for _, s := range next.Slices {
+		s.T += off
+		r.Slices = append(r.Slices, s)
+	}
+}

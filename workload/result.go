@@ -51,6 +51,21 @@ type Second struct {
 	Clat  [NumDirs]latency.Sparse // clat histogram of the interval
 }
 
+// SliceInterval is the length of a Slice: a tenth of a second, so that a
+// run of a few seconds still has enough throughput samples to compare
+// (fio logs IOPS every 500 ms by default; a run of 2 s has 20 slices).
+const SliceInterval = 100 * time.Millisecond
+
+// Slice is one sub-second throughput sample of a job: what completed in
+// the SliceInterval ending at T (the last one may be shorter, and one
+// spanning a stall longer).
+type Slice struct {
+	T     time.Duration   // end of the interval, since the measured start
+	Dur   time.Duration   // its length
+	IOs   [NumDirs]uint64 // completions in the interval
+	Bytes [NumDirs]uint64 // bytes completed in the interval
+}
+
 // IOPS returns direction d's completions per second in the interval.
 func (s *Second) IOPS(d Dir) float64 {
 	if s.Dur <= 0 {
@@ -61,6 +76,39 @@ func (s *Second) IOPS(d Dir) float64 {
 
 // BW returns direction d's bytes per second in the interval.
 func (s *Second) BW(d Dir) float64 {
+	if s.Dur <= 0 {
+		return 0
+	}
+	return float64(s.Bytes[d]) / s.Dur.Seconds()
+}
+
+// SliceInterval is the length of a throughput slice (JobResult.Slices):
+// ten samples a second, so that a run of a few seconds has enough samples
+// for a comparison to tell a change from noise.
+const SliceInterval = 100 * time.Millisecond
+
+// Slice is one sub-second throughput sample of a job: what completed in
+// the interval ending at T. Slices close every SliceInterval of measured
+// time (ramp excluded), on the same clock reads as the seconds (a second
+// ends where a slice ends), and the last one is the partial interval up
+// to the last completion.
+type Slice struct {
+	T     time.Duration   // end of the interval, since the measured start
+	Dur   time.Duration   // its length: SliceInterval, more when the loop was late, less for the last one
+	IOs   [NumDirs]uint64 // completions in the interval
+	Bytes [NumDirs]uint64 // bytes completed in the interval
+}
+
+// IOPS returns direction d's completions per second in the slice.
+func (s *Slice) IOPS(d Dir) float64 {
+	if s.Dur <= 0 {
+		return 0
+	}
+	return float64(s.IOs[d]) / s.Dur.Seconds()
+}
+
+// BW returns direction d's bytes per second in the slice.
+func (s *Slice) BW(d Dir) float64 {
 	if s.Dur <= 0 {
 		return 0
 	}
@@ -100,6 +148,13 @@ type JobResult struct {
 	Start   time.Time     // wall clock at the start of the measured part
 	Runtime time.Duration // measured time (ramp excluded)
 	Seconds []Second
+	// Slices are the throughput samples every SliceInterval, oldest
+	// first, with strictly increasing T and positive Dur; their counts
+	// add up to the totals in Dirs, as the seconds' do.
+	Slices []Slice
+	// Slices are the throughput samples of every SliceInterval, which
+	// sum to the same totals as Seconds.
+	Slices []Slice
 
 	ErrnoCounts map[int]uint64 // failed I/Os per errno
 	FirstErrors []IOError      // the first MaxRecordedErrors failures

@@ -217,6 +217,11 @@ type worker struct {
 	ended        bool  // no more I/O will be issued
 	lastDone     int64 // ns: last completion
 
+	// Per-slice sampling (SliceInterval).
+	nextSlice  int64
+	sliceIOs   [NumDirs]uint64
+	sliceBytes [NumDirs]uint64
+
 	// Per-second sampling.
 	nextTick  int64
 	tickIOs   [NumDirs]uint64
@@ -374,6 +379,11 @@ func (w *worker) run(start int64) {
 		w.deadline = w.measureStart + int64(j.Runtime)
 	}
 	w.nextTick = w.measureStart + int64(time.Second)
+	w.nextSlice = w.measureStart + int64(SliceInterval)
+	if j.Runtime > 0 {
+		// Room for every slice, so that appending never copies.
+		w.res.Slices = make([]Slice, 0, int(j.Runtime/SliceInterval)+2)
+	}
 	var ru0 unix.Rusage
 	measuring := false
 	depth := j.IODepth
@@ -494,6 +504,9 @@ func (w *worker) run(start int64) {
 				}
 			}
 		}
+		if measuring && now >= w.nextSlice {
+			w.slice(now)
+		}
 		if measuring && now >= w.nextTick {
 			w.tick(now)
 		}
@@ -512,7 +525,11 @@ func (w *worker) run(start int64) {
 		w.res.UsrCPU = time.Duration(unix.TimevalToNsec(ru1.Utime) - unix.TimevalToNsec(ru0.Utime))
 		w.res.SysCPU = time.Duration(unix.TimevalToNsec(ru1.Stime) - unix.TimevalToNsec(ru0.Stime))
 		w.res.Ctx = uint64(ru1.Nvcsw+ru1.Nivcsw) - uint64(ru0.Nvcsw+ru0.Nivcsw)
-		// The last partial second, so short runs still have a sample.
+		// The last partial slice and second, so short runs still have a
+		// sample.
+		if w.lastDone > w.nextSlice-int64(SliceInterval) {
+			w.slice(w.lastDone)
+		}
 		if w.lastDone > w.nextTick-int64(time.Second) {
 			w.tick(w.lastDone)
 		}
@@ -662,6 +679,36 @@ func (w *worker) fsync() {
 		if u.Res < 0 {
 			w.res.Sync.Errors++
 		}
+	}
+}
+
+// slice closes the throughput slice ending at t.
+func (w *worker) slice(t int64) {
+	sl := Slice{T: time.Duration(t - w.measureStart)}
+	sl.Dur = sl.T
+	if n := len(w.res.Slices); n > 0 {
+		sl.Dur = sl.T - w.res.Slices[n-1].T
+	} else if sl.Dur <= 0 {
+		return // no time yet: what completed goes to the next slice
+	}
+	for d := range NumDirs {
+		s := &w.res.Dirs[d]
+		sl.IOs[d] = s.IOs - w.sliceIOs[d]
+		sl.Bytes[d] = s.Bytes - w.sliceBytes[d]
+		w.sliceIOs[d], w.sliceBytes[d] = s.IOs, s.Bytes
+	}
+	if sl.Dur > 0 {
+		w.res.Slices = append(w.res.Slices, sl)
+	} else {
+		// A final slice at the instant of the last: fold it in.
+		p := &w.res.Slices[len(w.res.Slices)-1]
+		for d := range NumDirs {
+			p.IOs[d] += sl.IOs[d]
+			p.Bytes[d] += sl.Bytes[d]
+		}
+	}
+	for w.nextSlice <= t {
+		w.nextSlice += int64(SliceInterval)
 	}
 }
 

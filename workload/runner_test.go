@@ -302,3 +302,31 @@ func TestMain(m *testing.M) {
 	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2))
 	os.Exit(m.Run())
 }
+
+// Slices sample throughput every SliceInterval: they sum to the totals,
+// as the seconds do, and tile the measured time.
+func TestRunSlices(t *testing.T) {
+	job := Job{Name: "null", Engine: "null", RW: RandRW, BlockSize: 4096, Size: 1 << 30,
+		Runtime: 1550 * time.Millisecond, TimeBased: true, RateIOPS: [3]int{3000, 1000}}
+	r := runJob(t, job, Options{})
+	require.GreaterOrEqual(t, len(r.Slices), 15)
+	require.LessOrEqual(t, len(r.Slices), 17)
+	var ios, bytes [NumDirs]uint64
+	var prev time.Duration
+	for i, s := range r.Slices {
+		assert.Greater(t, s.Dur, time.Duration(0), "slice %d", i)
+		assert.Equal(t, s.T-prev, s.Dur, "slice %d", i)
+		prev = s.T
+		for d := range NumDirs {
+			ios[d] += s.IOs[d]
+			bytes[d] += s.Bytes[d]
+		}
+	}
+	for d := range NumDirs {
+		assert.Equal(t, r.Dirs[d].IOs, ios[d], "%s ios", Dir(d))
+		assert.Equal(t, r.Dirs[d].Bytes, bytes[d], "%s bytes", Dir(d))
+	}
+	assert.InDelta(t, r.Runtime.Seconds(), r.Slices[len(r.Slices)-1].T.Seconds(), 0.01)
+	// A whole slice at 3000 read IOPS holds about 300 reads.
+	assert.InDelta(t, 300, float64(r.Slices[5].IOs[DirRead]), 60)
+}
