@@ -51,21 +51,6 @@ type Second struct {
 	Clat  [NumDirs]latency.Sparse // clat histogram of the interval
 }
 
-// SliceInterval is the length of a Slice: a tenth of a second, so that a
-// run of a few seconds still has enough throughput samples to compare
-// (fio logs IOPS every 500 ms by default; a run of 2 s has 20 slices).
-const SliceInterval = 100 * time.Millisecond
-
-// Slice is one sub-second throughput sample of a job: what completed in
-// the SliceInterval ending at T (the last one may be shorter, and one
-// spanning a stall longer).
-type Slice struct {
-	T     time.Duration   // end of the interval, since the measured start
-	Dur   time.Duration   // its length
-	IOs   [NumDirs]uint64 // completions in the interval
-	Bytes [NumDirs]uint64 // bytes completed in the interval
-}
-
 // IOPS returns direction d's completions per second in the interval.
 func (s *Second) IOPS(d Dir) float64 {
 	if s.Dur <= 0 {
@@ -84,7 +69,8 @@ func (s *Second) BW(d Dir) float64 {
 
 // SliceInterval is the length of a throughput slice (JobResult.Slices):
 // ten samples a second, so that a run of a few seconds has enough samples
-// for a comparison to tell a change from noise.
+// for a comparison to tell a change from noise (a run of 2 s has 20
+// slices; fio logs IOPS every 500 ms by default).
 const SliceInterval = 100 * time.Millisecond
 
 // Slice is one sub-second throughput sample of a job: what completed in
@@ -151,9 +137,6 @@ type JobResult struct {
 	// Slices are the throughput samples every SliceInterval, oldest
 	// first, with strictly increasing T and positive Dur; their counts
 	// add up to the totals in Dirs, as the seconds' do.
-	Slices []Slice
-	// Slices are the throughput samples of every SliceInterval, which
-	// sum to the same totals as Seconds.
 	Slices []Slice
 
 	ErrnoCounts map[int]uint64 // failed I/Os per errno
