@@ -81,10 +81,24 @@ func (s *DirStats) add(o *DirStats) error {
 	return nil
 }
 
-// appendSlices carries next's sub-second slices over, offset by off.
+// appendSlices carries next's sub-second slices over, offset by off. r's
+// last slice may end after off (its final partial slice ends at the last
+// completion, after the deadline): a slice of next that would not end
+// after it is folded into it, so slices keep strictly advancing.
 func appendSlices(r, next *JobResult, off time.Duration) {
 	for _, s := range next.Slices {
 		s.T += off
+		if n := len(r.Slices); n > 0 && s.T <= r.Slices[n-1].T {
+			p := &r.Slices[n-1]
+			for d := range NumDirs {
+				p.IOs[d] += s.IOs[d]
+				p.Bytes[d] += s.Bytes[d]
+			}
+			continue
+		}
+		if n := len(r.Slices); n > 0 {
+			s.Dur = min(s.Dur, s.T-r.Slices[n-1].T)
+		}
 		r.Slices = append(r.Slices, s)
 	}
 }

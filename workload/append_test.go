@@ -32,6 +32,15 @@ func TestJobResultAppend(t *testing.T) {
 		ios += s.IOs[DirRead]
 	}
 	assert.Equal(t, wantIOs, ios, "the seconds hold every completion")
+	ios = 0
+	for i, s := range a.Slices {
+		ios += s.IOs[DirRead]
+		if i > 0 {
+			assert.Greater(t, s.T, a.Slices[i-1].T, "slice %d", i)
+			assert.LessOrEqual(t, s.Dur, s.T-a.Slices[i-1].T, "slice %d", i)
+		}
+	}
+	assert.Equal(t, wantIOs, ios, "the slices hold every completion")
 	assert.InDelta(t, 2000, a.IOPS(DirRead), 100)
 
 	other := runJob(t, Job{Name: "other", Engine: "null", RW: RandRead, BlockSize: 4096, Size: 1 << 20}, Options{})

@@ -251,6 +251,7 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 		w.clatPrev[d] = latency.New(layout)
 		w.clatDelta[d] = latency.New(layout)
 	}
+	w.res.Slices = make([]Slice, 0, sliceRoom(job.Runtime))
 	ss, err := newSteadyRun(job, layout, opts)
 	if err != nil {
 		return nil, err
@@ -380,10 +381,6 @@ func (w *worker) run(start int64) {
 	}
 	w.nextTick = w.measureStart + int64(time.Second)
 	w.nextSlice = w.measureStart + int64(SliceInterval)
-	if j.Runtime > 0 {
-		// Room for every slice, so that appending never copies.
-		w.res.Slices = make([]Slice, 0, int(j.Runtime/SliceInterval)+2)
-	}
 	var ru0 unix.Rusage
 	measuring := false
 	depth := j.IODepth
@@ -527,9 +524,10 @@ func (w *worker) run(start int64) {
 		w.res.Ctx = uint64(ru1.Nvcsw+ru1.Nivcsw) - uint64(ru0.Nvcsw+ru0.Nivcsw)
 		// The last partial slice and second, so short runs still have a
 		// sample.
-		if w.lastDone > w.nextSlice-int64(SliceInterval) {
-			w.slice(w.lastDone)
-		}
+		// A slice at or before the last one's end folds into it, so
+		// completions stamped at the instant of the last close are not
+		// lost.
+		w.slice(w.lastDone)
 		if w.lastDone > w.nextTick-int64(time.Second) {
 			w.tick(w.lastDone)
 		}
@@ -680,6 +678,21 @@ func (w *worker) fsync() {
 			w.res.Sync.Errors++
 		}
 	}
+}
+
+// maxSliceRoom bounds the slices reserved up front: 10 minutes' worth,
+// 384 KiB per clone (64 bytes a slice). Longer runs grow the slice by
+// append, a copy each time it doubles, never per I/O.
+const maxSliceRoom = int(10 * time.Minute / SliceInterval)
+
+// sliceRoom is the number of slices to reserve for a job of runtime
+// (0: unknown, the job ends with its size): every slice and the final
+// partial one, up to maxSliceRoom.
+func sliceRoom(runtime time.Duration) int {
+	if runtime <= 0 {
+		return 0
+	}
+	return int(min(int64(runtime/SliceInterval)+2, int64(maxSliceRoom)))
 }
 
 // slice closes the throughput slice ending at t.

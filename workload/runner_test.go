@@ -330,3 +330,79 @@ func TestRunSlices(t *testing.T) {
 	// A whole slice at 3000 read IOPS holds about 300 reads.
 	assert.InDelta(t, 300, float64(r.Slices[5].IOs[DirRead]), 60)
 }
+
+// Seconds and slices close on the same clock reads: every second ends
+// where a slice ends and holds exactly the completions of the slices in
+// it, with a ramp before the measured part and a verify pass after the
+// writes (whose reads count as reads).
+func TestRunSlicesAgreeWithSeconds(t *testing.T) {
+	target := fileTarget(t, 16<<20)
+	job := Job{Name: "agree", Filename: target.Path, Engine: "psync", RW: Write, BlockSize: 4096,
+		Size: 16 << 20, RampTime: 200 * time.Millisecond, Verify: VerifyCRC32C, RateIOPS: [3]int{0, 2000, 0}}
+	r := runJob(t, job, Options{})
+	require.NoError(t, r.Err)
+	require.Equal(t, uint64(4096), r.Verify.Checked)
+	require.GreaterOrEqual(t, len(r.Seconds), 2)
+	t.Logf("%d seconds, %d slices over %v", len(r.Seconds), len(r.Slices), r.Runtime)
+	var total [NumDirs]uint64
+	for _, s := range r.Slices {
+		for d := range NumDirs {
+			total[d] += s.IOs[d]
+		}
+	}
+	for d := range NumDirs {
+		assert.Equal(t, r.Dirs[d].IOs, total[d], "%s: slices hold every completion", Dir(d))
+	}
+	k := 0 // the next slice
+	var prev time.Duration
+	for i, sec := range r.Seconds {
+		if sec.T <= prev {
+			continue // a final tick at the instant of the one before
+		}
+		var in [NumDirs]uint64
+		var end time.Duration
+		for ; k < len(r.Slices) && r.Slices[k].T <= sec.T; k++ {
+			end = r.Slices[k].T
+			for d := range NumDirs {
+				in[d] += r.Slices[k].IOs[d]
+			}
+		}
+		assert.Equal(t, sec.T, end, "second %d ends where a slice ends", i)
+		assert.Equal(t, sec.IOs, in, "second %d holds its slices' completions", i)
+		prev = sec.T
+	}
+	assert.Equal(t, len(r.Slices), k, "no slice after the last second")
+}
+
+// Closing a slice allocates nothing: the room for a job's slices is
+// reserved from its runtime when the worker is made.
+func TestSliceAllocatesNothing(t *testing.T) {
+	layout := latency.MustLayout(latency.LongGroups)
+	job := Job{Name: "alloc", Engine: "null", RW: RandRW, BlockSize: 4096, Size: 1 << 30,
+		Runtime: 30 * time.Second, TimeBased: true}
+	w, err := newWorker(job.Normalized(), 0, 1, layout, Options{})
+	require.NoError(t, err)
+	defer w.close()
+	require.GreaterOrEqual(t, cap(w.res.Slices), 302, "every slice of 30 s and the last partial one")
+	w.nextSlice = int64(SliceInterval)
+	now := int64(0)
+	allocs := testing.AllocsPerRun(200, func() {
+		w.res.Dirs[DirRead].IOs += 100
+		w.res.Dirs[DirRead].Bytes += 100 * 4096
+		now += int64(SliceInterval)
+		w.slice(now)
+	})
+	assert.Zero(t, allocs)
+	require.Len(t, w.res.Slices, 201)
+	assert.Equal(t, uint64(100), w.res.Slices[200].IOs[DirRead])
+	assert.Equal(t, 201*SliceInterval, w.res.Slices[200].T)
+
+	// A last slice at the instant of the one before folds into it.
+	w.res.Dirs[DirRead].IOs += 3
+	w.slice(now)
+	require.Len(t, w.res.Slices, 201)
+	assert.Equal(t, uint64(103), w.res.Slices[200].IOs[DirRead])
+
+	assert.Equal(t, maxSliceRoom, sliceRoom(24*time.Hour), "a long run reserves 10 minutes and grows")
+	assert.Zero(t, sliceRoom(0), "a job ended by its size reserves nothing")
+}
