@@ -15,8 +15,11 @@ import (
 // ImportFio make and Marshal writes as "schema". It changes when a field
 // changes meaning or a reader of the previous version could not read the
 // file. Version 2 added the per-second clat mean ("clat_mean"), which a
-// version 1 reader rejects as an unknown field.
-const SchemaVersion = 2
+// version 1 reader rejects as an unknown field. Version 3 added the
+// throughput slices ("slices"), the runs of a baseline recorded from
+// several ("runs"), the tolerances it was recorded with ("tolerances")
+// and the device's size in the fingerprint ("size").
+const SchemaVersion = 3
 
 // MinSchemaVersion is the oldest version Decode reads. A baseline of
 // version 1 has no per-second clat means (SecondDir.ClatMean is 0): it
@@ -25,6 +28,10 @@ const MinSchemaVersion = 1
 
 // schemaClatMean is the first version with per-second clat means.
 const schemaClatMean = 2
+
+// schemaSlices is the first version with slices, runs, tolerances and
+// the fingerprint's size.
+const schemaSlices = 3
 
 // Percentiles are the percentiles every latency Stat keeps (fio's values:
 // the representative value of the bucket, in ns).
@@ -59,6 +66,51 @@ type Baseline struct {
 	// Seconds are the per-second samples, oldest first; empty for
 	// imported fio results (fio's JSON has none).
 	Seconds []Second
+	// Slices are the throughput samples of every SliceInterval (a tenth
+	// of a second), oldest first: samples enough to compare runs of a
+	// few seconds. Empty before schema 3 and for imported fio results.
+	Slices        []Slice
+	SliceInterval time.Duration
+	// Runs summarise each run of a baseline recorded from several (go
+	// test -count=N -stortest.update; see AddRun), so that a comparison
+	// can measure the spread between runs; nil for a baseline of one run,
+	// whose own figures are its only run. The other fields hold the first
+	// run's data.
+	Runs []RunSummary
+	// Tolerances are the comparison rules the test recorded the baseline
+	// with, in the syntax of regress.ParseRules ("*.iops=5%,*.clat.p99=off");
+	// "" for the defaults. They travel with the baseline, so that
+	// `stortest baseline diff` judges as the test does.
+	Tolerances string
+}
+
+// Slice is one throughput sample. Dirs is indexed like DirNames; nil for
+// a direction without I/O in the slice.
+type Slice struct {
+	T    time.Duration // end of the interval since the measured start
+	Dur  time.Duration // its length
+	Dirs [3]*SliceDir
+}
+
+// SliceDir is one direction's completions in a slice.
+type SliceDir struct {
+	IOs, Bytes uint64
+}
+
+// RunSummary is one run of a baseline recorded from several.
+type RunSummary struct {
+	Created time.Time     // when its measured part started (UTC, whole seconds)
+	Runtime time.Duration // measured time
+	Dirs    []RunDir      // the directions with I/O, in fio's order
+}
+
+// RunDir is one direction's headline figures in one run: throughput, and
+// the clat mean and percentiles (ns; 0 when not recorded).
+type RunDir struct {
+	Name                                           string
+	IOPS, BW                                       float64
+	ClatMean                                       float64
+	ClatP50, ClatP90, ClatP99, ClatP999, ClatP9999 uint64
 }
 
 // Dir is one direction's totals and statistics.
@@ -245,17 +297,20 @@ const WholeSecond = time.Second * 99 / 100
 
 // PerSecond returns the series of metric m of direction dir over the whole
 // seconds, oldest first. Throughput counts every whole second (zeros
-// included: a stall is data); latencies (percentiles and the mean) only
-// the seconds with I/O and a known value: a second without completions
-// has no latency, not a latency of 0. The series of means is empty for a
-// baseline of schema 1.
+// included: a stall is data) but those before the direction's first I/O
+// or after its last in which other directions did I/O: the job was doing
+// other work then, as a write job's verify pass reads back after its
+// writes, and a direction with no I/O at all has no series; latencies (percentiles and the mean) only the seconds with I/O and a
+// known value: a second without completions has no latency, not a
+// latency of 0. The series of means is empty for a baseline of schema 1.
 func (b *Baseline) PerSecond(dir string, m SecondMetric) []float64 {
 	di := slices.Index(DirNames[:], dir)
 	if di < 0 {
 		return nil
 	}
 	var out []float64
-	for i := range b.Seconds {
+	first, last := b.activeSeconds(di)
+	for i := first; i <= last; i++ {
 		s := &b.Seconds[i]
 		if s.Dur < WholeSecond {
 			continue
@@ -286,6 +341,137 @@ func (b *Baseline) PerSecond(dir string, m SecondMetric) []float64 {
 		}
 	}
 	return out
+}
+
+// activeSeconds returns the first and last index of the seconds that
+// belong to direction di's series (last < first when none).
+func (b *Baseline) activeSeconds(di int) (first, last int) {
+	ios := func(i, d int) uint64 {
+		if x := b.Seconds[i].Dirs[d]; x != nil {
+			return x.IOs
+		}
+		return 0
+	}
+	return activeSpan(len(b.Seconds), di, ios)
+}
+
+// activeSpan is the span of n intervals that belongs to direction di's
+// throughput series, given each interval's completions per direction.
+// The intervals before di's first I/O, and those after its last, are
+// left out when another direction did I/O among them: the job was doing
+// other work (a verify pass). Empty (last < first) when di did no I/O.
+func activeSpan(n, di int, ios func(i, d int) uint64) (first, last int) {
+	first, last = n, -1
+	for i := range n {
+		if ios(i, di) > 0 {
+			first, last = min(first, i), i
+		}
+	}
+	if last < 0 {
+		return 0, -1
+	}
+	other := func(from, to int) bool {
+		for i := from; i < to; i++ {
+			for d := range DirNames {
+				if d != di && ios(i, d) > 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !other(0, first) {
+		first = 0
+	}
+	if !other(last+1, n) {
+		last = n - 1
+	}
+	return first, last
+}
+
+// PerSlice returns the throughput (SecondIOPS or SecondBW, per second) of
+// direction dir in each whole slice, oldest first, over the span
+// PerSecond takes (stalls count, the job's other work does not); nil for other
+// metrics and for baselines without slices. A slice shorter than 99% of
+// SliceInterval (the last, cut short) is left out.
+func (b *Baseline) PerSlice(dir string, m SecondMetric) []float64 {
+	di := slices.Index(DirNames[:], dir)
+	if di < 0 || (m != SecondIOPS && m != SecondBW) || b.SliceInterval <= 0 {
+		return nil
+	}
+	first, last := activeSpan(len(b.Slices), di, func(i, d int) uint64 {
+		if x := b.Slices[i].Dirs[d]; x != nil {
+			return x.IOs
+		}
+		return 0
+	})
+	whole := b.SliceInterval * 99 / 100
+	var out []float64
+	for i := first; i <= last; i++ {
+		s := &b.Slices[i]
+		if s.Dur < whole {
+			continue
+		}
+		var v uint64
+		if d := s.Dirs[di]; d != nil {
+			v = d.IOs
+			if m == SecondBW {
+				v = d.Bytes
+			}
+		}
+		out = append(out, float64(v)/s.Dur.Seconds())
+	}
+	return out
+}
+
+// RunSummaries returns the runs the baseline holds: Runs, or for a
+// baseline of one run, that run's own summary.
+func (b *Baseline) RunSummaries() []RunSummary {
+	if len(b.Runs) > 0 {
+		return b.Runs
+	}
+	return []RunSummary{b.summary()}
+}
+
+// summary is the baseline's own run as a RunSummary.
+func (b *Baseline) summary() RunSummary {
+	r := RunSummary{Created: b.Created, Runtime: b.Runtime}
+	for _, d := range b.Dirs {
+		rd := RunDir{Name: d.Name, IOPS: d.IOPS, BW: d.BW}
+		if c := d.Clat; c != nil {
+			rd.ClatMean = c.Mean
+			rd.ClatP50, rd.ClatP90, rd.ClatP99, rd.ClatP999, rd.ClatP9999 = c.P50, c.P90, c.P99, c.P999, c.P9999
+		}
+		r.Dirs = append(r.Dirs, rd)
+	}
+	return r
+}
+
+// ErrOtherJob is matched by AddRun's error for a run of another job.
+var ErrOtherJob = errors.New("baselines: not a run of the same job")
+
+// AddRun adds another run of the same job to the baseline, making it a
+// baseline of several runs: Runs gets the baseline's own run first (when
+// it held one) and then each of other's. The full data (histograms,
+// seconds, slices) stays the first run's; comparisons use Runs for the
+// spread between runs. other must be a run of the same job (same name,
+// same workload; the target's path may differ).
+func (b *Baseline) AddRun(other *Baseline) error {
+	if other == nil {
+		return nil
+	}
+	if other.Name != b.Name {
+		return fmt.Errorf("%w: %q is not %q", ErrOtherJob, other.Name, b.Name)
+	}
+	if ch := DiffJobs(b.Job, other.Job); len(ch) > 0 {
+		return fmt.Errorf("%w: %s: the workload differs: %s", ErrOtherJob, b.Name, ch[0])
+	}
+	if len(b.Runs) == 0 {
+		b.Runs = []RunSummary{b.summary()}
+	}
+	b.Runs = append(b.Runs, other.RunSummaries()...)
+	b.Schema = SchemaVersion
+	return nil
 }
 
 // ErrPartial is returned by FromResult for a run that was cancelled or
@@ -352,6 +538,9 @@ func fromJobs(jobs []*workload.JobResult, fp Fingerprint) (*Baseline, error) {
 		return nil, err
 	}
 	b.Seconds = secs
+	if b.Slices = mergeSlices(jobs); len(b.Slices) > 0 {
+		b.SliceInterval = workload.SliceInterval
+	}
 	merged, err := mergeDirs(jobs)
 	if err != nil {
 		return nil, err
@@ -487,6 +676,49 @@ func mergeSeconds(jobs []*workload.JobResult) ([]Second, error) {
 		}
 	}
 	return out, nil
+}
+
+// mergeSlices adds the clones' slices index by index.
+func mergeSlices(jobs []*workload.JobResult) []Slice {
+	n := 0
+	for _, j := range jobs {
+		n = max(n, len(j.Slices))
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Slice, n)
+	for i := range out {
+		var ios, bytes [workload.NumDirs]uint64
+		for _, j := range jobs {
+			if i >= len(j.Slices) {
+				continue
+			}
+			s := &j.Slices[i]
+			out[i].T, out[i].Dur = max(out[i].T, s.T), max(out[i].Dur, s.Dur)
+			for d := range workload.NumDirs {
+				ios[d] += s.IOs[d]
+				bytes[d] += s.Bytes[d]
+			}
+		}
+		for d := range workload.NumDirs {
+			if ios[d] > 0 || bytes[d] > 0 {
+				out[i].Dirs[d] = &SliceDir{IOs: ios[d], Bytes: bytes[d]}
+			}
+		}
+	}
+	// Clones end at slightly different instants: keep the time line
+	// strictly increasing.
+	for i := 1; i < len(out); i++ {
+		if out[i].T <= out[i-1].T {
+			out[i].T = out[i-1].T + 1
+		}
+		out[i].Dur = out[i].T - out[i-1].T
+	}
+	if len(out) > 0 {
+		out[0].Dur = out[0].T
+	}
+	return out
 }
 
 // foldEmptySeconds folds intervals of no length (a final tick at the

@@ -115,7 +115,7 @@ func TestPerSecond(t *testing.T) {
 		{"p99-skips-unknown", "read", SecondClatP99, []float64{9}},
 		{"p99.9", "read", SecondClatP999, []float64{11}},
 		{"mean-skips-unknown-and-idle", "read", SecondClatMean, []float64{8, 6}},
-		{"no-writes", "write", SecondIOPS, []float64{0, 0, 0, 0, 0}},
+		{"no-writes", "write", SecondIOPS, nil},
 		{"no-write-means", "write", SecondClatMean, nil},
 		{"bad-dir", "sideways", SecondIOPS, nil},
 	} {
@@ -204,4 +204,87 @@ func TestPerSecondLatencySkipsIdleSeconds(t *testing.T) {
 			require.False(t, x <= 0 || math.IsNaN(x), "%v: %v", m, xs)
 		}
 	}
+}
+
+// Slices come from the runner's, merged across clones, and sum to the
+// totals; PerSlice gives their throughput; they round-trip.
+func TestSlices(t *testing.T) {
+	mk := func(clone int) *workload.JobResult {
+		jr := synthJob(t, "x", clone, 3, 500, false, 7)
+		for i := range 30 {
+			sl := workload.Slice{T: time.Duration(i+1) * workload.SliceInterval, Dur: workload.SliceInterval}
+			sl.IOs[0], sl.Bytes[0] = 50, 50*4096
+			if i == 12 {
+				sl.IOs[0], sl.Bytes[0] = 0, 0 // a stall
+			}
+			jr.Slices = append(jr.Slices, sl)
+		}
+		return jr
+	}
+	b, err := FromResult(&workload.Result{Jobs: []*workload.JobResult{mk(0), mk(1)}}, Fingerprint{})
+	require.NoError(t, err)
+	require.Len(t, b.Slices, 30)
+	require.Equal(t, workload.SliceInterval, b.SliceInterval)
+	iops := b.PerSlice("read", SecondIOPS)
+	require.Len(t, iops, 30)
+	require.InDelta(t, 1000, iops[0], 1e-9, "two clones of 50 I/Os in 100 ms")
+	require.Zero(t, iops[12], "a stall counts")
+	require.Nil(t, b.PerSlice("write", SecondIOPS))
+	require.Nil(t, b.PerSlice("read", SecondClatP99))
+	data, err := Marshal(b)
+	require.NoError(t, err)
+	require.Contains(t, string(data), "\n    \"read_ios\": [100,100,")
+	got, err := Decode(bytesReader(data), "x.json")
+	require.NoError(t, err)
+	if diff := cmp.Diff(b.Slices, got.Slices); diff != "" {
+		t.Errorf("slices (-want +got):\n%s", diff)
+	}
+}
+
+// A write job's verify pass reads after its writes: the read-back time
+// is not a write stall, nor the write time a read stall. A second
+// without any I/O is a stall wherever it falls.
+func TestPerSecondActiveSpan(t *testing.T) {
+	w := func(n uint64) *SecondDir { return &SecondDir{IOs: n, Bytes: n} }
+	var secs []Second
+	for i, d := range []([3]*SecondDir){{nil, w(10)}, {nil, w(10)}, {}, {nil, w(10)}, {w(5), nil}, {w(5), nil}, {}} {
+		secs = append(secs, Second{T: time.Duration(i+1) * time.Second, Dur: time.Second, Dirs: d})
+	}
+	b := &Baseline{Seconds: secs}
+	require.Equal(t, []float64{10, 10, 0, 10}, b.PerSecond("write", SecondIOPS))
+	require.Equal(t, []float64{5, 5, 0}, b.PerSecond("read", SecondIOPS), "the final idle second is a stall")
+	require.Nil(t, b.PerSecond("trim", SecondIOPS))
+}
+
+// A baseline of several runs keeps each run's figures; a run of another
+// job or workload is refused; the file round-trips.
+func TestAddRun(t *testing.T) {
+	a := synthBaseline(t, 12, 500, false, 1)
+	b := synthBaseline(t, 12, 450, false, 2)
+	require.Len(t, a.RunSummaries(), 1)
+	require.NoError(t, a.AddRun(b))
+	runs := a.RunSummaries()
+	require.Len(t, runs, 2)
+	require.Equal(t, a.Dir("read").IOPS, runs[0].Dirs[0].IOPS)
+	require.Equal(t, b.Dir("read").IOPS, runs[1].Dirs[0].IOPS)
+	require.Equal(t, b.Dir("read").Clat.P99, runs[1].Dirs[0].ClatP99)
+	require.NoError(t, a.AddRun(b))
+	require.Len(t, a.Runs, 3)
+
+	other := synthBaseline(t, 12, 500, false, 3)
+	other.Name = "other"
+	require.ErrorIs(t, a.AddRun(other), ErrOtherJob)
+	deeper := synthBaseline(t, 12, 500, false, 3)
+	deeper.Job.IODepth = 64
+	require.ErrorContains(t, a.AddRun(deeper), "the workload differs: iodepth")
+
+	a.Tolerances = "*.iops=5%"
+	data, err := Marshal(a)
+	require.NoError(t, err)
+	got, err := Decode(bytesReader(data), "x.json")
+	require.NoError(t, err)
+	if diff := cmp.Diff(a.Runs, got.Runs); diff != "" {
+		t.Errorf("runs (-want +got):\n%s", diff)
+	}
+	require.Equal(t, "*.iops=5%", got.Tolerances)
 }

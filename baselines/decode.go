@@ -104,6 +104,32 @@ type fileJSON struct {
 	FioOptions  map[string]string            `json:"fio_options"`
 	Dirs        map[string]*dirJSON          `json:"dirs"`
 	Seconds     []map[string]json.RawMessage `json:"seconds"`
+	Tolerances  string                       `json:"tolerances"` // schema 3
+	Slices      *slicesJSON                  `json:"slices"`     // schema 3
+	Runs        []map[string]json.RawMessage `json:"runs"`       // schema 3
+}
+
+// slicesJSON holds the slices by column (Baseline.slicesTree).
+type slicesJSON struct {
+	IntervalNS *int64   `json:"interval_ns"`
+	DurNS      []int64  `json:"dur_ns"`
+	ReadIOs    []uint64 `json:"read_ios"`
+	ReadBytes  []uint64 `json:"read_bytes"`
+	WriteIOs   []uint64 `json:"write_ios"`
+	WriteBytes []uint64 `json:"write_bytes"`
+	TrimIOs    []uint64 `json:"trim_ios"`
+	TrimBytes  []uint64 `json:"trim_bytes"`
+}
+
+type runDirJSON struct {
+	IOPS      *float64 `json:"iops"`
+	BW        *float64 `json:"bw"`
+	ClatMean  float64  `json:"clat_mean"`
+	ClatP50   uint64   `json:"clat_p50"`
+	ClatP90   uint64   `json:"clat_p90"`
+	ClatP99   uint64   `json:"clat_p99"`
+	ClatP999  uint64   `json:"clat_p99.9"`
+	ClatP9999 uint64   `json:"clat_p99.99"`
 }
 
 type fingerprintJSON struct {
@@ -119,6 +145,7 @@ type fingerprintJSON struct {
 	Engine        string `json:"engine"`
 	Version       string `json:"version"`
 	Hostname      string `json:"hostname"`
+	Size          uint64 `json:"size"` // schema 3
 }
 
 type dirJSON struct {
@@ -288,7 +315,18 @@ func (d *decoder) convert(f *fileJSON) (*Baseline, error) {
 	fp := f.Fingerprint
 	b.Fingerprint = Fingerprint{Kind: fp.Kind, Device: fp.Device, Vendor: fp.Vendor, Model: fp.Model, Serial: fp.Serial,
 		Firmware: fp.Firmware, Backing: fp.Backing, BackingDevice: fp.BackingDevice, Kernel: fp.Kernel,
-		Engine: fp.Engine, Version: fp.Version, Hostname: fp.Hostname}
+		Engine: fp.Engine, Version: fp.Version, Hostname: fp.Hostname, Size: fp.Size}
+	if d.schema < schemaSlices {
+		for _, x := range []struct {
+			field string
+			has   bool
+		}{{"fingerprint.size", fp.Size != 0}, {"tolerances", f.Tolerances != ""}, {"slices", f.Slices != nil}, {"runs", f.Runs != nil}} {
+			if x.has {
+				return nil, d.fail(x.field, "not in schema %d (schema %d has it)", d.schema, schemaSlices)
+			}
+		}
+	}
+	b.Tolerances = f.Tolerances
 	if err := d.job(f.Job, &b.Job); err != nil {
 		return nil, err
 	}
@@ -322,7 +360,111 @@ func (d *decoder) convert(f *fileJSON) (*Baseline, error) {
 		}
 		b.Seconds = append(b.Seconds, s)
 	}
+	if f.Slices != nil {
+		if err := d.slices(f.Slices, b); err != nil {
+			return nil, err
+		}
+	}
+	for i, rj := range f.Runs {
+		r, err := d.run(fmt.Sprintf("runs.%d", i), rj)
+		if err != nil {
+			return nil, err
+		}
+		b.Runs = append(b.Runs, r)
+	}
+	if len(b.Runs) == 1 {
+		return nil, d.fail("runs", "one run: a baseline of one run has no runs")
+	}
 	return b, nil
+}
+
+// slices converts the slice columns: every column as long as dur_ns,
+// every length positive.
+func (d *decoder) slices(sj *slicesJSON, b *Baseline) error {
+	if sj.IntervalNS == nil || *sj.IntervalNS <= 0 {
+		return d.fail("slices.interval_ns", "want a positive interval")
+	}
+	b.SliceInterval = time.Duration(*sj.IntervalNS)
+	n := len(sj.DurNS)
+	b.Slices = make([]Slice, n)
+	var t time.Duration
+	for i, v := range sj.DurNS {
+		if v <= 0 {
+			return d.fail("slices.dur_ns", "slice %d: length %d is not positive", i, v)
+		}
+		if t > math.MaxInt64-time.Duration(v) {
+			return d.fail("slices.dur_ns", "slice %d: the lengths add past the largest time", i)
+		}
+		t += time.Duration(v)
+		b.Slices[i].T, b.Slices[i].Dur = t, time.Duration(v)
+	}
+	for di, col := range [3][2][]uint64{{sj.ReadIOs, sj.ReadBytes}, {sj.WriteIOs, sj.WriteBytes}, {sj.TrimIOs, sj.TrimBytes}} {
+		ios, bytes := col[0], col[1]
+		if ios == nil && bytes == nil {
+			continue
+		}
+		name := DirNames[di]
+		if len(ios) != n || len(bytes) != n {
+			return d.fail("slices."+name+"_ios", "%d and %d values for %d slices", len(ios), len(bytes), n)
+		}
+		for i := range n {
+			if ios[i] > 0 || bytes[i] > 0 {
+				b.Slices[i].Dirs[di] = &SliceDir{IOs: ios[i], Bytes: bytes[i]}
+			}
+		}
+	}
+	return nil
+}
+
+func (d *decoder) run(path string, raw map[string]json.RawMessage) (RunSummary, error) {
+	var r RunSummary
+	var created *string
+	for k, v := range raw {
+		switch k {
+		case "created":
+			if err := json.Unmarshal(v, &created); err != nil || created == nil {
+				return r, d.fail(path, "created %s is not a string", v)
+			}
+			t, err := time.Parse(time.RFC3339, *created)
+			if err != nil {
+				return r, d.fail(path, "created %q is not an RFC 3339 time", *created)
+			}
+			r.Created = t.UTC()
+		case "runtime_ns":
+			n, err := strconv.ParseInt(string(v), 10, 64)
+			if err != nil || n < 0 {
+				return r, d.fail(path, "runtime_ns %s is not a non-negative integer", v)
+			}
+			r.Runtime = time.Duration(n)
+		default:
+			if !slices.Contains(DirNames[:], k) {
+				return r, d.fail(path, "unknown field %q", k)
+			}
+			var rd runDirJSON
+			dec := json.NewDecoder(bytes.NewReader(v))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&rd); err != nil {
+				return r, d.fail(path, "%s: %v", k, err)
+			}
+			if rd.IOPS == nil || rd.BW == nil {
+				return r, d.fail(path, "%s: want iops and bw", k)
+			}
+			for _, x := range []float64{*rd.IOPS, *rd.BW, rd.ClatMean} {
+				if !(x >= 0) || math.IsInf(x, 0) {
+					return r, d.fail(path, "%s: %v is not a non-negative number", k, x)
+				}
+			}
+			r.Dirs = append(r.Dirs, RunDir{Name: k, IOPS: *rd.IOPS, BW: *rd.BW, ClatMean: rd.ClatMean, ClatP50: rd.ClatP50,
+				ClatP90: rd.ClatP90, ClatP99: rd.ClatP99, ClatP999: rd.ClatP999, ClatP9999: rd.ClatP9999})
+		}
+	}
+	if created == nil {
+		return r, d.fail(path, "want created")
+	}
+	slices.SortFunc(r.Dirs, func(a, b RunDir) int {
+		return slices.Index(DirNames[:], a.Name) - slices.Index(DirNames[:], b.Name)
+	})
+	return r, nil
 }
 
 func (d *decoder) job(raw json.RawMessage, j *workload.Job) error {

@@ -100,6 +100,29 @@ func (b *Baseline) check() error {
 			}
 		}
 	}
+	if bad == "" && b.Schema < schemaSlices {
+		switch {
+		case len(b.Slices) > 0:
+			bad = "slices"
+		case len(b.Runs) > 0:
+			bad = "runs"
+		case b.Tolerances != "":
+			bad = "tolerances"
+		case b.Fingerprint.Size != 0:
+			bad = "a fingerprint size"
+		}
+		if bad != "" {
+			bad = fmt.Sprintf("it has %s, which schema %d cannot hold (schema %d can)", bad, b.Schema, schemaSlices)
+		}
+	}
+	if bad == "" && len(b.Slices) > 0 && b.SliceInterval <= 0 {
+		bad = "slices without a slice interval"
+	}
+	for _, r := range b.Runs {
+		for _, d := range r.Dirs {
+			finite("runs "+d.Name, d.IOPS+d.BW+d.ClatMean)
+		}
+	}
 	if bad != "" {
 		return fmt.Errorf("baselines: %s: %s", b.Name, bad)
 	}
@@ -125,6 +148,9 @@ func (b *Baseline) tree() (obj, error) {
 			fp = append(fp, kv{f.key, *f.v})
 		}
 	}
+	if b.Fingerprint.Size != 0 {
+		fp = append(fp, kv{"size", b.Fingerprint.Size})
+	}
 	doc := obj{
 		{"schema", b.Schema},
 		{"name", b.Name},
@@ -133,6 +159,9 @@ func (b *Baseline) tree() (obj, error) {
 		{"clones", b.Clones},
 		{"fingerprint", fp},
 		{"job", jobObj},
+	}
+	if b.Tolerances != "" {
+		doc = append(doc, kv{"tolerances", b.Tolerances})
 	}
 	if len(b.FioOptions) > 0 {
 		keys := make([]string, 0, len(b.FioOptions))
@@ -156,7 +185,63 @@ func (b *Baseline) tree() (obj, error) {
 		secs = append(secs, b.Seconds[i].tree())
 	}
 	doc = append(doc, kv{"seconds", secs})
+	if len(b.Slices) > 0 {
+		doc = append(doc, kv{"slices", b.slicesTree()})
+	}
+	if len(b.Runs) > 0 {
+		runs := make(lines, 0, len(b.Runs))
+		for _, r := range b.Runs {
+			runs = append(runs, r.tree())
+		}
+		doc = append(doc, kv{"runs", runs})
+	}
 	return doc, nil
+}
+
+// slicesTree prints the slices by column, one line each: their lengths,
+// then each direction's completions and bytes (0 where a direction had
+// none). The slices' end times are the running sums of their lengths.
+func (b *Baseline) slicesTree() obj {
+	o := obj{{"interval_ns", int64(b.SliceInterval)}}
+	dur := make([]int64, len(b.Slices))
+	for i, s := range b.Slices {
+		dur[i] = int64(s.Dur)
+	}
+	o = append(o, kv{"dur_ns", dur})
+	for di, name := range DirNames {
+		ios, bytes := make([]uint64, len(b.Slices)), make([]uint64, len(b.Slices))
+		any := false
+		for i, s := range b.Slices {
+			if d := s.Dirs[di]; d != nil {
+				ios[i], bytes[i], any = d.IOs, d.Bytes, true
+			}
+		}
+		if any {
+			o = append(o, kv{name + "_ios", ios}, kv{name + "_bytes", bytes})
+		}
+	}
+	return o
+}
+
+// tree of a run is printed on one line (lines).
+func (r RunSummary) tree() obj {
+	o := obj{{"created", r.Created.UTC().Format(time.RFC3339)}, {"runtime_ns", int64(r.Runtime)}}
+	for _, d := range r.Dirs {
+		do := obj{{"iops", d.IOPS}, {"bw", d.BW}}
+		if d.ClatMean != 0 {
+			do = append(do, kv{"clat_mean", d.ClatMean})
+		}
+		for _, p := range []struct {
+			k string
+			v uint64
+		}{{"clat_p50", d.ClatP50}, {"clat_p90", d.ClatP90}, {"clat_p99", d.ClatP99}, {"clat_p99.9", d.ClatP999}, {"clat_p99.99", d.ClatP9999}} {
+			if p.v != 0 {
+				do = append(do, kv{p.k, p.v})
+			}
+		}
+		o = append(o, kv{d.Name, do})
+	}
+	return o
 }
 
 func (d *Dir) tree() obj {

@@ -17,9 +17,12 @@ import (
 )
 
 // Fingerprint says what a baseline was measured on. Two runs compare like
-// with like when their fingerprints agree; when they differ (a firmware
-// update, a new kernel) the comparison is exactly what a regression gate
-// is for, so differences are reported (Diff), never refused.
+// with like when their fingerprints agree. When the same device changed
+// (a firmware update, a new kernel) the comparison is exactly what a
+// regression gate is for, so those differences are reported (Diff), never
+// refused. When the device itself is another (DeviceMismatch: its model,
+// serial, size or, for a loop device, backing file differ), the baseline
+// does not belong to it and the gate refuses to compare.
 type Fingerprint struct {
 	// Kind is "block" for a block device, "loop" for a loop device,
 	// "file" for a regular file (Device is then the disk holding it), or
@@ -43,6 +46,9 @@ type Fingerprint struct {
 	// version ("fio-3.33") for imported results.
 	Version  string
 	Hostname string // optional; compared only when both sides have one
+	// Size is the target's size in bytes (a block device's, or a
+	// file's); 0 when unknown (imported results, schema 2 and older).
+	Size uint64
 }
 
 // fingerprintFields lists the fields in file and Diff order with the names
@@ -99,7 +105,43 @@ func (f Fingerprint) Diff(other Fingerprint) []Change {
 		}
 		out = append(out, Change{Field: a[i].label, Old: x, New: y})
 	}
+	if f.Size != other.Size && f.Size != 0 && other.Size != 0 {
+		out = append(out, Change{Field: "size", Old: sizeString(f.Size), New: sizeString(other.Size)})
+	}
 	return out
+}
+
+// DeviceMismatch lists the differences that make other a different
+// device from f's, not the same device changed: model, serial and size,
+// and for loop devices the backing file (a loop device's number changes
+// from run to run; what it stands for does not). A field counts only
+// when both sides have it: imported fio results have none. Firmware,
+// kernel and engine changes are not mismatches: they are what a gate
+// compares across.
+func (f Fingerprint) DeviceMismatch(other Fingerprint) []Change {
+	var out []Change
+	for _, c := range []struct {
+		label string
+		x, y  string
+	}{
+		{"model", f.Model, other.Model},
+		{"serial", f.Serial, other.Serial},
+		{"backing file", f.Backing, other.Backing},
+	} {
+		if c.x != "" && c.y != "" && c.x != c.y {
+			out = append(out, Change{Field: c.label, Old: c.x, New: c.y})
+		}
+	}
+	if f.Size != 0 && other.Size != 0 && f.Size != other.Size {
+		out = append(out, Change{Field: "size", Old: sizeString(f.Size), New: sizeString(other.Size)})
+	}
+	return out
+}
+
+// sizeString prints a size in bytes with its binary multiple: "268435456
+// (256MiB)".
+func sizeString(n uint64) string {
+	return strconv.FormatUint(n, 10) + " (" + FormatBytes(float64(n)) + ")"
 }
 
 // ignoredJobFields differ between runs of the same workload: the target's
@@ -247,8 +289,12 @@ func Probe(target string, o ProbeOptions) (Fingerprint, error) {
 		return fp, fmt.Errorf("baselines: fingerprint %s: %w", target, err)
 	}
 	fp.Kind = "file"
+	if fi.Mode().IsRegular() {
+		fp.Size = uint64(max(0, fi.Size()))
+	}
 	if isBlock {
 		fp.Kind = "block"
+		fp.Size = blockSize(sys, dev)
 	}
 	disk := diskOf(sys, dev)
 	if disk == "" {
@@ -266,6 +312,22 @@ func Probe(target string, o ProbeOptions) (Fingerprint, error) {
 	}
 	identify(sys, disk, &fp)
 	return fp, nil
+}
+
+// blockSize is a block device's size in bytes from
+// <sys>/dev/block/MAJ:MIN/size (512-byte sectors, whatever the device's
+// block size); 0 when sysfs does not say.
+func blockSize(sys string, dev uint64) uint64 {
+	major, minor := majorMinor(dev)
+	b, err := os.ReadFile(filepath.Join(sys, "dev", "block", fmt.Sprintf("%d:%d", major, minor), "size"))
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n * 512
 }
 
 // deviceNumber returns the device a target stands for: a block device's

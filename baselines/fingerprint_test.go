@@ -139,11 +139,13 @@ func TestProbe(t *testing.T) {
 		fx.device(t, rdev, "pci0000:00/0000:00:05.0/host1/target1:0:0/1:0:0:0/block/sdb", false)
 		fx.file(t, "sys/block/sdb/device/model", "Test Disk\n")
 		fx.file(t, "sys/block/sdb/device/firmware_rev", "1.2\n")
+		fx.file(t, "sys/devices/pci0000:00/0000:00:05.0/host1/target1:0:0/1:0:0:0/block/sdb/size", "7814037168\n")
 		got, err := Probe(node, fx.opts("libaio"))
 		require.NoError(t, err)
 		require.Equal(t, "block", got.Kind)
 		require.Equal(t, "sdb", got.Device)
 		require.Equal(t, "1.2", got.Firmware)
+		require.Equal(t, uint64(7814037168*512), got.Size, "sectors of 512 bytes, whatever the block size")
 	})
 	t.Run("loop-device", func(t *testing.T) {
 		fx := newSysFixture(t)
@@ -263,4 +265,48 @@ func TestDiffJobs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A file's size is its length; a directory has none.
+func TestProbeFileSize(t *testing.T) {
+	fx := newSysFixture(t)
+	target := filepath.Join(t.TempDir(), "scratch")
+	require.NoError(t, os.WriteFile(target, make([]byte, 12345), 0o644))
+	got, err := Probe(target, fx.opts("psync"))
+	require.NoError(t, err)
+	require.Equal(t, uint64(12345), got.Size)
+}
+
+// A different device is a mismatch; the same device changed is not.
+func TestDeviceMismatch(t *testing.T) {
+	base := Fingerprint{Kind: "block", Device: "nvme0n1", Model: "M", Serial: "S1", Firmware: "1.2", Kernel: "6.1", Size: 1 << 40}
+	for _, tc := range []struct {
+		name string
+		edit func(*Fingerprint)
+		want []string
+	}{
+		{"same", func(*Fingerprint) {}, nil},
+		{"firmware-and-kernel", func(f *Fingerprint) { f.Firmware, f.Kernel = "1.3", "6.2" }, nil},
+		{"renamed", func(f *Fingerprint) { f.Device = "nvme1n1" }, nil},
+		{"serial", func(f *Fingerprint) { f.Serial = "S2" }, []string{"serial S1 -> S2"}},
+		{"model-and-size", func(f *Fingerprint) { f.Model, f.Size = "N", 1<<39 },
+			[]string{"model M -> N", "size 1099511627776 (1TiB) -> 549755813888 (512GiB)"}},
+		{"unknown-size", func(f *Fingerprint) { f.Size = 0 }, nil},
+		{"imported", func(f *Fingerprint) { *f = Fingerprint{Version: "fio-3.33"} }, nil},
+		{"loop-backing", func(f *Fingerprint) { f.Backing = "/b" }, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cur := base
+			tc.edit(&cur)
+			var got []string
+			for _, c := range base.DeviceMismatch(cur) {
+				got = append(got, c.String())
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+	a := Fingerprint{Kind: "loop", Model: "loop", Backing: "/dev/shm/a"}
+	b := a
+	b.Backing = "/dev/shm/b"
+	require.Equal(t, []Change{{Field: "backing file", Old: "/dev/shm/a", New: "/dev/shm/b"}}, a.DeviceMismatch(b))
 }

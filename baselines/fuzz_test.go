@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -21,8 +22,21 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add(good)
 	f.Add(good[:len(good)/3])
-	f.Add([]byte(strings.Replace(string(good), `"schema": 2`, `"schema": 7`, 1)))
-	f.Add([]byte(strings.Replace(string(good), `"schema": 2`, `"schema": 1`, 1))) // clat_mean in schema 1
+	f.Add([]byte(strings.Replace(string(good), `"schema": 3`, `"schema": 7`, 1)))
+	f.Add([]byte(strings.Replace(string(good), `"schema": 3`, `"schema": 1`, 1))) // clat_mean in schema 1
+	// Schema 3's additions: slices, runs, tolerances and a size.
+	multi := synthBaseline(f, 1, 6, false, 10)
+	multi.Tolerances = "*.iops=5%"
+	multi.Fingerprint.Size = 1 << 30
+	multi.SliceInterval = 100 * time.Millisecond
+	multi.Slices = []Slice{{T: 100 * time.Millisecond, Dur: 100 * time.Millisecond, Dirs: [3]*SliceDir{{IOs: 3, Bytes: 12}}},
+		{T: 200 * time.Millisecond, Dur: 100 * time.Millisecond}}
+	if err := multi.AddRun(synthBaseline(f, 1, 5, false, 11)); err == nil {
+		if enc, err := Marshal(multi); err == nil {
+			f.Add(enc)
+		}
+	}
+	f.Add([]byte(`{"schema":3,"slices":{"interval_ns":1,"dur_ns":[1,2],"read_ios":[1]},"runs":[{"read":{}}]}`))
 	if data, err := os.ReadFile(filepath.Join("..", "testdata", "fio", "tiny-n25.json")); err == nil {
 		if bs, err := ImportFio(bytes.NewReader(data), "tiny"); err == nil {
 			if enc, err := Marshal(bs[0]); err == nil {

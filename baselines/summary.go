@@ -26,7 +26,13 @@ func (b *Baseline) WriteSummary(w io.Writer) error {
 			fp = append(fp, f.label+"="+strconv.Quote(*f.v))
 		}
 	}
+	if b.Fingerprint.Size != 0 {
+		fp = append(fp, "size="+strconv.Quote(sizeString(b.Fingerprint.Size)))
+	}
 	fmt.Fprintf(&s, "  fingerprint: %s\n", strings.Join(fp, " "))
+	if b.Tolerances != "" {
+		fmt.Fprintf(&s, "  tolerances: %s\n", b.Tolerances)
+	}
 	job := strings.Split(strings.TrimSpace(b.Job.String()), "\n")
 	if len(job) > 0 {
 		job = job[1:] // the [name] header
@@ -71,6 +77,23 @@ func (b *Baseline) WriteSummary(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(&s, "  seconds: %d samples (%d whole)\n", len(b.Seconds), whole)
+	if len(b.Slices) > 0 {
+		fmt.Fprintf(&s, "  slices: %d of %v\n", len(b.Slices), b.SliceInterval)
+	}
+	if len(b.Runs) > 0 {
+		fmt.Fprintf(&s, "  runs: %d\n", len(b.Runs))
+		for i, r := range b.Runs {
+			var ds []string
+			for _, d := range r.Dirs {
+				x := fmt.Sprintf("%s IOPS=%s", d.Name, FormatIOPS(d.IOPS))
+				if d.ClatP99 != 0 {
+					x += " clat p99=" + FormatNS(float64(d.ClatP99))
+				}
+				ds = append(ds, x)
+			}
+			fmt.Fprintf(&s, "    %d: %s, %v: %s\n", i+1, r.Created.Format("2006-01-02T15:04:05Z07:00"), r.Runtime, strings.Join(ds, ", "))
+		}
+	}
 	_, err := io.WriteString(w, s.String())
 	return err
 }
@@ -105,8 +128,12 @@ func FormatIOPS(v float64) string {
 
 // FormatBW prints bytes per second in powers of 1024 to three significant
 // digits, as fio: "49.3MiB/s".
-func FormatBW(v float64) string {
-	units := []string{"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"}
+func FormatBW(v float64) string { return FormatBytes(v) + "/s" }
+
+// FormatBytes prints bytes in powers of 1024 to three significant digits:
+// "256MiB".
+func FormatBytes(v float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
 	i := 0
 	for math.Abs(v) >= 1024 && i < len(units)-1 {
 		v /= 1024
