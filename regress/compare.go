@@ -22,20 +22,39 @@ type Finding struct {
 	// Ratio is Current/Base (+Inf when only Base is 0). Change() is
 	// Ratio-1.
 	Ratio float64
-	// Interval is the Confidence-level interval of Ratio; nil when the
-	// samples do not allow one (see Reason).
+	// Interval is the interval of Ratio the verdict rests on, at
+	// Confidence: the family-wise level when several metrics are compared
+	// (Config.PerMetric), so that the interval printed is the one judged.
+	// nil when the samples do not allow one (see Reason).
 	Interval   *Interval
 	Confidence float64
 	Tolerance  Tolerance
 	Samples    Samples // what the interval rests on
+	// Runs is how many runs the baseline's value rests on (1 unless the
+	// baseline was recorded from several); with several, Base is their
+	// geometric mean and the interval accounts for the spread between
+	// them.
+	Runs int
 	// More is, for an Inconclusive verdict, about how many more samples
 	// (in Samples.Kind) each run needs for a clear verdict; 0 when unknown
 	// or not applicable.
 	More    uint64
 	Verdict Verdict
-	// Reason is one line for people: `read clat p99 2.41ms vs 1.98ms
-	// (+21.7%, 95% CI +15.2%..+28.9%): regression beyond 10% tolerance`.
+	// Reason is one line for people: `read clat p99 2.41ms vs baseline
+	// 1.98ms (+21.7%, 99.2% CI +15.2%..+28.9%): regression beyond 10%
+	// tolerance`.
 	Reason string
+
+	// The interval's parts, on the log scale, before decide sets
+	// Interval: the deviations below and above the ratio measured within
+	// the runs at the comparison's Config.Confidence, and the run-to-run
+	// spread.
+	wLo, wHi float64
+	run      runSpread
+	// rangeP > 0: the runs' sample ranges do not overlap, which the exact
+	// Mann-Whitney test puts at this p-value; capLo and capHi then bound
+	// the interval's log deviations.
+	rangeP, capLo, capHi float64
 }
 
 // Interval is a confidence interval of a ratio Current/Base.
@@ -237,7 +256,26 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 		}
 		r.Verdict = max(r.Verdict, f.Verdict)
 	}
+	if r.Verdict == Improvement && r.mixed() {
+		r.Verdict = Pass
+	}
 	return r
+}
+
+// mixed reports whether some finding got worse, if within tolerance,
+// while others improved: a run 4.8% slower whose p50 dropped is a pass,
+// not an improvement. Worse means by more than fio's bucket resolution
+// (about 0.8%), below which two values are the same.
+func (r Report) mixed() bool {
+	for _, f := range r.Findings {
+		if f.Verdict == Improvement || !finite(f.Ratio) {
+			continue
+		}
+		if d := f.Ratio - 1; (f.Better == HigherIsBetter && d < -0.01) || (f.Better == LowerIsBetter && d > 0.01) {
+			return true
+		}
+	}
+	return false
 }
 
 // comparer holds one comparison's inputs and memoised bootstrap results.
@@ -254,9 +292,12 @@ type comparer struct {
 const pending Verdict = -1
 
 // judge marks f to be decided once the number of metrics with intervals
-// is known; n is the samples per run its interval rests on.
-func (c *comparer) judge(f *Finding, n uint64) {
+// is known: dLo and dHi are the log deviations of its ratio's interval
+// from within the runs, at Config.Confidence; n is the samples per run
+// they rest on.
+func (c *comparer) judge(f *Finding, n uint64, dLo, dHi float64) {
 	f.Verdict = pending
+	f.wLo, f.wHi = dLo, dHi
 	c.pending[f.Metric] = n
 }
 
@@ -265,8 +306,9 @@ func (c *comparer) judge(f *Finding, n uint64) {
 type bootResult struct {
 	ok          bool
 	dLo, dHi    float64 // >= 0
-	nBase, nCur int     // per-second samples of each run
-	lBase, lCur int     // block lengths, seconds
+	nBase, nCur int     // samples of each run
+	lBase, lCur int     // block lengths, in samples
+	kind        string  // "seconds" or "slices"
 }
 
 func (c *comparer) finding(metric string, u Unit, better Better, base, cur float64, tol Tolerance) Finding {
@@ -277,8 +319,14 @@ func (c *comparer) finding(metric string, u Unit, better Better, base, cur float
 	case cur == 0:
 		ratio = 1
 	}
-	return Finding{Metric: metric, Unit: u, Better: better, Base: base, Current: cur, Ratio: ratio,
-		Confidence: c.cfg.Confidence, Tolerance: tol}
+	f := Finding{Metric: metric, Unit: u, Better: better, Base: base, Current: cur, Ratio: ratio,
+		Confidence: c.cfg.Confidence, Tolerance: tol, Runs: 1}
+	f.run = c.spread(metric)
+	if f.run.k >= 2 && f.run.mean > 0 {
+		// Several baseline runs: compare with their (geometric) mean.
+		f.Base, f.Runs, f.Ratio = f.run.mean, f.run.k, cur/f.run.mean
+	}
+	return f
 }
 
 // dir compares one direction's metrics.
@@ -328,44 +376,114 @@ func (c *comparer) throughput(name, dir string, m baselines.SecondMetric, u Unit
 	br := c.bootstrap(name, dir, m)
 	switch {
 	case br.ok:
-		f.Interval = &Interval{Low: f.Ratio * math.Exp(-br.dLo), High: f.Ratio * math.Exp(br.dHi)}
-		f.Samples = Samples{Kind: "seconds", Base: uint64(br.nBase), Current: uint64(br.nCur),
-			Method: fmt.Sprintf("moving-block bootstrap of per-second samples (blocks of %d and %d s)", br.lBase, br.lCur)}
-		c.judge(&f, uint64(min(br.nBase, br.nCur)))
-	case bm.N >= c.cfg.MinSamples && cm.N >= c.cfg.MinSamples && bm.Mean > 0 && cm.Mean > 0 &&
-		(br.nBase == 0 || br.nCur == 0):
-		// fio's moments (imported results): a normal approximation on the
-		// log scale that cannot see autocorrelation.
-		se := math.Sqrt(sq(bm.Stddev/bm.Mean)/float64(bm.N) + sq(cm.Stddev/cm.Mean)/float64(cm.N))
-		f.Interval = &Interval{Low: f.Ratio * math.Exp(-c.z*se), High: f.Ratio * math.Exp(c.z*se)}
+		f.Samples = Samples{Kind: br.kind, Base: uint64(br.nBase), Current: uint64(br.nCur),
+			Method: fmt.Sprintf("moving-block bootstrap of per-%s samples (blocks of %d and %d)", singular(br.kind), br.lBase, br.lCur)}
+		c.judge(&f, uint64(min(br.nBase, br.nCur)), br.dLo, br.dHi)
+	case bm.N >= 2 && cm.N >= 2 && bm.Mean > 0 && cm.Mean > 0 && (br.nBase == 0 || br.nCur == 0):
+		// fio's moments (imported results): fio logs IOPS and bandwidth
+		// every 500 ms by default, so a 5 s run has about ten samples.
+		dLo, dHi := momentsInterval(bm, cm, c.cfg.Confidence)
 		f.Samples = Samples{Kind: "intervals", Base: uint64(bm.N), Current: uint64(cm.N),
-			Method: "normal approximation from the sample moments (autocorrelation unknown)"}
-		c.judge(&f, uint64(min(bm.N, cm.N)))
+			Method: "Welch's t on fio's sample moments (autocorrelation unknown)"}
+		if p := exactRangeP(bm.N, cm.N); bm.Min > 0 && cm.Min > 0 && (cm.Max < bm.Min || cm.Min > bm.Max) {
+			// Every sample of one run beat every sample of the other.
+			obs := cm.Mean / bm.Mean
+			f.rangeP = p
+			f.capLo, f.capHi = math.Inf(1), math.Inf(1)
+			if cm.Max < bm.Min {
+				f.capHi = math.Max(0, math.Log(cm.Max/bm.Min/obs))
+			} else {
+				f.capLo = math.Max(0, -math.Log(cm.Min/bm.Max/obs))
+			}
+			f.Samples.Method += fmt.Sprintf("; the sample ranges do not overlap (exact Mann-Whitney p %.2g)", p)
+		}
+		c.judge(&f, uint64(min(bm.N, cm.N)), dLo, dHi)
 	default:
 		nb, nc := br.nBase, br.nCur
 		if nb == 0 || nc == 0 {
 			nb, nc = max(nb, bm.N), max(nc, cm.N)
 		}
-		f.Samples = Samples{Kind: "seconds", Base: uint64(nb), Current: uint64(nc)}
+		f.Samples = Samples{Kind: cmpOr(br.kind, "seconds"), Base: uint64(nb), Current: uint64(nc)}
 		fewest := min(nb, nc)
-		f.More = uint64(max(0, c.cfg.MinSamples-fewest))
 		f.Verdict = Inconclusive
-		f.Reason = fmt.Sprintf("%s: inconclusive: %d per-second samples, need %d (%d more seconds per run)",
-			head(&f), fewest, c.cfg.MinSamples, f.More)
+		if fewest >= c.cfg.MinSamples {
+			f.Reason = fmt.Sprintf("%s: inconclusive: no interval from %d and %d %s (a series of zeros?)",
+				head(&f), nb, nc, f.Samples.Kind)
+			break
+		}
+		f.More = uint64(c.cfg.MinSamples - fewest)
+		f.Reason = fmt.Sprintf("%s: inconclusive: %d %s in the shorter run, need %d (%d more)",
+			head(&f), fewest, f.Samples.Kind, c.cfg.MinSamples, f.More)
 	}
 	return f
 }
 
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// singular turns a sample kind ("seconds", "slices") into its singular.
+func singular(kind string) string { return strings.TrimSuffix(kind, "s") }
+
+// momentsInterval is the interval of the ratio of two means from fio's
+// sample moments (imported results), as log deviations at conf: Welch's
+// t on the log scale, which cannot see autocorrelation.
+//
+// When the two runs' sample ranges do not overlap, every sample of one
+// run beat every sample of the other, and the exact Mann-Whitney test
+// says how unlikely that is by chance (exactRangeP). The ratio of the
+// means then lies between the ranges' facing ends, which bound the
+// interval on that side however few samples there are: Compare caps the
+// interval there when that p-value is below the level it judges at.
+func momentsInterval(bm, cm baselines.Moments, conf float64) (dLo, dHi float64) {
+	vb, vc := sq(bm.Stddev/bm.Mean)/float64(bm.N), sq(cm.Stddev/cm.Mean)/float64(cm.N)
+	if vb+vc == 0 {
+		return 0, 0
+	}
+	df := sq(vb+vc) / (sq(vb)/float64(bm.N-1) + sq(vc)/float64(cm.N-1))
+	h := tQuantile(conf, df) * math.Sqrt(vb+vc)
+	return h, h
+}
+
+// exactRangeP is the two-sided p-value of the exact Mann-Whitney test
+// when all n samples of one run lie on one side of all m of the other:
+// 2/C(n+m, n).
+func exactRangeP(n, m int) float64 {
+	lc, _ := math.Lgamma(float64(n + m + 1))
+	ln, _ := math.Lgamma(float64(n + 1))
+	lm, _ := math.Lgamma(float64(m + 1))
+	return math.Min(1, 2*math.Exp(ln+lm-lc))
+}
+
 func sq(x float64) float64 { return x * x }
 
-// bootstrap returns (memoised) the moving-block bootstrap of a per-second
-// series' mean ratio, as log deviations.
+// series returns the runs' samples of a throughput metric, or of a
+// per-second latency: per second when both runs have MinSamples seconds
+// (blocks of seconds see drift over seconds), else per slice (a tenth
+// of a second), so that a run of a few seconds still has an interval:
+// a 2 s run has 20 slices.
+func (c *comparer) series(dir string, m baselines.SecondMetric) (bs, cs []float64, kind string) {
+	bs, cs = c.base.PerSecond(dir, m), c.cur.PerSecond(dir, m)
+	if len(bs) >= c.cfg.MinSamples && len(cs) >= c.cfg.MinSamples || (m != baselines.SecondIOPS && m != baselines.SecondBW) {
+		return bs, cs, "seconds"
+	}
+	if bsl, csl := c.base.PerSlice(dir, m), c.cur.PerSlice(dir, m); len(bsl) >= c.cfg.MinSamples && len(csl) >= c.cfg.MinSamples {
+		return bsl, csl, "slices"
+	}
+	return bs, cs, "seconds"
+}
+
+// bootstrap returns (memoised) the moving-block bootstrap of a series'
+// mean ratio, as log deviations at Config.Confidence.
 func (c *comparer) bootstrap(name, dir string, m baselines.SecondMetric) bootResult {
 	if r, ok := c.boot[name]; ok {
 		return r
 	}
-	bs, cs := c.base.PerSecond(dir, m), c.cur.PerSecond(dir, m)
-	r := bootResult{nBase: len(bs), nCur: len(cs)}
+	bs, cs, kind := c.series(dir, m)
+	r := bootResult{nBase: len(bs), nCur: len(cs), kind: kind}
 	if len(bs) >= c.cfg.MinSamples && len(cs) >= c.cfg.MinSamples {
 		r.lBase, r.lCur = blockLen(len(bs), c.cfg.BlockLen), blockLen(len(cs), c.cfg.BlockLen)
 		lo, hi, ok := ratioInterval(bs, cs, r.lBase, r.lCur, c.cfg.Resamples, c.cfg.Confidence, seededRand(name, bs, cs))
@@ -536,12 +654,12 @@ func (c *comparer) timeNoise(dir string, p float64) (eLo, eHi float64, from stri
 	}
 	if br := c.bootstrap(dir+".iops", dir, baselines.SecondIOPS); br.ok {
 		// A latency ratio moves inversely to the IOPS ratio.
-		return br.dHi, br.dLo, fmt.Sprintf("the moving-block bootstrap of per-second IOPS (blocks of %d and %d s)", br.lBase, br.lCur)
+		return br.dHi, br.dLo, fmt.Sprintf("the moving-block bootstrap of IOPS per %s (blocks of %d and %d)", singular(br.kind), br.lBase, br.lCur)
 	}
 	bm, cm := c.base.Dir(dir).IOPSSamples, c.cur.Dir(dir).IOPSSamples
-	if bm.N >= c.cfg.MinSamples && cm.N >= c.cfg.MinSamples && bm.Mean > 0 && cm.Mean > 0 {
-		se := c.z * math.Sqrt(sq(bm.Stddev/bm.Mean)/float64(bm.N)+sq(cm.Stddev/cm.Mean)/float64(cm.N))
-		return se, se, "the IOPS sample moments"
+	if bm.N >= 2 && cm.N >= 2 && bm.Mean > 0 && cm.Mean > 0 && len(c.base.Seconds) == 0 && len(c.cur.Seconds) == 0 {
+		lo, hi := momentsInterval(bm, cm, c.cfg.Confidence)
+		return hi, lo, "Welch's t on fio's IOPS sample moments"
 	}
 	return 0, 0, ""
 }
@@ -600,7 +718,7 @@ func (c *comparer) percentile(name, dir, stat string, p float64, bs, cs *baselin
 	if from == "" {
 		return c.noDrift(f, dir)
 	}
-	f.Interval = &Interval{Low: f.Ratio * math.Exp(-math.Hypot(rLo, eLo)), High: f.Ratio * math.Exp(math.Hypot(rHi, eHi))}
+	dLo, dHi := math.Hypot(rLo, eLo), math.Hypot(rHi, eHi)
 	f.Samples.Method = "order statistics of the merged histograms and " + from
 	n := min(bs.N, cs.N)
 	if math.Max(eLo, eHi) > math.Max(rLo, rHi) {
@@ -610,7 +728,7 @@ func (c *comparer) percentile(name, dir, stat string, p float64, bs, cs *baselin
 		f.Samples.Kind, f.Samples.Base, f.Samples.Current = "seconds", uint64(nb), uint64(nc)
 		n = uint64(min(nb, nc))
 	}
-	c.judge(&f, n)
+	c.judge(&f, n, dLo, dHi)
 	return f
 }
 
@@ -642,9 +760,8 @@ func (c *comparer) mean(name, dir, stat string, bs, cs *baselines.Stat, tol Tole
 		f.Samples.Kind, f.Samples.Base, f.Samples.Current = "seconds", uint64(br.nBase), uint64(br.nCur)
 		n = uint64(min(br.nBase, br.nCur))
 	}
-	f.Interval = &Interval{Low: f.Ratio * math.Exp(-math.Hypot(se, eLo)), High: f.Ratio * math.Exp(math.Hypot(se, eHi))}
 	f.Samples.Method = "standard errors of the means and " + from
-	c.judge(&f, n)
+	c.judge(&f, n, math.Hypot(se, eLo), math.Hypot(se, eHi))
 	return f
 }
 
@@ -668,9 +785,11 @@ func seMeans(z float64, bs, cs *baselines.Stat) float64 {
 // samples to tell.
 func (c *comparer) meanDrift(dir string) (eLo, eHi float64, from string, br bootResult) {
 	br = c.bootstrap(dir+".clat.mean/second", dir, baselines.SecondClatMean)
-	if br.nBase == 0 || br.nCur == 0 {
+	if br.nBase < c.cfg.MinSamples || br.nCur < c.cfg.MinSamples {
+		// No per-second means (schema 1, fio), or too few seconds: the
+		// drift of p50, or of throughput per slice on a short run.
 		eLo, eHi, from = c.timeNoise(dir, 50)
-		return eLo, eHi, from, br
+		return eLo, eHi, from, bootResult{}
 	}
 	if !br.ok {
 		return 0, 0, "", br
@@ -706,21 +825,29 @@ func (c *comparer) noDriftIn(f Finding, nb, nc int, what string) Finding {
 	return f
 }
 
-// decide sets the verdict and reason of a finding with an interval:
+// decide sets the interval, verdict and reason of a finding:
 //   - Regression: the estimate is worse by more than the tolerance and
 //     the interval at the family-wise level excludes no change (its end
 //     nearest to the baseline is worse too);
 //   - Improvement: the mirror image;
-//   - Inconclusive: the estimate is beyond tolerance but the interval
-//     includes no change, or the interval reaches beyond tolerance and
-//     its worse half is wider than the tolerance (the run cannot tell a
-//     tolerance-sized change from none);
+//   - Inconclusive: the estimate is beyond tolerance but that interval
+//     includes no change, or the interval at Config.Confidence reaches
+//     beyond tolerance and its worse half is wider than the tolerance
+//     (the runs cannot tell a tolerance-sized change from none);
 //   - Pass: the estimate is within tolerance, measured precisely enough.
+//
+// The interval at a level combines the deviations measured within the
+// runs (which grow as the normal quantiles do) with the run-to-run
+// spread (Student's t with its degrees of freedom): the larger of the
+// two on each side, since the spread between runs already holds the
+// noise within them. The interval kept in the finding is the
+// family-wise one, which the regression verdict rests on.
 //
 // family is the confidence level of the regression decision and m the
 // metrics it covers. n is the samples per run the interval rests on; an
 // inconclusive finding says how many more would do, since intervals
-// narrow as 1/sqrt(n).
+// narrow as 1/sqrt(n), or that more baseline runs would, when the spread
+// between runs dominates.
 func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	worse := func(r float64) bool {
 		if f.Better == HigherIsBetter {
@@ -730,17 +857,26 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	}
 	better := func(r float64) bool { return r != 1 && !worse(r) }
 	beyond := func(r float64) bool { return !f.Tolerance.Equal(f.Base, f.Base*r) }
-	// near is the interval's end most favourable to the current run, far
-	// the least.
-	near, far := f.Interval.Low, f.Interval.High
-	if f.Better == HigherIsBetter {
-		near, far = far, near
+	// ends returns the interval's end most favourable to the current run
+	// (near) and the least (far) at level conf, and whether the run
+	// spread sets the far one.
+	ends := func(conf float64) (near, far float64, byRuns bool) {
+		k := zScore(conf) / c.z
+		wLo, wHi := f.wLo*k, f.wHi*k
+		if f.rangeP > 0 && f.rangeP < 1-conf {
+			wLo, wHi = math.Min(wLo, f.capLo), math.Min(wHi, f.capHi)
+		}
+		r := f.run.halfWidth(conf)
+		lo, hi := f.Ratio*math.Exp(-math.Max(wLo, r)), f.Ratio*math.Exp(math.Max(wHi, r))
+		if f.Better == HigherIsBetter {
+			return hi, lo, r > wLo
+		}
+		return lo, hi, r > wHi
 	}
-	// The interval's ends at the family-wise level: the log-scale
-	// deviations grow as the normal quantiles do.
-	k := zScore(family) / c.z
-	nearFam := f.Ratio * math.Pow(near/f.Ratio, k)
-	farFam := f.Ratio * math.Pow(far/f.Ratio, k)
+	nearFam, farFam, _ := ends(family)
+	f.Interval = &Interval{Low: math.Min(nearFam, farFam), High: math.Max(nearFam, farFam)}
+	f.Confidence = family
+	_, far, byRuns := ends(c.cfg.Confidence)
 	// The worse half of the interval and the tolerance, on the log scale.
 	halfWidth := math.Abs(math.Log(far / f.Ratio))
 	tolWidth := math.Inf(1)
@@ -760,14 +896,15 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		return
 	case worse(f.Ratio) && beyond(f.Ratio):
 		f.Reason = head(f) + ": inconclusive: beyond " + tolText + " but the interval includes no change"
-		if worse(near) {
-			f.Reason = fmt.Sprintf("%s: inconclusive: beyond %s, but with %d metrics compared the %s interval includes no change",
-				head(f), tolText, m, confidencePct(family))
+		if m > 1 {
+			f.Reason = fmt.Sprintf("%s: inconclusive: beyond %s, but the interval (family-wise over %d metrics) includes no change",
+				head(f), tolText, m)
 		}
 		spread, margin = math.Abs(math.Log(nearFam/f.Ratio)), math.Abs(math.Log(f.Ratio))
+		_, _, byRuns = ends(family)
 	case worse(far) && beyond(far) && halfWidth > tolWidth:
-		f.Reason = fmt.Sprintf("%s: inconclusive: too noisy: the interval reaches %s, its spread is wider than %s",
-			head(f), signedPct(far-1), tolText)
+		f.Reason = fmt.Sprintf("%s: inconclusive: too noisy: the %s interval reaches %s, its spread is wider than %s",
+			head(f), confidencePct(c.cfg.Confidence), signedPct(far-1), tolText)
 		spread, margin = halfWidth, tolWidth
 	default:
 		f.Verdict = Pass
@@ -775,12 +912,28 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		return
 	}
 	f.Verdict = Inconclusive
+	if byRuns {
+		f.Reason += fmt.Sprintf("; the spread between runs (%s, from %s) dominates: record the baseline from more runs (go test -count=5 -stortest.update)",
+			pctOf(f.run.sd), runsText(f.Runs))
+		return
+	}
 	if margin > 1e-9 && n > 0 {
 		if need := math.Ceil(float64(n) * sq(spread/margin)); need > float64(n) && need < 1e15 {
 			f.More = uint64(need) - n
 			f.Reason += fmt.Sprintf("; about %d more %s per run needed", f.More, f.Samples.Kind)
 		}
 	}
+}
+
+// pctOf prints a log-scale spread as a percentage: "2.0%".
+func pctOf(sd float64) string { return strconv.FormatFloat(100*sd, 'f', 1, 64) + "%" }
+
+// runsText says what a run-to-run spread rests on.
+func runsText(runs int) string {
+	if runs < 2 {
+		return "the assumed spread, as the baseline holds one run"
+	}
+	return fmt.Sprintf("%d baseline runs", runs)
 }
 
 // toleranceBound is the ratio at which the worse side leaves tolerance;
@@ -807,11 +960,16 @@ func (c *comparer) tolText(f *Finding) string {
 	return trimPercent(100*t.Fraction) + "% tolerance"
 }
 
-// head is the common start of a reason: `read clat p99 2.41ms vs 1.98ms
-// (+21.7%, 95% CI +15.2%..+28.9%)`: current first, then the baseline.
+// head is the common start of a reason: `read clat p99 2.41ms vs
+// baseline 1.98ms (+21.7%, 99.2% CI +15.2%..+28.9%)`: the current run's
+// value, then the baseline's, the change and the interval judged.
 func head(f *Finding) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s vs %s (", label(f.Metric), f.Unit.format(f.Current), f.Unit.format(f.Base))
+	base := "baseline"
+	if f.Runs > 1 {
+		base = fmt.Sprintf("baseline (%d runs)", f.Runs)
+	}
+	fmt.Fprintf(&b, "%s %s vs %s %s (", label(f.Metric), f.Unit.format(f.Current), base, f.Unit.format(f.Base))
 	if math.IsInf(f.Ratio, 0) || math.IsNaN(f.Ratio) {
 		b.WriteString("from 0")
 	} else {

@@ -106,7 +106,7 @@ func TestCompareDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	base, cur := noisy.run(t, rng, unchanged), noisy.run(t, rng, change{iops: 0.9, latency: 1.1, tail: 1})
 	a, b := Compare(base, cur, Config{}), Compare(base, cur, Config{})
-	if diff := cmp.Diff(a, b); diff != "" {
+	if diff := cmp.Diff(a, b, cmp.AllowUnexported(Finding{}, runSpread{})); diff != "" {
 		t.Fatalf("(-first +second):\n%s", diff)
 	}
 	// A different input gives different resamples.
@@ -124,7 +124,10 @@ func TestReasonFormat(t *testing.T) {
 	f, ok := r.Finding("read.clat.p99")
 	require.True(t, ok)
 	require.Equal(t, Regression, f.Verdict)
-	require.Regexp(t, regexp.MustCompile(`^read clat p99 \d+(\.\d+)?µs vs \d+(\.\d+)?µs \(\+\d+\.\d%, 95% CI \+\d+\.\d%\.\.\+\d+\.\d%\): regression beyond 10% tolerance$`), f.Reason)
+	// The interval printed is the family-wise one the verdict rests on
+	// (6 metrics compared: 1-0.05/6).
+	require.Regexp(t, regexp.MustCompile(`^read clat p99 \d+(\.\d+)?µs vs baseline \d+(\.\d+)?µs \(\+\d+\.\d%, 99.17% CI \+\d+\.\d%\.\.\+\d+\.\d%\): regression beyond 10% tolerance$`), f.Reason)
+	require.InDelta(t, 1-0.05/6, f.Confidence, 1e-12)
 	require.InDelta(t, f.Current/f.Base, f.Ratio, 1e-12)
 	require.Less(t, f.Interval.Low, f.Ratio)
 	require.Greater(t, f.Interval.High, f.Ratio)
@@ -145,7 +148,7 @@ func TestInconclusiveTooFewSamples(t *testing.T) {
 		more   uint64
 		reason string
 	}{
-		{"read.iops", 5, "5 per-second samples, need 10 (5 more seconds per run)"},
+		{"read.iops", 5, "5 seconds in the shorter run, need 10 (5 more)"},
 		{"read.clat.p99", 5, "need 10 to measure the drift between seconds"},
 		{"read.clat.p99.99", 0, "needs 36887 I/Os per run"},
 	} {
@@ -164,15 +167,19 @@ func TestInconclusiveTooFewSamples(t *testing.T) {
 	require.Equal(t, Inconclusive, r.Verdict)
 }
 
-// decideCase builds a finding with a given interval and judges it alone.
+// decideCase builds a finding with a given interval from within the runs
+// (no run-to-run spread) and judges it alone.
 func decideCase(better Better, base, ratio, lo, hi float64, tol Tolerance) Finding {
-	c := &comparer{cfg: DefaultConfig(), z: zScore(0.95)}
+	cfg := DefaultConfig()
+	cfg.RunSpread = -1
+	c := &comparer{cfg: cfg, z: zScore(0.95)}
 	u := UnitIOPS
 	if better == LowerIsBetter {
 		u = UnitNS
 	}
 	f := Finding{Metric: "read.x", Unit: u, Better: better, Base: base, Current: base * ratio, Ratio: ratio,
-		Interval: &Interval{Low: lo, High: hi}, Confidence: 0.95, Tolerance: tol, Samples: Samples{Kind: "seconds"}}
+		Confidence: 0.95, Tolerance: tol, Samples: Samples{Kind: "seconds"}}
+	f.wLo, f.wHi = -math.Log(lo/ratio), math.Log(hi/ratio)
 	c.decide(&f, 60, 0.95, 1)
 	return f
 }
@@ -215,16 +222,20 @@ func TestDecide(t *testing.T) {
 // estimate just past tolerance whose 95% interval barely excludes no
 // change is not enough when 7 metrics are compared.
 func TestDecideFamilyWise(t *testing.T) {
-	c := &comparer{cfg: DefaultConfig(), z: zScore(0.95)}
+	cfg := DefaultConfig()
+	cfg.RunSpread = -1
+	c := &comparer{cfg: cfg, z: zScore(0.95)}
 	f := Finding{Metric: "read.iops", Unit: UnitIOPS, Better: HigherIsBetter, Base: 1000, Current: 880, Ratio: 0.88,
-		Interval: &Interval{Low: 0.8, High: 0.98}, Confidence: 0.95, Tolerance: Tolerance{Fraction: 0.1}, Samples: Samples{Kind: "seconds"}}
+		Confidence: 0.95, Tolerance: Tolerance{Fraction: 0.1}, Samples: Samples{Kind: "seconds"}}
+	f.wLo, f.wHi = -math.Log(0.8/0.88), math.Log(0.98/0.88)
 	alone := f
 	c.decide(&alone, 60, 0.95, 1)
 	require.Equal(t, Regression, alone.Verdict, alone.Reason)
 	family := f
 	c.decide(&family, 60, 1-0.05/7, 7)
 	require.Equal(t, Inconclusive, family.Verdict)
-	require.Contains(t, family.Reason, "with 7 metrics compared the 99.29% interval includes no change")
+	require.Contains(t, family.Reason, "99.29% CI")
+	require.Contains(t, family.Reason, "the interval (family-wise over 7 metrics) includes no change")
 	require.Greater(t, family.More, uint64(0))
 }
 
@@ -318,8 +329,9 @@ func TestCompareRules(t *testing.T) {
 	require.Equal(t, 5, n)
 }
 
-// Imported fio results (a few seconds, no per-second samples) compare
-// without error, and honestly say they are too short.
+// Imported fio results (no per-second samples) compare on fio's sample
+// moments: five samples a side (a 3 s run) are enough to tell that a run
+// equals itself.
 func TestCompareImportedFio(t *testing.T) {
 	f, err := os.Open(filepath.Join("..", "testdata", "fio", "psync-randrw.json"))
 	require.NoError(t, err)
@@ -327,13 +339,13 @@ func TestCompareImportedFio(t *testing.T) {
 	bs, err := baselines.ImportFio(f, "psync-randrw.json")
 	require.NoError(t, err)
 	r := Compare(bs[0], bs[0], Config{})
-	require.Equal(t, Inconclusive, r.Verdict)
 	for _, fd := range r.Findings {
 		require.NotEqual(t, Regression, fd.Verdict, fd.Reason)
 		require.Equal(t, 1.0, fd.Ratio, fd.Metric)
 	}
 	iops, _ := r.Finding("read.iops")
-	require.Contains(t, iops.Reason, "5 per-second samples, need 10")
+	require.Equal(t, Pass, iops.Verdict, iops.Reason)
+	require.Equal(t, uint64(5), iops.Samples.Base, iops.Reason)
 
 	// fio's moments stand in for the per-second samples of a longer run.
 	long := *bs[0]
@@ -346,7 +358,7 @@ func TestCompareImportedFio(t *testing.T) {
 	require.Equal(t, "intervals", iops.Samples.Kind)
 	p99, _ := r.Finding("read.clat.p99")
 	require.Equal(t, Pass, p99.Verdict, p99.Reason)
-	require.Contains(t, p99.Samples.Method, "IOPS sample moments")
+	require.Contains(t, p99.Samples.Method, "fio's IOPS sample moments")
 }
 
 // Metrics with a zero baseline produce a finite JSON report.

@@ -80,8 +80,8 @@ const (
 	// DefaultResamples: with 2000 bootstrap resamples the 2.5% and 97.5%
 	// quantiles move by well under 1% between seeds.
 	DefaultResamples = 2000
-	// DefaultMinSamples per-second samples per run are needed before an
-	// interval from them means anything (fewer than ~3 blocks of ~3).
+	// DefaultMinSamples samples per run are needed before an interval
+	// from them means anything (fewer than ~3 blocks of ~3).
 	DefaultMinSamples = 10
 )
 
@@ -96,7 +96,9 @@ type Config struct {
 	// (correlated) seconds together while leaving enough blocks to
 	// resample.
 	BlockLen int
-	// MinSamples is the per-second samples each run needs; 0 means 10.
+	// MinSamples is the samples each run needs for an interval from
+	// them: seconds, or for runs of fewer seconds, slices of a tenth of
+	// a second (so a 2 s run has 20); 0 means 10.
 	MinSamples int
 	// Rules apply after DefaultRules; the last matching rule wins. Set
 	// and Disable append to it.
@@ -106,11 +108,22 @@ type Config struct {
 	// for m compared metrics (Bonferroni), so that comparing more metrics
 	// does not raise the chance of a false alarm on an unchanged device.
 	PerMetric bool
+	// RunSpread is the run-to-run spread assumed of every metric, as a
+	// standard deviation on the log scale (0.02 is about 2%), before the
+	// baseline's own runs measure it (see runs.go's comment: one run
+	// cannot see what stays fixed for its length). 0 means
+	// DefaultRunSpread; negative assumes none, so that only a baseline of
+	// several runs adds a run-to-run spread.
+	RunSpread float64
+	// RunSpreadRuns is how many baseline runs' worth of evidence
+	// RunSpread counts as; 0 means DefaultRunSpreadRuns.
+	RunSpreadRuns float64
 }
 
 // DefaultConfig returns the defaults with every field filled in.
 func DefaultConfig() Config {
-	return Config{Confidence: DefaultConfidence, Resamples: DefaultResamples, MinSamples: DefaultMinSamples}
+	return Config{Confidence: DefaultConfidence, Resamples: DefaultResamples, MinSamples: DefaultMinSamples,
+		RunSpread: DefaultRunSpread, RunSpreadRuns: DefaultRunSpreadRuns}
 }
 
 // Set compares the metrics matching pattern with tolerance t (enabling
@@ -133,6 +146,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MinSamples <= 0 {
 		c.MinSamples = DefaultMinSamples
+	}
+	if c.RunSpread == 0 {
+		c.RunSpread = DefaultRunSpread
+	}
+	if !(c.RunSpreadRuns > 0) {
+		c.RunSpreadRuns = DefaultRunSpreadRuns
 	}
 	return c
 }

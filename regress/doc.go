@@ -1,7 +1,7 @@
 // Package regress compares a run with its baseline and says, metric by
 // metric, whether it regressed, with a reason a person can act on:
 //
-//	read clat p99 2.41ms vs 1.98ms (+21.7%, 95% CI +15.2%..+28.9%): regression beyond 10% tolerance
+//	read clat p99 2.41ms vs baseline 1.98ms (+21.7%, 99.17% CI +15.2%..+28.9%): regression beyond 10% tolerance
 //
 // # Verdicts
 //
@@ -13,10 +13,16 @@
 //
 //   - Regression: worse than the baseline by more than the tolerance, and
 //     the confidence interval of the change excludes no change;
-//   - Inconclusive: too few samples (a 5-second run, a p99.99 of 10,000
-//     I/Os), or too noisy to tell; the reason says how many more seconds
-//     or I/Os per run would do (Finding.More);
-//   - Pass (or Improvement): within tolerance, or better beyond it.
+//   - Inconclusive: too few samples (a p99.99 of 10,000 I/Os), or too
+//     noisy to tell; the reason says how many more seconds or I/Os per
+//     run would do (Finding.More), or that the baseline needs more runs;
+//   - Pass (or Improvement): within tolerance, or better beyond it. A
+//     report is an improvement only when nothing got worse: a run 4.8%
+//     slower whose p50 dropped is a pass.
+//
+// Inconclusive is not a pass: callers show it wherever they show a pass
+// (stortest's test log, JUnit report and `stortest baseline diff`), and
+// their strict modes fail on it.
 //
 // # Tolerances
 //
@@ -34,6 +40,23 @@
 // ceil(sqrt(n)) seconds, resampled independently for the two runs, the
 // ratio of means), never narrower than the t-interval with AR(1)
 // effective sample sizes, which short series with long correlations need.
+// A run of fewer than MinSamples seconds is sampled per slice, a tenth of
+// a second, so that a 2-second run halving its IOPS is a regression, not
+// "too few samples". Imported fio results carry fio's sample moments
+// (fio logs IOPS every 500 ms): Welch's t on them, and where the two
+// runs' sample ranges do not overlap, the exact Mann-Whitney p-value of
+// that (2/C(n+m, n): 1e-5 for ten samples a side) bounds the interval by
+// the ranges' facing ends.
+//
+// What stays fixed for a run's length (a busy neighbour for a minute, an
+// SSD's garbage collection, the CPU the job landed on) no interval from
+// inside one run can see. Every metric therefore also carries a
+// run-to-run spread: measured when the baseline holds several runs (go
+// test -count=N -stortest.update), combined with an assumed spread
+// (Config.RunSpread, 2% with the weight of 4 runs) as a conjugate prior,
+// and judged with Student's t as a prediction interval. A baseline of one
+// run cannot tell a noisy host from a quiet one; record several where
+// runs vary.
 // Tail percentiles are compared on the merged histograms: the interval
 // combines the distribution-free interval of the order statistics of each
 // histogram with the drift between seconds measured by the bootstrap of a
@@ -46,7 +69,8 @@
 // take the drift of p50 instead. Because every metric compared is a
 // chance of a false alarm, a regression must hold at the family-wise
 // level (Bonferroni over the metrics with intervals) unless
-// Config.PerMetric is set.
+// Config.PerMetric is set; the interval a finding prints is that one,
+// labelled with its level ("99.17% CI" for six metrics).
 //
 // On simulated noisy devices (per-second IOPS drifting by 8-15% with lag-1
 // autocorrelation 0.7-0.8, 30-60 s runs) the defaults flag an unchanged

@@ -23,6 +23,17 @@ func (f Finding) cells() [6]string {
 
 func isInfOrNaN(x float64) bool { return x-x != 0 }
 
+// ciLevel is the level of the intervals in a report's table: the
+// family-wise level the verdicts rest on, "99.17%" for six metrics.
+func (r Report) ciLevel() string {
+	for _, f := range r.Findings {
+		if f.Interval != nil {
+			return confidencePct(f.Confidence)
+		}
+	}
+	return confidencePct(r.Findings[0].Confidence)
+}
+
 // WriteText writes reports as aligned tables, one per job: metric,
 // baseline, current, change, interval and verdict, then the reason of
 // every finding that did not pass.
@@ -44,7 +55,7 @@ func WriteText(w io.Writer, reports ...Report) error {
 			continue
 		}
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-		conf := confidencePct(r.Findings[0].Confidence)
+		conf := r.ciLevel()
 		fmt.Fprintf(tw, "  METRIC\tBASELINE\tCURRENT\tCHANGE\t%s CI\tVERDICT\n", conf)
 		for _, f := range r.Findings {
 			c := f.cells()
@@ -83,7 +94,7 @@ func WriteMarkdown(w io.Writer, reports ...Report) error {
 			b.WriteString("No metrics compared.\n")
 			continue
 		}
-		fmt.Fprintf(&b, "| metric | baseline | current | change | %s CI | verdict |\n", confidencePct(r.Findings[0].Confidence))
+		fmt.Fprintf(&b, "| metric | baseline | current | change | %s CI | verdict |\n", r.ciLevel())
 		b.WriteString("|---|---:|---:|---:|---:|---|\n")
 		for _, f := range r.Findings {
 			c := f.cells()

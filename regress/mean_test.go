@@ -175,6 +175,6 @@ func TestMeanDriftFallsBack(t *testing.T) {
 	short := pacedRun(t, 6, 2000, rng, drifting(rng))
 	f, _ := Compare(base, short, cfg).Finding("read.clat.mean")
 	require.Equal(t, Inconclusive, f.Verdict)
-	require.Contains(t, f.Reason, "6 per-second clat means, need 10 to measure the drift between seconds (4 more seconds per run)")
+	require.Contains(t, f.Reason, "6 per-second samples, need 10 to measure the drift between seconds (4 more seconds per run)")
 	require.Equal(t, uint64(4), f.More)
 }

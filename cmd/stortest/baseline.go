@@ -18,8 +18,8 @@ import (
 func init() {
 	diff := &command{
 		name:  "baseline diff",
-		usage: "[--format text|json|markdown] [--tolerance RULES] [--confidence C] OLD NEW",
-		short: "compare baselines (two files, or two directories matched by relative path); exit 1 on a regression, 2 on an error",
+		usage: "[--format text|json|markdown] [--tolerance RULES] [--confidence C] [--strict] OLD NEW",
+		short: "compare baselines (two files, or two directories matched by relative path); exit 1 on a regression, 3 on an inconclusive comparison with --strict, 2 on an error",
 	}
 	diff.run = func(args []string, stdout, stderr io.Writer) error { return baselineDiff(diff, args, stdout, stderr) }
 	register(diff)
@@ -58,7 +58,8 @@ func trouble(err error) error { return &exitError{code: 2, msg: err.Error()} }
 func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet(c, stderr)
 	format := fs.String("format", "text", "output format: text, json or markdown (for a pull-request comment)")
-	tolerance := fs.String("tolerance", "", `rules applied after the defaults, e.g. "*.iops=5%,*.clat.p99=15%:2us,*.clat.p99.99=off,*.lat.p99=10%"`)
+	tolerance := fs.String("tolerance", "", `rules applied after the defaults and the old baseline's own, e.g. "*.iops=5%,*.clat.p99=15%:2us,*.clat.p99.99=off,*.lat.p99=10%"`)
+	strict := fs.Bool("strict", false, "exit 3 when a comparison is inconclusive (and none regressed): too few samples or too noisy to tell")
 	confidence := fs.Float64("confidence", regress.DefaultConfidence, "confidence level of the intervals")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -73,8 +74,8 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 	if !(*confidence > 0 && *confidence < 1) {
 		return fmt.Errorf("%w: --confidence %v: want a level between 0 and 1, e.g. 0.95", errUsage, *confidence)
 	}
-	cfg := regress.Config{Confidence: *confidence}
-	if cfg.Rules, err = regress.ParseRules(*tolerance); err != nil {
+	flagRules, err := regress.ParseRules(*tolerance)
+	if err != nil {
 		return fmt.Errorf("%w: --tolerance: %v", errUsage, err)
 	}
 	pairs, onlyOld, onlyNew, err := baselinePairs(pos[0], pos[1])
@@ -91,6 +92,13 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return trouble(err)
 		}
+		// The tolerances the test recorded the baseline with, then the
+		// command line's.
+		cfg := regress.Config{Confidence: *confidence}
+		if cfg.Rules, err = regress.ParseRules(old.Tolerances); err != nil {
+			return trouble(fmt.Errorf("%s: its tolerances: %v", p.old, err))
+		}
+		cfg.Rules = append(cfg.Rules, flagRules...)
 		r := regress.Compare(old, cur, cfg)
 		if p.name != "" {
 			r.Name = p.name
@@ -128,17 +136,38 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 	if json := *format == "json"; !json && len(onlyOld)+len(onlyNew) > 0 {
 		fmt.Fprintf(stderr, "stortest baseline diff: %d baseline(s) without a counterpart\n", len(onlyOld)+len(onlyNew))
 	}
-	if regress.Overall(reports...) == regress.Regression {
+	count := func(v regress.Verdict) int {
 		n := 0
 		for _, r := range reports {
-			if r.Verdict == regress.Regression {
+			if r.Verdict == v {
 				n++
 			}
 		}
-		return &exitError{code: 1, msg: fmt.Sprintf("%d of %d job(s) regressed", n, len(reports))}
+		return n
+	}
+	inconclusive := count(regress.Inconclusive)
+	switch {
+	case count(regress.Regression) > 0:
+		msg := fmt.Sprintf("%d of %d job(s) regressed", count(regress.Regression), len(reports))
+		if inconclusive > 0 {
+			msg += fmt.Sprintf(", %d inconclusive", inconclusive)
+		}
+		return &exitError{code: 1, msg: msg}
+	case inconclusive > 0 && *strict:
+		return &exitError{code: exitInconclusive, msg: fmt.Sprintf("%d of %d job(s) inconclusive (--strict)", inconclusive, len(reports))}
+	case inconclusive > 0:
+		// Not a failure, but never silent: say so where a script's log
+		// shows it, with what would decide it.
+		fmt.Fprintf(stderr, "stortest baseline diff: %d of %d job(s) inconclusive: not a pass; --strict makes it exit %d\n",
+			inconclusive, len(reports), exitInconclusive)
 	}
 	return nil
 }
+
+// exitInconclusive is baseline diff's exit status for an inconclusive
+// comparison under --strict: distinct from a regression's 1 and an
+// error's 2, so a script can tell "slower" from "could not tell".
+const exitInconclusive = 3
 
 type baselinePair struct {
 	name     string // the relative path without .json, for directories

@@ -75,7 +75,7 @@ func TestBaselineDiffFiles(t *testing.T) {
 		code, out, errOut := run(t, "baseline", "diff", base, slow)
 		require.Equal(t, 1, code)
 		require.Contains(t, out, "randread-4k: REGRESSION\n")
-		require.Contains(t, out, "read iops 1.4k IOPS vs 2k IOPS (-30.0%, 95% CI ")
+		require.Contains(t, out, "read iops 1.4k IOPS vs baseline 2k IOPS (-30.0%, 99.17% CI ")
 		require.Contains(t, errOut, "1 of 1 job(s) regressed")
 	})
 	t.Run("p99-doubled-json", func(t *testing.T) {
@@ -170,7 +170,7 @@ func TestBaselineShow(t *testing.T) {
 	synthBaseline(t, path, 1000, 1)
 	code, out, errOut := run(t, "baseline", "show", path)
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, path+"\nrandread-4k: schema 2, ")
+	require.Contains(t, out, path+"\nrandread-4k: schema 3, ")
 	require.Contains(t, out, `fingerprint: device="nvme0n1" firmware="1.2" engine="io_uring"`)
 	require.Contains(t, out, "  job: ioengine=io_uring rw=randread bs=4k iodepth=8\n")
 	require.Regexp(t, `\n  read: IOPS=1k, BW=3\.9\dMiB/s, \d+ I/Os, 0 errors, 0 short\n`, out)
@@ -232,7 +232,10 @@ func TestBaselineImportFio(t *testing.T) {
 		code, stdout, errOut := run(t, "baseline", "diff", p, p)
 		require.Equal(t, 0, code, errOut)
 		require.Contains(t, stdout, "uring-qd32: INCONCLUSIVE\n")
-		require.Contains(t, stdout, "5 per-second samples, need 10")
+		// Five 500 ms samples of a run whose IOPS swung by a fifth cannot
+		// show it within 10% of itself: inconclusive, and saying why.
+		require.Contains(t, stdout, "inconclusive: too noisy")
+		require.Contains(t, errOut, "inconclusive: not a pass")
 	})
 	t.Run("usage", func(t *testing.T) {
 		code, _, errOut := run(t, "baseline", "import-fio", "--test", "T", uring)
@@ -259,4 +262,70 @@ func TestBaselineImportFio(t *testing.T) {
 		require.Equal(t, 1, code)
 		require.Contains(t, errOut, "bad.json: line 2")
 	})
+}
+
+// Acceptance: two 5 s fio runs about 15x apart (testdata/fio/plain/gate-*.json,
+// recorded by record-gate.sh: 109k and 6k IOPS, nine 500 ms samples
+// each), imported as baselines, are a regression: exit status 1.
+func TestImportFioOverwhelmingChange(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"fast", "slow"} {
+		code, _, errOut := run(t, "baseline", "import-fio", "--out", filepath.Join(dir, name),
+			filepath.Join("..", "..", "testdata", "fio", "plain", "gate-"+name+".json"))
+		require.Equal(t, 0, code, errOut)
+	}
+	code, out, errOut := run(t, "baseline", "diff", filepath.Join(dir, "fast"), filepath.Join(dir, "slow"))
+	require.Equal(t, 1, code, "%s\n%s", out, errOut)
+	require.Regexp(t, `read iops 6k IOPS vs baseline 109k IOPS \(-94\.5%, [\d.]+% CI -9\d\.\d%\.\.-9\d\.\d%\): regression beyond 10% tolerance`, out)
+	require.Contains(t, errOut, "regressed")
+	// And the other way round, an improvement: exit 0.
+	code, out, errOut = run(t, "baseline", "diff", filepath.Join(dir, "slow"), filepath.Join(dir, "fast"))
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	require.Regexp(t, `\n  read\.iops +6k IOPS +109k IOPS +\+1724\.2% +[-+.\d%]+ +improvement\n`, out)
+}
+
+// An inconclusive comparison is never silent: without --strict it exits
+// 0 and says so on stderr; with --strict it exits 3, apart from a
+// regression's 1.
+func TestBaselineDiffStrict(t *testing.T) {
+	dir := t.TempDir()
+	short := func(path string, perSec uint64) {
+		jr := &workload.JobResult{Name: "short", Engine: "psync", Runtime: 3 * time.Second,
+			Job: workload.Job{Name: "short", Engine: "psync", RW: workload.RandRead}}
+		for s := range 3 {
+			sec := workload.Second{T: time.Duration(s+1) * time.Second, Dur: time.Second}
+			sec.IOs[0], sec.Bytes[0] = perSec, perSec*4096
+			jr.Seconds = append(jr.Seconds, sec)
+		}
+		jr.Dirs[0] = workload.DirStats{IOs: 3 * perSec, Bytes: 3 * perSec * 4096}
+		b, err := baselines.FromJobResult(jr, baselines.Fingerprint{})
+		require.NoError(t, err)
+		require.NoError(t, baselines.WriteFile(path, b))
+	}
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	short(a, 1000)
+	short(b, 1000)
+	code, out, errOut := run(t, "baseline", "diff", a, b)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "short: INCONCLUSIVE")
+	require.Contains(t, errOut, "1 of 1 job(s) inconclusive: not a pass; --strict makes it exit 3")
+	code, _, errOut = run(t, "baseline", "diff", "--strict", a, b)
+	require.Equal(t, 3, code, errOut)
+	require.Contains(t, errOut, "1 of 1 job(s) inconclusive (--strict)")
+}
+
+// `stortest baseline -h` lists the baseline commands; an unknown one
+// among them is a usage error.
+func TestBaselineGroupHelp(t *testing.T) {
+	for _, args := range [][]string{{"baseline"}, {"baseline", "-h"}, {"baseline", "--help"}, {"baseline", "help"}} {
+		code, out, _ := run(t, args...)
+		require.Equal(t, 0, code, args)
+		require.Contains(t, out, "stortest baseline diff ")
+		require.Contains(t, out, "stortest baseline import-fio ")
+		require.NotContains(t, out, "stortest hist merge", "only the group's commands")
+	}
+	code, _, errOut := run(t, "baseline", "bogus")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `unknown command "baseline bogus"`)
+	require.Contains(t, errOut, "stortest baseline diff ")
 }

@@ -57,12 +57,15 @@ func main() {
 func runMain(args []string, stdout, stderr io.Writer) int {
 	c, rest := lookup(args)
 	if c == nil {
-		if len(args) > 0 && args[0] != "help" && args[0] != "-h" && args[0] != "--help" {
+		// A command group ("stortest baseline") lists its commands.
+		group, rest := groupOf(args)
+		help := len(rest) == 0 || rest[0] == "help" || rest[0] == "-h" || rest[0] == "--help"
+		if !help {
 			fmt.Fprintf(stderr, "stortest: unknown command %q\n\n", strings.Join(args, " "))
-			printUsage(stderr)
+			printUsage(stderr, group)
 			return 2
 		}
-		printUsage(stdout)
+		printUsage(stdout, group)
 		return 0
 	}
 	err := c.run(rest, stdout, stderr)
@@ -96,13 +99,30 @@ func lookup(args []string) (*command, []string) {
 	return nil, args
 }
 
-func printUsage(w io.Writer) {
+// groupOf returns the longest run of leading arguments that prefixes a
+// registered command's path ("baseline" for "baseline -h"), and the rest.
+func groupOf(args []string) (string, []string) {
+	for n := len(args); n > 0; n-- {
+		prefix := strings.Join(args[:n], " ") + " "
+		for name := range commands {
+			if strings.HasPrefix(name, prefix) {
+				return strings.TrimSpace(prefix), args[n:]
+			}
+		}
+	}
+	return "", args
+}
+
+// printUsage lists the commands, or those of a group ("baseline").
+func printUsage(w io.Writer, group string) {
 	fmt.Fprintln(w, "stortest: storage regression testing with fio-grade measurement")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
-		names = append(names, n)
+		if group == "" || strings.HasPrefix(n, group+" ") {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	for _, n := range names {

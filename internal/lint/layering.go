@@ -42,7 +42,7 @@ var Layers = map[string]layer{
 	"workload":  {imports: []string{"engines", "clock", "latency", "steady", "iostat"}},
 	"faults":    {imports: []string{"engines"}, external: []string{"github.com/hanwen/go-fuse/v2/"}},
 	"baselines": {imports: []string{"workload", "latency"}},
-	"regress":   {imports: []string{"baselines", "latency"}, external: []string{"github.com/montanaflynn/stats"}},
+	"regress":   {imports: []string{"baselines", "latency"}, external: []string{"github.com/montanaflynn/stats", "gonum.org/v1/gonum/stat/distuv"}},
 	"report":    {imports: []string{"regress", "workload", "iostat"}},
 	"":          {top: true, testing: true}, // package stortest, the testing.TB API
 	"cmd":       {top: true, testing: true},

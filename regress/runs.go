@@ -1,0 +1,152 @@
+package regress
+
+import (
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"stortest.dev/baselines"
+)
+
+// Run-to-run spread.
+//
+// Everything a single run records (its seconds, its slices, its I/Os)
+// measures the noise within that run. Two runs of an unchanged device
+// also differ by what stays fixed for a run's length: the neighbour busy
+// for a minute, the state of the SSD's garbage collection, the page
+// cache, the CPU the job thread landed on. No interval from inside one
+// run sees it, and a gate blind to it flags unchanged devices on noisy
+// hosts. So every compared metric also carries a run-to-run spread: the
+// standard deviation, on the log scale, of one run's value around the
+// device's. A baseline recorded from several runs (go test -count=N
+// -stortest.update) measures it for that device; before (and besides)
+// that, Config.RunSpread is assumed, with the weight of
+// Config.RunSpreadRuns runs. This is the conjugate (scaled inverse
+// chi-squared) prior of a normal variance: the spread used is
+//
+//	s² = (ν₀·σ₀² + (k-1)·s_k²) / (ν₀ + k - 1)
+//
+// with ν₀ + k - 1 degrees of freedom, for k runs in the baseline whose
+// log values have the sample variance s_k². The current run is one more
+// draw, so the change it shows is judged against Student's t with those
+// degrees of freedom times s·sqrt(1 + 1/k) (a prediction interval).
+
+// Defaults of the run-to-run spread (Config.RunSpread, RunSpreadRuns).
+const (
+	// DefaultRunSpread: 2% is the spread of IOPS and median latency
+	// between runs of the same job on a quiet NVMe or memory-backed
+	// device; a shared disk's is several times more, which a baseline of
+	// several runs measures.
+	DefaultRunSpread = 0.02
+	// DefaultRunSpreadRuns: the assumed spread weighs as much as four
+	// runs of the baseline's own, so that three runs showing more spread
+	// move it most of the way.
+	DefaultRunSpreadRuns = 4
+)
+
+// runSpread is a metric's run-to-run spread: the log-scale standard
+// deviation sd with df degrees of freedom, from k baseline runs whose
+// values have the geometric mean mean (0 when the baseline has no runs
+// of this metric).
+type runSpread struct {
+	sd, df float64
+	k      int
+	mean   float64
+}
+
+// halfWidth is the half-width, on the log scale, of the conf-level
+// prediction interval of one more run's value; 0 without a spread.
+func (s runSpread) halfWidth(conf float64) float64 {
+	if s.sd <= 0 || s.df <= 0 {
+		return 0
+	}
+	return tQuantile(conf, s.df) * s.sd * math.Sqrt(1+1/float64(max(1, s.k)))
+}
+
+// spread returns the run-to-run spread of metric ("read.iops") for the
+// baseline's runs: the prior alone for a baseline of one run (or a
+// metric the run summaries do not keep), combined with the runs' own
+// spread otherwise.
+func (c *comparer) spread(metric string) runSpread {
+	prior, nu := c.cfg.RunSpread, c.cfg.RunSpreadRuns
+	if prior <= 0 {
+		prior, nu = 0, 0 // no assumed spread: the runs' own alone
+	}
+	vals := runValues(c.base, metric)
+	var s runSpread
+	if len(vals) >= 2 {
+		var lm float64
+		for _, v := range vals {
+			lm += math.Log(v)
+		}
+		lm /= float64(len(vals))
+		var ss float64
+		for _, v := range vals {
+			ss += sq(math.Log(v) - lm)
+		}
+		df := nu + float64(len(vals)) - 1
+		return runSpread{sd: math.Sqrt((nu*prior*prior + ss) / df), df: df, k: len(vals), mean: math.Exp(lm)}
+	}
+	if prior > 0 {
+		s = runSpread{sd: prior, df: nu, k: 1}
+	}
+	return s
+}
+
+// runValues returns metric's value in each run the baseline holds, or
+// nil when it holds one run or a value is missing or not positive.
+func runValues(b *baselines.Baseline, metric string) []float64 {
+	runs := b.RunSummaries()
+	if len(runs) < 2 {
+		return nil
+	}
+	dir, m, _ := strings.Cut(metric, ".")
+	out := make([]float64, 0, len(runs))
+	for _, r := range runs {
+		var rd *baselines.RunDir
+		for i := range r.Dirs {
+			if r.Dirs[i].Name == dir {
+				rd = &r.Dirs[i]
+			}
+		}
+		if rd == nil {
+			return nil
+		}
+		var v float64
+		switch m {
+		case "iops":
+			v = rd.IOPS
+		case "bw":
+			v = rd.BW
+		case "clat.mean":
+			v = rd.ClatMean
+		case "clat.p50":
+			v = float64(rd.ClatP50)
+		case "clat.p90":
+			v = float64(rd.ClatP90)
+		case "clat.p99":
+			v = float64(rd.ClatP99)
+		case "clat.p99.9":
+			v = float64(rd.ClatP999)
+		case "clat.p99.99":
+			v = float64(rd.ClatP9999)
+		default:
+			return nil
+		}
+		if !(v > 0) || !finite(v) {
+			return nil
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// tQuantile is Student's t quantile for a two-sided conf interval with
+// df degrees of freedom: 12.71 for 0.95 and 1, 1.96 as df grows.
+func tQuantile(conf, df float64) float64 {
+	if df <= 0 || math.IsInf(df, 1) || df > 1e6 {
+		return zScore(conf)
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-conf)/2)
+}
