@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"stortest.dev/engines"
 	"stortest.dev/workload"
 )
 
@@ -46,8 +47,10 @@ type Fingerprint struct {
 	// version ("fio-3.33") for imported results.
 	Version  string
 	Hostname string // optional; compared only when both sides have one
-	// Size is the target's size in bytes (a block device's, or a
-	// file's); 0 when unknown (imported results, schema 2 and older).
+	// Size is the target's size in bytes: a block device's as the
+	// kernel reports it (BLKGETSIZE64, or sysfs when the device cannot be
+	// opened), a file's length; 0 when unknown (imported results, schema
+	// 2 and older).
 	Size uint64
 }
 
@@ -294,7 +297,7 @@ func Probe(target string, o ProbeOptions) (Fingerprint, error) {
 	}
 	if isBlock {
 		fp.Kind = "block"
-		fp.Size = blockSize(sys, dev)
+		fp.Size = blockSize(target, sys, dev)
 	}
 	disk := diskOf(sys, dev)
 	if disk == "" {
@@ -314,10 +317,19 @@ func Probe(target string, o ProbeOptions) (Fingerprint, error) {
 	return fp, nil
 }
 
-// blockSize is a block device's size in bytes from
-// <sys>/dev/block/MAJ:MIN/size (512-byte sectors, whatever the device's
-// block size); 0 when sysfs does not say.
-func blockSize(sys string, dev uint64) uint64 {
+// blockSize is the size in bytes of the block device node at target:
+// what BLKGETSIZE64 says (engines.Size), or when the node cannot be
+// opened (no permission) or says 0, <sys>/dev/block/MAJ:MIN/size
+// (512-byte sectors, whatever the device's block size); 0 when neither
+// says.
+func blockSize(target, sys string, dev uint64) uint64 {
+	if f, err := os.Open(target); err == nil {
+		n, err := engines.Size(f)
+		f.Close()
+		if err == nil && n > 0 {
+			return uint64(n)
+		}
+	}
 	major, minor := majorMinor(dev)
 	b, err := os.ReadFile(filepath.Join(sys, "dev", "block", fmt.Sprintf("%d:%d", major, minor), "size"))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/engines"
 	"stortest.dev/workload"
 )
 
@@ -81,6 +82,23 @@ func blockNode(t *testing.T, avoid uint64) (string, uint64) {
 	return "", 0
 }
 
+// nodeSize is what BLKGETSIZE64 says of a real device node, 0 when it
+// cannot be opened. The nodes of blockNode are real and the sysfs around
+// them made up, so a node with a size (an attached loop device) has its
+// own, and one without sysfs's.
+func nodeSize(node string) uint64 {
+	f, err := os.Open(node)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n, err := engines.Size(f)
+	if err != nil {
+		return 0
+	}
+	return uint64(n)
+}
+
 func TestProbe(t *testing.T) {
 	version := "stortest-" + workload.Version
 	t.Run("file-on-nvme-partition", func(t *testing.T) {
@@ -145,7 +163,11 @@ func TestProbe(t *testing.T) {
 		require.Equal(t, "block", got.Kind)
 		require.Equal(t, "sdb", got.Device)
 		require.Equal(t, "1.2", got.Firmware)
-		require.Equal(t, uint64(7814037168*512), got.Size, "sectors of 512 bytes, whatever the block size")
+		want := uint64(7814037168 * 512) // sectors of 512 bytes, whatever the block size
+		if n := nodeSize(node); n > 0 {
+			want = n
+		}
+		require.Equal(t, want, got.Size)
 	})
 	t.Run("loop-device", func(t *testing.T) {
 		fx := newSysFixture(t)
@@ -162,7 +184,8 @@ func TestProbe(t *testing.T) {
 		got, err := Probe(node, fx.opts("io_uring"))
 		require.NoError(t, err)
 		want := Fingerprint{Kind: "loop", Device: "loop3", Model: "loop", Backing: backing,
-			BackingDevice: "nvme0n1 (Fast NVMe, serial SN1, firmware 2.0)", Kernel: "6.18.44-test", Engine: "io_uring", Version: version}
+			BackingDevice: "nvme0n1 (Fast NVMe, serial SN1, firmware 2.0)", Kernel: "6.18.44-test", Engine: "io_uring", Version: version,
+			Size: nodeSize(node)}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
@@ -275,6 +298,27 @@ func TestProbeFileSize(t *testing.T) {
 	got, err := Probe(target, fx.opts("psync"))
 	require.NoError(t, err)
 	require.Equal(t, uint64(12345), got.Size)
+}
+
+// A block device's size is what the kernel says of it (BLKGETSIZE64): a
+// loop device is as large as its backing file.
+func TestProbeBlockDeviceSize(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a loop device")
+	}
+	if _, err := os.Stat("/dev/loop-control"); err != nil {
+		t.Skip("no /dev/loop-control")
+	}
+	s, err := workload.NewScratch(workload.ScratchOptions{Dir: t.TempDir(), Size: 3 << 20, Loop: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	got, err := Probe(s.Path, ProbeOptions{Engine: "psync"})
+	require.NoError(t, err)
+	require.Equal(t, "loop", got.Kind)
+	require.Equal(t, uint64(3<<20), got.Size)
+	file, err := Probe(s.File, ProbeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, uint64(3<<20), file.Size, "the backing file's length")
 }
 
 // A different device is a mismatch; the same device changed is not.
