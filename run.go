@@ -26,6 +26,9 @@ type runConfig struct {
 	progress    time.Duration
 	iostatEvery time.Duration
 	wopts       workload.Options
+	// steadyMeasure is MeasureAfterSteady's; nil for the default.
+	steadyMeasure *time.Duration
+	extend        *extendConfig // ExtendWhileInconclusive's
 }
 
 // DefaultProgressEvery is how often Run logs progress under go test -v.
@@ -174,6 +177,9 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	}
 
 	wopts := cfg.wopts
+	if wopts.SteadyMeasure == 0 {
+		wopts.SteadyMeasure = steadyMeasure(&cfg, t.Name(), job)
+	}
 	wopts.HistLogPrefix = filepath.Join(dir, base)
 	wopts.Progress = nil
 	if cfg.progress > 0 && testing.Verbose() {
@@ -189,6 +195,9 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	machineCPU := sampleCPU(fsys.ProcPath("stat"))
 	start := time.Now()
 	wres, err := workload.Run(ctx, job, wopts)
+	if err == nil && cfg.extend != nil {
+		wres = extendRun(ctx, t, job, wopts, wres, cfg.extend)
+	}
 	elapsed := time.Since(start)
 	machine := machineCPU()
 	var snaps []iostat.Snapshot

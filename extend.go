@@ -1,0 +1,140 @@
+package stortest
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"stortest.dev/baselines"
+	"stortest.dev/regress"
+	"stortest.dev/workload"
+)
+
+// ExtendWhileInconclusive lets Run measure longer while the comparison
+// with the test's stored baseline is inconclusive and more seconds would
+// decide it. When the job ends, Run compares its result with the
+// baseline (as CheckBaseline will, with opts); while the verdict is
+// inconclusive and its findings say how many more seconds (or I/Os, or
+// slices) each run needs, Run runs the job on for that long, as a
+// continuation with no ramp and no steady-state stop, and folds it into
+// the result, until the verdict is decided or the measured time reaches
+// limit. A finding that needs more baseline runs, not more seconds,
+// ends the extension. Nothing is extended while recording
+// (-stortest.update) or without a baseline.
+//
+// The continuation is a second run of the job right after the first:
+// its seconds follow the first's on one time line, its I/Os start over
+// where the job's own offsets start (a sequential job begins again at
+// its start), and a verify pass is not repeated.
+func ExtendWhileInconclusive(limit time.Duration, opts ...BaselineOption) Option {
+	return func(c *runConfig) { c.extend = &extendConfig{limit: limit, opts: opts} }
+}
+
+type extendConfig struct {
+	limit time.Duration
+	opts  []BaselineOption
+}
+
+// extendRun extends wres as ExtendWhileInconclusive says, and returns
+// it.
+func extendRun(ctx context.Context, t testing.TB, job workload.Job, wopts workload.Options, wres *workload.Result, e *extendConfig) *workload.Result {
+	t.Helper()
+	if Update() || len(wres.Jobs) == 0 {
+		return wres
+	}
+	c := baselineConfig{dir: cmp.Or(BaselinesSetting(), baselines.DefaultDir), cfg: regress.DefaultConfig()}
+	for _, o := range e.opts {
+		o(&c)
+	}
+	old, err := baselines.Load(baselines.Path(c.dir, t.Name(), job.Name))
+	if err != nil || c.err != nil {
+		return wres // CheckBaseline will say why
+	}
+	cfg := c.cfg
+	stored, err := regress.ParseRules(old.Tolerances)
+	flagRules, ferr := regress.ParseRules(ToleranceSetting())
+	if err != nil || ferr != nil {
+		return wres
+	}
+	cfg.Rules = append(append(stored, cfg.Rules...), flagRules...)
+	for ctx.Err() == nil {
+		cur, err := baselines.FromResult(wres, baselines.Fingerprint{})
+		if err != nil {
+			return wres
+		}
+		rep := regress.Compare(old, cur, cfg)
+		measured := wres.Jobs[0].Runtime
+		need := moreSeconds(rep, cur)
+		if rep.Verdict != regress.Inconclusive || need <= 0 || measured >= e.limit {
+			if rep.Verdict == regress.Inconclusive && measured < e.limit && need <= 0 {
+				t.Logf("stortest: %s: inconclusive after %v, and more seconds would not decide it", job.Name, measured.Round(time.Millisecond))
+			}
+			return wres
+		}
+		more := min(need, e.limit-measured)
+		t.Logf("stortest: %s: inconclusive after %v; measuring %v more (up to %v)",
+			job.Name, measured.Round(time.Millisecond), more.Round(time.Millisecond), e.limit)
+		cont := job
+		cont.Runtime, cont.TimeBased, cont.RampTime = more, true, 0
+		cont.SS, cont.SSDur, cont.SSRamp = "", 0, 0
+		cont.Verify = workload.VerifyNone
+		copts := wopts
+		copts.HistLogPrefix, copts.SteadyMeasure = "", 0
+		next, err := workload.Run(ctx, cont.Normalized(), copts)
+		if err != nil {
+			t.Logf("stortest: %s: extending the run: %v", job.Name, err)
+			return wres
+		}
+		for i, j := range wres.Jobs {
+			if i < len(next.Jobs) {
+				if err := j.Append(next.Jobs[i]); err != nil {
+					t.Logf("stortest: %s: extending the run: %v", job.Name, err)
+					return wres
+				}
+			}
+		}
+	}
+	return wres
+}
+
+// moreSeconds is how much longer the current run should measure, by the
+// inconclusive findings of rep that more of this run would settle (those
+// where the run, not the baseline, has the fewer samples): the
+// largest of their needs, in seconds (I/Os converted at the run's rate),
+// at least a second; 0 when none says.
+func moreSeconds(rep regress.Report, cur *baselines.Baseline) time.Duration {
+	var need float64
+	for _, f := range rep.Inconclusive() {
+		// Only where this run is the side short of samples: more of it
+		// cannot make up for a short baseline.
+		if f.More == 0 || f.Samples.Current > f.Samples.Base {
+			continue
+		}
+		switch f.Samples.Kind {
+		case "seconds":
+			need = math.Max(need, float64(f.More))
+		case "slices":
+			need = math.Max(need, float64(f.More)*cur.SliceInterval.Seconds())
+		case "I/Os":
+			if d := cur.Dir(dirOfMetric(f.Metric)); d != nil && d.IOPS > 0 {
+				need = math.Max(need, float64(f.More)/d.IOPS)
+			}
+		}
+	}
+	if need <= 0 {
+		return 0
+	}
+	return time.Duration(math.Ceil(math.Max(1, need))) * time.Second
+}
+
+// dirOfMetric is the direction of a metric name: "read" of "read.iops".
+func dirOfMetric(metric string) string {
+	for i := range len(metric) {
+		if metric[i] == '.' {
+			return metric[:i]
+		}
+	}
+	return metric
+}
