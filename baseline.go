@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"stortest.dev/baselines"
@@ -89,15 +90,24 @@ func Strict() BaselineOption {
 // test's own (Tolerances, RegressConfig), then -stortest.tolerance (or
 // STORTEST_TOLERANCE).
 //
-// A changed fingerprint (say "firmware 1.2 -> 1.3") is logged and the
-// comparison made anyway: that change is what the gate exists for.
+// A baseline belongs to the device it was recorded on: when the device's
+// model, serial, size or a loop device's backing file differ
+// (baselines.Fingerprint.DeviceMismatch), CheckBaseline fails without
+// comparing, with the command that records a baseline for this device.
+// A changed fingerprint of the same device (say "firmware 1.2 -> 1.3") is
+// logged and the comparison made anyway: that change is what the gate
+// exists for.
 //
 // With -stortest.update (or STORTEST_UPDATE=1) it records the baseline
 // instead, with the rules of the Tolerances options and of
-// -stortest.tolerance, so that they travel with it. A test that has
-// failed already records nothing and fails. A missing baseline fails
-// with the command that records it; a corrupt one fails and is left as
-// it is. The comparison, as text, is also an artifact of the run. It
+// -stortest.tolerance, so that they travel with it. go test -count=N
+// -stortest.update records N runs in one baseline: the first recording
+// of a baseline in the test binary replaces the file (the replaced one is
+// kept in <job>.history.jsonl), each later one adds its run to it, so
+// that the verdicts account for the spread from run to run, not only
+// within one run. A test that has failed already records nothing and
+// fails. A missing baseline fails with the command that records it; a
+// corrupt one fails and is left as it is. The comparison, as text, is also an artifact of the run. It
 // returns whether the comparison passed: no regression, and in strict
 // mode nothing inconclusive.
 func CheckBaseline(t testing.TB, res *Result, opts ...BaselineOption) bool {
@@ -138,7 +148,8 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 		return false, nil
 	}
 	if Update() {
-		return res.recordBaseline(t, path, cur, c.rules), nil
+		cur.Tolerances = joinRules(append(c.rules, ToleranceSetting())...)
+		return res.recordBaseline(t, path, cur), nil
 	}
 	old, err := baselines.Load(path)
 	switch {
@@ -150,8 +161,20 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 		res.fail(t, "baseline", "%s: baseline unreadable (left as it is; rewrite it with -stortest.update): %v", res.Job.Name, err)
 		return false, nil
 	}
+	if ch := old.Fingerprint.DeviceMismatch(cur.Fingerprint); len(ch) > 0 {
+		// Another device's figures are no reference; firmware and kernel
+		// changes of this one are what the gate compares across.
+		res.fail(t, "baseline", "%s: the baseline at %s was recorded on another device (%s): not compared; record one for this device with:\n\t%s",
+			res.Job.Name, path, joinChanges(ch), updateCommand(t.Name()))
+		return false, nil
+	}
+	stored, err := regress.ParseRules(old.Tolerances)
+	if err != nil {
+		res.fail(t, "baseline", "%s: the tolerances stored in %s: %v (rewrite it with -stortest.update)", res.Job.Name, path, err)
+		return false, nil
+	}
 	cfg := c.cfg
-	cfg.Rules = slices.Concat(cfg.Rules, flagRules)
+	cfg.Rules = slices.Concat(stored, cfg.Rules, flagRules)
 	rep := regress.Compare(old, cur, cfg)
 	return res.judge(t, rep, c.strict), &rep
 }
@@ -164,20 +187,91 @@ func (r *Result) fail(t testing.TB, typ, format string, args ...any) {
 }
 
 // recordBaseline writes cur, the run's baseline, to path, and reports
-// whether it did.
-func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseline, rules []string) bool {
+// whether it did. The first write of a path in this process replaces the
+// file (keeping the old baseline in its history); later ones, as go test
+// -count=N -stortest.update makes, add their run to it.
+func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseline) bool {
 	t.Helper()
 	if t.Failed() {
 		// A run that broke its limits, or erred, is no reference.
 		r.fail(t, "baseline", "%s: not recording a baseline: the test has failed (see above)", r.Job.Name)
 		return false
 	}
-	if err := baselines.Update(path, cur, true); err != nil {
+	runs, err := writeBaseline(path, cur)
+	if err != nil {
 		r.fail(t, "baseline", "%s: update baseline: %v", r.Job.Name, err)
 		return false
 	}
-	t.Logf("stortest: %s: baseline written to %s", r.Job.Name, path)
+	if runs > 1 {
+		t.Logf("stortest: %s: baseline written to %s (%d runs)", r.Job.Name, path, runs)
+	} else {
+		t.Logf("stortest: %s: baseline written to %s", r.Job.Name, path)
+	}
 	return true
+}
+
+// written holds the baselines this process has recorded, by absolute
+// path.
+var written struct {
+	mu    sync.Mutex
+	paths map[string]bool
+}
+
+// writeBaseline records cur at path: in place of the file there on the
+// first write of path in this process, else as one more run of the
+// baseline written before (baselines.Baseline.AddRun), so that the
+// verdicts of later comparisons account for the spread between runs. It
+// returns the runs the baseline holds.
+func writeBaseline(path string, cur *baselines.Baseline) (runs int, err error) {
+	key, err := filepath.Abs(path)
+	if err != nil {
+		return 0, err
+	}
+	written.mu.Lock()
+	defer written.mu.Unlock()
+	if !written.paths[key] {
+		if err := baselines.Update(path, cur, true); err != nil {
+			return 0, err
+		}
+		if written.paths == nil {
+			written.paths = map[string]bool{}
+		}
+		written.paths[key] = true
+		return 1, nil
+	}
+	b, err := baselines.Load(path)
+	if err != nil {
+		return 0, fmt.Errorf("add this run to the baseline written earlier in this process: %w", err)
+	}
+	if err := b.AddRun(cur); err != nil {
+		return 0, err
+	}
+	b.Tolerances = cur.Tolerances
+	if err := baselines.WriteFile(path, b); err != nil {
+		return 0, err
+	}
+	return len(b.RunSummaries()), nil
+}
+
+// joinRules joins rules in regress.ParseRules syntax into one such
+// string, in order.
+func joinRules(rules ...string) string {
+	var parts []string
+	for _, r := range rules {
+		if r = strings.Trim(strings.TrimSpace(r), ","); r != "" {
+			parts = append(parts, r)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// joinChanges prints changes as "model A -> B, serial X -> Y".
+func joinChanges(ch []baselines.Change) string {
+	var parts []string
+	for _, c := range ch {
+		parts = append(parts, c.String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 // judge reports a comparison with the baseline: its verdict and changes

@@ -1,6 +1,7 @@
 package stortest
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -238,4 +239,125 @@ func TestShellQuote(t *testing.T) {
 	out, err := exec.Command("sh", "-c", `printf '%s\0' `+strings.Join(quoted, " ")).Output()
 	require.NoError(t, err)
 	assert.Equal(t, in, strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"))
+}
+
+// go test -count=N -stortest.update records N runs in one baseline: the
+// first recording of a path in the process replaces the file, the next
+// add their runs. The rules of the Tolerances options and of the
+// tolerance setting are stored with it.
+func TestCheckBaselineRecordsRuns(t *testing.T) {
+	settingsOff(t)
+	dir := t.TempDir()
+	path := baselines.Path(dir, t.Name(), "mix")
+	stale := syntheticResult()
+	stale.Jobs[0].Runtime *= 2
+	old, err := baselines.FromResult(stale.Result, stale.fp)
+	require.NoError(t, err)
+	require.NoError(t, baselines.WriteFile(path, old)) // recorded by an earlier process
+
+	t.Setenv(EnvUpdate, "1")
+	t.Setenv(EnvTolerance, "read.bw=5%")
+	for i := 1; i <= 3; i++ {
+		ok, errs, logs := checkBaselineFake(t, syntheticResult(), BaselineDir(dir), Tolerances("*=off,read.iops=10%"))
+		require.True(t, ok, "%q", errs)
+		want := "stortest: mix: baseline written to " + path
+		if i > 1 {
+			want += fmt.Sprintf(" (%d runs)", i)
+		}
+		assert.Equal(t, []string{want}, logs)
+	}
+	b, err := baselines.Load(path)
+	require.NoError(t, err)
+	assert.Len(t, b.RunSummaries(), 3, "the runs of this process, not the earlier one")
+	assert.Equal(t, 1000.0, b.Dir("read").IOPS, "the first run's data")
+	assert.Equal(t, "*=off,read.iops=10%,read.bw=5%", b.Tolerances)
+	hist, err := os.Open(baselines.HistoryPath(path))
+	require.NoError(t, err)
+	defer hist.Close()
+	kept, err := baselines.ReadHistory(hist, path)
+	require.NoError(t, err)
+	require.Len(t, kept, 1, "the baseline replaced is kept in the history, once")
+	assert.Equal(t, 500.0, kept[0].Dir("read").IOPS)
+}
+
+// The tolerances stored in a baseline apply first, then the test's own,
+// then the tolerance setting: the last matching rule wins.
+func TestCheckBaselineStoredTolerances(t *testing.T) {
+	settingsOff(t)
+	dir := t.TempDir()
+	r := syntheticResult()
+	b, err := baselines.FromResult(r.Result, r.fp)
+	require.NoError(t, err)
+	b.Tolerances = "*=off,read.iops=10%"
+	require.NoError(t, baselines.WriteFile(baselines.Path(dir, t.Name(), "mix"), b))
+	verdict := func(opts ...BaselineOption) (regress.Verdict, []string) {
+		t.Helper()
+		r := syntheticResult()
+		_, errs, _ := checkBaselineFake(t, r, append(opts, BaselineDir(dir))...)
+		if len(r.rec.run.Baselines) != 1 {
+			return -1, errs
+		}
+		rep := r.rec.run.Baselines[0]
+		var metrics []string
+		for _, f := range rep.Findings {
+			metrics = append(metrics, f.Metric)
+		}
+		return rep.Verdict, metrics
+	}
+	defer forgetComparisons(t.Name())
+
+	v, metrics := verdict()
+	assert.Equal(t, regress.Inconclusive, v)
+	assert.Equal(t, []string{"read.iops"}, metrics, "the stored rules alone")
+
+	v, metrics = verdict(Tolerances("read.iops=off,write.errors=0"))
+	assert.Equal(t, regress.Pass, v)
+	assert.Equal(t, []string{"write.errors"}, metrics, "the test's rules after the stored ones")
+
+	t.Setenv(EnvTolerance, "write.errors=off,read.iops=20%")
+	_, metrics = verdict(Tolerances("read.iops=off,write.errors=0"))
+	assert.Equal(t, []string{"read.iops"}, metrics, "the setting's rules last")
+
+	t.Setenv(EnvTolerance, "")
+	b.Tolerances = "read.iops"
+	require.NoError(t, baselines.WriteFile(baselines.Path(dir, t.Name(), "mix"), b))
+	v, errs := verdict()
+	assert.Equal(t, regress.Verdict(-1), v)
+	assert.True(t, anyContains(errs, "mix: the tolerances stored in "), "%q", errs)
+}
+
+// A baseline belongs to its device: one recorded on another is refused,
+// with the command that records one for this device; a firmware change
+// of the same device is logged and compared.
+func TestCheckBaselineOtherDevice(t *testing.T) {
+	settingsOff(t)
+	dir := t.TempDir()
+	path := baselines.Path(dir, t.Name(), "mix")
+	r := syntheticResult()
+	r.fp = baselines.Fingerprint{Kind: "block", Device: "nvme0n1", Model: "Samsung SSD 980", Serial: "S1", Firmware: "1B2Q", Size: 1 << 40}
+	b, err := baselines.FromResult(r.Result, r.fp)
+	require.NoError(t, err)
+	require.NoError(t, baselines.WriteFile(path, b))
+	defer forgetComparisons(t.Name())
+
+	other := syntheticResult()
+	other.fp = r.fp
+	other.fp.Serial, other.fp.Size = "S2", 2<<40
+	ok, errs, _ := checkBaselineFake(t, other, BaselineDir(dir))
+	assert.False(t, ok)
+	require.Len(t, errs, 1)
+	assert.True(t, strings.HasPrefix(errs[0], "mix: the baseline at "+path+" was recorded on another device "+
+		"(serial S1 -> S2, size 1099511627776 (1TiB) -> 2199023255552 (2TiB)): not compared; "+
+		"record one for this device with:\n\t(cd "), "%q", errs[0])
+	assert.Contains(t, errs[0], "-stortest.update")
+	assert.Equal(t, "baseline", other.rec.run.Failures[0].Type)
+	assert.Empty(t, other.rec.run.Baselines, "no comparison")
+
+	updated := syntheticResult()
+	updated.fp = r.fp
+	updated.fp.Firmware = "2B2Q"
+	_, errs, logs := checkBaselineFake(t, updated, BaselineDir(dir), Tolerances("*=off,*.errors=0"))
+	assert.Empty(t, errs)
+	assert.Contains(t, logs, "stortest: mix: fingerprint changed since the baseline: firmware 1B2Q -> 2B2Q")
+	assert.Len(t, updated.rec.run.Baselines, 1, "compared")
 }

@@ -84,7 +84,11 @@
 // an inconclusive comparison is logged, is the property baseline.verdict
 // of the run's JUnit testcase, and is in the summary Main prints to
 // stderr at the end; strict mode (-stortest.strict, STORTEST_STRICT=1 or
-// the Strict option) fails on it. -stortest.update records baselines.
+// the Strict option) fails on it. -stortest.update records baselines,
+// with the tolerance rules in effect; go test -count=N -stortest.update
+// records N runs in each, so that the verdicts account for the spread
+// between runs. A baseline belongs to the device it was recorded on: on
+// another, CheckBaseline refuses to compare.
 //
 // # Benchmarks
 //
