@@ -164,7 +164,8 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 	if ch := old.Fingerprint.DeviceMismatch(cur.Fingerprint); len(ch) > 0 {
 		// Another device's figures are no reference; firmware and kernel
 		// changes of this one are what the gate compares across.
-		res.fail(t, "baseline", "%s: the baseline at %s was recorded on another device (%s): not compared; record one for this device with:\n\t%s",
+		res.fail(t, "baseline", "%s: the baseline at %s was recorded on another device (%s): not compared; "+
+			"record one for this device in its place (or keep each device's apart with -stortest.baselines) with:\n\t%s",
 			res.Job.Name, path, joinChanges(ch), updateCommand(t.Name()))
 		return false, nil
 	}

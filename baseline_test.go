@@ -348,7 +348,7 @@ func TestCheckBaselineOtherDevice(t *testing.T) {
 	require.Len(t, errs, 1)
 	assert.True(t, strings.HasPrefix(errs[0], "mix: the baseline at "+path+" was recorded on another device "+
 		"(serial S1 -> S2, size 1099511627776 (1TiB) -> 2199023255552 (2TiB)): not compared; "+
-		"record one for this device with:\n\t(cd "), "%q", errs[0])
+		"record one for this device in its place (or keep each device's apart with -stortest.baselines) with:\n\t(cd "), "%q", errs[0])
 	assert.Contains(t, errs[0], "-stortest.update")
 	assert.Equal(t, "baseline", other.rec.run.Failures[0].Type)
 	assert.Empty(t, other.rec.run.Baselines, "no comparison")
