@@ -107,9 +107,9 @@ func Strict() BaselineOption {
 // that the verdicts account for the spread from run to run, not only
 // within one run. A test that has failed already records nothing and
 // fails. A missing baseline fails with the command that records it; a
-// corrupt one fails and is left as it is. The comparison, as text, is also an artifact of the run. It
-// returns whether the comparison passed: no regression, and in strict
-// mode nothing inconclusive.
+// corrupt one fails and is left as it is. The comparison, as text, is
+// also an artifact of the run. It returns whether the comparison passed:
+// no regression, and in strict mode nothing inconclusive.
 func CheckBaseline(t testing.TB, res *Result, opts ...BaselineOption) bool {
 	t.Helper()
 	ok, _ := checkBaseline(t, res, opts)
@@ -151,33 +151,40 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 		cur.Tolerances = joinRules(append(c.rules, ToleranceSetting())...)
 		return res.recordBaseline(t, path, cur), nil
 	}
+	return res.compareBaseline(t, path, cur, c, flagRules)
+}
+
+// compareBaseline compares cur, the run's baseline, with the one stored
+// at path, under c's rules after the stored ones and before flagRules.
+func (r *Result) compareBaseline(t testing.TB, path string, cur *baselines.Baseline, c baselineConfig, flagRules []regress.Rule) (bool, *regress.Report) {
+	t.Helper()
 	old, err := baselines.Load(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		res.fail(t, "baseline", "%s: no baseline at %s; record it with:\n\t%s",
-			res.Job.Name, path, updateCommand(t.Name()))
+		r.fail(t, "baseline", "%s: no baseline at %s; record it with:\n\t%s",
+			r.Job.Name, path, updateCommand(t.Name()))
 		return false, nil
 	case err != nil:
-		res.fail(t, "baseline", "%s: baseline unreadable (left as it is; rewrite it with -stortest.update): %v", res.Job.Name, err)
+		r.fail(t, "baseline", "%s: baseline unreadable (left as it is; rewrite it with -stortest.update): %v", r.Job.Name, err)
 		return false, nil
 	}
 	if ch := old.Fingerprint.DeviceMismatch(cur.Fingerprint); len(ch) > 0 {
 		// Another device's figures are no reference; firmware and kernel
 		// changes of this one are what the gate compares across.
-		res.fail(t, "baseline", "%s: the baseline at %s was recorded on another device (%s): not compared; "+
+		r.fail(t, "baseline", "%s: the baseline at %s was recorded on another device (%s): not compared; "+
 			"record one for this device in its place (or keep each device's apart with -stortest.baselines) with:\n\t%s",
-			res.Job.Name, path, joinChanges(ch), updateCommand(t.Name()))
+			r.Job.Name, path, joinChanges(ch), updateCommand(t.Name()))
 		return false, nil
 	}
 	stored, err := regress.ParseRules(old.Tolerances)
 	if err != nil {
-		res.fail(t, "baseline", "%s: the tolerances stored in %s: %v (rewrite it with -stortest.update)", res.Job.Name, path, err)
+		r.fail(t, "baseline", "%s: the tolerances stored in %s: %v (rewrite it with -stortest.update)", r.Job.Name, path, err)
 		return false, nil
 	}
 	cfg := c.cfg
 	cfg.Rules = slices.Concat(stored, cfg.Rules, flagRules)
 	rep := regress.Compare(old, cur, cfg)
-	return res.judge(t, rep, c.strict), &rep
+	return r.judge(t, rep, c.strict), &rep
 }
 
 // fail reports a failed check of the run: t.Errorf and a JUnit failure
