@@ -68,8 +68,12 @@ type Baseline struct {
 	Seconds []Second
 	// Slices are the throughput samples of every SliceInterval (a tenth
 	// of a second), oldest first: samples enough to compare runs of a
-	// few seconds. Empty before schema 3 and for imported fio results.
-	Slices        []Slice
+	// few seconds. They tile the measured time (each starts where the
+	// one before ended). Empty before schema 3 and for imported fio
+	// results.
+	Slices []Slice
+	// SliceInterval is the nominal length of the slices (the package's
+	// SliceInterval when recorded); 0 without slices.
 	SliceInterval time.Duration
 	// Runs summarise each run of a baseline recorded from several (go
 	// test -count=N -stortest.update; see AddRun), so that a comparison
@@ -291,6 +295,12 @@ func (m SecondMetric) String() string {
 	return fmt.Sprintf("SecondMetric(%d)", int(m))
 }
 
+// SliceInterval is the slice length FromResult records: the runner's
+// (workload.SliceInterval). Each baseline keeps its own in its file
+// (Baseline.SliceInterval, "interval_ns"), so that the runner's can
+// change without misreading older baselines.
+const SliceInterval = workload.SliceInterval
+
 // WholeSecond is the shortest interval PerSecond counts: like fio, the last,
 // partial interval is left out, since it would read as a sudden drop.
 const WholeSecond = time.Second * 99 / 100
@@ -469,7 +479,8 @@ func (b *Baseline) AddRun(other *Baseline) error {
 	if len(b.Runs) == 0 {
 		b.Runs = []RunSummary{b.summary()}
 	}
-	b.Runs = append(b.Runs, other.RunSummaries()...)
+	// Clipped: a copy of the baseline (b2 := *b) may share the array.
+	b.Runs = append(slices.Clip(b.Runs), other.RunSummaries()...)
 	b.Schema = SchemaVersion
 	return nil
 }
@@ -539,7 +550,7 @@ func fromJobs(jobs []*workload.JobResult, fp Fingerprint) (*Baseline, error) {
 	}
 	b.Seconds = secs
 	if b.Slices = mergeSlices(jobs); len(b.Slices) > 0 {
-		b.SliceInterval = workload.SliceInterval
+		b.SliceInterval = SliceInterval
 	}
 	merged, err := mergeDirs(jobs)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/engines"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 )
@@ -287,4 +288,76 @@ func TestAddRun(t *testing.T) {
 		t.Errorf("runs (-want +got):\n%s", diff)
 	}
 	require.Equal(t, "*.iops=5%", got.Tolerances)
+}
+
+// A real sequential write with verify writes, then reads its blocks back:
+// the write throughput series end with the writes and the read series
+// start with the reads, so the read-back is not zero-write samples,
+// which would dilute a real write drop (and the writes not zero-read
+// ones). A millisecond added to every I/O makes each phase about a
+// second long.
+func TestThroughputSeriesOfWriteVerify(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 2.5 s workload")
+	}
+	target := filepath.Join(t.TempDir(), "target")
+	require.NoError(t, os.WriteFile(target, make([]byte, 4<<20), 0o644))
+	job := workload.Job{Name: "write-verify", Filename: target, Engine: "psync", RW: workload.Write, BlockSize: 4096,
+		Size: 4 << 20, Verify: workload.VerifyCRC32C}
+	res, err := workload.Run(context.Background(), job, workload.Options{Faults: &engines.Faults{Latency: time.Millisecond}})
+	require.NoError(t, err)
+	require.NoError(t, res.Err())
+	require.Equal(t, uint64(1024), res.Jobs[0].Verify.Checked)
+	b, err := FromResult(res, Fingerprint{})
+	require.NoError(t, err)
+
+	whole := func(from, to int) (n int) {
+		for _, s := range b.Slices[from:to] {
+			if s.Dur >= SliceInterval*99/100 {
+				n++
+			}
+		}
+		return n
+	}
+	first, last := -1, -1 // the first slice with reads, the last with writes
+	for i, s := range b.Slices {
+		if s.Dirs[0] != nil && first < 0 {
+			first = i
+		}
+		if s.Dirs[1] != nil {
+			last = i
+		}
+	}
+	require.GreaterOrEqual(t, whole(last+1, len(b.Slices)), 5, "whole slices of read-back after the last write")
+	require.GreaterOrEqual(t, whole(0, first), 5, "whole slices of writes before the first read")
+
+	writes := b.PerSlice("write", SecondIOPS)
+	require.Equal(t, whole(0, last+1), len(writes), "the write series ends with the writes")
+	for i, v := range writes {
+		require.Positive(t, v, "slice %d of the writes: %v", i, writes)
+	}
+	reads := b.PerSlice("read", SecondIOPS)
+	require.Equal(t, whole(first, len(b.Slices)), len(reads), "the read series starts with the reads")
+	for i, v := range reads {
+		require.Positive(t, v, "slice %d of the read-back: %v", i, reads)
+	}
+	for _, d := range []string{"read", "write"} {
+		secs := b.PerSecond(d, SecondIOPS)
+		for _, v := range secs {
+			require.Positive(t, v, "%s: whole seconds in the span: %v", d, secs)
+		}
+		require.Equal(t, len(secs), b.Dir(d).IOPSSamples.N, "%s: moments of the span", d)
+	}
+}
+
+// AddRun on a copy of a baseline leaves the original's runs alone.
+func TestAddRunToACopy(t *testing.T) {
+	a := synthBaseline(t, 3, 500, false, 1)
+	require.NoError(t, a.AddRun(synthBaseline(t, 3, 450, false, 2)))
+	require.NoError(t, a.AddRun(synthBaseline(t, 3, 440, false, 3))) // spare capacity now, likely
+	c1, c2 := *a, *a
+	require.NoError(t, c1.AddRun(synthBaseline(t, 3, 400, false, 4)))
+	require.NoError(t, c2.AddRun(synthBaseline(t, 3, 600, false, 5)))
+	require.Len(t, a.Runs, 3)
+	require.Less(t, c1.Runs[3].Dirs[0].IOPS, c2.Runs[3].Dirs[0].IOPS, "each copy keeps its own fourth run")
 }

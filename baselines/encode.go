@@ -118,6 +118,18 @@ func (b *Baseline) check() error {
 	if bad == "" && len(b.Slices) > 0 && b.SliceInterval <= 0 {
 		bad = "slices without a slice interval"
 	}
+	// The file keeps the slices' lengths, their ends being the running
+	// sums: slices that do not tile the time line would load back moved.
+	var end time.Duration
+	for i, s := range b.Slices {
+		if bad == "" && (s.Dur <= 0 || s.T != end+s.Dur) {
+			bad = fmt.Sprintf("slices.%d ends at %v with length %v, not right after the slice before (at %v)", i, s.T, s.Dur, end)
+		}
+		end = s.T
+	}
+	if bad == "" && len(b.Runs) == 1 {
+		bad = "runs holds one run: a baseline of one run has none (RunSummaries gives its own)"
+	}
 	for _, r := range b.Runs {
 		for _, d := range r.Dirs {
 			finite("runs "+d.Name, d.IOPS+d.BW+d.ClatMean)

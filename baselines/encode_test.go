@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -159,4 +160,46 @@ func TestClatMeanRoundTrip(t *testing.T) {
 	b.Schema = 1
 	_, err = Marshal(b)
 	require.ErrorContains(t, err, "seconds.0 has a clat mean, which schema 1 cannot hold")
+}
+
+// What the file cannot hold is refused when it is written, by name:
+// slices that do not tile the time line (their ends are stored as
+// running sums of their lengths), a list of one run, schema 3's
+// additions in an older schema.
+func TestMarshalRejectsSchema3Misfits(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(b *Baseline)
+		want string
+	}{
+		{"gap", func(b *Baseline) { b.Slices[3].T += time.Millisecond }, "slices.3 ends at"},
+		{"zero-length", func(b *Baseline) { b.Slices[0].Dur = 0 }, "slices.0 ends at"},
+		{"no-interval", func(b *Baseline) { b.SliceInterval = 0 }, "slices without a slice interval"},
+		{"one-run", func(b *Baseline) { b.Runs = b.Runs[:1] }, "runs holds one run"},
+		{"schema-2", func(b *Baseline) { b.Schema = 2 }, "which schema 2 cannot hold (schema 3 can)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := schema3Baseline(t)
+			tc.edit(b)
+			_, err := Marshal(b)
+			require.ErrorContains(t, err, tc.want)
+			require.True(t, strings.HasPrefix(err.Error(), "baselines: randrw-4k: "), err.Error())
+		})
+	}
+}
+
+// Slices print by column, one line per column, so that a 60 s run's 600
+// slices add a few kilobytes, not a line each.
+func TestMarshalSlicesCompact(t *testing.T) {
+	b, err := FromJobResult(withSlices(synthJob(t, "long", 0, 60, 2000, true, 40)), Fingerprint{})
+	require.NoError(t, err)
+	require.Len(t, b.Slices, 604)
+	data, err := Marshal(b)
+	require.NoError(t, err)
+	text := string(data)
+	slices := text[strings.Index(text, `"slices"`):]
+	slices = slices[:strings.Index(slices, "\n  }")]
+	require.Equal(t, 6, strings.Count(slices, "\n"), "interval, lengths, and ios and bytes of two directions:\n%s", slices[:200])
+	require.Less(t, len(slices), 20<<10, "bytes for 604 slices")
+	t.Logf("%d slices in %d bytes, the file %d bytes", len(b.Slices), len(slices), len(data))
 }

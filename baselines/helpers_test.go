@@ -3,6 +3,7 @@ package baselines
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -108,3 +109,54 @@ func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 func errNotExist() error { return os.ErrNotExist }
 
 func compact(dst *bytes.Buffer, src []byte) error { return json.Compact(dst, src) }
+
+// withSlices gives jr slices that split each of its seconds into slices
+// of workload.SliceInterval (a partial second into as many as fit, the
+// remainder in its last), its completions spread evenly over them.
+func withSlices(jr *workload.JobResult) *workload.JobResult {
+	var prev time.Duration
+	for _, s := range jr.Seconds {
+		n := max(1, int(s.Dur/workload.SliceInterval))
+		for k := range n {
+			sl := workload.Slice{T: prev + time.Duration(k+1)*workload.SliceInterval, Dur: workload.SliceInterval}
+			if k == n-1 {
+				sl.T = s.T
+				sl.Dur = s.T - (prev + time.Duration(k)*workload.SliceInterval)
+			}
+			for d := range workload.NumDirs {
+				sl.IOs[d] = s.IOs[d] / uint64(n)
+				if k == n-1 {
+					sl.IOs[d] += s.IOs[d] % uint64(n)
+				}
+				sl.Bytes[d] = sl.IOs[d] * 4096
+			}
+			jr.Slices = append(jr.Slices, sl)
+		}
+		prev = s.T
+	}
+	return jr
+}
+
+// schema3Baseline is the baseline of testdata/schema3.json: a mixed job
+// with slices, three runs, tolerances and a size.
+func schema3Baseline(t testing.TB) *Baseline {
+	t.Helper()
+	fp := Fingerprint{Kind: "block", Device: "nvme0n1", Model: "Example NVMe", Serial: "S123", Firmware: "1.2", Kernel: "6.18.0", Size: 1 << 40}
+	runs := make([]*Baseline, 3)
+	for i := range runs {
+		b, err := FromJobResult(withSlices(synthJob(t, "randrw-4k", 0, 2, 300, true, uint64(20+i))), fp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = b
+	}
+	for _, r := range runs[1:] {
+		if err := runs[0].AddRun(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs[0].Tolerances = "*.iops=5%,*.clat.p99=off"
+	return runs[0]
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
