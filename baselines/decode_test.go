@@ -177,3 +177,109 @@ func TestLoadSchema1(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(data), string(again), "a schema 1 baseline writes back as it was")
 }
+
+// A baseline written before schema 3 still loads: it has no slices, runs,
+// tolerances or size (PerSlice is empty, so regress falls back to the
+// seconds; RunSummaries is its own run), and it writes back byte for byte
+// as it was, still schema 2. testdata/schema2.json was written by the
+// code of schema 2 (commit 6b8ca96) from synthBaseline(t, 10, 200, false,
+// 11).
+func TestLoadSchema2(t *testing.T) {
+	path := filepath.Join("testdata", "schema2.json")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	old, err := Load(path)
+	require.NoError(t, err)
+	require.Equal(t, 2, old.Schema)
+	require.Empty(t, old.Slices)
+	require.Nil(t, old.PerSlice("read", SecondIOPS))
+	require.Len(t, old.PerSecond("read", SecondIOPS), 10)
+	require.Len(t, old.RunSummaries(), 1)
+
+	want := synthBaseline(t, 10, 200, false, 11)
+	want.Schema = 2
+	if diff := cmp.Diff(want, old, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("schema 2 file (-today's run +loaded):\n%s", diff)
+	}
+	again, err := Marshal(old)
+	require.NoError(t, err)
+	require.Equal(t, string(data), string(again), "a schema 2 baseline writes back as it was")
+
+	// Adding a run makes it a baseline of schema 3, which can hold it.
+	require.NoError(t, old.AddRun(synthBaseline(t, 10, 190, false, 12)))
+	require.Equal(t, SchemaVersion, old.Schema)
+	_, err = Marshal(old)
+	require.NoError(t, err)
+}
+
+// The file format of schema 3 is stable: testdata/schema3.json (slices,
+// runs, tolerances, a size) loads to the baseline it was written from and
+// writes back to the same bytes. go test -run TestLoadSchema3 -update
+// rewrites it after a deliberate format change.
+func TestLoadSchema3(t *testing.T) {
+	path := filepath.Join("testdata", "schema3.json")
+	want := schema3Baseline(t)
+	if *update {
+		data, err := Marshal(want)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(t, err, "go test ./baselines -run TestLoadSchema3 -update writes it")
+	got, err := Load(path)
+	require.NoError(t, err)
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("%s (-built +loaded):\n%s\n(go test ./baselines -run TestLoadSchema3 -update rewrites it)", path, diff)
+	}
+	again, err := Marshal(got)
+	require.NoError(t, err)
+	require.Equal(t, string(data), string(again))
+	require.Len(t, got.Runs, 3)
+	require.Equal(t, "*.iops=5%,*.clat.p99=off", got.Tolerances)
+	require.Equal(t, uint64(1<<40), got.Fingerprint.Size)
+	require.Len(t, got.PerSlice("write", SecondIOPS), 24, "two whole seconds and 400 ms, in whole slices")
+}
+
+// Damage to schema 3's additions is reported with the line and field.
+func TestDecodeSchema3Errors(t *testing.T) {
+	data, err := Marshal(schema3Baseline(t))
+	require.NoError(t, err)
+	good := string(data)
+	for _, tc := range []struct {
+		name  string
+		text  string
+		line  int
+		field string
+		msg   string
+	}{
+		{name: "slices-in-schema-2", text: strings.Replace(good, `"schema": 3`, `"schema": 2`, 1),
+			line: lineOf(t, good, `"fingerprint"`, `"size"`), field: "fingerprint.size", msg: "not in schema 2 (schema 3 has it)"},
+		{name: "tolerances-in-schema-2", text: regexp.MustCompile(`,\n +"size": \d+`).ReplaceAllString(strings.Replace(good, `"schema": 3`, `"schema": 2`, 1), ""),
+			line: lineOf(t, good, "", `"tolerances"`) - 1 /* the size's line is gone */, field: "tolerances", msg: "not in schema 2 (schema 3 has it)"},
+		{name: "short-column", text: regexp.MustCompile(`("read_ios": \[\d+),\d+`).ReplaceAllString(good, "$1"),
+			line: lineOf(t, good, "", `"read_ios"`), field: "slices.read_ios", msg: "values for 24 slices"},
+		{name: "zero-length", text: regexp.MustCompile(`"dur_ns": \[\d+`).ReplaceAllString(good, `"dur_ns": [0`),
+			line: lineOf(t, good, `"slices"`, `"dur_ns"`), field: "slices.dur_ns", msg: "slice 0: length 0 is not positive"},
+		{name: "no-interval", text: regexp.MustCompile(`"interval_ns": \d+`).ReplaceAllString(good, `"interval_ns": 0`),
+			line: lineOf(t, good, "", `"interval_ns"`), field: "slices.interval_ns", msg: "want a positive interval"},
+		{name: "run-without-iops", text: strings.Replace(good, `{"iops":`, `{"iopz":`, 1),
+			line: lineOf(t, good, `"runs"`, `{"created"`), field: "runs.0", msg: `unknown field "iopz"`},
+		{name: "run-bad-created", text: replaceAfter(t, good, `"runs"`, `{"created":"`, `{"created":"x`),
+			line: lineOf(t, good, `"runs"`, `{"created"`), field: "runs.0", msg: "not an RFC 3339 time"},
+		{name: "one-run", text: regexp.MustCompile(`(?s)("runs": \[\n[^\n]*?),\n.*?\]\n`).ReplaceAllString(good, "$1\n  ]\n"),
+			line: lineOf(t, good, "", `"runs"`), field: "runs", msg: "a baseline of one run has no runs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NotEqual(t, good, tc.text, "the damage applies")
+			_, err := Decode(strings.NewReader(tc.text), "base.json")
+			require.Error(t, err)
+			require.ErrorIs(t, err, ErrCorrupt)
+			var e *Error
+			require.True(t, errors.As(err, &e))
+			require.Equal(t, tc.field, e.Field, "%v", err)
+			require.Equal(t, tc.line, e.Line, "%v", err)
+			require.Contains(t, err.Error(), fmt.Sprintf("base.json:%d: %s: ", tc.line, tc.field))
+			require.Contains(t, err.Error(), tc.msg)
+		})
+	}
+}

@@ -44,7 +44,11 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	}
-	if data, err := os.ReadFile(filepath.Join("testdata", "schema1.json")); err == nil {
+	for _, name := range []string{"schema1.json", "schema2.json", "schema3.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(data)
 	}
 	f.Add([]byte(`{"schema":1,"name":"x","created":"2026-01-01T00:00:00Z","runtime_ns":1,"job":{"name":"x"},` +
