@@ -12,7 +12,26 @@
 // histogram as its non-empty buckets with the layout's group count, so
 // distributions can be compared later and percentiles never need to be
 // averaged. Per-second samples (I/Os, bytes, and the clat p50/p99/p99.9
-// and mean of each second) let regress tell noise from change.
+// and mean of each second) and throughput slices of a tenth of a second
+// (I/Os and bytes; SliceInterval) let regress tell noise from change,
+// even in runs of a few seconds. PerSecond and PerSlice give the series;
+// a direction's throughput series spans only the intervals from its
+// first I/O to its last, so a write job's verify pass (reads after the
+// writes) does not read as seconds of zero writes, while a stall inside
+// the span still counts.
+//
+// A baseline may hold several runs of its job (AddRun; -count=N with
+// -stortest.update): Runs keeps each run's throughput and clat
+// percentiles, so a comparison can measure run-to-run noise, while the
+// histograms and samples stay the first run's. Tolerances keeps the
+// comparison rules the test recorded it with, in regress.ParseRules
+// syntax, so that `stortest baseline diff` judges as the test does.
+//
+// A Fingerprint tells two kinds of difference apart. A firmware update or
+// a new kernel changes the same device, which is what the gate compares
+// across (Diff reports it); another model, serial number, size or, for a
+// loop device, backing file is another device (DeviceMismatch), whose
+// baseline the gate refuses: a baseline belongs to one device.
 //
 // FromResult makes a baseline from a workload.Result (clones merged as
 // fio's group_reporting); Probe makes the Fingerprint; ImportFio turns
@@ -23,16 +42,38 @@
 //
 // Path gives the file of a test's job: testdata/baselines/<TestName>/<job>.json,
 // where a subtest "TestX/sub" is a directory. The format (Marshal) is JSON
-// with "schema": 2, a fixed key order and one value per line, histogram
+// with "schema": 3, a fixed key order and one value per line, histogram
 // buckets one per line ("66048": 12) and one line per second, so a diff
 // of two baselines reads as what changed. A second reads
 //
 //	{"t_ns":1000000000,"dur_ns":1000000000,"read":{"ios":2000,"bytes":8192000,"clat_p50":175104,"clat_p99":370688,"clat_p99.9":509952,"clat_mean":187264}}
 //
-// with unknown values left out. Schema 2 added "clat_mean", the mean of
-// the second's clat buckets (ns); files of schema 1, without it, still
-// load (SchemaVersion, MinSchemaVersion), and rewriting one with
-// -stortest.update records the means. Files are written atomically
+// with unknown values left out. Slices, ten times as many, print by
+// column, one line each (a 60 s run's 600 slices take about 15 KB), their
+// ends being the running sums of their lengths:
+//
+//	"slices": {
+//	  "interval_ns": 100000000,
+//	  "dur_ns": [100000000,100000000,100000000,40000000],
+//	  "read_ios": [200,198,0,81],
+//	  "read_bytes": [819200,811008,0,331776]
+//	},
+//
+// and the runs of a baseline of several one line each:
+//
+//	"runs": [
+//	  {"created":"2026-03-04T05:06:07Z","runtime_ns":60000000000,"read":{"iops":2011.5,"bw":8239104,"clat_mean":15872.4,"clat_p50":15360,"clat_p99":37120}},
+//	  ...
+//	]
+//
+// The fingerprint holds the target's "size" in bytes, and "tolerances"
+// the recorded comparison rules ("*.iops=5%,*.clat.p99=off"). Schema 3
+// added the slices, runs, tolerances and size; schema 2 added
+// "clat_mean", the mean of the second's clat buckets (ns). Files of
+// schema 1 and 2 still load (SchemaVersion, MinSchemaVersion) without
+// what they lack (no slices: regress falls back to the seconds), write
+// back as they were, and rewriting one with -stortest.update records
+// what is new. Files are written atomically
 // (WriteFile: a synced temporary file in the same directory, renamed, the
 // directory synced), never partially. Create refuses to replace an
 // existing file, even a corrupt one; Update replaces one explicitly and
