@@ -49,7 +49,7 @@
 //	{"t_ns":1000000000,"dur_ns":1000000000,"read":{"ios":2000,"bytes":8192000,"clat_p50":175104,"clat_p99":370688,"clat_p99.9":509952,"clat_mean":187264}}
 //
 // with unknown values left out. Slices, ten times as many, print by
-// column, one line each (a 60 s run's 600 slices take about 15 KB), their
+// column, one line each (a 60 s run's 600 slices take under 20 KB), their
 // ends being the running sums of their lengths:
 //
 //	"slices": {
