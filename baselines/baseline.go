@@ -692,8 +692,10 @@ func mergeSeconds(jobs []*workload.JobResult) ([]Second, error) {
 // mergeSlices adds the clones' slices index by index.
 func mergeSlices(jobs []*workload.JobResult) []Slice {
 	n := 0
-	for _, j := range jobs {
-		n = max(n, len(j.Slices))
+	clones := make([][]workload.Slice, len(jobs))
+	for i, j := range jobs {
+		clones[i] = foldEmptySlices(j.Slices)
+		n = max(n, len(clones[i]))
 	}
 	if n == 0 {
 		return nil
@@ -701,11 +703,11 @@ func mergeSlices(jobs []*workload.JobResult) []Slice {
 	out := make([]Slice, n)
 	for i := range out {
 		var ios, bytes [workload.NumDirs]uint64
-		for _, j := range jobs {
-			if i >= len(j.Slices) {
+		for _, cs := range clones {
+			if i >= len(cs) {
 				continue
 			}
-			s := &j.Slices[i]
+			s := &cs[i]
 			out[i].T, out[i].Dur = max(out[i].T, s.T), max(out[i].Dur, s.Dur)
 			for d := range workload.NumDirs {
 				ios[d] += s.IOs[d]
@@ -728,6 +730,45 @@ func mergeSlices(jobs []*workload.JobResult) []Slice {
 	}
 	if len(out) > 0 {
 		out[0].Dur = out[0].T
+	}
+	return out
+}
+
+// foldEmptySlices folds slices of no length, or that end no later than
+// the one before, into the slice before them (the runner never makes
+// them, but a result may come from elsewhere), so that slices strictly
+// advance. Unlike a second, an empty first slice is not dropped: its
+// completions go to the first slice with a length.
+func foldEmptySlices(in []workload.Slice) []workload.Slice {
+	clean := true
+	for i := range in {
+		if in[i].Dur <= 0 || in[i].T <= 0 || (i > 0 && in[i].T <= in[i-1].T) {
+			clean = false
+		}
+	}
+	if clean {
+		return in
+	}
+	add := func(dst, src *workload.Slice) {
+		for d := range workload.NumDirs {
+			dst.IOs[d] += src.IOs[d]
+			dst.Bytes[d] += src.Bytes[d]
+		}
+	}
+	out := make([]workload.Slice, 0, len(in))
+	var carry workload.Slice // what empty first slices held
+	for _, s := range in {
+		switch n := len(out); {
+		case n > 0 && (s.Dur <= 0 || s.T <= out[n-1].T):
+			add(&out[n-1], &s)
+		case n == 0 && (s.Dur <= 0 || s.T <= 0):
+			add(&carry, &s)
+		default:
+			if n == 0 {
+				add(&s, &carry)
+			}
+			out = append(out, s)
+		}
 	}
 	return out
 }

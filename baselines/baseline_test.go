@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -360,4 +361,43 @@ func TestAddRunToACopy(t *testing.T) {
 	require.NoError(t, c2.AddRun(synthBaseline(t, 3, 600, false, 5)))
 	require.Len(t, a.Runs, 3)
 	require.Less(t, c1.Runs[3].Dirs[0].IOPS, c2.Runs[3].Dirs[0].IOPS, "each copy keeps its own fourth run")
+}
+
+// Slices of no length, or that do not advance, fold into the slice before
+// them (an empty first one into the next): slices strictly advance, tile
+// the time line and keep every completion.
+func TestFromResultFoldsEmptySlices(t *testing.T) {
+	jr := withSlices(synthJob(t, "x", 0, 2, 500, false, 32))
+	var want uint64
+	for _, s := range jr.Slices {
+		want += s.IOs[0]
+	}
+	n := len(jr.Slices)
+	first := workload.Slice{} // T and Dur 0
+	first.IOs[0], first.Bytes[0] = 3, 3*4096
+	again := jr.Slices[5] // ends with slice 5, again
+	again.Dur = 0
+	last := jr.Slices[n-1]
+	last.Dur = 0
+	jr.Slices = append([]workload.Slice{first}, jr.Slices...)
+	jr.Slices = slices.Insert(jr.Slices, 7, again)
+	jr.Slices = append(jr.Slices, last)
+	want += 3 + again.IOs[0] + last.IOs[0]
+	jr.Dirs[0].IOs += 3 + again.IOs[0] + last.IOs[0]
+
+	b, err := FromJobResult(jr, Fingerprint{})
+	require.NoError(t, err)
+	require.Len(t, b.Slices, n)
+	var got uint64
+	var end time.Duration
+	for i, s := range b.Slices {
+		got += s.Dirs[0].IOs
+		require.Equal(t, end+s.Dur, s.T, "slice %d tiles", i)
+		require.Positive(t, s.Dur, "slice %d", i)
+		end = s.T
+	}
+	require.Equal(t, want, got)
+	require.Equal(t, jr.Slices[1].IOs[0]+3, b.Slices[0].Dirs[0].IOs, "the empty first slice's completions")
+	_, err = Marshal(b)
+	require.NoError(t, err)
 }
