@@ -836,12 +836,13 @@ func (c *comparer) noDriftIn(f Finding, nb, nc int, what string) Finding {
 //     (the runs cannot tell a tolerance-sized change from none);
 //   - Pass: the estimate is within tolerance, measured precisely enough.
 //
-// The interval at a level combines the deviations measured within the
-// runs (which grow as the normal quantiles do) with the run-to-run
-// spread (Student's t with its degrees of freedom): the larger of the
-// two on each side, since the spread between runs already holds the
-// noise within them. The interval kept in the finding is the
-// family-wise one, which the regression verdict rests on.
+// The interval the regression verdict rests on combines the deviations
+// measured within the runs (which grow as the normal quantiles do) with
+// the run-to-run spread (Student's t with its degrees of freedom): the
+// larger of the two on each side, since the spread between runs already
+// holds the noise within them. That family-wise interval is the one kept
+// in the finding. Whether the runs are too noisy to call a change within
+// tolerance rests on the noise within them, at Config.Confidence.
 //
 // family is the confidence level of the regression decision and m the
 // metrics it covers. n is the samples per run the interval rests on; an
@@ -858,25 +859,28 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	better := func(r float64) bool { return r != 1 && !worse(r) }
 	beyond := func(r float64) bool { return !f.Tolerance.Equal(f.Base, f.Base*r) }
 	// ends returns the interval's end most favourable to the current run
-	// (near) and the least (far) at level conf, and whether the run
-	// spread sets the far one.
-	ends := func(conf float64) (near, far float64, byRuns bool) {
+	// (near) and the least (far) at level conf, with the run-to-run
+	// spread or without, and whether that spread sets the far end.
+	ends := func(conf float64, runs bool) (near, far float64, byRuns bool) {
 		k := zScore(conf) / c.z
 		wLo, wHi := f.wLo*k, f.wHi*k
 		if f.rangeP > 0 && f.rangeP < 1-conf {
 			wLo, wHi = math.Min(wLo, f.capLo), math.Min(wHi, f.capHi)
 		}
-		r := f.run.halfWidth(conf)
+		var r float64
+		if runs {
+			r = f.run.halfWidth(conf)
+		}
 		lo, hi := f.Ratio*math.Exp(-math.Max(wLo, r)), f.Ratio*math.Exp(math.Max(wHi, r))
 		if f.Better == HigherIsBetter {
 			return hi, lo, r > wLo
 		}
 		return lo, hi, r > wHi
 	}
-	nearFam, farFam, _ := ends(family)
+	nearFam, farFam, _ := ends(family, true)
 	f.Interval = &Interval{Low: math.Min(nearFam, farFam), High: math.Max(nearFam, farFam)}
 	f.Confidence = family
-	_, far, byRuns := ends(c.cfg.Confidence)
+	_, far, byRuns := ends(c.cfg.Confidence, false)
 	// The worse half of the interval and the tolerance, on the log scale.
 	halfWidth := math.Abs(math.Log(far / f.Ratio))
 	tolWidth := math.Inf(1)
@@ -901,7 +905,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 				head(f), tolText, m)
 		}
 		spread, margin = math.Abs(math.Log(nearFam/f.Ratio)), math.Abs(math.Log(f.Ratio))
-		_, _, byRuns = ends(family)
+		_, _, byRuns = ends(family, true)
 	case worse(far) && beyond(far) && halfWidth > tolWidth:
 		f.Reason = fmt.Sprintf("%s: inconclusive: too noisy: the %s interval reaches %s, its spread is wider than %s",
 			head(f), confidencePct(c.cfg.Confidence), signedPct(far-1), tolText)

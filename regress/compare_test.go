@@ -74,7 +74,9 @@ func TestDefaultsPassUnchangedDevice(t *testing.T) {
 
 // The defaults flag a 30% IOPS drop (latency up by 1/0.7 at a fixed queue
 // depth) and a doubled tail (latencies above the 90th percentile x2), even
-// on the very noisy device.
+// on the very noisy device. The drop's +43% at p99 is not flagged with a
+// baseline of one run: a p99 moves that much between runs of a loaded
+// machine (DefaultRunSpread), which one run cannot rule out.
 func TestDefaultsFlagRegressions(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -83,7 +85,7 @@ func TestDefaultsFlagRegressions(t *testing.T) {
 		metrics []string
 		min     float64 // fraction of trials flagged
 	}{
-		{"iops-drop-30pct", noisy, change{iops: 0.7, latency: 1 / 0.7, tail: 1}, []string{"read.iops", "read.bw", "read.clat.p50", "read.clat.p99"}, 0.99},
+		{"iops-drop-30pct", noisy, change{iops: 0.7, latency: 1 / 0.7, tail: 1}, []string{"read.iops", "read.bw", "read.clat.p50"}, 0.99},
 		{"p99-2x", noisy, change{iops: 1, latency: 1, tail: 2}, []string{"read.clat.p99", "read.clat.p99.9"}, 0.99},
 		{"iops-drop-30pct-very-noisy", veryNoisy, change{iops: 0.7, latency: 1 / 0.7, tail: 1}, []string{"read.iops"}, 0.75},
 		{"p99-2x-very-noisy", veryNoisy, change{iops: 1, latency: 1, tail: 2}, []string{"read.clat.p99"}, 0.95},

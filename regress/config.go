@@ -112,8 +112,8 @@ type Config struct {
 	// standard deviation on the log scale (0.02 is about 2%), before the
 	// baseline's own runs measure it (see runs.go's comment: one run
 	// cannot see what stays fixed for its length). 0 means
-	// DefaultRunSpread; negative assumes none, so that only a baseline of
-	// several runs adds a run-to-run spread.
+	// DefaultRunSpread's, by metric; negative assumes none, so that only
+	// a baseline of several runs adds a run-to-run spread.
 	RunSpread float64
 	// RunSpreadRuns is how many baseline runs' worth of evidence
 	// RunSpread counts as; 0 means DefaultRunSpreadRuns.
@@ -123,7 +123,7 @@ type Config struct {
 // DefaultConfig returns the defaults with every field filled in.
 func DefaultConfig() Config {
 	return Config{Confidence: DefaultConfidence, Resamples: DefaultResamples, MinSamples: DefaultMinSamples,
-		RunSpread: DefaultRunSpread, RunSpreadRuns: DefaultRunSpreadRuns}
+		RunSpreadRuns: DefaultRunSpreadRuns}
 }
 
 // Set compares the metrics matching pattern with tolerance t (enabling
@@ -146,9 +146,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MinSamples <= 0 {
 		c.MinSamples = DefaultMinSamples
-	}
-	if c.RunSpread == 0 {
-		c.RunSpread = DefaultRunSpread
 	}
 	if !(c.RunSpreadRuns > 0) {
 		c.RunSpreadRuns = DefaultRunSpreadRuns

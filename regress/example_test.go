@@ -87,12 +87,12 @@ func ExampleParseRules() {
 	// Output:
 	// randread-4k: REGRESSION
 	//   METRIC           BASELINE   CURRENT    CHANGE  99% CI          VERDICT
-	//   read.iops        2k IOPS    1.5k IOPS  -25.0%  -34.2%..-14.6%  regression
-	//   read.bw          7.81MiB/s  5.86MiB/s  -25.0%  -34.2%..-14.6%  regression
+	//   read.iops        2k IOPS    1.5k IOPS  -25.0%  -32.5%..-16.7%  regression
+	//   read.bw          7.81MiB/s  5.86MiB/s  -25.0%  -32.5%..-16.7%  regression
 	//   read.errors      0          0          +0.0%   -               pass
-	//   read.clat.p50    99.84µs    99.84µs    +0.0%   -12.2%..+13.9%  pass
-	//   read.clat.p99    201.73µs   199.68µs   -1.0%   -13.1%..+12.8%  pass
-	//   read.clat.p99.9  259.07µs   252.93µs   -2.4%   -14.3%..+11.2%  pass
-	//   read iops 1.5k IOPS vs baseline 2k IOPS (-25.0%, 99% CI -34.2%..-14.6%): regression beyond 5% tolerance
-	//   read bw 5.86MiB/s vs baseline 7.81MiB/s (-25.0%, 99% CI -34.2%..-14.6%): regression beyond 10% tolerance
+	//   read.clat.p50    99.84µs    99.84µs    +0.0%   -18.9%..+23.3%  pass
+	//   read.clat.p99    201.73µs   199.68µs   -1.0%   -31.4%..+42.9%  pass
+	//   read.clat.p99.9  259.07µs   252.93µs   -2.4%   -42.2%..+64.9%  pass
+	//   read iops 1.5k IOPS vs baseline 2k IOPS (-25.0%, 99% CI -32.5%..-16.7%): regression beyond 5% tolerance
+	//   read bw 5.86MiB/s vs baseline 7.81MiB/s (-25.0%, 99% CI -32.5%..-16.7%): regression beyond 10% tolerance
 }

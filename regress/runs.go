@@ -21,9 +21,9 @@ import (
 // standard deviation, on the log scale, of one run's value around the
 // device's. A baseline recorded from several runs (go test -count=N
 // -stortest.update) measures it for that device; before (and besides)
-// that, Config.RunSpread is assumed, with the weight of
-// Config.RunSpreadRuns runs. This is the conjugate (scaled inverse
-// chi-squared) prior of a normal variance: the spread used is
+// that, a spread is assumed (DefaultRunSpread, or Config.RunSpread), with
+// the weight of Config.RunSpreadRuns runs. This is the conjugate (scaled
+// inverse chi-squared) prior of a normal variance: the spread used is
 //
 //	s² = (ν₀·σ₀² + (k-1)·s_k²) / (ν₀ + k - 1)
 //
@@ -31,19 +31,40 @@ import (
 // log values have the sample variance s_k². The current run is one more
 // draw, so the change it shows is judged against Student's t with those
 // degrees of freedom times s·sqrt(1 + 1/k) (a prediction interval).
+//
+// The spread guards the regression (and improvement) verdict only: a
+// change is a regression when it stands out from the noise within the
+// runs and from the spread between them. Whether a run is precise enough
+// to call within tolerance rests on the noise within the runs, so that a
+// baseline of one run is not inconclusive for what it cannot know.
 
-// Defaults of the run-to-run spread (Config.RunSpread, RunSpreadRuns).
-const (
-	// DefaultRunSpread: 2% is the spread of IOPS and median latency
-	// between runs of the same job on a quiet NVMe or memory-backed
-	// device; a shared disk's is several times more, which a baseline of
-	// several runs measures.
-	DefaultRunSpread = 0.02
-	// DefaultRunSpreadRuns: the assumed spread weighs as much as four
-	// runs of the baseline's own, so that three runs showing more spread
-	// move it most of the way.
-	DefaultRunSpreadRuns = 4
-)
+// DefaultRunSpreadRuns is the weight of the assumed run-to-run spread, in
+// baseline runs: six, so that a baseline of a few runs showing more
+// spread moves it a good part of the way, and Student's t of a single
+// run's comparison stays near 4 at the family-wise level.
+const DefaultRunSpreadRuns = 6
+
+// DefaultRunSpread returns the run-to-run spread assumed of a metric
+// ("read.iops", "write.clat.p99.9") as a log-scale standard deviation:
+// 2% for throughput, which a device holds from run to run; 4% for mean
+// and median latency; 7% for p90 and p99 and 10% for p99.9 and p99.99,
+// which move with what else the machine does (a throttled device's p99
+// moved by a third between unchanged runs of the README's example on a
+// loaded machine). With a baseline of one run, a change then needs to
+// exceed about 11% in IOPS, 22% in p50, 40% in p99 and 57% in p99.9
+// beyond the noise within the runs to be called a regression; a baseline
+// of several quiet runs narrows that.
+func DefaultRunSpread(metric string) float64 {
+	switch {
+	case strings.HasSuffix(metric, ".iops"), strings.HasSuffix(metric, ".bw"):
+		return 0.02
+	case strings.HasSuffix(metric, ".p99.9"), strings.HasSuffix(metric, ".p99.99"):
+		return 0.10
+	case strings.HasSuffix(metric, ".p90"), strings.HasSuffix(metric, ".p99"):
+		return 0.07
+	}
+	return 0.04
+}
 
 // runSpread is a metric's run-to-run spread: the log-scale standard
 // deviation sd with df degrees of freedom, from k baseline runs whose
@@ -70,6 +91,9 @@ func (s runSpread) halfWidth(conf float64) float64 {
 // spread otherwise.
 func (c *comparer) spread(metric string) runSpread {
 	prior, nu := c.cfg.RunSpread, c.cfg.RunSpreadRuns
+	if prior == 0 {
+		prior = DefaultRunSpread(metric)
+	}
 	if prior <= 0 {
 		prior, nu = 0, 0 // no assumed spread: the runs' own alone
 	}
