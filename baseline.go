@@ -176,15 +176,26 @@ func (r *Result) compareBaseline(t testing.TB, path string, cur *baselines.Basel
 			r.Job.Name, path, joinChanges(ch), updateCommand(t.Name()))
 		return false, nil
 	}
-	stored, err := regress.ParseRules(old.Tolerances)
+	cfg, err := c.compareConfig(old, flagRules)
 	if err != nil {
 		r.fail(t, "baseline", "%s: the tolerances stored in %s: %v (rewrite it with -stortest.update)", r.Job.Name, path, err)
 		return false, nil
 	}
-	cfg := c.cfg
-	cfg.Rules = slices.Concat(stored, cfg.Rules, flagRules)
 	rep := regress.Compare(old, cur, cfg)
 	return r.judge(t, rep, c.strict), &rep
+}
+
+// compareConfig is the configuration comparing with old: the rules
+// stored in it, then the test's own, then flagRules (the last matching
+// rule wins).
+func (c baselineConfig) compareConfig(old *baselines.Baseline, flagRules []regress.Rule) (regress.Config, error) {
+	stored, err := regress.ParseRules(old.Tolerances)
+	if err != nil {
+		return regress.Config{}, err
+	}
+	cfg := c.cfg
+	cfg.Rules = slices.Concat(stored, cfg.Rules, flagRules)
+	return cfg, nil
 }
 
 // fail reports a failed check of the run: t.Errorf and a JUnit failure

@@ -52,13 +52,14 @@ func extendRun(ctx context.Context, t testing.TB, job workload.Job, wopts worklo
 	if err != nil || c.err != nil {
 		return wres // CheckBaseline will say why
 	}
-	cfg := c.cfg
-	stored, err := regress.ParseRules(old.Tolerances)
-	flagRules, ferr := regress.ParseRules(ToleranceSetting())
-	if err != nil || ferr != nil {
+	flagRules, err := regress.ParseRules(ToleranceSetting())
+	if err != nil {
 		return wres
 	}
-	cfg.Rules = append(append(stored, cfg.Rules...), flagRules...)
+	cfg, err := c.compareConfig(old, flagRules)
+	if err != nil {
+		return wres
+	}
 	for ctx.Err() == nil {
 		cur, err := baselines.FromResult(wres, baselines.Fingerprint{})
 		if err != nil {
