@@ -148,6 +148,16 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 		return false, nil
 	}
 	if Update() {
+		for _, x := range res.repeats {
+			b, err := baselines.FromResult(x, res.fp)
+			if err == nil {
+				err = cur.AddRun(b)
+			}
+			if err != nil {
+				res.fail(t, "baseline", "%s: a repeated run: %v", res.Job.Name, err)
+				return false, nil
+			}
+		}
 		cur.Tolerances = joinRules(append(c.rules, ToleranceSetting())...)
 		return res.recordBaseline(t, path, cur), nil
 	}

@@ -96,3 +96,34 @@ func TestMoreSeconds(t *testing.T) {
 		})
 	}
 }
+
+// Repeats, while recording, runs the job n times and records a baseline
+// of n runs; outside recording it runs once.
+func TestRepeatsRecordsSeveralRuns(t *testing.T) {
+	settingsOff(t)
+	dir := t.TempDir()
+	job := workload.Job{Name: "rep", Engine: "psync", RW: workload.RandRead, BlockSize: 4096,
+		Runtime: 500 * time.Millisecond, TimeBased: true, RateIOPS: [3]int{2000}}
+	f := newFake(t)
+	t.Setenv(EnvUpdate, "1")
+	f.run(func(tb testing.TB) {
+		res := Run(tb, File(tb, 8<<20), job, Repeats(3))
+		require.True(t, CheckBaseline(tb, res, BaselineDir(dir)))
+	})
+	f.finish()
+	b, err := baselines.Load(baselines.Path(dir, t.Name(), "rep"))
+	require.NoError(t, err)
+	require.Len(t, b.RunSummaries(), 3)
+	for _, r := range b.RunSummaries() {
+		assert.InDelta(t, 2000, r.Dirs[0].IOPS, 200)
+	}
+	assert.Contains(t, strings.Join(f.logs, "\n"), "rep: recording run 3 of 3")
+
+	t.Setenv(EnvUpdate, "0")
+	var res *Result
+	start := time.Now()
+	f.run(func(tb testing.TB) { res = Run(tb, File(tb, 8<<20), job, Repeats(3)) })
+	f.finish()
+	require.NotNil(t, res)
+	assert.Less(t, time.Since(start), 1400*time.Millisecond, "one run when not recording")
+}

@@ -2,7 +2,9 @@ package stortest
 
 import (
 	"cmp"
+	"context"
 	"os"
+	"testing"
 	"time"
 
 	"stortest.dev/baselines"
@@ -44,4 +46,31 @@ func steadyMeasure(c *runConfig, testName string, job workload.Job) time.Duratio
 		}
 	}
 	return max(job.SSDur, DefaultSteadyMeasure)
+}
+
+// Repeats makes Run, while recording baselines (-stortest.update), run
+// the job n times in all, so that CheckBaseline records a baseline of n
+// runs: the verdicts of later comparisons then account for the spread
+// between runs, which one run cannot show. The Result is the first run's;
+// the others only go into the baseline. Outside recording it does
+// nothing. go test -count=n -stortest.update does the same for a whole
+// test.
+func Repeats(n int) Option { return func(c *runConfig) { c.repeats = n } }
+
+// repeatRuns runs the job n-1 more times for Repeats and returns the
+// results; a run that fails ends the repeats, logged.
+func repeatRuns(ctx context.Context, t testing.TB, job workload.Job, wopts workload.Options, n int) []*workload.Result {
+	t.Helper()
+	wopts.HistLogPrefix = "" // the first run's logs are the artifacts
+	var out []*workload.Result
+	for i := 2; i <= n && ctx.Err() == nil; i++ {
+		t.Logf("stortest: %s: recording run %d of %d", job.Name, i, n)
+		res, err := workload.Run(ctx, job, wopts)
+		if err != nil {
+			t.Logf("stortest: %s: run %d of %d: %v", job.Name, i, n, err)
+			break
+		}
+		out = append(out, res)
+	}
+	return out
 }

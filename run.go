@@ -29,6 +29,7 @@ type runConfig struct {
 	// steadyMeasure is MeasureAfterSteady's; nil for the default.
 	steadyMeasure *time.Duration
 	extend        *extendConfig // ExtendWhileInconclusive's
+	repeats       int           // Repeats'
 }
 
 // DefaultProgressEvery is how often Run logs progress under go test -v.
@@ -85,6 +86,9 @@ type Result struct {
 
 	rec *record
 	fp  baselines.Fingerprint // where it ran, for baselines and the report
+	// repeats are the further runs of the job Repeats made while
+	// recording, which CheckBaseline adds to the baseline.
+	repeats []*workload.Result
 }
 
 // Name is the job's name, which names the run in messages and reports.
@@ -198,6 +202,10 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	if err == nil && cfg.extend != nil {
 		wres = extendRun(ctx, t, job, wopts, wres, cfg.extend)
 	}
+	var repeats []*workload.Result
+	if err == nil && cfg.repeats > 1 && Update() {
+		repeats = repeatRuns(ctx, t, job, wopts, cfg.repeats)
+	}
 	elapsed := time.Since(start)
 	machine := machineCPU()
 	var snaps []iostat.Snapshot
@@ -226,7 +234,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		t.Fatalf("stortest: %v", err)
 	}
 
-	r := &Result{Result: wres, Job: job, Target: target, Elapsed: elapsed, Devices: devices, Dir: dir}
+	r := &Result{Result: wres, Job: job, Target: target, Elapsed: elapsed, Devices: devices, Dir: dir, repeats: repeats}
 	if r.fp, err = baselines.Probe(target.Path, baselines.ProbeOptions{Engine: job.Engine}); err != nil {
 		t.Logf("stortest: %s: fingerprint: %v", job.Name, err)
 	}
