@@ -53,10 +53,11 @@
 // inside one run can see. Every metric therefore also carries a
 // run-to-run spread: measured when the baseline holds several runs (go
 // test -count=N -stortest.update), combined with an assumed spread
-// (Config.RunSpread, 2% with the weight of 4 runs) as a conjugate prior,
-// and judged with Student's t as a prediction interval. A baseline of one
-// run cannot tell a noisy host from a quiet one; record several where
-// runs vary.
+// (DefaultRunSpread: 2% for throughput up to 10% for p99.9, with the
+// weight of 6 runs) as a conjugate prior, and judged with Student's t as a
+// prediction interval. It guards the regression verdict, not the call
+// that a change is within tolerance. A baseline of one run cannot tell a
+// noisy host from a quiet one; record several where runs vary.
 // Tail percentiles are compared on the merged histograms: the interval
 // combines the distribution-free interval of the order statistics of each
 // histogram with the drift between seconds measured by the bootstrap of a
