@@ -221,7 +221,7 @@ func TestBaselineVerdictJUnit(t *testing.T) {
 		}
 		names = append(names, c.Name)
 		assert.Equal(t, "inconclusive", props[t.Name()+"/"+c.Name+"/baseline.verdict"], "property of %s", c.Name)
-		assert.Regexp(t, `\n\nbaseline: inconclusive: seq: inconclusive \(1 inconclusive\)\n  read iops .*: inconclusive: .*\n\[\[ATTACHMENT\|`, c.Out,
+		assert.Regexp(t, `\n\nbaseline: inconclusive: seq \(1 inconclusive\)\n  read iops .*: inconclusive: .*\n\[\[ATTACHMENT\|`, c.Out,
 			"system-out of %s", c.Name)
 	}
 	assert.Equal(t, []string{"seq", "seq#2"}, names)

@@ -43,14 +43,16 @@ func (c *Case) AddBaseline(rep regress.Report) {
 }
 
 // BaselineText is a comparison with a baseline as system-out shows it: a
-// line "baseline: <verdict>: <summary>" (regress.Report.Summary), then
-// the reason of every finding that is not a pass, indented:
+// line "baseline: <verdict>: <job> (<counts>)..." (regress.Report.Summary
+// with the verdict first), then the reason of every finding that is not
+// a pass, indented:
 //
-//	baseline: inconclusive: randread-4k: inconclusive (1 inconclusive, 5 pass)
+//	baseline: inconclusive: randread-4k (1 inconclusive, 5 pass)
 //	  read iops 19.6k IOPS vs baseline 20k IOPS (-2.0%, ...): inconclusive: ...
 func BaselineText(rep regress.Report) string {
 	var b strings.Builder
-	b.WriteString("baseline: " + rep.Verdict.String() + ": " + rep.Summary() + "\n")
+	summary := strings.Replace(rep.Summary(), rep.Name+": "+rep.Verdict.String(), rep.Name, 1)
+	b.WriteString("baseline: " + rep.Verdict.String() + ": " + summary + "\n")
 	for _, f := range rep.Findings {
 		if f.Verdict != regress.Pass {
 			b.WriteString("  " + f.Reason + "\n")

@@ -31,7 +31,7 @@ func TestAddBaselineJUnit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantText := "baseline: inconclusive: mix: inconclusive (1 inconclusive, 1 pass)\n" +
+	wantText := "baseline: inconclusive: mix (1 inconclusive, 1 pass)\n" +
 		"  read clat p99 310µs vs baseline 250µs (+24.0%): inconclusive: 2 per-second samples, 10 needed\n"
 	if !strings.HasSuffix(c.Output, "\n\n"+wantText) {
 		t.Errorf("output does not end with the comparison:\n%s", c.Output)
@@ -77,7 +77,7 @@ func TestAddBaselineTwice(t *testing.T) {
 	if n := strings.Count(c.Output, "baseline: "); n != 2 {
 		t.Errorf("%d comparisons in the output:\n%s", n, c.Output)
 	}
-	if !strings.HasPrefix(c.Output, "baseline: inconclusive: ") || !strings.Contains(c.Output, "\n\nbaseline: pass: mix: pass (1 pass)\n") {
+	if !strings.HasPrefix(c.Output, "baseline: inconclusive: ") || !strings.Contains(c.Output, "\n\nbaseline: pass: mix (1 pass)\n") {
 		t.Errorf("output:\n%s", c.Output)
 	}
 }
