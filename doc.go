@@ -86,9 +86,16 @@
 // stderr at the end; strict mode (-stortest.strict, STORTEST_STRICT=1 or
 // the Strict option) fails on it. -stortest.update records baselines,
 // with the tolerance rules in effect; go test -count=N -stortest.update
-// records N runs in each, so that the verdicts account for the spread
-// between runs. A baseline belongs to the device it was recorded on: on
-// another, CheckBaseline refuses to compare.
+// records N runs in each (as the Repeats option does for one job), so
+// that the verdicts account for the spread between runs. A baseline
+// belongs to the device it was recorded on: on another, CheckBaseline
+// refuses to compare.
+//
+// A run that will meet a baseline measures enough to be judged: a job
+// with steady-state options measures on after steady state
+// (MeasureAfterSteady), short runs are compared on throughput slices of
+// 100 ms, and ExtendWhileInconclusive runs the job on while the
+// comparison is inconclusive and more of this run would settle it.
 //
 // # Benchmarks
 //
