@@ -23,7 +23,9 @@ func TestRandRead4K(t *testing.T) {
 		BlockSize: 4 << 10,
 		IODepth:   32,
 		Direct:    true,
-		Runtime:   4 * time.Second, // the cap: steady state usually ends it sooner
+		Runtime:   4 * time.Second, // the cap: steady state usually ends it sooner, unless compared
+		// with a baseline: Run then measures on after steady state
+		// (stortest.MeasureAfterSteady), here until the cap.
 		TimeBased: true,
 		// Steady when the IOPS of the last 2 seconds stay within 40% of
 		// their mean (fio's steadystate=iops:40%, ss_dur=2): loose, as a
