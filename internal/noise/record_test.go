@@ -1,0 +1,52 @@
+package noise_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stortest.dev"
+	"stortest.dev/baselines"
+	"stortest.dev/workload"
+)
+
+// TestRecordNoise records the gate's real-noise test data: repeated,
+// unchanged runs of the README's job on a loop device with direct I/O
+// over a file on the machine's (shared, virtual) disk, each kept as a
+// baseline. It runs only when STORTEST_RECORD_NOISE names the output
+// directory; scripts/record-noise.sh runs it under load. The runs of
+// each length interleave, so that the host's drift over the recording
+// reaches all of them alike.
+func TestRecordNoise(t *testing.T) {
+	out := os.Getenv("STORTEST_RECORD_NOISE")
+	if out == "" {
+		t.Skip("set STORTEST_RECORD_NOISE=DIR to record (scripts/record-noise.sh)")
+	}
+	runs := 20
+	if n, err := strconv.Atoi(os.Getenv("STORTEST_RECORD_RUNS")); err == nil && n > 0 {
+		runs = n
+	}
+	lengths := []time.Duration{2 * time.Second, 10 * time.Second, 30 * time.Second}
+	dev := stortest.LoopDevice(t, 1<<30, stortest.LoopDirectIO())
+	for i := range runs {
+		for _, l := range lengths {
+			name := fmt.Sprintf("%ds", int(l.Seconds()))
+			res := stortest.Run(t, dev, workload.Job{
+				Name: "randread-4k-qd32", Engine: "io_uring", RW: workload.RandRead,
+				BlockSize: 4 << 10, IODepth: 32, Direct: true, Runtime: l, TimeBased: true,
+			}, stortest.ProgressEvery(0))
+			res.RequireNoErrors(t)
+			b, err := baselines.FromResult(res.Result, baselines.Fingerprint{Kind: "loop", Model: "loop"})
+			require.NoError(t, err)
+			path := filepath.Join(out, name, fmt.Sprintf("run-%02d.json", i+1))
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			require.NoError(t, baselines.WriteFile(path, b))
+			t.Logf("%s run %d: %.0f IOPS", name, i+1, res.IOPS())
+		}
+	}
+}
