@@ -64,6 +64,20 @@ func RegressConfig(cfg regress.Config) BaselineOption {
 	}
 }
 
+// AssumeRunSpread sets the run-to-run spread assumed of every metric
+// before the baseline's own runs measure it (regress.Config.RunSpread):
+// a log-scale standard deviation, 0.02 for a device known to hold within
+// about 2% from run to run. The defaults (regress.DefaultRunSpread, 10%
+// for IOPS up to 20% for p99.99) are a shared CI host's.
+func AssumeRunSpread(s float64) BaselineOption {
+	return func(c *baselineConfig) {
+		c.cfg.RunSpread = s
+		if s == 0 {
+			c.cfg.RunSpread = -1 // none
+		}
+	}
+}
+
 // Strict makes CheckBaseline fail on an inconclusive comparison, as
 // -stortest.strict (or STORTEST_STRICT=1) does for every test.
 func Strict() BaselineOption {

@@ -59,7 +59,7 @@ func TestDefaultsPassUnchangedDevice(t *testing.T) {
 	pass := map[string]int{}
 	for i := range trials {
 		rng := rand.New(rand.NewPCG(7, uint64(i)))
-		r := Compare(noisy.run(t, rng, unchanged), noisy.run(t, rng, unchanged), Config{})
+		r := Compare(noisy.run(t, rng, unchanged), noisy.run(t, rng, unchanged), quiet)
 		for _, f := range r.Findings {
 			if f.Verdict.OK() {
 				pass[f.Metric]++
@@ -92,7 +92,7 @@ func TestDefaultsFlagRegressions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const trials = 40
-			verdicts, perMetric := rates(t, tc.p, tc.ch, trials, 3, Config{})
+			verdicts, perMetric := rates(t, tc.p, tc.ch, trials, 3, quiet)
 			t.Logf("verdicts %v; regressions per metric %v", verdicts, perMetric)
 			for _, m := range tc.metrics {
 				require.GreaterOrEqual(t, float64(perMetric[m]), tc.min*trials, m)
@@ -107,13 +107,13 @@ func TestDefaultsFlagRegressions(t *testing.T) {
 func TestCompareDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	base, cur := noisy.run(t, rng, unchanged), noisy.run(t, rng, change{iops: 0.9, latency: 1.1, tail: 1})
-	a, b := Compare(base, cur, Config{}), Compare(base, cur, Config{})
+	a, b := Compare(base, cur, quiet), Compare(base, cur, quiet)
 	if diff := cmp.Diff(a, b, cmp.AllowUnexported(Finding{}, runSpread{})); diff != "" {
 		t.Fatalf("(-first +second):\n%s", diff)
 	}
 	// A different input gives different resamples.
 	cur.Seconds[0].Dirs[0].IOs++
-	c := Compare(base, cur, Config{})
+	c := Compare(base, cur, quiet)
 	fa, _ := a.Finding("read.iops")
 	fc, _ := c.Finding("read.iops")
 	require.NotEqual(t, fa.Interval, fc.Interval)
@@ -122,7 +122,7 @@ func TestCompareDeterministic(t *testing.T) {
 func TestReasonFormat(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	base, cur := noisy.run(t, rng, unchanged), noisy.run(t, rng, change{iops: 1, latency: 1, tail: 1.5})
-	r := Compare(base, cur, Config{})
+	r := Compare(base, cur, quiet)
 	f, ok := r.Finding("read.clat.p99")
 	require.True(t, ok)
 	require.Equal(t, Regression, f.Verdict)
@@ -144,7 +144,7 @@ func TestInconclusiveTooFewSamples(t *testing.T) {
 	p := noisy
 	p.seconds, p.iops = 5, 2000
 	rng := rand.New(rand.NewPCG(9, 9))
-	r := Compare(p.run(t, rng, unchanged), p.run(t, rng, unchanged), Config{})
+	r := Compare(p.run(t, rng, unchanged), p.run(t, rng, unchanged), quiet)
 	for _, tc := range []struct {
 		metric string
 		more   uint64
@@ -248,7 +248,7 @@ func TestCompareReportsChanges(t *testing.T) {
 	base, cur := noisy.run(t, rng, unchanged), noisy.run(t, rng, unchanged)
 	cur.Fingerprint.Firmware = "1.1"
 	cur.Job.IODepth = 16
-	r := Compare(base, cur, Config{})
+	r := Compare(base, cur, quiet)
 	require.Equal(t, []baselines.Change{{Field: "firmware", Old: "1.0", New: "1.1"}}, r.Fingerprint)
 	require.Equal(t, []baselines.Change{{Field: "iodepth", Old: "32", New: "16"}}, r.Job)
 	require.Contains(t, r.Summary(), "; firmware 1.0 -> 1.1; workload changed: iodepth 32 -> 16")
@@ -264,7 +264,7 @@ func TestCompareDirections(t *testing.T) {
 		w := *base.Dirs[0]
 		w.Name = "write"
 		cur.Dirs = []*baselines.Dir{&w}
-		r := Compare(base, &cur, Config{})
+		r := Compare(base, &cur, quiet)
 		f, ok := r.Finding("read.iops")
 		require.True(t, ok)
 		require.Equal(t, Regression, f.Verdict)
@@ -293,7 +293,7 @@ func TestCompareDirections(t *testing.T) {
 				bd, cd := *base.Dirs[0], *base.Dirs[0]
 				bd.Errors, cd.Errors = tc.b, tc.c
 				b.Dirs, c.Dirs = []*baselines.Dir{&bd}, []*baselines.Dir{&cd}
-				f, ok := Compare(&b, &c, Config{}).Finding("read.errors")
+				f, ok := Compare(&b, &c, quiet).Finding("read.errors")
 				require.True(t, ok)
 				require.Equal(t, tc.want, f.Verdict, f.Reason)
 				require.Contains(t, f.Reason, tc.reason)
@@ -340,7 +340,7 @@ func TestCompareImportedFio(t *testing.T) {
 	defer f.Close()
 	bs, err := baselines.ImportFio(f, "psync-randrw.json")
 	require.NoError(t, err)
-	r := Compare(bs[0], bs[0], Config{})
+	r := Compare(bs[0], bs[0], quiet)
 	for _, fd := range r.Findings {
 		require.NotEqual(t, Regression, fd.Verdict, fd.Reason)
 		require.Equal(t, 1.0, fd.Ratio, fd.Metric)
@@ -354,7 +354,7 @@ func TestCompareImportedFio(t *testing.T) {
 	d := *long.Dirs[0]
 	d.IOPSSamples.N = 60
 	long.Dirs = []*baselines.Dir{&d}
-	r = Compare(&long, &long, Config{})
+	r = Compare(&long, &long, quiet)
 	iops, _ = r.Finding("read.iops")
 	require.Equal(t, Pass, iops.Verdict, iops.Reason)
 	require.Equal(t, "intervals", iops.Samples.Kind)
@@ -372,3 +372,8 @@ func TestFindingJSONNonFinite(t *testing.T) {
 	require.Contains(t, string(data), `"Verdict":"regression"`)
 	_ = time.Second
 }
+
+// quiet is the configuration of the simulated devices' comparisons: they
+// vary 2% from run to run, so that the tests judge the statistics within
+// the runs, not the spread assumed of a shared host's disk.
+var quiet = Config{RunSpread: 0.02}

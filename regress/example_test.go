@@ -68,8 +68,8 @@ func Example() {
 	// read.errors      pass
 	// read.clat.p50    pass
 	// read.clat.p99    regression
-	// read.clat.p99.9  regression
-	// read.clat.p99.99 regression
+	// read.clat.p99.9  inconclusive
+	// read.clat.p99.99 inconclusive
 	// p99 ratio 2.00, interval excludes 1: true
 }
 
@@ -85,14 +85,14 @@ func ExampleParseRules() {
 	r := regress.Compare(run(2000, 100e3, 1, "1.2"), run(1500, 100e3, 1, "1.2"), cfg)
 	_ = regress.WriteText(os.Stdout, r)
 	// Output:
-	// randread-4k: REGRESSION
-	//   METRIC           BASELINE   CURRENT    CHANGE  99% CI          VERDICT
-	//   read.iops        2k IOPS    1.5k IOPS  -25.0%  -32.5%..-16.7%  regression
-	//   read.bw          7.81MiB/s  5.86MiB/s  -25.0%  -32.5%..-16.7%  regression
-	//   read.errors      0          0          +0.0%   -               pass
-	//   read.clat.p50    99.84µs    99.84µs    +0.0%   -18.9%..+23.3%  pass
-	//   read.clat.p99    201.73µs   199.68µs   -1.0%   -31.4%..+42.9%  pass
-	//   read.clat.p99.9  259.07µs   252.93µs   -2.4%   -42.2%..+64.9%  pass
-	//   read iops 1.5k IOPS vs baseline 2k IOPS (-25.0%, 99% CI -32.5%..-16.7%): regression beyond 5% tolerance
-	//   read bw 5.86MiB/s vs baseline 7.81MiB/s (-25.0%, 99% CI -32.5%..-16.7%): regression beyond 10% tolerance
+	// randread-4k: INCONCLUSIVE
+	//   METRIC           BASELINE   CURRENT    CHANGE  99% CI           VERDICT
+	//   read.iops        2k IOPS    1.5k IOPS  -25.0%  -55.6%..+26.7%   inconclusive
+	//   read.bw          7.81MiB/s  5.86MiB/s  -25.0%  -55.6%..+26.7%   inconclusive
+	//   read.errors      0          0          +0.0%   -                pass
+	//   read.clat.p50    99.84µs    99.84µs    +0.0%   -40.8%..+68.9%   pass
+	//   read.clat.p99    201.73µs   199.68µs   -1.0%   -47.2%..+85.7%   pass
+	//   read.clat.p99.9  259.07µs   252.93µs   -2.4%   -55.5%..+114.4%  pass
+	//   read iops 1.5k IOPS vs baseline 2k IOPS (-25.0%, 99% CI -55.6%..+26.7%): inconclusive: beyond 5% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between runs (10.0%, from the assumed spread, as the baseline holds one run) dominates: record the baseline from more runs (go test -count=5 -stortest.update)
+	//   read bw 5.86MiB/s vs baseline 7.81MiB/s (-25.0%, 99% CI -55.6%..+26.7%): inconclusive: beyond 10% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between runs (10.0%, from the assumed spread, as the baseline holds one run) dominates: record the baseline from more runs (go test -count=5 -stortest.update)
 }

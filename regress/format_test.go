@@ -17,9 +17,9 @@ func sampleReports(t *testing.T) []Report {
 	slow := noisy.run(t, rng, change{iops: 0.7, latency: 1 / 0.7, tail: 1})
 	same := noisy.run(t, rng, unchanged)
 	slow.Fingerprint.Firmware = "1.1|beta"
-	a := Compare(base, slow, Config{})
+	a := Compare(base, slow, quiet)
 	a.Name = "TestRandRead/slow"
-	b := Compare(base, same, Config{})
+	b := Compare(base, same, quiet)
 	b.Name = "TestRandRead/same"
 	return []Report{a, b}
 }

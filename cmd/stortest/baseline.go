@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"stortest.dev/baselines"
@@ -18,7 +20,7 @@ import (
 func init() {
 	diff := &command{
 		name:  "baseline diff",
-		usage: "[--format text|json|markdown] [--tolerance RULES] [--confidence C] [--strict] OLD NEW",
+		usage: "[--format text|json|markdown] [--tolerance RULES] [--confidence C] [--run-spread S] [--strict] OLD NEW",
 		short: "compare baselines (two files, or two directories matched by relative path); exit 1 on a regression, 3 on an inconclusive comparison with --strict, 2 on an error",
 	}
 	diff.run = func(args []string, stdout, stderr io.Writer) error { return baselineDiff(diff, args, stdout, stderr) }
@@ -59,6 +61,7 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet(c, stderr)
 	format := fs.String("format", "text", "output format: text, json or markdown (for a pull-request comment)")
 	tolerance := fs.String("tolerance", "", `rules applied after the defaults and the old baseline's own, e.g. "*.iops=5%,*.clat.p99=15%:2us,*.clat.p99.99=off,*.lat.p99=10%"`)
+	spread := fs.String("run-spread", "", `run-to-run spread to assume of every metric before the old baselines' own runs measure it, e.g. "2%" for a quiet device; "0" assumes none; empty: the defaults per metric (10% for IOPS, up to 20% for p99.99)`)
 	strict := fs.Bool("strict", false, "exit 3 when a comparison is inconclusive (and none regressed): too few samples or too noisy to tell")
 	confidence := fs.Float64("confidence", regress.DefaultConfidence, "confidence level of the intervals")
 	pos, err := parseArgs(fs, args)
@@ -73,6 +76,10 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 	}
 	if !(*confidence > 0 && *confidence < 1) {
 		return fmt.Errorf("%w: --confidence %v: want a level between 0 and 1, e.g. 0.95", errUsage, *confidence)
+	}
+	runSpread, err := parseSpread(*spread)
+	if err != nil {
+		return fmt.Errorf("%w: --run-spread: %v", errUsage, err)
 	}
 	flagRules, err := regress.ParseRules(*tolerance)
 	if err != nil {
@@ -94,7 +101,7 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 		}
 		// The tolerances the test recorded the baseline with, then the
 		// command line's.
-		cfg := regress.Config{Confidence: *confidence}
+		cfg := regress.Config{Confidence: *confidence, RunSpread: runSpread}
 		if cfg.Rules, err = regress.ParseRules(old.Tolerances); err != nil {
 			return trouble(fmt.Errorf("%s: its tolerances: %v", p.old, err))
 		}
@@ -162,6 +169,26 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 			inconclusive, len(reports), exitInconclusive)
 	}
 	return nil
+}
+
+// parseSpread reads --run-spread: a percentage or fraction; "0" is none
+// (Config.RunSpread < 0), "" the defaults (0).
+func parseSpread(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a non-negative percentage or fraction", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if v == 0 {
+		return -1, nil
+	}
+	return v, nil
 }
 
 // exitInconclusive is baseline diff's exit status for an inconclusive

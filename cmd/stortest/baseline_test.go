@@ -72,14 +72,14 @@ func TestBaselineDiffFiles(t *testing.T) {
 		require.Regexp(t, `\n  read\.iops +2k IOPS +2k IOPS +\+0\.0% +[-+.\d%]+ +pass\n`, out)
 	})
 	t.Run("iops-drop", func(t *testing.T) {
-		code, out, errOut := run(t, "baseline", "diff", base, slow)
+		code, out, errOut := run(t, "baseline", "diff", "--run-spread", "2%", base, slow)
 		require.Equal(t, 1, code)
 		require.Contains(t, out, "randread-4k: REGRESSION\n")
 		require.Contains(t, out, "read iops 1.4k IOPS vs baseline 2k IOPS (-30.0%, 99.17% CI ")
 		require.Contains(t, errOut, "1 of 1 job(s) regressed")
 	})
 	t.Run("p99-doubled-json", func(t *testing.T) {
-		code, out, _ := run(t, "baseline", "diff", "--format", "json", base, tail)
+		code, out, _ := run(t, "baseline", "diff", "--format", "json", "--run-spread", "2%", base, tail)
 		require.Equal(t, 1, code)
 		var doc struct {
 			Verdict string
@@ -97,7 +97,7 @@ func TestBaselineDiffFiles(t *testing.T) {
 		require.Equal(t, "pass", got["read.iops"])
 	})
 	t.Run("markdown-flags-after-files", func(t *testing.T) {
-		code, out, _ := run(t, "baseline", "diff", base, slow, "--format=markdown")
+		code, out, _ := run(t, "baseline", "diff", base, slow, "--format=markdown", "--run-spread=2%")
 		require.Equal(t, 1, code)
 		require.True(t, strings.HasPrefix(out, "## stortest baseline diff: REGRESSION\n"), out)
 		require.Contains(t, out, "| `read.iops` | 2k IOPS | 1.4k IOPS | -30.0% |")
@@ -123,7 +123,7 @@ func TestBaselineDiffDirectories(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(cur, "TestA", ".randread-4k.json.tmp-1"), []byte("{"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(cur, "TestA", "randread-4k.history.jsonl"), []byte("{\n"), 0o644))
 
-	code, out, errOut := run(t, "baseline", "diff", old, cur)
+	code, out, errOut := run(t, "baseline", "diff", "--run-spread", "2%", old, cur)
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, out, "TestA/randread-4k: PASS\n")
 	require.Contains(t, out, "TestB/sub/randread-4k: REGRESSION\n")
@@ -328,4 +328,22 @@ func TestBaselineGroupHelp(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `unknown command "baseline bogus"`)
 	require.Contains(t, errOut, "stortest baseline diff ")
+}
+
+// Without --run-spread a baseline of one run assumes a shared host's
+// spread between runs (10% for IOPS): a 30% drop is not proof. Told the
+// device is quiet (2%), the same drop is a regression.
+func TestBaselineDiffRunSpread(t *testing.T) {
+	dir := t.TempDir()
+	base, slow := filepath.Join(dir, "base.json"), filepath.Join(dir, "slow.json")
+	synthBaseline(t, base, 2000, 1)
+	synthBaseline(t, slow, 1400, 1)
+	code, out, errOut := run(t, "baseline", "diff", base, slow)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	require.Contains(t, out, "the spread between runs (10.0%, from the assumed spread, as the baseline holds one run) dominates")
+	code, _, _ = run(t, "baseline", "diff", "--run-spread", "2%", base, slow)
+	require.Equal(t, 1, code)
+	code, _, errOut = run(t, "baseline", "diff", "--run-spread", "lots", base, slow)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `--run-spread: "lots" is not a non-negative percentage or fraction`)
 }
