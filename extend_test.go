@@ -110,7 +110,6 @@ func TestRepeatsRecordsSeveralRuns(t *testing.T) {
 		res := Run(tb, File(tb, 8<<20), job, Repeats(3))
 		require.True(t, CheckBaseline(tb, res, BaselineDir(dir)))
 	})
-	f.finish()
 	b, err := baselines.Load(baselines.Path(dir, t.Name(), "rep"))
 	require.NoError(t, err)
 	require.Len(t, b.RunSummaries(), 3)
