@@ -74,7 +74,11 @@ func extendRun(ctx context.Context, t testing.TB, job workload.Job, wopts worklo
 			}
 			return wres
 		}
-		more := min(need, e.limit-measured)
+		// Whole milliseconds: job runtimes are whole microseconds, as fio's.
+		more := min(need, e.limit-measured).Truncate(time.Millisecond)
+		if more <= 0 {
+			return wres
+		}
 		t.Logf("stortest: %s: inconclusive after %v; measuring %v more (up to %v)",
 			job.Name, measured.Round(time.Millisecond), more.Round(time.Millisecond), e.limit)
 		cont := job
