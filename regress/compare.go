@@ -860,8 +860,8 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	beyond := func(r float64) bool { return !f.Tolerance.Equal(f.Base, f.Base*r) }
 	// ends returns the interval's end most favourable to the current run
 	// (near) and the least (far) at level conf, with the run-to-run
-	// spread or without, and whether that spread sets the far end.
-	ends := func(conf float64, runs bool) (near, far float64, byRuns bool) {
+	// spread or without, and whether that spread sets each end.
+	ends := func(conf float64, runs bool) (near, far float64, nearByRuns, farByRuns bool) {
 		k := zScore(conf) / c.z
 		wLo, wHi := f.wLo*k, f.wHi*k
 		if f.rangeP > 0 && f.rangeP < 1-conf {
@@ -873,14 +873,15 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		}
 		lo, hi := f.Ratio*math.Exp(-math.Max(wLo, r)), f.Ratio*math.Exp(math.Max(wHi, r))
 		if f.Better == HigherIsBetter {
-			return hi, lo, r > wLo
+			return hi, lo, r > wHi, r > wLo
 		}
-		return lo, hi, r > wHi
+		return lo, hi, r > wLo, r > wHi
 	}
-	nearFam, farFam, _ := ends(family, true)
+	nearFam, farFam, nearByRuns, _ := ends(family, true)
 	f.Interval = &Interval{Low: math.Min(nearFam, farFam), High: math.Max(nearFam, farFam)}
 	f.Confidence = family
-	_, far, byRuns := ends(c.cfg.Confidence, false)
+	_, far, _, _ := ends(c.cfg.Confidence, false)
+	byRuns := false
 	// The worse half of the interval and the tolerance, on the log scale.
 	halfWidth := math.Abs(math.Log(far / f.Ratio))
 	tolWidth := math.Inf(1)
@@ -905,7 +906,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 				head(f), tolText, m)
 		}
 		spread, margin = math.Abs(math.Log(nearFam/f.Ratio)), math.Abs(math.Log(f.Ratio))
-		_, _, byRuns = ends(family, true)
+		byRuns = nearByRuns
 	case worse(far) && beyond(far) && halfWidth > tolWidth:
 		f.Reason = fmt.Sprintf("%s: inconclusive: too noisy: the %s interval reaches %s, its spread is wider than %s",
 			head(f), confidencePct(c.cfg.Confidence), signedPct(far-1), tolText)
