@@ -131,6 +131,13 @@ type cancelProgram struct {
 // kills it, by its pid, if the test ends before it does.
 func startCancelProgram(t *testing.T, bin, kind string, env ...string) *cancelProgram {
 	t.Helper()
+	return startCancelProgramArgs(t, bin, kind, nil, env...)
+}
+
+// startCancelProgramArgs is startCancelProgram with more arguments
+// ("-test.timeout=5s") after those it always gives.
+func startCancelProgramArgs(t *testing.T, bin, kind string, args []string, env ...string) *cancelProgram {
+	t.Helper()
 	dir := t.TempDir()
 	c := &cancelProgram{
 		tmp:    filepath.Join(dir, "tmp"),
@@ -140,7 +147,7 @@ func startCancelProgram(t *testing.T, bin, kind string, env ...string) *cancelPr
 	}
 	require.NoError(t, os.Mkdir(c.tmp, 0o755))
 	require.NoError(t, os.Mkdir(filepath.Dir(c.junit), 0o755))
-	c.cmd = exec.Command(bin, "-test.v", "-test.count=1", "-stortest.junit="+c.junit, "-stortest.out="+c.out)
+	c.cmd = exec.Command(bin, append([]string{"-test.v", "-test.count=1", "-stortest.junit=" + c.junit, "-stortest.out=" + c.out}, args...)...)
 	c.cmd.Dir = filepath.Join("testdata", "cancel")
 	c.cmd.Env = append(os.Environ(), "TMPDIR="+c.tmp, "CANCEL_TARGET="+kind,
 		"STORTEST_DEVICE=", "STORTEST_NOCLEANUP=0", "STORTEST_JUNIT=", "STORTEST_OUT=")

@@ -64,7 +64,9 @@
 // are partial"); a test that would start one afterwards skips, or fails
 // if it has run one already; the cleanups detach the loop devices; Main
 // writes the report and exits 130 for SIGINT, 143 for SIGTERM. A second
-// signal kills at once.
+// signal kills at once. go test -timeout does the same a margin before
+// it expires (5% of it, 1 s to 30 s), with the report written before
+// testing's panic ends the binary.
 //
 // # Checks
 //

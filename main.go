@@ -57,6 +57,21 @@ import (
 // see the signal unless it watches Interrupted. Under go test -fuzz the
 // signals are left to the fuzzer, which stops on SIGINT on its own.
 //
+// go test -timeout (the test binary's -test.timeout, 10m by default)
+// ends the binary with a panic that writes no report. So Main, a margin
+// before the timeout (see timeoutMargin: 5% of it, at least 1 s and at
+// most 30 s), prints a line to stderr and cancels the workloads under
+// way as a signal does: each returns its partial results, recorded with
+// an error of type "cancelled" ("cancelled after 41.2s as the test
+// binary's -timeout (10m0s) is about to expire: results are partial"),
+// and later Runs do not start theirs. Main writes the report once the
+// cancelled runs have returned (half the margin at most), and again half
+// the margin before the timeout, with the tests ended meanwhile. The report's suite then has the property
+// "stortest.cancelled" saying why, as after a signal. Testing's panic
+// still ends the binary, unless the tests end first, with their own
+// status. Without a timeout (-timeout 0), and under go test -fuzz, Main
+// arms nothing.
+//
 // Main does not return: it exits with the tests' status, or 1 when the
 // tests passed but the report could not be written, or 130 or 143 after
 // a signal.
@@ -109,7 +124,14 @@ func Main(m *testing.M) {
 		}
 	}()
 
+	var timer *time.Timer
+	if timeout := testTimeout(); timeout > 0 && !fuzzing() {
+		timer = armTimeout(timeout, path, flush)
+	}
 	code := m.Run()
+	if timer != nil {
+		timer.Stop()
+	}
 	writeComparisons(os.Stderr, notedComparisons())
 	if path != "" {
 		if err := flush(true); err != nil {
@@ -123,6 +145,70 @@ func Main(m *testing.M) {
 		code = 128 + int(sig)
 	}
 	os.Exit(code)
+}
+
+// testTimeout returns the test binary's -test.timeout, 0 for none.
+func testTimeout() time.Duration {
+	f := flag.Lookup("test.timeout")
+	if f == nil {
+		return 0
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return 0
+	}
+	d, _ := g.Get().(time.Duration)
+	return d
+}
+
+// timeoutMargin is how long before the test binary's timeout Main
+// cancels the workloads under way: timeout/20, at least 1 s, at most
+// 30 s, and at most half the timeout. The margin is time the tests give
+// up, hence a small fraction of it: 5% of go test's default 10m is the
+// most, 30 s. A cancelled run stops issuing I/O at once and drains what
+// is in flight, so on a working device it returns within milliseconds:
+// half the margin, at least 500 ms, allows for a loaded CI host and a
+// slow device, and the other half is for writing the report
+// (milliseconds, a few hundred when the host's disk is busy). A run that
+// has not returned after 15 s is stuck in the kernel, and waiting longer
+// would not bring it back. A timeout under 2 s, which leaves no workload
+// time anyway, is split in half.
+func timeoutMargin(timeout time.Duration) time.Duration {
+	return min(max(timeout/20, time.Second), 30*time.Second, timeout/2)
+}
+
+// armTimeout arms a timer that cuts the runs short a margin before the
+// test binary's timeout (Main's doc says what happens), writing the
+// report to path, when there is one, with flush. Testing's own alarm
+// starts later, in m.Run, so the margin is the least that is left.
+func armTimeout(timeout time.Duration, path string, flush func(last bool) error) *time.Timer {
+	margin := timeoutMargin(timeout)
+	return time.AfterFunc(timeout-margin, func() {
+		fired := time.Now()
+		// After a signal the runs are cancelled already, and its line
+		// said so; the report is still written again before the panic.
+		if interrupted.Err() == nil {
+			if path == "" {
+				fmt.Fprintf(os.Stderr, "stortest: the test binary's -timeout (%v) expires in %v: cancelling the running workloads, ending the tests with partial results\n", timeout, margin)
+			} else {
+				fmt.Fprintf(os.Stderr, "stortest: the test binary's -timeout (%v) expires in %v: cancelling the running workloads, flushing partial results to %s\n", timeout, margin, path)
+			}
+			interrupt(timeoutError{timeout})
+		}
+		if path == "" {
+			return
+		}
+		waitRuns(margin / 2)
+		flush(false)
+		// Once more with the tests that ended meanwhile (a later Run
+		// refused), half the margin before the panic: a write under way
+		// when it comes is lost, and on a loaded host the fsyncs of one
+		// take a few hundred milliseconds.
+		if d := time.Until(fired.Add(margin / 2)); d > 0 {
+			time.Sleep(d)
+			flush(false)
+		}
+	})
 }
 
 // fuzzing reports whether the binary runs go test -fuzz, as its
@@ -150,19 +236,58 @@ func waitRuns(limit time.Duration) {
 	}
 }
 
-// interrupted is done once Main's binary got SIGINT or SIGTERM, with an
-// interruptError as its cause. Without Main it is never done.
+// interrupted is done once Main's binary got SIGINT or SIGTERM, or its
+// timeout is about to expire, with an interruptCause as its cause:
+// interruptError or timeoutError. Without Main it is never done.
 var interrupted, interrupt = context.WithCancelCause(context.Background())
 
-// interruptError is the cause of interrupted: the signal.
+// interruptCause is why Main cancelled the workloads.
+type interruptCause interface {
+	error // "cancelled by SIGINT"
+	// by names what cut the runs short: "SIGINT", "the test binary's
+	// -timeout (5s)".
+	by() string
+	// after says that a run was cancelled after d of it, for the error
+	// of its testcase: "cancelled by SIGINT after 1.2s".
+	after(d time.Duration) string
+}
+
+var (
+	_ interruptCause = interruptError{}
+	_ interruptCause = timeoutError{}
+)
+
+// interruptError is the cause of interrupted after a signal.
 type interruptError struct{ sig syscall.Signal }
 
-func (e interruptError) Error() string { return "cancelled by " + unix.SignalName(e.sig) }
+func (e interruptError) Error() string { return "cancelled by " + e.by() }
+func (e interruptError) by() string    { return unix.SignalName(e.sig) }
+func (e interruptError) after(d time.Duration) string {
+	return fmt.Sprintf("cancelled by %s after %v", e.by(), d)
+}
+
+// timeoutError is the cause of interrupted when the test binary's
+// -test.timeout is about to expire.
+type timeoutError struct{ timeout time.Duration }
+
+func (e timeoutError) Error() string { return "cancelled as " + e.by() + " is about to expire" }
+func (e timeoutError) by() string {
+	return fmt.Sprintf("the test binary's -timeout (%v)", e.timeout)
+}
+func (e timeoutError) after(d time.Duration) string {
+	return fmt.Sprintf("cancelled after %v as %s is about to expire", d, e.by())
+}
+
+// interruptedBy returns why the binary was interrupted, or nil.
+func interruptedBy() interruptCause {
+	c, _ := context.Cause(interrupted).(interruptCause)
+	return c
+}
 
 // Interrupted returns a channel closed when the test binary, run by
-// Main, gets SIGINT or SIGTERM: Run's workloads stop on their own, and a
-// test that runs for long otherwise can watch it to end early. Without
-// Main it is never closed.
+// Main, gets SIGINT or SIGTERM or its -timeout is about to expire: Run's
+// workloads stop on their own, and a test that runs for long otherwise
+// can watch it to end early. Without Main it is never closed.
 func Interrupted() <-chan struct{} { return interrupted.Done() }
 
 // interruptSignal returns the signal that interrupted the binary, if one
@@ -222,9 +347,14 @@ func packageOf(fn string) string {
 func writeJUnit(path, pkg string, start time.Time, elapsed time.Duration) error {
 	cs, cerr := cases()
 	hostname, _ := os.Hostname()
+	props := hostProperties(iostat.DefaultFS())
+	if c := interruptedBy(); c != nil {
+		// Why runs are cut short, and tests ended without one.
+		props = append(props, report.Property{Name: "stortest.cancelled", Value: c.Error()})
+	}
 	s := report.Suite{
 		Name: pkg, Hostname: hostname, Timestamp: start, Time: elapsed,
-		Properties: hostProperties(iostat.DefaultFS()), Cases: cs,
+		Properties: props, Cases: cs,
 	}
 	return errors.Join(cerr, report.MergeFile(path, s))
 }

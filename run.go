@@ -113,11 +113,12 @@ func (r *Result) Name() string { return r.Job.Name }
 // artifact directory (-stortest.out), and adds the run to the JUnit
 // report Main writes.
 //
-// Under Main, SIGINT or SIGTERM cancels the job: Run returns its partial
-// results, recorded as usual with an error of type "cancelled" in the
-// report, and fails the test (Errorf) saying so; a Run called after the
-// signal does not start the job but skips the test (SkipNow), or fails it
-// (FailNow) when it has run a job already, "cancelled by SIGINT".
+// Under Main, SIGINT or SIGTERM, or the test binary's -timeout about to
+// expire, cancels the job: Run returns its partial results, recorded as
+// usual with an error of type "cancelled" in the report, and fails the
+// test (Errorf) saying so. A Run called after the signal does not start
+// the job but skips the test (SkipNow), or fails it (FailNow) when it
+// has run a job already, "cancelled by SIGINT".
 //
 // Run stops the test (FailNow) when the job cannot start (a bad job, a
 // missing target), and skips it (or fails it with
@@ -287,11 +288,12 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		}
 		canceled = canceled || j.Canceled
 	}
+	cause := interruptedBy()
 	switch {
-	case canceled && interrupted.Err() != nil:
+	case canceled && cause != nil:
 		// The run is cut short, not measured: an error of the testcase
 		// and of the test, whatever the checks of its partial results say.
-		msg := fmt.Sprintf("%s: %v after %v: results are partial", job.Name, context.Cause(interrupted), elapsed.Round(time.Millisecond))
+		msg := fmt.Sprintf("%s: %s: results are partial", job.Name, cause.after(elapsed.Round(time.Millisecond)))
 		r.rec.addFailure(report.Failure{Message: msg, Type: "cancelled"}, true)
 		t.Errorf("stortest: %s", msg)
 	case canceled:
