@@ -176,6 +176,9 @@ type engine struct {
 	W       int   // quanta per round
 	lag     int64 // ms read past a window's end
 	workers int
+	// part holds the sums of the passes before this one in a merge in
+	// passes (passes.go); sumNative and sumFio add it first.
+	part *partial
 }
 
 func (e *engine) close() {
@@ -185,6 +188,7 @@ func (e *engine) close() {
 			s.rc = nil
 		}
 	}
+	e.part.close()
 }
 
 // parallel runs f on every source with the engine's workers and returns
@@ -246,15 +250,17 @@ func (e *engine) chooseWindow(inputs, buffersPerInput int) {
 func (e *engine) run(ctx context.Context, emit func(w0, w1 int) error) error {
 	for w0 := 0; w0 < e.N; w0 += e.W {
 		w1 := min(w0+e.W, e.N)
+		if e.part != nil {
+			if err := e.part.fill(w0, w1); err != nil {
+				return err
+			}
+		}
 		if err := e.parallel(ctx, func(s *source) error { return e.fill(s, w0, w1) }); err != nil {
 			return err
 		}
 		if e.mode == modeNative && e.N == maxQuanta && e.allRead() {
 			// Every row is known: the grid ends with the latest one.
-			last := int64(math.MinInt64)
-			for _, s := range e.srcs {
-				last = max(last, s.lastT)
-			}
+			last := e.lastTime()
 			n := max((last-e.S+e.Q-1)/e.Q, 1)
 			if n >= maxQuanta {
 				return errTooManyQuanta(e.S, last)
@@ -387,6 +393,37 @@ func (s *source) unresolvedBefore(t int64) bool {
 
 func errTooManyQuanta(from, to int64) error {
 	return fmt.Errorf("histlog: logs from %d to %d ms: more than %d quanta", from, to, maxQuanta)
+}
+
+// lastTime is the latest row time of the logs read (all of them once
+// allRead), the partial sums' included.
+func (e *engine) lastTime() int64 {
+	last := int64(math.MinInt64)
+	if e.part != nil {
+		last = e.part.lastT
+	}
+	for _, s := range e.srcs {
+		last = max(last, s.lastT)
+	}
+	return last
+}
+
+// cover counts the logs whose span overlaps quantum q of the window
+// starting at quantum w0, those of the partial sums included. A source
+// not read to its end has rows past the window (fill reads ahead), so
+// the count is the same whenever the window ends.
+func (e *engine) cover(q, w0 int) int {
+	qs := e.S + int64(q)*e.Q
+	n := 0
+	if e.part != nil {
+		n = int(e.part.cover[q-w0])
+	}
+	for _, s := range e.srcs {
+		if s.start < qs+e.Q && (!s.eof || s.lastT > qs) {
+			n++
+		}
+	}
+	return n
 }
 
 func (e *engine) allRead() bool {

@@ -9,7 +9,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"stortest.dev/latency"
@@ -29,6 +28,10 @@ type FioOptions struct {
 	LogHistMsec  int       // --log-hist-msec (0 means not given)
 	OutputUnit   string    // --output-unit: "usec" (default) or "msec"
 	Workers      int       // inputs read in parallel (0 means GOMAXPROCS)
+	// TempDir and Progress are Config's, for more logs than may be open
+	// at once.
+	TempDir  string
+	Progress func(Pass)
 }
 
 // DefaultFioPercentiles is the Python tool's default percentile list.
@@ -137,7 +140,8 @@ func FioPctiles(ctx context.Context, w io.Writer, inputs []Input, opt FioOptions
 	}
 	ropt := ReaderOptions{FioVersion: opt.FioVersion, Groups: opt.BucketGroups}
 	e := &engine{mode: modeFio, workers: defaultWorkers(opt.Workers), Q: int64(opt.TimeQuantum) * 1000}
-	heads, err := readHeads(ctx, uniq, ropt, true, e.workers)
+	budget := currentFileBudget()
+	heads, err := readHeads(ctx, uniq, ropt, true, budget.headWorkers(e.workers))
 	if err != nil {
 		return err
 	}
@@ -176,11 +180,15 @@ func FioPctiles(ctx context.Context, w io.Writer, inputs []Input, opt FioOptions
 	e.cols = e.format.Columns()
 	e.lag = 3 * max(maxInterval, 1000)
 	e.chooseWindow(len(uniq), 1)
-	defer e.close()
-	if err := e.open(uniq, ropt, nil); err != nil {
-		return err
-	}
+	p := &passes{tmpl: e, inputs: uniq, ropt: ropt, prepare: func(*source, int) {}, dirs: []Direction{0},
+		tempDir: opt.TempDir, budget: budget, progress: opt.Progress}
+	return p.run(ctx, func(e *engine, _ []*sideReader) error { return e.reportFio(ctx, bw, opt) })
+}
 
+// reportFio writes FioPctiles's header and rows as the quanta complete.
+func (e *engine) reportFio(ctx context.Context, bw *bufio.Writer, opt FioOptions) error {
+	ps := opt.Percentiles
+	tq := int64(opt.TimeQuantum)
 	unit := opt.OutputUnit
 	fmt.Fprintf(bw, "time (millisec), percentiles in increasing order with values in %s\n", unit)
 	hdr := []byte("msec-since-start, samples, ")
@@ -256,17 +264,11 @@ func FioPctiles(ctx context.Context, w io.Writer, inputs []Input, opt FioOptions
 // the tool adds its per-log histograms, and returns the touched range.
 func (e *engine) sumFio(tot []float64, q int) (lo, hi int) {
 	lo, hi = math.MaxInt, -1
+	if e.part != nil {
+		lo, hi = addQuantum(tot, e.part.win[0], q, lo, hi)
+	}
 	for _, s := range e.srcs {
-		w := s.win[0]
-		if w == nil || w.lo[q] > w.hi[q] {
-			continue
-		}
-		l, h := int(w.lo[q]), int(w.hi[q])
-		src := w.data[q*w.cols : (q+1)*w.cols]
-		for c := l; c <= h; c++ {
-			tot[c] += src[c]
-		}
-		lo, hi = min(lo, l), max(hi, h)
+		lo, hi = addQuantum(tot, s.win[0], q, lo, hi)
 	}
 	return lo, hi
 }
@@ -433,27 +435,23 @@ func (s *source) addWrap(q int, wt float64, r *row, cols int) {
 	acc.hi = max(acc.hi, r.idx[len(r.idx)-1])
 }
 
-// open opens every input for the merge pass; shifts maps each input's
+// open opens inputs [lo, hi) for a merge pass; shifts maps each input's
 // columns to the merged ones (nil: none).
-func (e *engine) open(inputs []Input, ropt ReaderOptions, shifts []int) error {
-	e.srcs = make([]*source, len(inputs))
-	for i, in := range inputs {
-		e.srcs[i] = &source{idx: i, in: in}
+func (e *engine) open(inputs []Input, lo, hi int, ropt ReaderOptions, shifts []int) error {
+	e.srcs = make([]*source, hi-lo)
+	for i := range e.srcs {
+		e.srcs[i] = &source{idx: lo + i, in: inputs[lo+i]}
 	}
-	err := e.parallel(context.Background(), func(s *source) error {
+	return e.parallel(context.Background(), func(s *source) error {
 		rc, err := s.in.open()
 		if err != nil {
 			return err
 		}
 		s.rc = rc
-		s.rd = newReaderSize(rc, s.in.Path, ropt, readBufFor(len(inputs)))
+		s.rd = newReaderSize(rc, s.in.Path, ropt, readBufFor(hi-lo))
 		if shifts != nil {
 			s.shift = shifts[s.idx]
 		}
 		return nil
 	})
-	if errors.Is(err, syscall.EMFILE) {
-		return fmt.Errorf("%w: a merge keeps all its %d logs open; raise the limit on open files (ulimit -n)", err, len(inputs))
-	}
-	return err
 }

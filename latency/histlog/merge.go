@@ -40,6 +40,12 @@ type Config struct {
 	ByInput bool
 	// Workers bounds the inputs read in parallel (0 means GOMAXPROCS).
 	Workers int
+	// TempDir holds the intermediate files of a merge in passes (default
+	// os.TempDir()); they are removed before Merge returns.
+	TempDir string
+	// Progress, when set, is called before each pass of a merge of more
+	// logs than may be open at once (not for a merge in one pass).
+	Progress func(Pass)
 }
 
 // Summary describes a merge: the time grid, the merged format, the
@@ -103,38 +109,15 @@ type Sink interface {
 //
 // Merge reads every input once (its first rows twice), in parallel, in
 // memory bounded by the number of inputs (see engine.go), and calls sink
-// as quanta complete.
+// as quanta complete. With more inputs than may be open at once, it
+// merges in passes (see Pass), to the same output.
 func Merge(ctx context.Context, inputs []Input, cfg Config, sink Sink) (*Summary, error) {
-	if len(inputs) == 0 {
-		return nil, errors.New("histlog: no input logs")
+	if err := cfg.normalize(len(inputs)); err != nil {
+		return nil, err
 	}
-	if cfg.Quantum == 0 {
-		cfg.Quantum = time.Second
-	}
-	if cfg.Quantum < time.Millisecond || cfg.Quantum%time.Millisecond != 0 || cfg.Quantum > 1e9*time.Second {
-		return nil, fmt.Errorf("histlog: quantum %v: want a positive whole number of milliseconds", cfg.Quantum)
-	}
-	if cfg.Percentiles == nil {
-		cfg.Percentiles = DefaultPercentiles
-	}
-	for _, p := range cfg.Percentiles {
-		if !(p >= 0 && p <= 100) {
-			return nil, fmt.Errorf("histlog: percentile %v: want 0 to 100", p)
-		}
-	}
-	if cfg.Directions == nil {
-		cfg.Directions = []Direction{Read, Write, Trim, All}
-	}
-	for _, d := range cfg.Directions {
-		if d > All {
-			return nil, fmt.Errorf("histlog: %v: %w", d, ErrDirection)
-		}
-	}
-	if cfg.LogHistMsec < 0 {
-		return nil, fmt.Errorf("histlog: log_hist_msec %d: want a positive number", cfg.LogHistMsec)
-	}
+	budget := currentFileBudget()
 	e := &engine{mode: modeNative, workers: defaultWorkers(cfg.Workers), Q: cfg.Quantum.Milliseconds()}
-	heads, err := readHeads(ctx, inputs, cfg.Reader, false, e.workers)
+	heads, err := readHeads(ctx, inputs, cfg.Reader, false, budget.headWorkers(e.workers))
 	if err != nil {
 		return nil, err
 	}
@@ -190,26 +173,68 @@ func Merge(ctx context.Context, inputs []Input, cfg Config, sink Sink) (*Summary
 		buffers = 1
 	}
 	e.chooseWindow(len(inputs), buffers)
-	defer e.close()
-	if err := e.open(inputs, cfg.Reader, shifts); err != nil {
-		return nil, err
-	}
-	for i, s := range e.srcs {
-		s.interval, s.start = intervals[i], starts[i]
-	}
 
 	sum := &Summary{Start: e.S, Quantum: e.Q, Format: f, Labels: UniqueLabels(inputs),
 		Percentiles: slices.Clone(cfg.Percentiles), Directions: slices.Clone(cfg.Directions), ByInput: cfg.ByInput}
-	if err := sink.Begin(sum); err != nil {
+	need := cfg.needs()
+	var stored []Direction // what the partial sums of a merge in passes keep
+	for d := range Direction(NumDirections) {
+		if need[d] {
+			stored = append(stored, d)
+		}
+	}
+	p := &passes{tmpl: e, inputs: inputs, ropt: cfg.Reader, shifts: shifts,
+		prepare: func(s *source, i int) { s.interval, s.start = intervals[i], starts[i] },
+		dirs:    stored, byInput: cfg.ByInput, tempDir: cfg.TempDir, budget: budget, progress: cfg.Progress}
+	var endErr error
+	err = p.run(ctx, func(e *engine, sides []*sideReader) error {
+		if err := e.report(ctx, &cfg, sum, sides, sink); err != nil {
+			return err
+		}
+		endErr = sink.End(sum)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	lo, hi := make([]float64, e.cols), make([]float64, e.cols)
-	for c := range e.cols {
-		l, h := f.Bounds(c)
-		lo[c], hi[c] = float64(l), float64(h)
+	return sum, endErr
+}
+
+// normalize checks cfg and fills in its defaults.
+func (cfg *Config) normalize(inputs int) error {
+	if inputs == 0 {
+		return errors.New("histlog: no input logs")
 	}
-	st := newStats(cfg.Percentiles, lo, hi)
-	var need [NumDirections]bool
+	if cfg.Quantum == 0 {
+		cfg.Quantum = time.Second
+	}
+	if cfg.Quantum < time.Millisecond || cfg.Quantum%time.Millisecond != 0 || cfg.Quantum > 1e9*time.Second {
+		return fmt.Errorf("histlog: quantum %v: want a positive whole number of milliseconds", cfg.Quantum)
+	}
+	if cfg.Percentiles == nil {
+		cfg.Percentiles = DefaultPercentiles
+	}
+	for _, p := range cfg.Percentiles {
+		if !(p >= 0 && p <= 100) {
+			return fmt.Errorf("histlog: percentile %v: want 0 to 100", p)
+		}
+	}
+	if cfg.Directions == nil {
+		cfg.Directions = []Direction{Read, Write, Trim, All}
+	}
+	for _, d := range cfg.Directions {
+		if d > All {
+			return fmt.Errorf("histlog: %v: %w", d, ErrDirection)
+		}
+	}
+	if cfg.LogHistMsec < 0 {
+		return fmt.Errorf("histlog: log_hist_msec %d: want a positive number", cfg.LogHistMsec)
+	}
+	return nil
+}
+
+// needs says which directions' sums the reported series need.
+func (cfg *Config) needs() (need [NumDirections]bool) {
 	for _, d := range cfg.Directions {
 		if d == All {
 			need = [NumDirections]bool{true, true, true}
@@ -217,6 +242,23 @@ func Merge(ctx context.Context, inputs []Input, cfg Config, sink Sink) (*Summary
 			need[d] = true
 		}
 	}
+	return need
+}
+
+// report passes sum and the merged rows to sink, quantum by quantum, as
+// the merge's last pass reads them; sides hold the per-log completions
+// of the passes before (cfg.ByInput).
+func (e *engine) report(ctx context.Context, cfg *Config, sum *Summary, sides []*sideReader, sink Sink) error {
+	if err := sink.Begin(sum); err != nil {
+		return err
+	}
+	lo, hi := make([]float64, e.cols), make([]float64, e.cols)
+	for c := range e.cols {
+		l, h := e.format.Bounds(c)
+		lo[c], hi[c] = float64(l), float64(h)
+	}
+	st := newStats(cfg.Percentiles, lo, hi)
+	need := cfg.needs()
 	var tot [NumDirections + 1][]float64
 	var rng [NumDirections + 1][2]int
 	for d := range tot {
@@ -225,15 +267,15 @@ func Merge(ctx context.Context, inputs []Input, cfg Config, sink Sink) (*Summary
 	}
 	r := &Row{Percentiles: make([]float64, len(cfg.Percentiles))}
 	if cfg.ByInput {
-		r.ByInput = make([]float64, len(inputs))
+		r.ByInput = make([]float64, len(sum.Labels))
 	}
-	err = e.run(ctx, func(w0, w1 int) error {
+	err := e.run(ctx, func(w0, w1 int) error {
 		for q := w0; q < w1; q++ {
 			qs := e.S + int64(q)*e.Q
-			cover := 0
-			for _, s := range e.srcs {
-				if s.start < qs+e.Q && (!s.eof || s.lastT > qs) {
-					cover++
+			cover := e.cover(q, w0)
+			for _, sd := range sides {
+				if err := sd.read(q); err != nil {
+					return err
 				}
 			}
 			for d := range Direction(NumDirections) {
@@ -257,11 +299,8 @@ func Merge(ctx context.Context, inputs []Input, cfg Config, sink Sink) (*Summary
 			for _, d := range cfg.Directions {
 				r.Time, r.Dir, r.Inputs = qs, d, cover
 				r.Samples, r.Min, r.Max = st.compute(tot[d], rng[d][0], rng[d][1], r.Percentiles)
-				for i, s := range e.srcs {
-					if !cfg.ByInput {
-						break
-					}
-					r.ByInput[i] = s.samples(d, q-w0)
+				if cfg.ByInput {
+					e.byInput(r.ByInput, sides, d, q-w0)
 				}
 				if err := sink.Row(r); err != nil {
 					return err
@@ -277,33 +316,62 @@ func Merge(ctx context.Context, inputs []Input, cfg Config, sink Sink) (*Summary
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sum.Quanta = e.N
+	if e.part != nil {
+		sum.Late = e.part.late
+	}
 	for _, s := range e.srcs {
 		sum.Late += s.late
 	}
-	return sum, sink.End(sum)
+	return nil
 }
 
-// sumNative adds every input's window quantum q of direction d into tot
-// and returns the touched range.
+// byInput puts each log's completions of direction d (or All) in window
+// quantum q into dst: those of the passes before (sides, at their
+// current quantum), then the sources'.
+func (e *engine) byInput(dst []float64, sides []*sideReader, d Direction, q int) {
+	i := 0
+	for _, sd := range sides {
+		for j := range sd.logs {
+			dst[i] = sd.samples(j, d)
+			i++
+		}
+	}
+	for _, s := range e.srcs {
+		dst[i] = s.samples(d, q)
+		i++
+	}
+}
+
+// sumNative adds every input's window quantum q of direction d into tot,
+// in input order (the partial sums of the passes before first), and
+// returns the touched range.
 func (e *engine) sumNative(tot []float64, d Direction, q int) (lo, hi int) {
 	lo, hi = math.MaxInt, -1
+	if e.part != nil {
+		lo, hi = addQuantum(tot, e.part.win[d], q, lo, hi)
+	}
 	for _, s := range e.srcs {
-		w := s.win[d]
-		if w == nil || w.lo[q] > w.hi[q] {
-			continue
-		}
-		l, h := int(w.lo[q]), int(w.hi[q])
-		src := w.data[q*w.cols : (q+1)*w.cols]
-		dst := tot[l : h+1]
-		for c, v := range src[l : h+1] {
-			dst[c] += v
-		}
-		lo, hi = min(lo, l), max(hi, h)
+		lo, hi = addQuantum(tot, s.win[d], q, lo, hi)
 	}
 	return lo, hi
+}
+
+// addQuantum adds quantum q of window w (nil: none) into tot and returns
+// the touched range [lo, hi] widened by w's.
+func addQuantum(tot []float64, w *window, q, lo, hi int) (int, int) {
+	if w == nil || w.lo[q] > w.hi[q] {
+		return lo, hi
+	}
+	l, h := int(w.lo[q]), int(w.hi[q])
+	src := w.data[q*w.cols : (q+1)*w.cols]
+	dst := tot[l : h+1]
+	for c, v := range src[l : h+1] {
+		dst[c] += v
+	}
+	return min(lo, l), max(hi, h)
 }
 
 // samples returns s's completions of direction d (or All) in window

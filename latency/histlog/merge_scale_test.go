@@ -2,7 +2,6 @@ package histlog
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -349,20 +348,6 @@ func heapNow() (objects, live uint64) {
 	return ms[0].Value.Uint64(), ms[1].Value.Uint64()
 }
 
-// openFiles counts this process's open descriptors (-1 without /proc).
-func openFiles() int {
-	f, err := os.Open("/proc/self/fd")
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return -1
-	}
-	return len(names) - 1 // not f itself
-}
-
 func startMonitor() *monitor {
 	m := &monitor{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
@@ -413,8 +398,9 @@ func setOpenFiles(t *testing.T, n uint64) {
 // TestMergeThousandLogs: 1,000 logs of fio's 1856 columns (120 s of
 // reads and writes each, 1.3 GB) merge from their files to the figures
 // summed by the generator; the heap grows by a small fraction of what
-// holding their rows would take; and the merge runs under the classic
-// limit of 1024 open files, above which it explains itself.
+// holding their rows would take; the merge runs in one pass within the
+// classic limit of 1024 open files, and raises a lower soft limit; and
+// with room for fewer files than logs, it merges them in passes.
 func TestMergeThousandLogs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and merges 1.3 GB of logs (about 10 s); skipped with -short")
@@ -440,10 +426,15 @@ func TestMergeThousandLogs(t *testing.T) {
 	// Go raises the soft limit to the hard one as the process starts; a
 	// hard limit of 1024 is the least a system is likely to have.
 	limit := min(lim.Cur, 1024)
-	if files0+scaleLogs+3 > int(limit) {
+	if files0+scaleLogs+reservedFiles > int(limit) {
 		t.Skipf("%d files open and a hard limit of %d: no room for %d logs", files0, limit, scaleLogs)
 	}
-	setOpenFiles(t, limit)
+	// What a soft limit of 1024 leaves to a merge (Merge would raise a
+	// lowered soft limit): room for every log.
+	forceFiles = int(limit) - files0 - reservedFiles
+	defer func() { forceFiles = 0 }()
+	var passes []Pass
+	cfg.Progress = func(p Pass) { passes = append(passes, p) }
 
 	// The heap is sampled every millisecond; collecting often keeps the
 	// garbage in the samples to a tenth of the live heap.
@@ -464,6 +455,9 @@ func TestMergeThousandLogs(t *testing.T) {
 	}
 	for _, f := range sink.fails {
 		t.Error(f)
+	}
+	if len(passes) != 0 {
+		t.Errorf("%d passes with room for %d files", len(passes), forceFiles)
 	}
 
 	growth := float64(mon.heapPeak) - float64(heap0)
@@ -493,14 +487,39 @@ func TestMergeThousandLogs(t *testing.T) {
 		t.Errorf("%d files open after the merge, %d before", files, files0)
 	}
 
-	// More logs than the limit allows: an error that says what to do,
-	// and no file left open.
+	// A soft limit too low for the logs: raised to the hard one, then
+	// one pass.
+	forceFiles = 0
 	setOpenFiles(t, uint64(files0+scaleLogs/2))
-	_, err = Merge(context.Background(), inputs, cfg, &recSink{})
-	if !errors.Is(err, syscall.EMFILE) || !strings.Contains(err.Error(), "ulimit -n") {
-		t.Errorf("merge beyond the limit on open files: %v, want EMFILE and advice", err)
+	sink = newScaleSink(ref, []Direction{Read, Write, Trim, All}, cfg.Percentiles, len(inputs))
+	if _, err := Merge(context.Background(), inputs, cfg, sink); err != nil || len(passes) != 0 || len(sink.fails) != 0 {
+		t.Errorf("merge with the soft limit below the logs: %v, %d passes, %q", err, len(passes), sink.fails)
+	}
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur != lim.Max {
+		t.Errorf("soft limit %d, hard %d after the merge: not raised (%v)", lim.Cur, lim.Max, err)
+	}
+
+	// Room for fewer files than logs: passes, the same figures, and no
+	// file left open.
+	const room = 400
+	forceFiles = room
+	sink = newScaleSink(ref, []Direction{Read, Write, Trim, All}, cfg.Percentiles, len(inputs))
+	mon = startMonitor()
+	t1 = time.Now()
+	_, err = Merge(context.Background(), inputs, cfg, sink)
+	took = time.Since(t1)
+	mon.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range sink.fails {
+		t.Error(f)
+	}
+	if len(passes) < 2 || mon.filesPeak > files0+room+1 {
+		t.Errorf("%d passes, %d files open at most, %d before: want passes and at most %d files", len(passes), mon.filesPeak, files0, room)
 	}
 	if files := openFiles(); files != files0 {
-		t.Errorf("%d files open after the failed merge, %d before", files, files0)
+		t.Errorf("%d files open after the merge in passes, %d before", files, files0)
 	}
+	t.Logf("room for %d files: %d passes in %v (%.0f MB/s), %d files open at most", room, len(passes), took.Round(time.Millisecond), text/1e6/took.Seconds(), mon.filesPeak)
 }
