@@ -53,7 +53,11 @@
 // inputs and the window (up to about 32 MiB of buffers; past a few
 // hundred inputs of fio's 1856 columns, about 90 KB per input), not by
 // the length of the logs, and the floating-point sums never depend on
-// scheduling. Both keep every input open while they read: a thousand
-// logs fit the classic limit of 1024 open files; more need a higher
-// limit (ulimit -n), which the error then suggests.
+// scheduling. Both keep every input open while they read. With more
+// inputs than the limit on open files allows (raised first to the hard
+// limit; what other files are open counts), they merge in passes: each
+// pass adds a group of logs to the running sums of the passes before,
+// kept to the bit in a temporary file (Config.TempDir), removed when
+// the merge returns; the output is the same as one pass's. Pass tells
+// of each pass (Config.Progress).
 package histlog
