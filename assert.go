@@ -25,6 +25,17 @@ import (
 // with the same one-line message:
 //
 //	randread-4k: clat p99.9 read 2.41ms > limit 2ms
+//
+// A run cut short by Main's interrupt (SIGINT, SIGTERM, the test
+// binary's -timeout about to expire) has failed already with the
+// cancellation, and its figures cover seconds, not the job: the checks
+// of measurements (percentiles, floors, steady state, baselines) do not
+// judge it. They log
+//
+//	randread-4k: clat p99.9 not judged: run cut short by SIGINT after 3.2s of 1m0s
+//
+// record no failure, return false, and as Require* stop the test. Each
+// check's doc says what it still reports on such a run.
 
 // stat is one of fio's three latencies.
 type stat uint8
@@ -126,15 +137,30 @@ func (r *Result) emit(t testing.TB, stop bool, findings []report.Failure) bool {
 //
 //	res.CheckPercentile(t, stortest.Clat, 99.9, 2*time.Millisecond)
 //	res.CheckPercentile(t, stortest.Lat.Write(), 99, 5*time.Millisecond)
+//
+// On a run cut short by Main's interrupt it does not judge the
+// percentile: the tail of a few seconds is not the job's. It logs so and
+// returns false; a percentile outside (0, 100] still fails.
 func (r *Result) CheckPercentile(t testing.TB, l Latency, p float64, limit time.Duration) bool {
 	t.Helper()
-	return r.emit(t, false, r.percentileFindings(l, p, limit))
+	return r.measured(t, false, percentileLabel(l, p), r.percentileFindings(l, p, limit))
 }
 
-// RequirePercentile is CheckPercentile that stops the test (FailNow).
+// RequirePercentile is CheckPercentile that stops the test (FailNow),
+// also when a run cut short leaves it unjudged.
 func (r *Result) RequirePercentile(t testing.TB, l Latency, p float64, limit time.Duration) {
 	t.Helper()
-	r.emit(t, true, r.percentileFindings(l, p, limit))
+	r.measured(t, true, percentileLabel(l, p), r.percentileFindings(l, p, limit))
+}
+
+// percentileLabel names a percentile check in logs: "clat p99.9", "clat
+// p99 read".
+func percentileLabel(l Latency, p float64) string {
+	label := l.stat.String() + " p" + strconv.FormatFloat(p, 'f', -1, 64)
+	if l.oneDir {
+		label += " " + l.dir.String()
+	}
+	return label
 }
 
 func (r *Result) percentileFindings(l Latency, p float64, limit time.Duration) []report.Failure {
@@ -252,34 +278,50 @@ func exactRate(v float64) string { return exactIOPS(v) + "B/s" }
 // CheckIOPS checks that the completions per second of the given
 // directions (all directions summed when none are given), summed over
 // the job's clones, are at least floor. It reports with t.Errorf and
-// continues.
+// continues. On a run cut short by Main's interrupt, whose rate may be
+// the ramp's, it does not judge: it logs so and returns false.
 func (r *Result) CheckIOPS(t testing.TB, floor float64, dirs ...workload.Dir) bool {
 	t.Helper()
-	return r.emit(t, false, r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
+	return r.measured(t, false, floorLabel("iops", dirs), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
 }
 
-// RequireIOPS is CheckIOPS that stops the test (FailNow).
+// RequireIOPS is CheckIOPS that stops the test (FailNow), also when a
+// run cut short leaves it unjudged.
 func (r *Result) RequireIOPS(t testing.TB, floor float64, dirs ...workload.Dir) {
 	t.Helper()
-	r.emit(t, true, r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
+	r.measured(t, true, floorLabel("iops", dirs), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
 }
 
 // CheckBW checks that the bandwidth in bytes per second of the given
 // directions (all summed when none are given) is at least floor. It
-// reports with t.Errorf and continues.
+// reports with t.Errorf and continues. On a run cut short by Main's
+// interrupt it does not judge: it logs so and returns false.
 func (r *Result) CheckBW(t testing.TB, floor float64, dirs ...workload.Dir) bool {
 	t.Helper()
-	return r.emit(t, false, r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
+	return r.measured(t, false, floorLabel("bw", dirs), r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
 }
 
-// RequireBW is CheckBW that stops the test (FailNow).
+// RequireBW is CheckBW that stops the test (FailNow), also when a run
+// cut short leaves it unjudged.
 func (r *Result) RequireBW(t testing.TB, floor float64, dirs ...workload.Dir) {
 	t.Helper()
-	r.emit(t, true, r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
+	r.measured(t, true, floorLabel("bw", dirs), r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
+}
+
+// floorLabel names a floor check in logs: "iops floor", "bw read
+// floor".
+func floorLabel(metric string, dirs []workload.Dir) string {
+	if l := dirsLabel(dirs); l != "" {
+		metric += " " + l
+	}
+	return metric + " floor"
 }
 
 // CheckNoErrors checks that no I/O failed (nor an fsync). It reports with
-// t.Errorf and continues.
+// t.Errorf and continues. It judges a run cut short by Main's interrupt
+// as any other: an I/O that failed did so however long the run, and the
+// cancellation fails none (the runner stops issuing I/O and reaps what
+// is in flight).
 func (r *Result) CheckNoErrors(t testing.TB) bool {
 	t.Helper()
 	return r.emit(t, false, r.errorFindings())
@@ -326,16 +368,38 @@ func (r *Result) errorFindings() []report.Failure {
 
 // CheckVerify checks that the job verified its data (Job.Verify set)
 // and every block read back matched what was written. It reports with
-// t.Errorf and continues.
+// t.Errorf and continues. On a run cut short by Main's interrupt a block
+// read back wrong still fails (the data is corrupt however short the
+// run), as does verify left off; a verify pass cut short, or never
+// reached, is not judged: the check logs so and returns false.
 func (r *Result) CheckVerify(t testing.TB) bool {
 	t.Helper()
-	return r.emit(t, false, r.verifyFindings())
+	return r.checkVerify(t, false)
 }
 
-// RequireVerify is CheckVerify that stops the test (FailNow).
+// RequireVerify is CheckVerify that stops the test (FailNow), also when
+// a run cut short leaves it unjudged.
 func (r *Result) RequireVerify(t testing.TB) {
 	t.Helper()
-	r.emit(t, true, r.verifyFindings())
+	r.checkVerify(t, true)
+}
+
+func (r *Result) checkVerify(t testing.TB, stop bool) bool {
+	t.Helper()
+	findings := r.verifyFindings()
+	if r.cut != nil && r.verifyMismatches() == 0 {
+		return r.notJudged(t, stop, "verify", findings)
+	}
+	return r.emit(t, stop, findings)
+}
+
+// verifyMismatches counts the blocks read back wrong, over the clones.
+func (r *Result) verifyMismatches() uint64 {
+	var bad uint64
+	for _, j := range r.Jobs {
+		bad += j.Verify.Mismatches
+	}
+	return bad
 }
 
 func (r *Result) verifyFindings() []report.Failure {

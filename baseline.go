@@ -124,6 +124,15 @@ func Strict() BaselineOption {
 // corrupt one fails and is left as it is. The comparison, as text, is
 // also an artifact of the run. It returns whether the comparison passed:
 // no regression, and in strict mode nothing inconclusive.
+//
+// A run cut short by Main's interrupt (SIGINT, SIGTERM, the test
+// binary's -timeout about to expire) is neither compared nor recorded:
+// seconds of a job are no match for its baseline, and no reference for
+// later runs. CheckBaseline logs so ("randread-4k: baseline not
+// compared: run cut short by SIGINT after 3.2s of 1m0s") and returns
+// false, leaving the failure to the cancellation error Run recorded; no
+// verdict goes into the report or Main's summary. Bad options still
+// fail.
 func CheckBaseline(t testing.TB, res *Result, opts ...BaselineOption) bool {
 	t.Helper()
 	ok, _ := checkBaseline(t, res, opts)
@@ -132,7 +141,7 @@ func CheckBaseline(t testing.TB, res *Result, opts ...BaselineOption) bool {
 
 // RequireBaseline is CheckBaseline that stops the test (FailNow) when
 // the comparison does not pass or the baseline cannot be read or
-// recorded.
+// recorded, or a run cut short is not compared.
 func RequireBaseline(t testing.TB, res *Result, opts ...BaselineOption) {
 	t.Helper()
 	if ok, _ := checkBaseline(t, res, opts); !ok {
@@ -153,6 +162,14 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 	flagRules, err := regress.ParseRules(ToleranceSetting())
 	if err != nil {
 		res.fail(t, "baseline", "%s: -stortest.tolerance (or %s): %v", res.Job.Name, EnvTolerance, err)
+		return false, nil
+	}
+	if res.cut != nil {
+		if Update() {
+			res.logCut(t, "baseline not recorded")
+		} else {
+			res.logCut(t, "baseline not compared")
+		}
 		return false, nil
 	}
 	path := baselines.Path(c.dir, t.Name(), res.Job.Name)

@@ -81,6 +81,9 @@ func checkSignal(t *testing.T, bin, kind string, sig syscall.Signal) {
 	long := doc.find("TestLong", "long")
 	require.NotNil(t, long, "the cut run's testcase")
 	assert.True(t, long.cancelled(name), "says it was cancelled: %+v", long.Errors)
+	// Its percentile limit, which no run meets, is not judged.
+	assert.Empty(t, long.Failures, "checks judged the partial results")
+	assert.Contains(t, c.stdout.String(), "stortest: long: clat p99 not judged: run cut short by "+name+" after ")
 	assert.Contains(t, long.Out, "(canceled: partial results)")
 	assert.Contains(t, long.Out, "read: IOPS=")
 	iops, err := strconv.ParseFloat(s.prop("TestLong/long/read.iops"), 64)
@@ -261,6 +264,9 @@ type junitCase struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr"`
 	} `xml:"error"`
+	Failures []struct {
+		Message string `xml:"message,attr"`
+	} `xml:"failure"`
 	Skipped *struct {
 		Message string `xml:"message,attr"`
 	} `xml:"skipped"`

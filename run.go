@@ -89,6 +89,10 @@ type Result struct {
 	// repeats are the further runs of the job Repeats made while
 	// recording, which CheckBaseline adds to the baseline.
 	repeats []*workload.Result
+	// cut says how Main's interrupt cut the run (or its repeats) short;
+	// nil for a run that ended on its own. The checks do not judge such
+	// a run (see partial.go).
+	cut *cutShort
 }
 
 // Name is the job's name, which names the run in messages and reports.
@@ -116,9 +120,11 @@ func (r *Result) Name() string { return r.Job.Name }
 // Under Main, SIGINT or SIGTERM, or the test binary's -timeout about to
 // expire, cancels the job: Run returns its partial results, recorded as
 // usual with an error of type "cancelled" in the report, and fails the
-// test (Errorf) saying so. A Run called after the signal does not start
-// the job but skips the test (SkipNow), or fails it (FailNow) when it
-// has run a job already, "cancelled by SIGINT".
+// test (Errorf) saying so; the checks of the Result then leave its
+// measurements unjudged (see the Check* methods). A Run called after
+// the signal does not start the job but skips the test (SkipNow), or
+// fails it (FailNow) when it has run a job already, "cancelled by
+// SIGINT".
 //
 // Run stops the test (FailNow) when the job cannot start (a bad job, a
 // missing target), and skips it (or fails it with
@@ -288,11 +294,14 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		}
 		canceled = canceled || j.Canceled
 	}
+	// A repeat cut short would go into the baseline as a whole run.
+	canceled = canceled || anyCanceled(repeats...)
 	cause := interruptedBy()
 	switch {
 	case canceled && cause != nil:
 		// The run is cut short, not measured: an error of the testcase
-		// and of the test, whatever the checks of its partial results say.
+		// and of the test, which the checks leave to stand alone.
+		r.cut = &cutShort{cause: cause, elapsed: elapsed, planned: plannedTime(job, &cfg)}
 		msg := fmt.Sprintf("%s: %s: results are partial", job.Name, cause.after(elapsed.Round(time.Millisecond)))
 		r.rec.addFailure(report.Failure{Message: msg, Type: "cancelled"}, true)
 		t.Errorf("stortest: %s", msg)

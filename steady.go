@@ -18,17 +18,22 @@ import (
 // MeasureAfterSteady) and never regained it fails, saying when it was
 // lost. A job without steady-state options fails the check: there is
 // nothing to attain. It reports with t.Errorf and continues.
+//
+// On a run cut short by Main's interrupt it does not judge steady state,
+// attained or not: a window cut off is no verdict on the device. It logs
+// so and returns false; a job without steady-state options still fails.
 func (r *Result) CheckSteady(t testing.TB) bool {
 	t.Helper()
-	return r.emit(t, false, r.steadyFindings())
+	return r.measured(t, false, "steady state", r.steadyFindings())
 }
 
 // RequireSteady is CheckSteady that stops the test (FailNow): the
 // measurements of a job that never settled say little, so further checks
-// are usually pointless.
+// are usually pointless. It stops the test too when a run cut short
+// leaves it unjudged.
 func (r *Result) RequireSteady(t testing.TB) {
 	t.Helper()
-	r.emit(t, true, r.steadyFindings())
+	r.measured(t, true, "steady state", r.steadyFindings())
 }
 
 func (r *Result) steadyFindings() []report.Failure {

@@ -54,6 +54,7 @@ func checkTimeout(t *testing.T, bin string, timeout time.Duration, env ...string
 	out := c.stdout.String()
 	assert.Contains(t, out, "long: cancelled after ")
 	assert.Contains(t, out, "as the test binary's -timeout (5s) is about to expire: results are partial")
+	assert.Contains(t, out, "stortest: long: clat p99 not judged: run cut short by the test binary's -timeout (5s) after ")
 	return c
 }
 
@@ -74,6 +75,7 @@ func checkTimeoutReport(t *testing.T, c *cancelProgram) {
 	assert.Equal(t, "cancelled", long.Errors[0].Type)
 	assert.Regexp(t, `^long: cancelled after \d+(\.\d+)?m?s as the test binary's -timeout \(5s\) is about to expire: results are partial$`,
 		long.Errors[0].Message)
+	assert.Empty(t, long.Failures, "checks judged the partial results")
 	assert.Contains(t, long.Out, "(canceled: partial results)")
 	iops, err := strconv.ParseFloat(s.prop("TestLong/long/read.iops"), 64)
 	require.NoError(t, err)

@@ -28,10 +28,12 @@ func job(name string) workload.Job {
 	}
 }
 
-// TestLong is running when the signal comes: its run is cut short.
+// TestLong is running when the signal comes: its run is cut short, and
+// a limit no run meets is not judged.
 func TestLong(t *testing.T) {
 	res := stortest.Run(t, target(t), job("long"), stortest.ProgressEvery(500*time.Millisecond))
 	res.CheckNoErrors(t)
+	res.CheckPercentile(t, stortest.Clat, 99, time.Nanosecond)
 }
 
 // TestNext comes after the signal: its run must not start.
