@@ -57,6 +57,7 @@ func init() {
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
+		progress := func(p histlog.Pass) { printPass(stderr, p) }
 
 		if *format == "fio" {
 			if *dir != "" && *dir != "all" {
@@ -73,13 +74,13 @@ func init() {
 			}
 			opt := histlog.FioOptions{FioVersion: *fioVersion, BucketGroups: *groups, Percentiles: ps,
 				TimeQuantum: int(q), LogHistMsec: int(*lhm), OutputUnit: map[histlog.Unit]string{histlog.Microsecond: "usec", histlog.Millisecond: "msec"}[unit],
-				Workers: *workers}
+				Workers: *workers, Progress: progress}
 			return histlog.FioPctiles(ctx, stdout, inputs, opt)
 		}
 
 		cfg := histlog.Config{Quantum: time.Duration(math.Round(q*1000)) * time.Millisecond, Percentiles: ps,
 			LogHistMsec: *lhm, Reader: histlog.ReaderOptions{FioVersion: *fioVersion, Groups: *groups},
-			ByInput: *byInput, Workers: *workers}
+			ByInput: *byInput, Workers: *workers, Progress: progress}
 		if cfg.Quantum <= 0 {
 			return fmt.Errorf("%w: --time-quantum %q: below a millisecond", errUsage, *quantum)
 		}
@@ -111,6 +112,18 @@ func init() {
 		return nil
 	}
 	register(c)
+}
+
+// printPass tells of a merge in passes: why once, then each pass.
+func printPass(w io.Writer, p histlog.Pass) {
+	if p.N == 1 {
+		limit := "no limit known"
+		if p.Limit > 0 {
+			limit = fmt.Sprintf("limit %d, %d open", p.Limit, p.Open)
+		}
+		fmt.Fprintf(w, "stortest hist merge: merging %d logs in %d passes: room for %d open files (%s)\n", p.Inputs, p.Passes, p.Files, limit)
+	}
+	fmt.Fprintf(w, "stortest hist merge: pass %d of %d: logs %d to %d\n", p.N, p.Passes, p.First+1, p.First+p.Logs)
 }
 
 // parseInterleaved parses flags placed before, between or after the

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -235,5 +238,82 @@ func TestHistMergeThousandFiles(t *testing.T) {
 		if rows < 6 {
 			t.Errorf("%v: %d rows", tc.args, rows)
 		}
+	}
+}
+
+// histLimitChildEnv names the directory of TestHistMergePasses's child.
+const histLimitChildEnv = "STORTEST_HIST_LIMIT_CHILD"
+
+// `stortest hist merge` of more logs than its hard limit on open files
+// allows (this test binary run again, its limit lowered to 64) says it
+// merges in passes and prints what one pass prints, byte for byte.
+func TestHistMergePasses(t *testing.T) {
+	if dir := os.Getenv(histLimitChildEnv); dir != "" {
+		histLimitChild(t, dir)
+		return
+	}
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd to count open files")
+	}
+	dir := t.TempDir()
+	var files []string
+	for i := range 120 {
+		src := histLogs(t)[i%4]
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(dir, "logs", fmt.Sprintf("node%02d", i/4), filepath.Base(src))
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	for _, args := range [][]string{{"--by-input", "--percentiles", "50,99.9"}, {"--format", "fio"}} {
+		args = append(append([]string{"hist", "merge"}, files...), args...)
+		var want, stderr bytes.Buffer
+		if code := runMain(args, &want, &stderr); code != 0 || stderr.Len() != 0 {
+			t.Fatalf("%v: exit %d: %s", args[len(files)+2:], code, stderr.String())
+		}
+		if err := os.WriteFile(filepath.Join(dir, "args"), []byte(strings.Join(args, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHistMergePasses$")
+		cmd.Env = append(os.Environ(), histLimitChildEnv+"="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: child: %v\n%s", args[len(files)+2:], err, out)
+		}
+		got, _ := os.ReadFile(filepath.Join(dir, "stdout"))
+		msgs, _ := os.ReadFile(filepath.Join(dir, "stderr"))
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%v: output in passes differs from one pass's (-one +passes):\n%s", args[len(files)+2:], cmp.Diff(want.String(), string(got)))
+		}
+		if m := regexp.MustCompile(`^stortest hist merge: merging 120 logs in [2-9] passes: room for \d+ open files \(limit 64, \d+ open\)\n`); !m.Match(msgs) {
+			t.Errorf("%v: stderr %q, want the passes announced", args[len(files)+2:], msgs)
+		}
+		t.Logf("%v: %s", args[len(files)+2:], bytes.SplitN(msgs, []byte("\n"), 2)[0])
+	}
+}
+
+// histLimitChild lowers its limit on open files to 64 (soft and hard,
+// for good: it is a process of its own), runs the arguments in dir and
+// leaves stdout and stderr there.
+func histLimitChild(t *testing.T, dir string) {
+	b, err := os.ReadFile(filepath.Join(dir, "args"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 64, Max: 64}); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := runMain(strings.Split(string(b), "\n"), &stdout, &stderr)
+	os.WriteFile(filepath.Join(dir, "stdout"), stdout.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "stderr"), stderr.Bytes(), 0o644)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 }
