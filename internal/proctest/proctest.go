@@ -1,14 +1,18 @@
 // Package proctest holds what the tests that run a stortest binary and
 // signal it share: a buffer its output can be copied into while the test
-// reads it, and a check for loop devices it left behind.
+// reads it, a check for loop devices it left behind, and the tag of a
+// process that is gone.
 package proctest
 
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"stortest.dev/internal/owner"
 )
 
 // LoopsOver returns the sysfs backing_file entries of the loop devices
@@ -43,4 +47,18 @@ func (l *LockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// DeadTag returns the owner tag (see internal/owner) of a process that has
+// run and is gone: a child started, tagged while it ran, then killed and
+// reaped.
+func DeadTag() (string, error) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	tag, err := owner.Of(cmd.Process.Pid)
+	cmd.Process.Kill()
+	cmd.Wait()
+	return tag, err
 }
