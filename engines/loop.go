@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,7 @@ type Loop struct {
 
 	mu       sync.Mutex
 	detached bool
+	closed   bool // by Close, without detaching
 }
 
 // Bounds on retries. Attaching races with other processes taking the same free
@@ -197,8 +199,94 @@ func (l *Loop) Bound() bool {
 		return false
 	}
 	// A deleted backing file reads as "<path> (deleted)".
-	got := strings.TrimSuffix(strings.TrimSpace(string(b)), " (deleted)")
+	got := strings.TrimSuffix(strings.TrimSpace(string(b)), deletedSuffix)
 	return got == l.canon
+}
+
+// ErrNotBound: the loop device is attached to no file.
+var ErrNotBound = errors.New("loop device not attached to a file")
+
+// OpenLoop opens the attached loop device at path (/dev/loopN), whoever
+// attached it, to look at it and, if the caller so decides, Detach it.
+// Backing, BackingDeleted and BackingID are read after the device is
+// open, and while the Loop holds it open the device stays attached to that
+// file (a detach by another process waits for the last close): a Detach
+// after checking them detaches that binding, never a later one. Close lets
+// go without detaching. A device attached to no file fails with
+// ErrNotBound. Needs root.
+func OpenLoop(path string) (*Loop, error) {
+	num, ok := strings.CutPrefix(filepath.Base(path), "loop")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 0 {
+		return nil, fmt.Errorf("engines: loop: %s is not a loop device path (/dev/loopN)", path)
+	}
+	// Read-only: a writer's close makes udev probe the device again.
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("engines: loop: %w", err)
+	}
+	l := &Loop{n: n, path: path, f: f}
+	if _, err := unix.IoctlLoopGetStatus64(int(f.Fd())); err != nil {
+		f.Close()
+		if errors.Is(err, unix.ENXIO) {
+			return nil, fmt.Errorf("engines: loop: %s: %w", path, ErrNotBound)
+		}
+		return nil, fmt.Errorf("engines: loop: LOOP_GET_STATUS64 %s: %w", path, err)
+	}
+	b, err := os.ReadFile(l.sysBacking())
+	if err != nil {
+		f.Close()
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("engines: loop: %s: %w", path, ErrNotBound)
+		}
+		return nil, fmt.Errorf("engines: loop: %w", err)
+	}
+	l.canon = strings.TrimSuffix(strings.TrimSpace(string(b)), deletedSuffix)
+	l.backing = l.canon
+	return l, nil
+}
+
+// deletedSuffix ends the kernel's name of a backing file that was removed.
+const deletedSuffix = " (deleted)"
+
+// BackingDeleted reports whether the backing file was removed while the
+// device was attached (the kernel then names it "<path> (deleted)").
+func (l *Loop) BackingDeleted() bool {
+	b, err := os.ReadFile(l.sysBacking())
+	return err == nil && strings.HasSuffix(strings.TrimSpace(string(b)), deletedSuffix)
+}
+
+// BackingID returns the device number and inode of the backing file
+// (LOOP_GET_STATUS64), to compare with what os.Stat says of a path: the
+// name the kernel prints is the file's path in the mount namespace of the
+// reader, which need not be the file at that path here.
+func (l *Loop) BackingID() (dev, ino uint64, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.detached || l.closed {
+		return 0, 0, fmt.Errorf("engines: loop: %s: %w", l.path, os.ErrClosed)
+	}
+	info, err := unix.IoctlLoopGetStatus64(int(l.f.Fd()))
+	if err != nil {
+		if errors.Is(err, unix.ENXIO) {
+			err = ErrNotBound
+		}
+		return 0, 0, fmt.Errorf("engines: loop: LOOP_GET_STATUS64 %s: %w", l.path, err)
+	}
+	return info.Device, info.Inode, nil
+}
+
+// Close lets go of the device without detaching it; Detach after Close
+// fails. A device attached with AutoClear detaches now if no one else
+// holds it open. Close after Detach, or twice, does nothing.
+func (l *Loop) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.detached || l.closed {
+		return nil
+	}
+	l.closed = true
+	return l.f.Close()
 }
 
 // Detach detaches the device (LOOP_CLR_FD) and waits until it has let go of
@@ -210,6 +298,9 @@ func (l *Loop) Detach() error {
 	defer l.mu.Unlock()
 	if l.detached {
 		return nil
+	}
+	if l.closed {
+		return fmt.Errorf("engines: loop: detach %s: %w", l.path, os.ErrClosed)
 	}
 	var err error
 	for range loopDetachTries {

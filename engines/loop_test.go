@@ -173,3 +173,83 @@ func TestLoopErrors(t *testing.T) {
 		t.Errorf("configureErr(direct, EINVAL) = %v, want ErrNoDirectIO", err)
 	}
 }
+
+// OpenLoop takes hold of a device another Loop attached: it names the
+// backing file as the kernel does, its inode, and whether it was removed;
+// Close leaves the device attached and Detach detaches it.
+func TestOpenLoop(t *testing.T) {
+	requireRoot(t)
+	l, err := AttachLoop(tempFile(t, 1<<20), LoopOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Held by no process, as a dead process leaves it.
+	l.Close()
+	t.Cleanup(func() {
+		if o, err := OpenLoop(l.Path()); err == nil && o.Backing() == l.Backing() {
+			o.Detach()
+		} else if err == nil {
+			o.Close()
+		}
+	})
+	var st unix.Stat_t
+	if err := unix.Stat(l.Backing(), &st); err != nil {
+		t.Fatal(err)
+	}
+
+	o, err := OpenLoop(l.Path())
+	if err != nil {
+		t.Fatalf("OpenLoop(%s): %v", l.Path(), err)
+	}
+	if o.Backing() != l.Backing() || o.Number() != l.Number() || o.Path() != l.Path() {
+		t.Errorf("OpenLoop: %s #%d over %q; want %s #%d over %q", o.Path(), o.Number(), o.Backing(), l.Path(), l.Number(), l.Backing())
+	}
+	dev, ino, err := o.BackingID()
+	if err != nil || dev != st.Dev || ino != st.Ino {
+		t.Errorf("BackingID = %d, %d, %v; want the file's %d, %d", dev, ino, err, st.Dev, st.Ino)
+	}
+	if o.BackingDeleted() {
+		t.Error("BackingDeleted while the file exists")
+	}
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !l.Bound() {
+		t.Fatal("Close detached the device")
+	}
+	if err := o.Detach(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("Detach after Close = %v, want os.ErrClosed", err)
+	}
+
+	if err := os.Remove(l.Backing()); err != nil {
+		t.Fatal(err)
+	}
+	o, err = OpenLoop(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.BackingDeleted() || o.Backing() != l.Backing() {
+		t.Errorf("removed backing file: BackingDeleted %v, Backing %q; want true, %q", o.BackingDeleted(), o.Backing(), l.Backing())
+	}
+	if err := o.Detach(); err != nil {
+		t.Fatalf("Detach: %v", err)
+	}
+	if l.Bound() || o.Bound() {
+		t.Error("still attached after the OpenLoop's Detach")
+	}
+
+	// The device is free now, unless another process took it at once.
+	if o, err := OpenLoop(l.Path()); err == nil {
+		if o.Backing() == l.Backing() {
+			t.Errorf("OpenLoop of a detached device names its old file %q", o.Backing())
+		}
+		o.Close()
+	} else if !errors.Is(err, ErrNotBound) {
+		t.Errorf("OpenLoop of a free device = %v, want ErrNotBound", err)
+	}
+	for _, bad := range []string{"/dev/sda", "/dev/loop", "/dev/loop-control", "/dev/loop1x"} {
+		if _, err := OpenLoop(bad); err == nil || !strings.Contains(err.Error(), "not a loop device path") {
+			t.Errorf("OpenLoop(%q) = %v, want not a loop device path", bad, err)
+		}
+	}
+}
