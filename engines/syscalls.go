@@ -26,7 +26,10 @@ const _ = uint(unsafe.Sizeof(uintptr(0)) - 8)
 // 4k read and up to 2.5x fewer IOPS, against 21 us (as fio) raw. The price:
 // a blocked transfer holds its P (the runner sizes GOMAXPROCS to its
 // threads), and a stop-the-world waits for it. A preemption signal may cut
-// an interruptible wait (FUSE) short with EINTR, which is retried.
+// an interruptible wait (FUSE) short with EINTR, which is retried; an
+// uninterruptible one (a block device's request) holds the stop until it
+// is answered, so nothing in the runner's process may serve the device
+// (package faults serves its FUSE files from a child process).
 
 // res converts a syscall return to bytes or -errno.
 func res(r uintptr, errno unix.Errno) int64 {

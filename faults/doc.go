@@ -19,16 +19,17 @@
 // errors, latency (fixed, spikes, heavy tails, stalls, also virtual) and
 // short transfers, deterministic by seed.
 //
-// The file is served by the process that calls Serve. That process must
-// not map the file or the loop device (the mmap engine) itself: a page
-// fault on such a mapping blocks its thread inside the kernel, where Go's
-// garbage collector cannot stop it, and a collection that starts meanwhile
-// stops the server the fault is waiting for. Run memory-mapped I/O in
-// another process; read(2)- and write(2)-style engines, libaio and
-// io_uring are safe in-process.
+// The file is served by a child process: the program that calls Serve,
+// executed again, which this package's init turns into the server. The
+// process that runs the I/O must not serve it: the engines' raw system
+// calls and page faults on a mapping hold their threads where the Go
+// runtime cannot stop them, and a garbage collection would wait for them
+// while holding the server that would answer them. Every engine, mmap
+// included, is safe in the process that calls Serve.
 //
 // Serve needs root and /dev/fuse (it mounts with mount(2), not fusermount).
 // Close releases stalled requests first, so a test that fails mid-stall
-// still leaves no mount or loop device behind; only a process killed
-// outright (SIGKILL) leaves its mount, disconnected, for umount -l.
+// still leaves no mount or loop device behind. A process killed outright
+// (SIGKILL) leaves nothing either: its server sees it gone and unmounts,
+// and loop devices from File.AttachLoop detach themselves.
 package faults

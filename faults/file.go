@@ -1,19 +1,18 @@
 package faults
 
 import (
-	"context"
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/hanwen/go-fuse/v2/fs"
-	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"stortest.dev/engines"
 )
@@ -124,20 +123,23 @@ type Stats struct {
 // File is a file served through FUSE whose requests fail or stall where
 // its rules say. Close it when done (t.Cleanup in tests): it detaches the
 // loop devices it attached, unmounts and removes the mount point.
+//
+// The file system is served by a child process (this program, started
+// again; see Serve), never by the process that calls Serve: that process
+// may then run any engine on the file or a loop device over it,
+// memory-mapped I/O included.
 type File struct {
-	mnt     string
-	path    string
-	size    int64
-	server  *fuse.Server
-	mem     []byte // in-memory contents, or nil with a backing file
-	memMu   sync.RWMutex
-	backing *os.File
+	mnt  string
+	path string
+	size int64
 
-	rules   atomic.Pointer[Rules]
-	release chan struct{} // closed by Release
-	relOnce sync.Once
-
-	reads, writes, fsyncs, errs, stalls atomic.Uint64
+	ctl    sync.Mutex // one request to the server at a time
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Scanner
+	stderr *tailBuffer
+	exited chan struct{} // closed when the server has exited
+	last   Stats         // the latest counts the server gave
 
 	mu     sync.Mutex
 	loops  []*engines.Loop
@@ -147,86 +149,188 @@ type File struct {
 // fileName is the file's name in the mount point.
 const fileName = "disk.img"
 
+// serverWait bounds the waits for the server process: for its mount, an
+// answer, its exit. A server that takes longer is stuck, and is killed.
+const serverWait = 30 * time.Second
+
 // Serve mounts a FUSE file system holding one file (Path) and serves it
 // until Close. Every open of the file uses FUSE direct I/O, so each read
 // and write (also those of a loop device over it) reaches the rules: the
 // kernel caches none of its pages. Needs root (the file system is mounted
 // with mount(2), without fusermount) and /dev/fuse; ErrNoFUSE says why
 // when they are missing.
+//
+// The server is a child process: the running program, executed again
+// from /proc/self/exe, which this package's init turns into the server
+// before main runs (so it works in any program that imports faults, test
+// binaries included). It ignores SIGINT and SIGTERM and ends when Close
+// tells it to, or when its parent is gone, even killed with SIGKILL: then
+// it answers the stalled requests and unmounts, and a loop device from
+// AttachLoop detaches itself (LO_FLAGS_AUTOCLEAR) as the dead parent's
+// descriptors close.
 func Serve(o FileOptions) (*File, error) {
 	if err := o.Rules.validate(); err != nil {
 		return nil, err
 	}
-	f := &File{release: make(chan struct{})}
+	cfg := serveConfig{Rules: append(Rules(nil), o.Rules...)}
 	switch {
 	case o.Backing != "":
-		if st, err := os.Stat(o.Backing); err == nil && !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%w: backing file %s is not a regular file (mode %v)", ErrConfig, o.Backing, st.Mode())
-		}
-		b, err := os.OpenFile(o.Backing, os.O_RDWR, 0)
+		st, err := os.Stat(o.Backing)
 		if err != nil {
 			return nil, fmt.Errorf("faults: backing file: %w", err)
 		}
-		st, err := b.Stat()
-		if err != nil || !st.Mode().IsRegular() {
-			b.Close()
-			if err == nil {
-				err = fmt.Errorf("mode %v", st.Mode())
-			}
-			return nil, fmt.Errorf("%w: backing file %s is not a regular file (%v)", ErrConfig, o.Backing, err)
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%w: backing file %s is not a regular file (mode %v)", ErrConfig, o.Backing, st.Mode())
 		}
-		f.backing, f.size = b, st.Size()
+		abs, err := filepath.Abs(o.Backing)
+		if err != nil {
+			return nil, fmt.Errorf("faults: backing file: %w", err)
+		}
+		cfg.Backing = abs
 	case o.Size > 0:
-		f.mem, f.size = make([]byte, o.Size), o.Size
+		cfg.Size = o.Size
 	default:
 		return nil, fmt.Errorf("%w: want a Size > 0 or a Backing file", ErrConfig)
 	}
-	rules := append(Rules(nil), o.Rules...)
-	f.rules.Store(&rules)
 	if _, err := os.Stat("/dev/fuse"); err != nil {
-		f.closeBacking()
 		return nil, fmt.Errorf("%w: %w", ErrNoFUSE, err)
 	}
 	mnt, err := os.MkdirTemp(o.Dir, "stortest-faults-*")
 	if err != nil {
-		f.closeBacking()
 		return nil, fmt.Errorf("faults: mount point: %w", err)
 	}
-	f.mnt, f.path = mnt, filepath.Join(mnt, fileName)
-	root := &fs.Inode{}
-	zero := time.Duration(0)
-	server, err := fs.Mount(mnt, root, &fs.Options{
-		MountOptions: fuse.MountOptions{
-			DirectMountStrict: true, // mount(2): no fusermount needed as root
-			FsName:            "stortest-faults",
-			Name:              "stortest",
-			MaxWrite:          1 << 20, // requests up to 1 MiB, as large as a loop device sends
-			DisableXAttrs:     true,
-			// Asynchronous direct I/O: a loop device's requests then run
-			// concurrently, so a stalled one holds only itself, as on a
-			// device with a queue; without it the loop worker waits for
-			// each request in turn.
-			ExtraCapabilities: fuse.CAP_ASYNC_DIO,
-			MaxBackground:     128, // async requests in flight; the default 12 would queue the rest
-		},
-		// The size never changes; nothing to cache wrongly.
-		AttrTimeout:  &zero,
-		EntryTimeout: &zero,
-		OnAdd: func(ctx context.Context) {
-			n := root.NewPersistentInode(ctx, &node{f: f}, fs.StableAttr{Mode: syscall.S_IFREG, Ino: 2})
-			root.AddChild(fileName, n, true)
-		},
-	})
-	if err != nil {
-		os.Remove(mnt)
-		f.closeBacking()
-		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENODEV) || errors.Is(err, syscall.ENOENT) {
-			return nil, fmt.Errorf("%w: mount %s: %w (needs root and FUSE in the kernel)", ErrNoFUSE, mnt, err)
-		}
-		return nil, fmt.Errorf("faults: mount %s: %w", mnt, err)
+	if mnt, err = filepath.Abs(mnt); err != nil {
+		return nil, fmt.Errorf("faults: mount point: %w", err)
 	}
-	f.server = server
+	cfg.Mountpoint = mnt
+	f := &File{mnt: mnt, path: filepath.Join(mnt, fileName), stderr: &tailBuffer{max: 4 << 10}, exited: make(chan struct{})}
+	if err := f.start(cfg); err != nil {
+		os.Remove(mnt)
+		return nil, err
+	}
 	return f, nil
+}
+
+// start runs the server process and waits for its mount.
+func (f *File) start(cfg serveConfig) error {
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = []string{os.Args[0]}
+	cmd.Env = append(os.Environ(), serverEnv+"=1")
+	cmd.Stderr = f.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("faults: server: %w", err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("faults: server: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("faults: start the server process: %w", err)
+	}
+	f.cmd, f.in = cmd, in
+	f.out = bufio.NewScanner(out)
+	f.out.Buffer(make([]byte, 64<<10), 16<<20)
+	go func() {
+		cmd.Wait()
+		close(f.exited)
+	}()
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		f.kill()
+		return fmt.Errorf("faults: server: %w", err)
+	}
+	r, err := f.exchange(b)
+	if err == nil && r.Err != "" {
+		err = errors.New(r.Err)
+		if r.NoFUSE {
+			err = fmt.Errorf("%w: %s", ErrNoFUSE, strings.TrimPrefix(r.Err, ErrNoFUSE.Error()+": "))
+		}
+	}
+	if err != nil {
+		f.kill()
+		return err
+	}
+	f.size = r.Size
+	return nil
+}
+
+// exchange sends one line to the server and reads its answer, within
+// serverWait; the caller holds f.ctl or is the only user yet.
+func (f *File) exchange(line []byte) (reply, error) {
+	type result struct {
+		r   reply
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		if _, err := f.in.Write(append(line, '\n')); err != nil {
+			done <- result{err: err}
+			return
+		}
+		if !f.out.Scan() {
+			err := f.out.Err()
+			if err == nil {
+				err = io.EOF
+			}
+			done <- result{err: err}
+			return
+		}
+		var r reply
+		err := json.Unmarshal(f.out.Bytes(), &r)
+		done <- result{r, err}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			return reply{}, f.serverErr(res.err)
+		}
+		return res.r, nil
+	case <-time.After(serverWait):
+		f.kill()
+		return reply{}, f.serverErr(fmt.Errorf("no answer in %v", serverWait))
+	}
+}
+
+// serverErr describes a failed exchange with what the server printed.
+func (f *File) serverErr(err error) error {
+	select {
+	case <-f.exited:
+		err = fmt.Errorf("exited (%v): %w", f.cmd.ProcessState, err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if msg := strings.TrimSpace(f.stderr.String()); msg != "" {
+		return fmt.Errorf("faults: server process for %s: %w; it printed: %s", f.mnt, err, msg)
+	}
+	return fmt.Errorf("faults: server process for %s: %w", f.mnt, err)
+}
+
+// request sends a request and returns the server's answer.
+func (f *File) request(req request) (reply, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return reply{}, fmt.Errorf("faults: %w", err)
+	}
+	f.ctl.Lock()
+	defer f.ctl.Unlock()
+	select {
+	case <-f.exited:
+		return reply{}, f.serverErr(errors.New("not running"))
+	default:
+	}
+	r, err := f.exchange(b)
+	if err == nil && r.Err != "" {
+		err = errors.New(r.Err)
+	}
+	return r, err
+}
+
+// kill ends the server process and waits for it.
+func (f *File) kill() {
+	if f.cmd != nil && f.cmd.Process != nil {
+		f.cmd.Process.Kill()
+		<-f.exited
+	}
 }
 
 // Path is the served file.
@@ -243,33 +347,40 @@ func (f *File) SetRules(rs Rules) error {
 	if err := rs.validate(); err != nil {
 		return err
 	}
-	c := append(Rules(nil), rs...)
-	f.rules.Store(&c)
-	return nil
+	_, err := f.request(request{Op: "rules", Rules: rs})
+	return err
 }
 
 // Release ends every stall now and makes later stalls end at once: the
 // requests are answered (with their rule's errno, if any).
-func (f *File) Release() { f.relOnce.Do(func() { close(f.release) }) }
+func (f *File) Release() { f.request(request{Op: "release"}) }
 
-// Stats returns the counts so far.
+// Stats returns the counts so far; after Close, or when the server
+// cannot answer, the last counts it gave.
 func (f *File) Stats() Stats {
-	return Stats{Reads: f.reads.Load(), Writes: f.writes.Load(), Fsyncs: f.fsyncs.Load(),
-		Errors: f.errs.Load(), Stalls: f.stalls.Load()}
+	r, err := f.request(request{Op: "stats"})
+	f.ctl.Lock()
+	defer f.ctl.Unlock()
+	if err == nil && r.Stats != nil {
+		f.last = *r.Stats
+	}
+	return f.last
 }
 
-// AttachLoop attaches a loop device over the file (engines.AttachLoop);
-// Close detaches it. The kernel's loop driver then turns every failed
-// request into a failed block I/O, so the block layer's error paths reach
-// any engine on the device. Loop direct I/O (opts.DirectIO) over FUSE
-// depends on the kernel; without it the loop's requests still reach the
-// rules, since the file is opened with FUSE direct I/O.
+// AttachLoop attaches a loop device over the file (engines.AttachLoop,
+// always with AutoClear: should this process die, the device detaches
+// itself); Close detaches it. The kernel's loop driver then turns every
+// failed request into a failed block I/O, so the block layer's error
+// paths reach any engine on the device. Loop direct I/O (opts.DirectIO)
+// over FUSE depends on the kernel; without it the loop's requests still
+// reach the rules, since the file is opened with FUSE direct I/O.
 func (f *File) AttachLoop(opts engines.LoopOptions) (*engines.Loop, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return nil, fmt.Errorf("faults: attach loop: %s is closed", f.path)
 	}
+	opts.AutoClear = true
 	l, err := engines.AttachLoop(f.path, opts)
 	if err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
@@ -280,7 +391,8 @@ func (f *File) AttachLoop(opts engines.LoopOptions) (*engines.Loop, error) {
 
 // Close releases stalls, detaches the loop devices AttachLoop made,
 // unmounts the file system (lazily, MNT_DETACH, if something still holds
-// it open) and removes the mount point. It is safe to call more than once.
+// it open), ends the server process and removes the mount point. It is
+// safe to call more than once.
 func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -288,32 +400,39 @@ func (f *File) Close() error {
 		return nil
 	}
 	f.closed = true
-	f.Release()
+	f.Stats() // keep the final counts
 	var errs []error
+	// Answer stalled requests first: a loop device detaches only once its
+	// requests are done. A server that died cannot answer; its requests
+	// failed with it.
+	f.Release()
 	for _, l := range f.loops {
 		if err := l.Detach(); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	f.loops = nil
-	if err := f.server.Unmount(); err != nil {
-		// Busy: unmount lazily, the kernel finishes when the last user
-		// closes the file; the server answers until then.
-		if err2 := syscall.Unmount(f.mnt, syscall.MNT_DETACH); err2 != nil {
-			errs = append(errs, fmt.Errorf("faults: unmount %s: %w, then lazily: %w", f.mnt, err, err2))
+	if _, err := f.request(request{Op: "close"}); err != nil {
+		errs = append(errs, err)
+	}
+	f.in.Close() // a server that missed "close" ends on its stdin
+	select {
+	case <-f.exited:
+	case <-time.After(serverWait):
+		f.kill()
+		errs = append(errs, fmt.Errorf("faults: server process for %s did not exit in %v; killed", f.mnt, serverWait))
+	}
+	if f.Mounted() {
+		// The server died or could not unmount: unmount lazily here, the
+		// kernel finishes when the last user closes the file.
+		if err := syscall.Unmount(f.mnt, syscall.MNT_DETACH); err != nil {
+			errs = append(errs, fmt.Errorf("faults: unmount %s: %w", f.mnt, err))
 		}
 	}
 	if err := os.Remove(f.mnt); err != nil && !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, fmt.Errorf("faults: %w", err))
 	}
-	f.closeBacking()
 	return errors.Join(errs...)
-}
-
-func (f *File) closeBacking() {
-	if f.backing != nil {
-		f.backing.Close()
-	}
 }
 
 // Mounted reports whether the file system is still mounted, from
@@ -331,130 +450,29 @@ func (f *File) Mounted() bool {
 	return false
 }
 
-// apply runs the rule for a request, if any: stalls, then returns the
-// errno to answer with (0 to go on).
-func (f *File) apply(ctx context.Context, op engines.Op, off, n int64) syscall.Errno {
-	r, ok := (*f.rules.Load()).Match(op, off, n)
-	if !ok {
-		return 0
-	}
-	if r.Stall > 0 {
-		f.stalls.Add(1)
-		t := time.NewTimer(r.Stall)
-		select {
-		case <-t.C:
-		case <-f.release:
-		case <-ctx.Done():
-			t.Stop()
-			return syscall.EINTR
-		}
-		t.Stop()
-	}
-	if r.Errno != 0 {
-		f.errs.Add(1)
-	}
-	return r.Errno
+// tailBuffer keeps the last max bytes written to it: the server's
+// stderr, for error messages.
+type tailBuffer struct {
+	mu  sync.Mutex
+	b   []byte
+	max int
 }
 
-// node is the served file.
-type node struct {
-	fs.Inode
-	f *File
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
 }
 
-var (
-	_ fs.NodeGetattrer = (*node)(nil)
-	_ fs.NodeSetattrer = (*node)(nil)
-	_ fs.NodeOpener    = (*node)(nil)
-	_ fs.NodeReader    = (*node)(nil)
-	_ fs.NodeWriter    = (*node)(nil)
-	_ fs.NodeFsyncer   = (*node)(nil)
-	_ fs.NodeFlusher   = (*node)(nil)
-)
-
-func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	out.Mode = syscall.S_IFREG | 0o600
-	out.Size = uint64(n.f.size)
-	out.Blksize = 4096
-	out.Blocks = (out.Size + 511) / 512
-	out.Nlink = 1
-	return 0
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
 }
-
-// Setattr accepts what does not change the file (times, owner) and
-// refuses a new size: the file stands in for a device.
-func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	if sz, ok := in.GetSize(); ok && sz != uint64(n.f.size) {
-		return syscall.EPERM
-	}
-	return n.Getattr(ctx, fh, out)
-}
-
-// Open answers with FOPEN_DIRECT_IO: the kernel caches nothing, every
-// read and write comes here.
-func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	return nil, fuse.FOPEN_DIRECT_IO, 0
-}
-
-func (n *node) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	f := n.f
-	f.reads.Add(1)
-	if errno := f.apply(ctx, engines.OpRead, off, int64(len(dest))); errno != 0 {
-		return nil, errno
-	}
-	if off >= f.size {
-		return fuse.ReadResultData(nil), 0
-	}
-	dest = dest[:min(int64(len(dest)), f.size-off)]
-	if f.backing != nil {
-		k, err := f.backing.ReadAt(dest, off)
-		if err != nil && k < len(dest) {
-			return nil, syscall.EIO
-		}
-		return fuse.ReadResultData(dest[:k]), 0
-	}
-	f.memMu.RLock()
-	copy(dest, f.mem[off:])
-	f.memMu.RUnlock()
-	return fuse.ReadResultData(dest), 0
-}
-
-func (n *node) Write(ctx context.Context, fh fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
-	f := n.f
-	f.writes.Add(1)
-	if errno := f.apply(ctx, engines.OpWrite, off, int64(len(data))); errno != 0 {
-		return 0, errno
-	}
-	if off >= f.size {
-		return 0, syscall.ENOSPC
-	}
-	data = data[:min(int64(len(data)), f.size-off)]
-	if f.backing != nil {
-		k, err := f.backing.WriteAt(data, off)
-		if err != nil {
-			return uint32(k), syscall.EIO
-		}
-		return uint32(k), 0
-	}
-	f.memMu.Lock()
-	copy(f.mem[off:], data)
-	f.memMu.Unlock()
-	return uint32(len(data)), 0
-}
-
-func (n *node) Fsync(ctx context.Context, fh fs.FileHandle, flags uint32) syscall.Errno {
-	f := n.f
-	f.fsyncs.Add(1)
-	if errno := f.apply(ctx, engines.OpFsync, 0, 0); errno != 0 {
-		return errno
-	}
-	if f.backing != nil && f.backing.Sync() != nil {
-		return syscall.EIO
-	}
-	return 0
-}
-
-func (n *node) Flush(ctx context.Context, fh fs.FileHandle) syscall.Errno { return 0 }
 
 func errnoName(e syscall.Errno) string {
 	if name := errnoNames[e]; name != "" {

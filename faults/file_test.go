@@ -3,12 +3,13 @@ package faults_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -82,93 +83,19 @@ func job(name, engine, path string, rw workload.RW) workload.Job {
 	return j
 }
 
+// runDeadline bounds every fault test's workload: the longest stall the
+// tests inject is 1 s, and a loaded 2-CPU machine runs these 2 MiB jobs
+// in well under a second each.
+const runDeadline = time.Minute
+
 func run(t *testing.T, j workload.Job) *workload.JobResult {
 	t.Helper()
-	res, err := workload.Run(context.Background(), j, workload.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), runDeadline)
+	defer cancel()
+	res, err := workload.Run(ctx, j, workload.Options{})
 	require.NoError(t, err)
+	require.NoError(t, ctx.Err(), "the workload ran past its deadline")
 	return res.Jobs[0]
-}
-
-// childEnv carries a job to a child process.
-const childEnv = "STORTEST_FAULTS_CHILD_JOB"
-
-// childResult is what the child reports of a job.
-type childResult struct {
-	Dirs        [workload.NumDirs]struct{ IOs, Bytes, Errors uint64 }
-	ErrnoCounts map[int]uint64
-	FirstErrors []workload.IOError
-	Err         string
-}
-
-// runInChild runs j in a child process (this test binary, see TestMain). The mmap engine needs it: its page faults on a mapping
-// served by FUSE block a thread where the Go runtime cannot stop it, so a
-// garbage collection in the serving process would wait for the fault
-// while the fault waits for the server.
-func runInChild(t *testing.T, j workload.Job) *workload.JobResult {
-	t.Helper()
-	b, err := json.Marshal(j)
-	require.NoError(t, err)
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), childEnv+"="+string(b))
-	out, err := cmd.Output()
-	require.NoError(t, err, "child: %s", out)
-	line, ok := bytes.CutPrefix(out, []byte("RESULT "))
-	if i := bytes.IndexByte(line, '\n'); ok && i >= 0 {
-		line = line[:i]
-	}
-	require.True(t, ok, "child output: %s", out)
-	var cr childResult
-	require.NoError(t, json.Unmarshal(line, &cr))
-	r := &workload.JobResult{ErrnoCounts: cr.ErrnoCounts, FirstErrors: cr.FirstErrors}
-	for d := range workload.NumDirs {
-		r.Dirs[d].IOs, r.Dirs[d].Bytes, r.Dirs[d].Errors = cr.Dirs[d].IOs, cr.Dirs[d].Bytes, cr.Dirs[d].Errors
-	}
-	if cr.Err != "" {
-		r.Err = errors.New(cr.Err)
-	}
-	return r
-}
-
-// TestMain runs a job for runInChild when this binary is its child.
-func TestMain(m *testing.M) {
-	if spec := os.Getenv(childEnv); spec != "" {
-		if err := childMain(spec); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
-func childMain(spec string) error {
-	var j workload.Job
-	if err := json.Unmarshal([]byte(spec), &j); err != nil {
-		return err
-	}
-	res, err := workload.Run(context.Background(), j, workload.Options{})
-	if err != nil {
-		return err
-	}
-	r := res.Jobs[0]
-	var cr childResult
-	for d := range workload.NumDirs {
-		cr.Dirs[d].IOs, cr.Dirs[d].Bytes, cr.Dirs[d].Errors = r.Dirs[d].IOs, r.Dirs[d].Bytes, r.Dirs[d].Errors
-	}
-	cr.ErrnoCounts = r.ErrnoCounts
-	for _, e := range r.FirstErrors {
-		e.Err = nil // an error value does not travel as JSON
-		cr.FirstErrors = append(cr.FirstErrors, e)
-	}
-	if r.Err != nil {
-		cr.Err = r.Err.Error()
-	}
-	b, err := json.Marshal(cr)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("RESULT %s\n", b)
-	return nil
 }
 
 // An EIO at a chosen offset reaches every engine through the kernel's
@@ -183,12 +110,7 @@ func TestEIOReachesEveryEngine(t *testing.T) {
 	for _, engine := range engineNames {
 		t.Run(engine+"/read", func(t *testing.T) {
 			j := job("r", engine, l.Path(), workload.Read)
-			var r *workload.JobResult
-			if engine == "mmap" {
-				r = runInChild(t, j) // see runInChild
-			} else {
-				r = run(t, j)
-			}
+			r := run(t, j)
 			require.NoError(t, r.Err)
 			assert.Equal(t, uint64(512), r.Dirs[workload.DirRead].IOs, "the run continued to the end")
 			errs := r.Dirs[workload.DirRead].Errors
@@ -362,4 +284,132 @@ func TestServeErrors(t *testing.T) {
 	}
 	_, err := faults.Serve(faults.FileOptions{Backing: filepath.Join(t.TempDir(), "missing")})
 	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// Garbage collections while the runner's I/O waits in a stall do not
+// stop the run: the server runs in its own process. Served by this
+// process, the first collection would wait forever: the runner's thread,
+// blocked in a raw pread or io_getevents on the loop device, counts as
+// running, and stopping the world waits for it while the world it stops
+// holds the server that would answer it.
+func TestGCDuringStalledIO(t *testing.T) {
+	const stall = 200 * time.Millisecond
+	_, l := serve(t, faults.FileOptions{Size: 1 << 20, Rules: faults.Rules{
+		{Range: engines.Range{Off: 64 * 4096, Len: 4096}, Ops: engines.OpsOf(engines.OpRead), Stall: stall},
+	}})
+	for _, engine := range []string{"psync", "libaio", "io_uring", "mmap"} {
+		t.Run(engine, func(t *testing.T) {
+			stop := make(chan struct{})
+			gcs := make(chan int)
+			go func() {
+				n := 0
+				defer func() { gcs <- n }()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(time.Millisecond):
+						runtime.GC()
+						n++
+					}
+				}
+			}()
+			j := job("gc", engine, l.Path(), workload.Read)
+			j.Size = 1 << 20
+			r := run(t, j)
+			close(stop)
+			n := <-gcs
+			require.NoError(t, r.Err)
+			assert.Equal(t, uint64(256), r.Dirs[workload.DirRead].IOs)
+			// Half: mmap's readahead may meet the stall on an earlier
+			// page's fault and the bad page's access waits for the rest.
+			assert.GreaterOrEqual(t, r.Dirs[workload.DirRead].Clat.Max(), uint64(stall/2), "an I/O met the stall")
+			assert.Positive(t, n, "collections ran during the run")
+		})
+	}
+}
+
+// A process that dies without Close, even by SIGKILL, leaves no mount and
+// no loop device: its server sees its stdin end and unmounts, and the
+// loop device detaches itself as the dead process's descriptors close.
+func TestServerOutlivesNoParent(t *testing.T) {
+	needFUSE(t)
+	if os.Getenv(orphanEnv) != "" {
+		return // the child's work is in TestMain
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), orphanEnv+"="+t.TempDir())
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	killed := false
+	t.Cleanup(func() {
+		if !killed {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	var mnt, loop string
+	_, err = fmt.Fscan(out, &mnt, &loop)
+	require.NoError(t, err, "the child's mount and loop device")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	cmd.Wait()
+	killed = true
+	// The loop device detaches at once; the server needs a moment to
+	// notice and unmount.
+	var mounted, bound bool
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		mounted, bound = isMounted(mnt), loopBound(loop)
+		if !mounted && !bound {
+			break
+		}
+	}
+	assert.False(t, mounted, "%s still mounted", mnt)
+	assert.False(t, bound, "%s still bound", loop)
+	if mounted {
+		syscall.Unmount(mnt, syscall.MNT_DETACH)
+	}
+	if bound {
+		exec.Command("losetup", "-d", loop).Run()
+	}
+}
+
+// orphanEnv makes this test binary, run by TestServerOutlivesNoParent,
+// serve a file under the directory it names, attach a loop device over
+// it, print both and wait to be killed.
+const orphanEnv = "STORTEST_FAULTS_ORPHAN_DIR"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(orphanEnv); dir != "" {
+		f, err := faults.Serve(faults.FileOptions{Dir: dir, Size: 1 << 20})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		l, err := f.AttachLoop(engines.LoopOptions{DirectIO: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			f.Close()
+			os.Exit(1)
+		}
+		fmt.Println(f.Mountpoint(), l.Path())
+		time.Sleep(time.Minute)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+func isMounted(mnt string) bool {
+	b, _ := os.ReadFile("/proc/self/mountinfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		if fields := strings.Fields(line); len(fields) > 4 && fields[4] == mnt {
+			return true
+		}
+	}
+	return false
+}
+
+func loopBound(dev string) bool {
+	_, err := os.Stat("/sys/block/" + filepath.Base(dev) + "/loop/backing_file")
+	return err == nil
 }
