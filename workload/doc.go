@@ -109,4 +109,14 @@
 // checksum) and CRC-32C or SHA-256 over the data, and Check tells flipped
 // bits from misdirected, lost or stale writes and zeroed or foreign
 // blocks (VerifyError). Neither allocates on the success path.
+//
+// # Scratch targets and orphans
+//
+// NewScratch lays out a throw-away file, optionally behind a loop device,
+// named "stortest-scratch-<pid>.<starttime>-<random>.img" after the
+// process that made it (internal/owner). A process killed before its
+// cleanup (SIGKILL, a CI timeout) leaves the device attached and the file
+// behind; CleanOrphans, in the next stortest process, detaches and removes
+// what belongs to processes that are gone, with a line for each. Files
+// kept on purpose (ScratchOptions.Keep) carry no owner and stay.
 package workload

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/owner"
 )
 
 // Scratch is a throw-away target: a file filled with data, optionally
@@ -31,14 +32,35 @@ type ScratchOptions struct {
 	// so its I/O reaches the disk below instead of the page cache.
 	DirectIO  bool
 	BlockSize uint32 // loop device logical block size; 0 for 512
+	// Keep marks a file kept on purpose past this process (for
+	// inspection, STORTEST_NOCLEANUP=1): its name carries no owner tag,
+	// so CleanOrphans never takes it for an orphan.
+	Keep bool
+}
+
+// scratchPrefix begins every scratch file's name. A file made to be
+// removed by its process is named scratchPrefix+"<tag>-<random>.img",
+// with the process's owner tag (see CleanOrphans); a kept one,
+// scratchPrefix+"<random>.img".
+const scratchPrefix = "stortest-scratch-"
+
+// scratchPattern is the os.CreateTemp pattern of a scratch file.
+func scratchPattern(keep bool) string {
+	tag := owner.Tag()
+	if keep || tag == "" {
+		return scratchPrefix + "*.img"
+	}
+	return scratchPrefix + tag + "-*.img"
 }
 
 // NewScratch creates the backing file, writes every byte (so reads hit
 // real data, not holes, as fio lays out files before reading), and
-// attaches a loop device when asked.
+// attaches a loop device when asked. Unless kept, the file is named after
+// this process, so that if the process dies before Close, CleanOrphans in
+// a later process finds and removes it.
 func NewScratch(o ScratchOptions) (*Scratch, error) {
 	size := max(o.Size&^(1<<20-1), 1<<20)
-	f, err := os.CreateTemp(o.Dir, "stortest-scratch-*.img")
+	f, err := os.CreateTemp(o.Dir, scratchPattern(o.Keep))
 	if err != nil {
 		return nil, fmt.Errorf("workload: scratch file: %w", err)
 	}
