@@ -102,7 +102,10 @@ func LoopBlockSize(n uint32) LoopOption { return func(o *engines.LoopOptions) { 
 // detaches it and removes the file in t.Cleanup (unless
 // STORTEST_NOCLEANUP=1, which keeps both and logs where). Without root it
 // skips the test, or fails it (FailNow) with STORTEST_REQUIRE_DEVICE=1;
-// any other failure stops the test (FailNow).
+// any other failure stops the test (FailNow). The first LoopDevice or File
+// of a process first detaches and removes what stortest processes that
+// are gone left behind, with a line on stderr for each
+// (workload.CleanOrphans).
 func LoopDevice(t testing.TB, size int64, opts ...LoopOption) *Dev {
 	t.Helper()
 	var o engines.LoopOptions
@@ -120,7 +123,7 @@ func loopDevice(t testing.TB, size int64, o engines.LoopOptions, fallback bool) 
 		skipOrFail(t, "loop devices need root")
 	}
 	dir, keep := scratchDir(t)
-	so := workload.ScratchOptions{Dir: dir, Size: size, Loop: true, DirectIO: o.DirectIO, BlockSize: o.BlockSize}
+	so := workload.ScratchOptions{Dir: dir, Size: size, Loop: true, DirectIO: o.DirectIO, BlockSize: o.BlockSize, Keep: keep}
 	s, err := workload.NewScratch(so)
 	if err != nil && fallback && o.DirectIO && errors.Is(err, engines.ErrNoDirectIO) {
 		t.Logf("stortest: %s has no direct I/O: the loop device goes through the page cache of its backing file", dir)
@@ -143,11 +146,12 @@ func loopDevice(t testing.TB, size int64, o engines.LoopOptions, fallback bool) 
 // File creates a temporary file of size bytes (rounded down to a MiB)
 // filled with incompressible data, and removes it in t.Cleanup (unless
 // STORTEST_NOCLEANUP=1). It needs no privileges; it stops the test
-// (FailNow) when the file cannot be written.
+// (FailNow) when the file cannot be written. Orphans are cleaned up first,
+// as by LoopDevice.
 func File(t testing.TB, size int64) *Dev {
 	t.Helper()
 	dir, keep := scratchDir(t)
-	s, err := workload.NewScratch(workload.ScratchOptions{Dir: dir, Size: size})
+	s, err := workload.NewScratch(workload.ScratchOptions{Dir: dir, Size: size, Keep: keep})
 	if err != nil {
 		t.Fatalf("stortest: %v", err)
 	}
@@ -158,8 +162,13 @@ func File(t testing.TB, size int64) *Dev {
 // scratchDir is where temporary targets go: the test's TempDir, removed
 // by the testing package even if the test binary's own cleanup fails;
 // with STORTEST_NOCLEANUP=1 the system's temporary directory, which
-// outlives the test.
+// outlives the test. Before the first target of the process, it detaches
+// and removes what earlier stortest processes that are gone (killed with
+// SIGKILL, say) left behind, saying so on stderr
+// (workload.CleanOrphans); files kept with STORTEST_NOCLEANUP=1 carry no
+// owner and stay.
 func scratchDir(t testing.TB) (dir string, keep bool) {
+	workload.CleanOrphansOnce(os.Stderr)
 	if envIs1(EnvNoCleanup) {
 		return os.TempDir(), true
 	}

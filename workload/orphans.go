@@ -70,15 +70,18 @@ var orphansOnce sync.Once
 // process, and writes each line, and an error, to w prefixed "stortest: ".
 // Later calls do nothing. Targets call it before they make scratch files.
 func CleanOrphansOnce(w io.Writer) {
-	orphansOnce.Do(func() {
-		lines, err := CleanOrphans()
-		for _, l := range lines {
-			fmt.Fprintf(w, "stortest: %s\n", l)
-		}
-		if err != nil {
-			fmt.Fprintf(w, "stortest: %v\n", err)
-		}
-	})
+	orphansOnce.Do(func() { OrphanScan{}.report(w) })
+}
+
+// report cleans up and writes what CleanOrphansOnce writes.
+func (s OrphanScan) report(w io.Writer) {
+	lines, err := s.Clean()
+	for _, l := range lines {
+		fmt.Fprintf(w, "stortest: %s\n", l)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "stortest: %v\n", err)
+	}
 }
 
 // Clean finds and removes orphans in two passes.

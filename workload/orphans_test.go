@@ -267,3 +267,19 @@ func TestScratchOwner(t *testing.T) {
 		}
 	}
 }
+
+// CleanOrphansOnce's output: a line per orphan and one for the error,
+// each prefixed "stortest: ".
+func TestOrphanReport(t *testing.T) {
+	dead, pid := deadTag(t)
+	f := newOrphanFixture(t)
+	file := f.file("TestA1/001/stortest-scratch-" + dead + "-1.img")
+	f.loop(0, f.file("TestB1/001/stortest-scratch-"+dead+"-1.img"), false) // whose open fails
+	var b strings.Builder
+	OrphanScan{SysBlock: f.sys, TempDir: f.tmp, openLoop: func(string) (heldLoop, error) { return nil, errors.New("boom") }}.report(&b)
+	want := fmt.Sprintf("stortest: orphan %s of process %d (gone), on no loop device: removed %s, %s, %s\n"+
+		"stortest: workload: orphans: boom\n", file, pid, file, filepath.Dir(file), filepath.Dir(filepath.Dir(file)))
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+}

@@ -205,8 +205,11 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 }
 
 // newDefaultScratch makes the default job's target: a loop device with
-// direct I/O over a temp file when root, else the temp file itself.
+// direct I/O over a temp file when root, else the temp file itself. What
+// earlier stortest processes that are gone left behind is cleaned up
+// first, with a line on stderr for each.
 func newDefaultScratch(size int64, stderr io.Writer) (*workload.Scratch, error) {
+	workload.CleanOrphansOnce(stderr)
 	o := workload.ScratchOptions{Size: size}
 	if os.Geteuid() == 0 {
 		o.Loop, o.DirectIO = true, true
