@@ -57,6 +57,11 @@ const (
 // loopBusyRetries counts lost races for a free device, for tests.
 var loopBusyRetries atomic.Int64
 
+// LoopAttachRetries returns how many times AttachLoop in this process lost
+// a free device to another attacher (EBUSY) and asked for another: a
+// measure of how hard attaches contended, for tests that make them.
+func LoopAttachRetries() int64 { return loopBusyRetries.Load() }
+
 // AttachLoop attaches backing (a regular file) to a free loop device with
 // LOOP_CTL_GET_FREE and LOOP_CONFIGURE (Linux >= 5.8). Another process may
 // configure the device GET_FREE returned first: AttachLoop then asks for
