@@ -4,7 +4,7 @@ PKGS     ?= ./...
 JUNIT    ?= junit.xml
 FUZZTIME ?= 200000x
 
-.PHONY: test bench fuzz lint build
+.PHONY: test bench fuzz lint build flake
 
 # Unit, interop and device tests (device tests need root and loop devices;
 # STORTEST_REQUIRE_DEVICE=1 turns their skips into failures). Packages run
@@ -22,6 +22,13 @@ bench:
 # them briefly.
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh
+
+# Flaky-test hunt: make test FLAKE_RUNS times (default 10, over an hour)
+# under CPU and disk load, each run's JUnit file and log kept, then the
+# failing tests with how often each failed. Needs stress-ng and xmllint;
+# exits 1 if any run failed. See scripts/flake.sh.
+flake:
+	PKGS='$(PKGS)' bash scripts/flake.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
