@@ -133,8 +133,9 @@ func TestOrphansAfterSIGKILL(t *testing.T) {
 
 	// Another stortest process starting now might clean up first; this
 	// one follows the kill within milliseconds.
+	start := time.Now()
 	got, err := workload.CleanOrphans()
-	t.Logf("CleanOrphans: %q, %v", got, err)
+	t.Logf("CleanOrphans in %v: %q, %v", time.Since(start).Round(time.Microsecond), got, err)
 	want := fmt.Sprintf("orphan %s over %s of process %d (gone): detached %s, removed %s, %s, %s", dev, backing, pid, dev, backing, seq, testDir)
 	found := false
 	for _, l := range got {
