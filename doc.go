@@ -24,7 +24,10 @@
 // without one, a loop device with direct I/O over a temporary file when
 // the test runs as root, else a temporary file. LoopDevice, File and
 // Device ask for one kind. Temporary targets are removed in t.Cleanup
-// (STORTEST_NOCLEANUP=1 keeps them and logs where). A test without the
+// (STORTEST_NOCLEANUP=1 keeps them and logs where); those of a test
+// binary killed before its cleanups ran (SIGKILL) are detached and removed
+// by the next test binary's first temporary target, with a line on stderr
+// for each (workload.CleanOrphans). A test without the
 // rights to a target skips with the reason, or fails with
 // STORTEST_REQUIRE_DEVICE=1, which CI sets so that a misconfigured runner
 // cannot pass by skipping.
