@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"stortest.dev/internal/owner"
 )
 
 // sysLoop reads /sys/block/loopN/<rel> of a loop device path.
@@ -54,6 +56,9 @@ func TestFileNoCleanup(t *testing.T) {
 	t.Cleanup(func() { os.Remove(d.Path) })
 	if _, err := os.Stat(d.Path); err != nil {
 		t.Fatalf("STORTEST_NOCLEANUP=1 did not keep the file: %v", err)
+	}
+	if tag, ok := owner.Parse(filepath.Base(d.Path)); ok {
+		t.Errorf("the kept file %s carries owner tag %s: a later process would remove it as an orphan", d.Path, tag)
 	}
 	want := "stortest: STORTEST_NOCLEANUP=1: keeping " + d.Path
 	if len(f.logs) != 1 || f.logs[0] != want {
@@ -110,6 +115,9 @@ func TestLoopDeviceNoCleanup(t *testing.T) {
 	var d *Dev
 	f.run(func(tb testing.TB) { d = LoopDevice(tb, 1<<20) })
 	f.finish()
+	if tag, ok := owner.Parse(filepath.Base(d.Backing)); ok {
+		t.Errorf("the kept file %s carries owner tag %s: a later process would remove it as an orphan", d.Backing, tag)
+	}
 	// Clean up by hand what the test was told to keep.
 	if err := detachLoop(d.Path); err != nil {
 		t.Errorf("detach: %v", err)
