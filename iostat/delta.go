@@ -1,16 +1,11 @@
 package iostat
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"time"
 )
-
-// ErrOrder marks two snapshots whose uptimes run backwards: swapped
-// arguments, or snapshots from different boots.
-var ErrOrder = errors.New("snapshots out of order")
 
 // Delta is what happened between two snapshots.
 type Delta struct {
@@ -21,7 +16,9 @@ type Delta struct {
 	Elapsed time.Duration
 	// Interval is in hundredths of a second and is what rates are
 	// divided by, as sysstat does: the difference of /proc/uptime, or
-	// the interval given to NewDeltaInterval. Never zero.
+	// the interval given to NewDeltaInterval. Never zero. When the
+	// uptime went backwards it wraps as sysstat's unsigned difference
+	// does, so rates read 0 (NoteUptimeBackwards).
 	Interval uint64
 	Disks    []DiskDelta
 	// Notes on the pair as a whole (e.g. uptime and monotonic clock
@@ -63,13 +60,17 @@ var Zero = Snapshot{Source: FromDiskstats}
 // NewDelta returns the delta between two snapshots, with rates over the
 // difference of their /proc/uptime readings. Devices are listed in
 // curr's order; a device missing from curr is left out (sysstat skips
-// devices that disappeared).
-func NewDelta(prev, curr Snapshot) (Delta, error) {
+// devices that disappeared). Snapshots whose uptime runs backwards (a
+// reboot between them, or swapped arguments) give a delta whose rates
+// read 0, as iostat prints them, with a NoteUptimeBackwards note.
+func NewDelta(prev, curr Snapshot) Delta {
+	d := newDelta(prev, curr, curr.Uptime-prev.Uptime) // wraps as sysstat's does
 	if curr.Uptime < prev.Uptime {
-		return Delta{}, fmt.Errorf("iostat: %w: uptime %d.%02d s before %d.%02d s", ErrOrder,
-			prev.Uptime/100, prev.Uptime%100, curr.Uptime/100, curr.Uptime%100)
+		d.Notes = append(d.Notes, Note{NoteUptimeBackwards, fmt.Sprintf(
+			"uptime went backwards from %d.%02d s to %d.%02d s (a reboot, or snapshots out of order): rates read 0",
+			prev.Uptime/100, prev.Uptime%100, curr.Uptime/100, curr.Uptime%100)})
+		return d
 	}
-	d := newDelta(prev, curr, curr.Uptime-prev.Uptime)
 	if d.Elapsed > 0 && prev.Uptime > 0 {
 		// Both intervals measure the same span; a gap of more than 5%
 		// (and more than the 10 ms uptime resolution) means the uptime
@@ -81,7 +82,7 @@ func NewDelta(prev, curr Snapshot) (Delta, error) {
 				fmt.Sprintf("uptime interval %v but monotonic clock %v", up, d.Elapsed)})
 		}
 	}
-	return d, nil
+	return d
 }
 
 // NewDeltaInterval returns the delta between two snapshots over a given
@@ -99,7 +100,7 @@ func newDelta(prev, curr Snapshot, itv uint64) Delta {
 	if itv == 0 {
 		itv = 1 // sysstat's guard against dividing by zero
 	}
-	d := Delta{Prev: prev.Time, Curr: curr.Time, Interval: itv}
+	d := Delta{Prev: prev.Time, Curr: curr.Time, Interval: itv, Notes: slices.Clone(curr.Notes)}
 	switch {
 	case prev.Monotonic > 0 && curr.Monotonic > 0:
 		d.Elapsed = curr.Monotonic - prev.Monotonic

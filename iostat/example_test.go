@@ -14,12 +14,12 @@ import (
 func Example() {
 	before := `   8       0 sda 1000 10 16000 2000 500 0 4000 3000 0 1500 5000 0 0 0 0 100 50`
 	after := `   8       0 sda 1500 20 24000 2600 800 25 6400 4200 1 2500 7600 0 0 0 0 110 55`
-	a, err := iostat.ParseDiskstats(strings.NewReader(before), "before")
+	a, _, err := iostat.ParseDiskstats(strings.NewReader(before), "before")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	b, err := iostat.ParseDiskstats(strings.NewReader(after), "after")
+	b, _, err := iostat.ParseDiskstats(strings.NewReader(after), "after")
 	if err != nil {
 		fmt.Println(err)
 		return

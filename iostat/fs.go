@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // ErrNoDevice marks a block device name or number with no entry in sysfs.
@@ -17,7 +18,7 @@ var ErrNoDevice = errors.New("no such block device")
 // FS reads block device statistics from a proc and a sys tree. Its roots
 // are injectable so captured fixtures stand in for /proc and /sys.
 type FS struct {
-	proc, sys string
+	proc, sys, dev string
 }
 
 // NewFS returns an FS rooted at procRoot (normally "/proc") and sysRoot
@@ -32,11 +33,28 @@ func NewFS(procRoot, sysRoot string) (FS, error) {
 			return FS{}, fmt.Errorf("iostat: %s: not a directory", d)
 		}
 	}
-	return FS{proc: procRoot, sys: sysRoot}, nil
+	return FS{proc: procRoot, sys: sysRoot, dev: "/dev"}, nil
 }
 
-// DefaultFS reads the running kernel's /proc and /sys.
-func DefaultFS() FS { return FS{proc: "/proc", sys: "/sys"} }
+// DefaultFS reads the running kernel's /proc, /sys and /dev.
+func DefaultFS() FS { return FS{proc: "/proc", sys: "/sys", dev: "/dev"} }
+
+// WithDev returns f with devRoot in place of /dev, where device nodes
+// give the numbers of partitions named by the user (as sysstat finds
+// them) and /dev/mapper and /dev/disk/by-* give display names.
+func (f FS) WithDev(devRoot string) FS {
+	f.dev = devRoot
+	return f
+}
+
+// DevPath joins rel to the dev root.
+func (f FS) DevPath(rel ...string) string {
+	dev := f.dev
+	if dev == "" {
+		dev = "/dev"
+	}
+	return filepath.Join(append([]string{dev}, rel...)...)
+}
 
 // ProcPath joins rel to the proc root.
 func (f FS) ProcPath(rel ...string) string { return filepath.Join(append([]string{f.proc}, rel...)...) }
@@ -44,12 +62,13 @@ func (f FS) ProcPath(rel ...string) string { return filepath.Join(append([]strin
 // SysPath joins rel to the sys root.
 func (f FS) SysPath(rel ...string) string { return filepath.Join(append([]string{f.sys}, rel...)...) }
 
-// Diskstats reads and parses <proc>/diskstats.
-func (f FS) Diskstats() ([]DiskStat, error) {
+// Diskstats reads and parses <proc>/diskstats, with a note for each line
+// skipped (see ParseDiskstats).
+func (f FS) Diskstats() ([]DiskStat, []Note, error) {
 	p := f.ProcPath("diskstats")
 	fh, err := os.Open(p)
 	if err != nil {
-		return nil, fmt.Errorf("iostat: %w", err)
+		return nil, nil, fmt.Errorf("iostat: %w", err)
 	}
 	defer fh.Close()
 	return ParseDiskstats(fh, p)
@@ -75,7 +94,9 @@ func kernelName(name string) string { return strings.ReplaceAll(name, "!", "/") 
 func (f FS) readStat(p string) (IOStats, error) {
 	fh, err := os.Open(p)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		// ENOTDIR: an entry of /sys/block that is a file (sysstat's
+		// fixtures have "_list"), which holds no device.
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return IOStats{}, fmt.Errorf("iostat: %w: %w", ErrNoDevice, err)
 		}
 		return IOStats{}, fmt.Errorf("iostat: %w", err)
@@ -118,28 +139,54 @@ func parseMajMin(s string) (uint32, uint32, error) {
 }
 
 // DeviceStat reads the stat file of a whole device or a partition by its
-// kernel name: <sys>/block/<name>/stat, else the partition's
-// <sys>/block/<parent>/<name>/stat. Numbers come from the "dev" file
-// beside it and are zero when that is missing.
+// kernel name ("sda", "sda1", "cciss/c0d0p2"; '!' for '/' is accepted
+// too): <sys>/block/<name>/stat for a whole device, else the stat file of
+// the partition's numbers, <sys>/dev/block/MAJ:MIN/stat, as sysstat reads
+// a named partition. The numbers come from the "dev" file in sysfs, or
+// else from the device node <dev>/<name> as sysstat takes them; they are
+// zero when neither is there. A name with no stat file is an error
+// wrapping ErrNoDevice.
 func (f FS) DeviceStat(name string) (DiskStat, error) {
 	ds := DiskStat{Name: kernelName(name)}
 	dir := f.SysPath("block", sysName(name))
-	if _, err := os.Stat(dir); err != nil {
-		parent, perr := f.Parent(name)
-		if perr != nil {
-			return ds, perr
+	if _, err := os.Stat(filepath.Join(dir, "stat")); err == nil {
+		st, err := f.readStat(filepath.Join(dir, "stat"))
+		if err != nil {
+			return ds, err
 		}
-		dir = f.SysPath("block", sysName(parent), sysName(name))
+		ds.IOStats = st
+		ds.Major, ds.Minor, _ = f.devNumbers(filepath.Join(dir, "dev"))
+		return ds, nil
 	}
-	st, err := f.readStat(filepath.Join(dir, "stat"))
+	maj, minr, err := f.Numbers(name)
 	if err != nil {
 		return ds, err
 	}
-	ds.IOStats = st
-	if maj, minr, err := f.devNumbers(filepath.Join(dir, "dev")); err == nil {
-		ds.Major, ds.Minor = maj, minr
+	ds.Major, ds.Minor = maj, minr
+	st, err := f.readStat(f.SysPath("dev", "block", fmt.Sprintf("%d:%d", maj, minr), "stat"))
+	if err != nil {
+		return ds, fmt.Errorf("iostat: %s (%d:%d): %w", name, maj, minr, err)
 	}
+	ds.IOStats = st
 	return ds, nil
+}
+
+// Numbers returns a block device's major and minor numbers from its
+// kernel name: from <sys>/class/block/<name>/dev, else from the device
+// node <dev>/<name> (the way sysstat finds them). An error wraps
+// ErrNoDevice when neither is there.
+func (f FS) Numbers(name string) (major, minor uint32, err error) {
+	if maj, minr, err := f.devNumbers(f.SysPath("class", "block", sysName(name), "dev")); err == nil {
+		return maj, minr, nil
+	}
+	var st syscall.Stat_t
+	node := f.DevPath(kernelName(name))
+	if err := syscall.Stat(node, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFBLK {
+		return 0, 0, fmt.Errorf("iostat: %s: %w (no %s in sysfs, no block device node %s)",
+			name, ErrNoDevice, f.SysPath("block", sysName(name)), node)
+	}
+	maj, minr := DevNumbers(st.Rdev)
+	return maj, minr, nil
 }
 
 // SysBlockStats reads the stat file of every whole device under

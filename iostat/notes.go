@@ -39,6 +39,22 @@ const (
 	// NoteIntervalSkew: the uptime interval and the monotonic clock
 	// disagree.
 	NoteIntervalSkew
+	// NoteSkippedLine: a line of /proc/diskstats held no device's
+	// counters (too few fields, a field that is not a number before the
+	// basic counters end, too long) and was skipped, as iostat skips it.
+	NoteSkippedLine
+	// NoteShortStat: a stat file had fewer than the 11 basic counters
+	// (and not the 4 of an old partition); its counters read as zero, as
+	// iostat shows them.
+	NoteShortStat
+	// NoteUptimeBackwards: /proc/uptime went backwards between the two
+	// snapshots (a reboot between them, or snapshots swapped). The
+	// interval wraps as sysstat's unsigned one does, so every rate reads
+	// 0.00 as in iostat; the figures mean nothing.
+	NoteUptimeBackwards
+	// NoteMissing: a named device was not found in this snapshot (it
+	// went away, or never existed); iostat leaves it out and goes on.
+	NoteMissing
 )
 
 var noteNames = [...]string{
@@ -47,6 +63,8 @@ var noteNames = [...]string{
 	NoteNoFlush: "no-flush-fields", NoteNoDiscard: "no-discard-fields",
 	NoteNoExtended: "no-extended-fields", NoteBackwards: "counter-backwards",
 	NoteTickWrap: "tick-wrap", NoteIntervalSkew: "interval-skew",
+	NoteSkippedLine: "skipped-line", NoteShortStat: "short-stat",
+	NoteUptimeBackwards: "uptime-backwards", NoteMissing: "missing",
 }
 
 func (k NoteKind) String() string {
@@ -81,10 +99,16 @@ func sanity(d DiskDelta) []Note {
 	switch {
 	case c.Fields == FieldsPartOld:
 		out = append(out, Note{NoteNoExtended, "partition with 4 counters (kernel < 2.6.25): no extended statistics"})
+	case c.Fields < FieldsBasic:
+		out = append(out, Note{NoteShortStat, fmt.Sprintf("%d counters, fewer than the 11 basic ones: all read as zero", c.Fields)})
+	case c.Fields == FieldsBasic:
+		out = append(out, Note{NoteNoDiscard, "kernel gives 11 counters: no discard or flush counters"})
 	case c.Fields < FieldsDiscard:
-		out = append(out, Note{NoteNoDiscard, fmt.Sprintf("kernel gives %d counters: no discard or flush counters", c.Fields)})
+		out = append(out, Note{NoteNoDiscard, fmt.Sprintf("kernel gives %d counters, an incomplete discard group: only the first 11 are used", c.Fields)})
+	case c.Fields == FieldsDiscard:
+		out = append(out, Note{NoteNoFlush, "kernel gives 15 counters: no flush counters"})
 	case c.Fields < FieldsFlush:
-		out = append(out, Note{NoteNoFlush, fmt.Sprintf("kernel gives %d counters: no flush counters", c.Fields)})
+		out = append(out, Note{NoteNoFlush, fmt.Sprintf("kernel gives %d counters, an incomplete flush group: only the first 15 are used", c.Fields)})
 	}
 	if !d.New && !d.Reset {
 		cp, pp := c.ptrs(), p.ptrs()

@@ -110,16 +110,12 @@ func (s *Sampler) Stop() ([]Snapshot, error) {
 }
 
 // Deltas returns the delta between each pair of consecutive snapshots.
-func Deltas(snaps []Snapshot) ([]Delta, error) {
+func Deltas(snaps []Snapshot) []Delta {
 	var out []Delta
 	for i := 1; i < len(snaps); i++ {
-		d, err := NewDelta(snaps[i-1], snaps[i])
-		if err != nil {
-			return nil, fmt.Errorf("iostat: snapshots %d and %d: %w", i-1, i, err)
-		}
-		out = append(out, d)
+		out = append(out, NewDelta(snaps[i-1], snaps[i]))
 	}
-	return out, nil
+	return out
 }
 
 // Total returns the delta from the first to the last snapshot.
@@ -127,5 +123,5 @@ func Total(snaps []Snapshot) (Delta, error) {
 	if len(snaps) < 2 {
 		return Delta{}, fmt.Errorf("iostat: %d snapshots: need two for a delta", len(snaps))
 	}
-	return NewDelta(snaps[0], snaps[len(snaps)-1])
+	return NewDelta(snaps[0], snaps[len(snaps)-1]), nil
 }

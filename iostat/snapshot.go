@@ -45,6 +45,9 @@ type Snapshot struct {
 	Uptime uint64
 	Source Source
 	Disks  []DiskStat
+	// Notes on what was read: lines of /proc/diskstats skipped, named
+	// devices not found.
+	Notes []Note
 }
 
 // Disk returns the named device's counters.
@@ -71,10 +74,11 @@ func (f FS) Snapshot(src Source, devices ...string) (Snapshot, error) {
 	s := Snapshot{Time: time.Now(), Monotonic: monotonicNow(), Uptime: up, Source: src}
 	switch src {
 	case FromDiskstats:
-		all, err := f.Diskstats()
+		all, notes, err := f.Diskstats()
 		if err != nil {
 			return Snapshot{}, err
 		}
+		s.Notes = notes
 		if len(devices) == 0 {
 			s.Disks = all
 			break

@@ -2,6 +2,7 @@ package iostat
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -62,9 +63,13 @@ type IOStats struct {
 	FlushTicks uint64 // ms spent by all flushes
 
 	// Fields is how many counters the kernel gave: 4 (old partitions),
-	// 11, 15 or 17, or more on a kernel newer than this package, whose
-	// extra counters are ignored. Counters beyond Fields are zero
-	// because the kernel has none, not because nothing happened.
+	// 11, 15 or 17, more on a kernel newer than this package, or an odd
+	// count from a kernel or a file that does not follow the pattern.
+	// Counters are used in whole groups, as sysstat uses them: the basic
+	// 11, the 4 discard ones, the 2 flush ones; the counters of an
+	// incomplete group, and all of them when fewer than 11 were given,
+	// are left zero. Counters not filled are zero because the kernel
+	// gave none, not because nothing happened.
 	Fields int
 }
 
@@ -106,112 +111,189 @@ func (s *IOStats) ptrs() [FieldsFlush]*uint64 {
 }
 
 // maxLineBytes bounds one line of input: a real diskstats line is under
-// 300 bytes, so anything past 64 KiB is not a stat file.
+// 300 bytes, so anything past 64 KiB is not a stat file and is skipped.
 const maxLineBytes = 64 << 10
 
-// ParseDiskstats parses /proc/diskstats text. name is used in errors
-// only ("/proc/diskstats"). Lines have 14, 18 or 20 fields depending on
-// the kernel (more are accepted and the extra counters ignored), or 7 for
-// partitions on kernels before 2.6.25. Blank lines are skipped. Any other
-// line is an error wrapping ErrParse that names the line and field.
-func ParseDiskstats(r io.Reader, name string) ([]DiskStat, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), maxLineBytes)
-	var out []DiskStat
-	for line := 1; sc.Scan(); line++ {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
-			continue
+// Field counts of a /proc/diskstats line that sysstat reads: major, minor
+// and name, then 11 counters at least (or 4 for an old partition).
+const (
+	diskstatsMinFields     = 3 + FieldsBasic
+	diskstatsPartOldFields = 3 + FieldsPartOld
+)
+
+// ParseDiskstats parses /proc/diskstats text as sysstat's iostat reads
+// it; name is used in notes and errors only. A line of 14 fields or more
+// gives a device: its counters are used up to the last complete group the
+// kernel gave (11, 15 or 17; a newer kernel's extra counters are data this
+// package does not know), and a line of 7 fields is an old partition. Any
+// other line (too short to hold the basic counters, a counter that is not
+// a number before the basic ones end, longer than 64 KiB) is skipped with
+// a NoteSkippedLine note that names it, as iostat skips it. Blank lines
+// are skipped silently. Only a failed read is an error.
+func ParseDiskstats(r io.Reader, name string) ([]DiskStat, []Note, error) {
+	var (
+		out   []DiskStat
+		notes []Note
+	)
+	err := eachLine(r, func(line int, text []byte, tooLong bool) {
+		if tooLong {
+			notes = append(notes, Note{NoteSkippedLine, fmt.Sprintf("%s line %d: longer than %d bytes: skipped", name, line, maxLineBytes)})
+			return
 		}
-		ds, err := parseDiskstatsLine(f)
-		if err != nil {
-			return nil, fmt.Errorf("iostat: parse %s line %d: %w", name, line, err)
+		f := strings.Fields(string(text))
+		if len(f) == 0 {
+			return
+		}
+		ds, why := parseDiskstatsLine(f)
+		if why != "" {
+			notes = append(notes, Note{NoteSkippedLine, fmt.Sprintf("%s line %d: %s: skipped", name, line, why)})
+			return
 		}
 		out = append(out, ds)
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("iostat: read %s: %w", name, err)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("iostat: read %s: %w", name, err)
-	}
-	return out, nil
+	return out, notes, nil
 }
 
-func parseDiskstatsLine(f []string) (DiskStat, error) {
+// eachLine calls fn with each line of r (without its newline), numbered
+// from 1. A line longer than maxLineBytes is passed as tooLong, without
+// its text, and reading goes on after it.
+func eachLine(r io.Reader, fn func(line int, text []byte, tooLong bool)) error {
+	br := bufio.NewReaderSize(r, 4096)
+	var buf []byte
+	tooLong, pending := false, false
+	for line := 1; ; {
+		chunk, err := br.ReadSlice('\n')
+		pending = pending || len(chunk) > 0
+		if !tooLong {
+			if len(buf)+len(chunk) > maxLineBytes+1 /* newline */ {
+				tooLong, buf = true, buf[:0]
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue // the rest of a line longer than the buffer
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if pending {
+			fn(line, bytes.TrimRight(buf, "\r\n"), tooLong)
+			line++
+		}
+		buf, tooLong, pending = buf[:0], false, false
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// parseDiskstatsLine reads one line's fields, or says why it holds no
+// device. Like sysstat's scanf, it reads numbers up to the first field
+// that is not one and decides on how many it got.
+func parseDiskstatsLine(f []string) (DiskStat, string) {
 	var ds DiskStat
-	n := len(f) - 3
-	switch {
-	case n == FieldsPartOld, n == FieldsBasic, n == FieldsDiscard, n >= FieldsFlush:
-	default:
-		return ds, fmt.Errorf("%w: %d fields, want 14, 18 or 20 (or 7 for an old partition)", ErrParse, len(f))
+	if len(f) < 3 {
+		return ds, fmt.Sprintf("%d fields, want 14 or more (or 7 for an old partition)", len(f))
 	}
 	maj, err := strconv.ParseUint(f[0], 10, 32)
 	if err != nil {
-		return ds, fmt.Errorf("%w: field 1 (major) %q: not a 32-bit unsigned number", ErrParse, f[0])
+		return ds, fmt.Sprintf("field 1 (major) %q: not a 32-bit unsigned number", f[0])
 	}
 	minr, err := strconv.ParseUint(f[1], 10, 32)
 	if err != nil {
-		return ds, fmt.Errorf("%w: field 2 (minor) %q: not a 32-bit unsigned number", ErrParse, f[1])
+		return ds, fmt.Sprintf("field 2 (minor) %q: not a 32-bit unsigned number", f[1])
 	}
 	ds.Major, ds.Minor, ds.Name = uint32(maj), uint32(minr), f[2]
-	if err := parseCounters(&ds.IOStats, f[3:], 3); err != nil {
-		return ds, err
+	nums, bad := leadingCounters(f[3:])
+	switch n := 3 + len(nums); {
+	case n >= diskstatsMinFields, n == diskstatsPartOldFields && bad == -1:
+	case bad >= 0:
+		return ds, fmt.Sprintf("field %d (%s) %q: not an unsigned number", 3+bad+1, counterName(bad, len(f)-3), f[3+bad])
+	default:
+		return ds, fmt.Sprintf("%d fields, want 14 or more (or 7 for an old partition)", len(f))
 	}
-	return ds, nil
+	ds.IOStats = countersFrom(nums)
+	return ds, ""
 }
 
-// parseCounters fills s from the counter fields; first is how many
-// fields precede them on the line, for error messages.
-func parseCounters(s *IOStats, f []string, first int) error {
-	s.Fields = len(f)
-	p := s.ptrs()
-	names := counterNames[:]
-	if len(f) == FieldsPartOld {
-		// Old partitions: rd_ios rd_sectors wr_ios wr_sectors.
-		p = [FieldsFlush]*uint64{&s.ReadIOs, &s.ReadSectors, &s.WriteIOs, &s.WriteSectors}
-		names = []string{"ReadIOs", "ReadSectors", "WriteIOs", "WriteSectors"}
+// counterName names the i-th counter of a line with n counters.
+func counterName(i, n int) string {
+	if n == FieldsPartOld {
+		return partOldNames[i]
 	}
+	if i < len(counterNames) {
+		return counterNames[i]
+	}
+	return fmt.Sprintf("counter %d", i+1)
+}
+
+var partOldNames = [FieldsPartOld]string{"ReadIOs", "ReadSectors", "WriteIOs", "WriteSectors"}
+
+// leadingCounters parses fields up to the first that is not an unsigned
+// number, whose index it returns as bad (-1 when all are numbers). A
+// number past 2^64-1 reads as 2^64-1, as C's strtoul gives it.
+func leadingCounters(f []string) (nums []uint64, bad int) {
+	nums = make([]uint64, 0, len(f))
 	for i, v := range f {
-		if i >= len(names) {
-			break // counters of a newer kernel
-		}
 		u, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("%w: field %d (%s) %q: not an unsigned 64-bit number", ErrParse, first+i+1, names[i], v)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return nums, i
 		}
-		*p[i] = u
+		nums = append(nums, u)
 	}
-	return nil
+	return nums, -1
+}
+
+// countersFrom fills IOStats from the counters a kernel gave, in file
+// order. sysstat uses the counters of whole groups only: 4 (old
+// partitions), the basic 11, the 4 discard ones (15) and the 2 flush
+// ones (17); the counters of an incomplete group, and fewer than 11, are
+// left zero. Fields records how many were given.
+func countersFrom(nums []uint64) IOStats {
+	var s IOStats
+	s.Fields = len(nums)
+	if len(nums) == FieldsPartOld {
+		s.ReadIOs, s.ReadSectors, s.WriteIOs, s.WriteSectors = nums[0], nums[1], nums[2], nums[3]
+		return s
+	}
+	use := 0
+	switch n := len(nums); {
+	case n >= FieldsFlush:
+		use = FieldsFlush
+	case n >= FieldsDiscard:
+		use = FieldsDiscard
+	case n >= FieldsBasic:
+		use = FieldsBasic
+	}
+	p := s.ptrs()
+	for i := range use {
+		*p[i] = nums[i]
+	}
+	return s
 }
 
 // ParseSysStat parses one /sys/block/<dev>/stat or
-// /sys/block/<dev>/<part>/stat file: 11, 15 or 17 counters on one line
-// (4 for partitions on kernels before 2.6.25; more are accepted and
-// ignored). name is used in errors only.
+// /sys/block/<dev>/<part>/stat file as sysstat reads it: numbers up to
+// the first that is not one, used in whole groups (see IOStats.Fields).
+// A file with fewer than 11 numbers (and not the 4 of an old partition)
+// gives zero counters, as iostat shows it; sanity notes on a delta say
+// so. Text after the numbers is ignored. name is used in errors only;
+// only a failed read is an error.
 func ParseSysStat(r io.Reader, name string) (IOStats, error) {
 	var s IOStats
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 512), maxLineBytes)
-	if !sc.Scan() {
-		if err := sc.Err(); err != nil {
-			return s, fmt.Errorf("iostat: read %s: %w", name, err)
+	err := eachLine(r, func(line int, text []byte, tooLong bool) {
+		if line != 1 || tooLong {
+			return
 		}
-		return s, fmt.Errorf("iostat: parse %s line 1: %w: empty file", name, ErrParse)
-	}
-	f := strings.Fields(sc.Text())
-	switch n := len(f); {
-	case n == FieldsPartOld, n == FieldsBasic, n == FieldsDiscard, n >= FieldsFlush:
-	default:
-		return s, fmt.Errorf("iostat: parse %s line 1: %w: %d fields, want 11, 15 or 17 (or 4 for an old partition)", name, ErrParse, n)
-	}
-	if err := parseCounters(&s, f, 0); err != nil {
-		return s, fmt.Errorf("iostat: parse %s line 1: %w", name, err)
-	}
-	for line := 2; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) != "" {
-			return s, fmt.Errorf("iostat: parse %s line %d: %w: unexpected text after the counters", name, line, ErrParse)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return s, fmt.Errorf("iostat: read %s: %w", name, err)
+		nums, _ := leadingCounters(strings.Fields(string(text)))
+		s = countersFrom(nums)
+	})
+	if err != nil {
+		return IOStats{}, fmt.Errorf("iostat: read %s: %w", name, err)
 	}
 	return s, nil
 }

@@ -2,8 +2,10 @@ package iostat
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,9 +19,12 @@ func parseFixture(t *testing.T, name string) []DiskStat {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ds, err := ParseDiskstats(f, name)
+	ds, notes, err := ParseDiskstats(f, name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(notes) > 0 {
+		t.Fatalf("%s: notes %v", name, notes)
 	}
 	return ds
 }
@@ -88,9 +93,9 @@ func TestParseDiskstatsThisKernel(t *testing.T) {
 		t.Skipf("no /proc/diskstats: %v", err)
 	}
 	defer f.Close()
-	ds, err := ParseDiskstats(f, "/proc/diskstats")
-	if err != nil {
-		t.Fatal(err)
+	ds, notes, err := ParseDiskstats(f, "/proc/diskstats")
+	if err != nil || len(notes) > 0 {
+		t.Fatal(err, notes)
 	}
 	if len(ds) == 0 {
 		t.Fatal("no devices")
@@ -102,47 +107,88 @@ func TestParseDiskstatsThisKernel(t *testing.T) {
 	}
 }
 
-func TestParseDiskstatsMalformed(t *testing.T) {
+func TestParseDiskstatsSkipsWithNotes(t *testing.T) {
 	good := "   8       0 sda 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n"
 	tests := []struct {
 		name, input string
-		wantMsg     string // substring of the error
+		devices     int
+		wantNote    string // substring of the one note; "" for none
 	}{
-		{"too few fields", good + "   8 1 sda1 1 2 3\n", "line 2: malformed stat data: 6 fields"},
-		{"19 fields", "8 0 sda 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n", "line 1: malformed stat data: 19 fields"},
-		{"15 fields", good + good + "8 0 sda 1 2 3 4 5 6 7 8 9 10 11 12\n", "line 3: malformed stat data: 15 fields"},
-		{"letters in a counter", "8 0 sda 1 2 3 4 5 x 7 8 9 10 11\n", "line 1: malformed stat data: field 9 (WriteMerges) \"x\""},
-		{"negative counter", "8 0 sda 1 2 -3 4 5 6 7 8 9 10 11\n", "field 6 (ReadSectors) \"-3\""},
-		{"counter past 2^64", "8 0 sda 18446744073709551616 2 3 4 5 6 7 8 9 10 11\n", "field 4 (ReadIOs)"},
-		{"major not a number", "a 0 sda 1 2 3 4 5 6 7 8 9 10 11\n", "field 1 (major) \"a\""},
-		{"minor past 32 bits", "8 4294967296 sda 1 2 3 4 5 6 7 8 9 10 11\n", "field 2 (minor)"},
-		{"old partition with a bad counter", "3 1 hda1 1 2 z 4\n", "field 6 (WriteIOs) \"z\""},
-		{"overlong line", strings.Repeat("1 ", maxLineBytes), "read t: bufio.Scanner: token too long"},
+		{"too few fields", good + "   8 1 sda1 1 2 3\n", 1, "t line 2: 6 fields, want 14 or more"},
+		{"letters before the basic counters end", "8 0 sda 1 2 3 4 5 x 7 8 9 10 11\n", 0, `t line 1: field 9 (WriteMerges) "x": not an unsigned number`},
+		{"negative counter", "8 0 sda 1 2 -3 4 5 6 7 8 9 10 11\n", 0, `field 6 (ReadSectors) "-3"`},
+		{"major not a number", "a 0 sda 1 2 3 4 5 6 7 8 9 10 11\n", 0, `field 1 (major) "a"`},
+		{"minor past 32 bits", "8 4294967296 sda 1 2 3 4 5 6 7 8 9 10 11\n", 0, "field 2 (minor)"},
+		{"old partition with a bad counter", "3 1 hda1 1 2 z 4\n", 0, `field 6 (WriteIOs) "z"`},
+		{"two fields", "8 0\n", 0, "2 fields"},
+		{"overlong line", good + strings.Repeat("1 ", maxLineBytes) + "\n" + good, 2, "t line 2: longer than 65536 bytes"},
+		// Lines sysstat reads, and so does this package.
+		{"17 fields", "8 0 sda 1 2 3 4 5 6 7 8 9 10 11 12 13 14\n", 1, ""},
+		{"15 fields", good + "8 0 sdb 1 2 3 4 5 6 7 8 9 10 11 12\n", 2, ""},
+		{"letters after the basic counters", "8 0 sda 1 2 3 4 5 6 7 8 9 10 11 x 13\n", 1, ""},
+		{"counter past 2^64", "8 0 sda 18446744073709551616 2 3 4 5 6 7 8 9 10 11\n", 1, ""},
+		{"no final newline", "8 0 sda 1 2 3 4 5 6 7 8 9 10 11", 1, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseDiskstats(strings.NewReader(tc.input), "t")
-			if err == nil {
-				t.Fatal("no error")
+			ds, notes, err := ParseDiskstats(strings.NewReader(tc.input), "t")
+			if err != nil {
+				t.Fatalf("error %v: a bad line is skipped, not an error", err)
 			}
-			if !strings.Contains(err.Error(), tc.wantMsg) {
-				t.Errorf("error %q does not contain %q", err, tc.wantMsg)
+			if len(ds) != tc.devices {
+				t.Errorf("%d devices, want %d", len(ds), tc.devices)
 			}
-			if !strings.HasPrefix(err.Error(), "iostat: ") {
-				t.Errorf("error %q lacks the package prefix", err)
-			}
-			if tc.name != "overlong line" && !errors.Is(err, ErrParse) {
-				t.Errorf("error %q does not wrap ErrParse", err)
+			switch {
+			case tc.wantNote == "" && len(notes) > 0:
+				t.Errorf("notes %v, want none", notes)
+			case tc.wantNote != "" && (len(notes) != 1 || notes[0].Kind != NoteSkippedLine || !strings.Contains(notes[0].Text, tc.wantNote)):
+				t.Errorf("notes %v, want one skipped-line containing %q", notes, tc.wantNote)
 			}
 		})
 	}
 }
 
+// TestParseDiskstatsWholeGroups: counters are used in the groups sysstat
+// uses (11, 15, 17), whatever the count the kernel gave.
+func TestParseDiskstatsWholeGroups(t *testing.T) {
+	counters := func(n int) string {
+		var b strings.Builder
+		b.WriteString("8 0 sda")
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, " %d", i)
+		}
+		return b.String() + "\n"
+	}
+	for n, want := range map[int]IOStats{
+		11: {ReadIOs: 1, ReadMerges: 2, ReadSectors: 3, ReadTicks: 4, WriteIOs: 5, WriteMerges: 6, WriteSectors: 7, WriteTicks: 8, IOsInProgress: 9, IOTicks: 10, TimeInQueue: 11, Fields: 11},
+		14: {ReadIOs: 1, ReadMerges: 2, ReadSectors: 3, ReadTicks: 4, WriteIOs: 5, WriteMerges: 6, WriteSectors: 7, WriteTicks: 8, IOsInProgress: 9, IOTicks: 10, TimeInQueue: 11, Fields: 14},
+		16: {ReadIOs: 1, ReadMerges: 2, ReadSectors: 3, ReadTicks: 4, WriteIOs: 5, WriteMerges: 6, WriteSectors: 7, WriteTicks: 8, IOsInProgress: 9, IOTicks: 10, TimeInQueue: 11,
+			DiscardIOs: 12, DiscardMerges: 13, DiscardSectors: 14, DiscardTicks: 15, Fields: 16},
+		21: {ReadIOs: 1, ReadMerges: 2, ReadSectors: 3, ReadTicks: 4, WriteIOs: 5, WriteMerges: 6, WriteSectors: 7, WriteTicks: 8, IOsInProgress: 9, IOTicks: 10, TimeInQueue: 11,
+			DiscardIOs: 12, DiscardMerges: 13, DiscardSectors: 14, DiscardTicks: 15, FlushIOs: 16, FlushTicks: 17, Fields: 21},
+	} {
+		ds, notes, err := ParseDiskstats(strings.NewReader(counters(n)), "t")
+		if err != nil || len(notes) > 0 || len(ds) != 1 {
+			t.Fatalf("%d counters: %v %v %v", n, ds, notes, err)
+		}
+		if diff := cmp.Diff(want, ds[0].IOStats); diff != "" {
+			t.Errorf("%d counters (-want +got):\n%s", n, diff)
+		}
+		st, err := ParseSysStat(strings.NewReader(counters(n)[len("8 0 sda "):]), "stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, st); diff != "" {
+			t.Errorf("stat file with %d counters (-want +got):\n%s", n, diff)
+		}
+	}
+}
+
 func TestParseDiskstatsLenient(t *testing.T) {
 	in := "\n   8       0 sda 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19\n\n"
-	ds, err := ParseDiskstats(strings.NewReader(in), "t")
-	if err != nil {
-		t.Fatal(err)
+	ds, notes, err := ParseDiskstats(strings.NewReader(in), "t")
+	if err != nil || len(notes) > 0 {
+		t.Fatal(err, notes)
 	}
 	if len(ds) != 1 || ds[0].Fields != 19 || ds[0].FlushTicks != 17 {
 		t.Errorf("a newer kernel's extra counters: got %+v", ds)
@@ -153,32 +199,30 @@ func TestParseSysStat(t *testing.T) {
 	tests := []struct {
 		name, input string
 		want        IOStats
-		wantErr     string
 	}{
 		{"17 counters", "   74438     6026  1805730    11371    20710    17073  7277560    63928        0     9380    76031     4072       47   465040      646      632       84\n",
 			IOStats{ReadIOs: 74438, ReadMerges: 6026, ReadSectors: 1805730, ReadTicks: 11371, WriteIOs: 20710, WriteMerges: 17073,
 				WriteSectors: 7277560, WriteTicks: 63928, IOTicks: 9380, TimeInQueue: 76031, DiscardIOs: 4072, DiscardMerges: 47,
-				DiscardSectors: 465040, DiscardTicks: 646, FlushIOs: 632, FlushTicks: 84, Fields: 17}, ""},
+				DiscardSectors: 465040, DiscardTicks: 646, FlushIOs: 632, FlushTicks: 84, Fields: 17}},
 		{"15 counters", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15", IOStats{ReadIOs: 1, ReadMerges: 2, ReadSectors: 3, ReadTicks: 4,
 			WriteIOs: 5, WriteMerges: 6, WriteSectors: 7, WriteTicks: 8, IOsInProgress: 9, IOTicks: 10, TimeInQueue: 11,
-			DiscardIOs: 12, DiscardMerges: 13, DiscardSectors: 14, DiscardTicks: 15, Fields: 15}, ""},
+			DiscardIOs: 12, DiscardMerges: 13, DiscardSectors: 14, DiscardTicks: 15, Fields: 15}},
 		{"11 counters", "1 2 3 4 5 6 7 8 9 10 11\n", IOStats{ReadIOs: 1, ReadMerges: 2, ReadSectors: 3, ReadTicks: 4,
-			WriteIOs: 5, WriteMerges: 6, WriteSectors: 7, WriteTicks: 8, IOsInProgress: 9, IOTicks: 10, TimeInQueue: 11, Fields: 11}, ""},
-		{"4 counters", "10 20 30 40\n", IOStats{ReadIOs: 10, ReadSectors: 20, WriteIOs: 30, WriteSectors: 40, Fields: 4}, ""},
-		{"empty", "", IOStats{}, "line 1: malformed stat data: empty file"},
-		{"12 counters", "1 2 3 4 5 6 7 8 9 10 11 12\n", IOStats{}, "line 1: malformed stat data: 12 fields"},
-		{"bad counter", "1 2 3 4 5 6 7 8 9 10 1.5\n", IOStats{}, "field 11 (TimeInQueue) \"1.5\""},
-		{"second line", "1 2 3 4 5 6 7 8 9 10 11\n12\n", IOStats{}, "line 2: malformed stat data: unexpected text"},
+			WriteIOs: 5, WriteMerges: 6, WriteSectors: 7, WriteTicks: 8, IOsInProgress: 9, IOTicks: 10, TimeInQueue: 11, Fields: 11}},
+		{"4 counters", "10 20 30 40\n", IOStats{ReadIOs: 10, ReadSectors: 20, WriteIOs: 30, WriteSectors: 40, Fields: 4}},
+		// What sysstat reads as a device with zero counters.
+		{"empty", "", IOStats{}},
+		{"7 counters", "1 2 3 4 5 6 7\n", IOStats{Fields: 7}},
+		// Numbers up to the first that is not one, as scanf reads them.
+		{"12 counters", "1 2 3 4 5 6 7 8 9 10 11 12\n", IOStats{ReadIOs: 1, ReadMerges: 2, ReadSectors: 3, ReadTicks: 4,
+			WriteIOs: 5, WriteMerges: 6, WriteSectors: 7, WriteTicks: 8, IOsInProgress: 9, IOTicks: 10, TimeInQueue: 11, Fields: 12}},
+		{"bad counter", "1 2 3 4 5 6 7 8 9 10 1.5\n", IOStats{Fields: 10}},
+		{"second line", "1 2 3 4 5 6 7 8 9 10 11\n12\n", IOStats{ReadIOs: 1, ReadMerges: 2, ReadSectors: 3, ReadTicks: 4,
+			WriteIOs: 5, WriteMerges: 6, WriteSectors: 7, WriteTicks: 8, IOsInProgress: 9, IOTicks: 10, TimeInQueue: 11, Fields: 11}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseSysStat(strings.NewReader(tc.input), "stat")
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, ErrParse) {
-					t.Fatalf("error %v, want one containing %q wrapping ErrParse", err, tc.wantErr)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,26 +275,49 @@ func FuzzParseDiskstats(f *testing.F) {
 	}
 	f.Add("8 0 sda 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n")
 	f.Add("8 0 sda 1 2 x\n")
+	f.Add("8 0 sds 386 416 8554 100 727 820 8746 3902 0 762 7902 0 0 0\n") // 17 fields
+	// Lines of 3 to 40 fields.
+	for n := 3; n <= 40; n++ {
+		fields := []string{"8", "0", "sda"}
+		for i := 3; i < n; i++ {
+			fields = append(fields, strconv.Itoa(i*7))
+		}
+		f.Add(strings.Join(fields, " ") + "\n")
+	}
 	f.Fuzz(func(t *testing.T, in string) {
-		ds, err := ParseDiskstats(strings.NewReader(in), "fuzz")
+		ds, notes, err := ParseDiskstats(strings.NewReader(in), "fuzz")
 		if err != nil {
-			if ds != nil {
-				t.Fatal("devices returned with an error")
+			t.Fatalf("error %v: only a failed read may stop the parse", err)
+		}
+		// Every non-blank line is a device or a note.
+		lines := 0
+		for _, l := range strings.Split(strings.ReplaceAll(in, "\r", ""), "\n") {
+			if strings.TrimSpace(l) != "" {
+				lines++
 			}
-			return
+		}
+		if len(ds)+len(notes) != lines {
+			t.Fatalf("%d non-blank lines gave %d devices and %d notes", lines, len(ds), len(notes))
+		}
+		for _, n := range notes {
+			if n.Kind != NoteSkippedLine {
+				t.Fatalf("note %v", n)
+			}
 		}
 		for _, d := range ds {
-			if d.Fields != FieldsPartOld && d.Fields < FieldsBasic || d.Fields == 12 || d.Fields == 13 || d.Fields == 14 || d.Fields == 16 {
+			if d.Fields != FieldsPartOld && d.Fields < FieldsBasic {
 				t.Fatalf("%s: accepted %d counters", d.Name, d.Fields)
 			}
 			if d.Name == "" {
 				t.Fatal("empty name")
 			}
-			// A parsed device must survive a delta against itself.
+			// A parsed device must survive a delta against itself and
+			// a report.
 			dd := diskDelta(d, d.IOStats, false, 100)
 			if e := dd.Ext(); e.RPerS != 0 || e.Util != 0 {
 				t.Fatalf("%s: a delta against itself is not zero: %+v", d.Name, e)
 			}
+			_ = dd.Basic()
 		}
 	})
 }
@@ -258,16 +325,17 @@ func FuzzParseDiskstats(f *testing.F) {
 func FuzzParseSysStat(f *testing.F) {
 	f.Add("   74438     6026  1805730    11371    20710    17073  7277560    63928        0     9380    76031     4072       47   465040      646      632       84\n")
 	f.Add("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n")
+	f.Add("1 2 3 4 5 6 7 8 9 10 11 12 13 14\n")
 	f.Add("1 2 3 4\n")
 	f.Add("1 2 3 4 5 6 7 8 9 10 11\n\n")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := ParseSysStat(strings.NewReader(in), "fuzz")
 		if err != nil {
-			return
+			t.Fatalf("error %v: only a failed read is an error", err)
 		}
-		if s.Fields != FieldsPartOld && s.Fields != FieldsBasic && s.Fields != FieldsDiscard && s.Fields < FieldsFlush {
-			t.Fatalf("accepted %d counters", s.Fields)
+		if s.Fields < FieldsBasic && s.Fields != FieldsPartOld && s != (IOStats{Fields: s.Fields}) {
+			t.Fatalf("%d counters, but some read non-zero: %+v", s.Fields, s)
 		}
 	})
 }

@@ -205,7 +205,9 @@ func fieldAgreement(t *testing.T, want, got []byte) (agree, total int) {
 }
 
 func TestSysstatFirstReport(t *testing.T) {
-	fixtures := []string{"k20", "k18", "k14", "k7"}
+	// mixed: sysstat's own fixture (a 17-field line among 18-field ones),
+	// with lines of 23, 16, 10 and 4 fields added.
+	fixtures := []string{"k20", "k18", "k14", "k7", "mixed"}
 	modes := []struct {
 		name string
 		args []string
@@ -235,10 +237,7 @@ func TestSysstatFirstReport(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				d, err := NewDelta(Zero, snap)
-				if err != nil {
-					t.Fatal(err)
-				}
+				d := NewDelta(Zero, snap)
 				at := sysstatTimestamp(t, want, m.opt)
 				var got bytes.Buffer
 				if m.json {
@@ -267,7 +266,7 @@ func TestSysstatFirstReport(t *testing.T) {
 
 // TestSysstatSysBlock compares the default mode (no -p), which reads
 // /sys/block/<dev>/stat, lists whole devices in name order and hides
-// those that never did I/O.
+// those that never did I/O, skipping what holds no device.
 func TestSysstatSysBlock(t *testing.T) {
 	dir := t.TempDir()
 	copyFile(t, filepath.Join("testdata", "k20", "uptime"), filepath.Join(dir, "uptime"))
@@ -290,6 +289,23 @@ func TestSysstatSysBlock(t *testing.T) {
 		os.WriteFile(filepath.Join(p, "stat"), []byte(strings.Join(f[3:], " ")+"\n"), 0o644)
 		os.WriteFile(filepath.Join(p, "dev"), []byte(fmt.Sprintf("%d:%d\n", d.Major, d.Minor)), 0o644)
 	}
+	// What sysstat's own fixtures hold: a file among the devices
+	// ("_list"), a stat file of 14 counters (the first 11 count) and
+	// one of 7 (a device with zero counters, hidden as never used).
+	if err := os.WriteFile(filepath.Join(dir, "block", "_list"), []byte(".\n..\nsda\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, stat := range map[string]string{
+		"sdx": "120 3 960 40 17 2 136 9 0 45 49 4 1 64\n",
+		"sdy": "120 3 960 40 17 2 136\n",
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, "block", name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "block", name, "stat"), []byte(stat), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, m := range []struct {
 		name string
 		args []string
@@ -308,10 +324,7 @@ func TestSysstatSysBlock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := NewDelta(Zero, snap)
-			if err != nil {
-				t.Fatal(err)
-			}
+			d := NewDelta(Zero, snap)
 			var got bytes.Buffer
 			w := NewJSONWriter(&got, hostFromSysstat(t, want), m.opt)
 			w.Write(d, time.Time{})
@@ -422,14 +435,8 @@ func TestSysstatInterval(t *testing.T) {
 
 				snapA := readFixtureSnapshot(t, filepath.Join(pair, "diskstats.a"), filepath.Join(pair, "uptime.a"))
 				snapB := readFixtureSnapshot(t, filepath.Join(pair, "diskstats.b"), filepath.Join(pair, "uptime.b"))
-				d1, err := NewDelta(Zero, snapA)
-				if err != nil {
-					t.Fatal(err)
-				}
-				d2, err := NewDelta(snapA, snapB)
-				if err != nil {
-					t.Fatal(err)
-				}
+				d1 := NewDelta(Zero, snapA)
+				d2 := NewDelta(snapA, snapB)
 				opt := ReportOptions{Extended: true, AllDevices: true}
 				var got bytes.Buffer
 				if js {

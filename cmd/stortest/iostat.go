@@ -106,12 +106,12 @@ func init() {
 			if err != nil {
 				return err
 			}
-			disks, err := iostat.ParseDiskstats(fh, name)
+			disks, notes, err := iostat.ParseDiskstats(fh, name)
 			fh.Close()
 			if err != nil {
 				return err
 			}
-			snaps[i] = iostat.Snapshot{Source: iostat.FromDiskstats, Disks: disks}
+			snaps[i] = iostat.Snapshot{Source: iostat.FromDiskstats, Disks: disks, Notes: notes}
 		}
 		d, err := iostat.NewDeltaInterval(snaps[0], snaps[1], interval)
 		if err != nil {
@@ -244,11 +244,7 @@ func runLive(ctx context.Context, f iostat.FS, cfg liveConfig, stdout io.Writer)
 			return err
 		}
 		if !(first && cfg.skipFirst) {
-			d, err := iostat.NewDelta(prev, curr)
-			if err != nil {
-				finish()
-				return err
-			}
+			d := iostat.NewDelta(prev, curr)
 			if err := emit(d); err != nil {
 				return err
 			}
