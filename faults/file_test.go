@@ -366,6 +366,12 @@ func TestServerOutlivesNoParent(t *testing.T) {
 	}
 	assert.False(t, mounted, "%s still mounted", mnt)
 	assert.False(t, bound, "%s still bound", loop)
+	var gone bool
+	for deadline := time.Now().Add(5 * time.Second); !gone && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		_, err := os.Stat(mnt)
+		gone = errors.Is(err, os.ErrNotExist)
+	}
+	assert.True(t, gone, "mount point %s left", mnt)
 	if mounted {
 		syscall.Unmount(mnt, syscall.MNT_DETACH)
 	}

@@ -35,7 +35,8 @@ import (
 // object per line: the configuration first (answered with the mount or
 // an error), then requests, each answered in turn. The server ends when
 // asked to, or when its stdin ends: the parent is gone (killed, even by
-// SIGKILL), and the server unmounts, so nothing is left mounted.
+// SIGKILL), and the server unmounts and removes the mount point, so
+// nothing is left.
 const serverEnv = "STORTEST_FAULTS_SERVER"
 
 func init() {
@@ -125,8 +126,12 @@ func serverMain(in io.Reader, out io.Writer) int {
 			enc.Encode(reply{Err: fmt.Sprintf("faults: server: unknown request %q", req.Op)})
 		}
 	}
-	// The parent is gone: leave nothing mounted.
-	if err := s.shutdown(); err != nil {
+	// The parent is gone: leave nothing mounted, and no mount point.
+	err = s.shutdown()
+	if rerr := os.Remove(cfg.Mountpoint); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+		err = errors.Join(err, fmt.Errorf("faults: %w", rerr))
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
