@@ -18,6 +18,12 @@ var collected struct {
 	mu    sync.Mutex
 	runs  []*record
 	tests map[testing.TB]*testState
+	// bases counts the runs of each job name per test name, over the
+	// whole binary: a second run of the same job, in the same test or in
+	// the test's next round under go test -count, gets artifacts and a
+	// testcase of its own (the report refuses two attachments of one
+	// class with one base name).
+	bases map[string]int
 }
 
 // record is one run as the report will show it. Its failures grow as
@@ -33,10 +39,8 @@ type record struct {
 // testState is what stortest keeps per test while it runs.
 type testState struct {
 	runs []*record
-	// bases counts the runs of each job name, so a second run of the
-	// same job gets artifacts and a testcase of its own.
-	bases map[string]int
-	dir   string // the artifact directory, once made
+	name string // the test's
+	dir  string // the artifact directory, once made
 	// tempDir is set when the artifacts go to a directory the testing
 	// package removes after the test.
 	tempDir bool
@@ -56,7 +60,7 @@ func stateOf(t testing.TB) *testState {
 	if collected.tests == nil {
 		collected.tests = map[testing.TB]*testState{}
 	}
-	st := &testState{bases: map[string]int{}}
+	st := &testState{name: t.Name()}
 	collected.tests[t] = st
 	t.Cleanup(func() { settle(t, st) })
 	return st
@@ -130,13 +134,18 @@ func (st *testState) ran() bool {
 
 // names returns the names of the next run of job name in the test: the
 // base name of its artifacts ("randread-4k", then "randread-4k.2") and
-// the name of its testcase ("randread-4k", then "randread-4k#2").
+// the name of its testcase ("randread-4k", then "randread-4k#2"). Runs
+// of the test's earlier rounds (go test -count) count too.
 func (st *testState) names(name string) (base, caseName string) {
 	collected.mu.Lock()
 	defer collected.mu.Unlock()
 	safe := safeName(name)
-	st.bases[safe]++
-	if n := st.bases[safe]; n > 1 {
+	if collected.bases == nil {
+		collected.bases = map[string]int{}
+	}
+	key := st.name + "\x00" + safe
+	collected.bases[key]++
+	if n := collected.bases[key]; n > 1 {
 		return safe + "." + itoa(n), name + "#" + itoa(n)
 	}
 	return safe, name

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"stortest.dev/workload"
 )
 
@@ -72,4 +74,20 @@ func TestFailureAfterSettle(t *testing.T) {
 	if len(cs) != 1 || len(cs[0].Failures) != 1 || !strings.HasPrefix(cs[0].Failures[0].Message, "late: iops ") {
 		t.Errorf("testcases %+v", cs)
 	}
+}
+
+// Under go test -count=N a test runs N times in one binary, each round
+// with a new testing.T: a job's second round is numbered as a second run
+// in one round is, so that its testcase and artifacts do not collide
+// with the first's (the report refuses two attachments of one class with
+// one base name).
+func TestNamesAcrossCountRounds(t *testing.T) {
+	name := t.Name() + "/round"
+	first, second := &testState{name: name}, &testState{name: name}
+	base, kase := first.names("rand read")
+	assert.Equal(t, []string{"rand_read", "rand read"}, []string{base, kase})
+	base, kase = second.names("rand read")
+	assert.Equal(t, []string{"rand_read.2", "rand read#2"}, []string{base, kase})
+	base, kase = (&testState{name: name + "-other"}).names("rand read")
+	assert.Equal(t, []string{"rand_read", "rand read"}, []string{base, kase}, "another test's runs do not count")
 }

@@ -17,6 +17,13 @@ import (
 // A run too short for its baseline's verdict measures on: a 2 s run at
 // 4000 IOPS has too few I/Os for p99.99 (36887 at 95%), so it extends by
 // the seconds that supply them. Without the option it stays at 2 s.
+//
+// Only p99.99 is compared: on a loaded machine the CPU-bound latencies of
+// a memory-backed loop device shift between the baseline and the rerun
+// (under stress-ng on both CPUs a 2 s rerun's mean clat came out a
+// regression), and a regression ends the extension, which is right but
+// not what this test is about. p99.99 is inconclusive on 2 s whatever
+// the load: it lacks the I/Os.
 func TestExtendWhileInconclusive(t *testing.T) {
 	if os.Geteuid() != 0 {
 		skipOrFail(t, "needs root for loop devices")
@@ -27,11 +34,12 @@ func TestExtendWhileInconclusive(t *testing.T) {
 	dir := t.TempDir()
 	job := workload.Job{Name: "extend", Engine: "psync", RW: workload.RandRead, BlockSize: 4096,
 		Direct: true, Runtime: 11 * time.Second, TimeBased: true, RateIOPS: [3]int{4000}}
+	only := Tolerances("*.iops=off,*.bw=off,*.clat.mean=off,*.clat.p50=off,*.clat.p99=off,*.clat.p99.9=off")
 	f := newFake(t)
 	t.Setenv(EnvUpdate, "1")
 	f.run(func(tb testing.TB) {
 		res := Run(tb, Device(tb, scratch.Path), job)
-		require.True(t, CheckBaseline(tb, res, BaselineDir(dir)))
+		require.True(t, CheckBaseline(tb, res, BaselineDir(dir), only))
 	})
 	t.Setenv(EnvUpdate, "0")
 
@@ -39,14 +47,14 @@ func TestExtendWhileInconclusive(t *testing.T) {
 	var plain, extended *Result
 	f.run(func(tb testing.TB) {
 		plain = Run(tb, Device(tb, scratch.Path), job)
-		CheckBaseline(tb, plain, BaselineDir(dir))
+		CheckBaseline(tb, plain, BaselineDir(dir), only)
 	})
 	require.NotNil(t, plain)
 	assert.InDelta(t, 2, plain.Jobs[0].Runtime.Seconds(), 0.2)
 	logs := len(f.logs)
 	f.run(func(tb testing.TB) {
-		extended = Run(tb, Device(tb, scratch.Path), job, ExtendWhileInconclusive(20*time.Second, BaselineDir(dir)))
-		CheckBaseline(tb, extended, BaselineDir(dir))
+		extended = Run(tb, Device(tb, scratch.Path), job, ExtendWhileInconclusive(20*time.Second, BaselineDir(dir), only))
+		CheckBaseline(tb, extended, BaselineDir(dir), only)
 	})
 	require.NotNil(t, extended)
 	f.finish()
