@@ -76,9 +76,11 @@ func fioJob(j *JobResult, format OutputFormat) ordered {
 	for d := range NumDirs {
 		o = append(o, field{d.String(), fioDir(j, d, format)})
 	}
+	// fio prints the sync latency percentiles when clat or lat
+	// percentiles are on, and clat_percentiles always is.
 	sync := ordered{{"total_ios", j.Sync.IOs}}
 	if j.Sync.Lat != nil {
-		sync = append(sync, field{"lat_ns", fioStat(j.Sync.Lat, false, nil, format)})
+		sync = append(sync, field{"lat_ns", fioStat(j.Sync.Lat, true, j.Job.percentileList(), format)})
 	}
 	o = append(o,
 		field{"sync", sync},

@@ -1,0 +1,132 @@
+package workload
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Tests of where stortest's figures must equal fio 3.33's. The recorded
+// fio outputs under testdata/fio333 come with the job file that made them
+// (its first lines say how).
+
+// readFioJob parses the job file testdata/fio333/name with ${TARGET} set
+// to target; it stops the test (FailNow) on an error.
+func readFioJob(t *testing.T, name, target string) []Job {
+	t.Helper()
+	t.Setenv("TARGET", target)
+	f, err := os.Open(filepath.Join("testdata", "fio333", name))
+	require.NoError(t, err)
+	defer f.Close()
+	jobs, err := ParseFio(f, name)
+	require.NoError(t, err)
+	return jobs
+}
+
+// jsonDoc decodes fio's JSON output, skipping the notices fio prints
+// before it; it stops the test (FailNow) on an error.
+func jsonDoc(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	i := bytes.IndexByte(b, '{')
+	require.GreaterOrEqual(t, i, 0, "no JSON in %q", b)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b[i:], &doc))
+	return doc
+}
+
+// fioRecorded decodes testdata/fio333/name; it stops the test (FailNow)
+// on an error.
+func fioRecorded(t *testing.T, name string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "fio333", name))
+	require.NoError(t, err)
+	return jsonDoc(t, b)
+}
+
+// ourFioJSON is res in fio's JSON schema, decoded; it stops the test
+// (FailNow) on an error.
+func ourFioJSON(t *testing.T, res *Result, format OutputFormat) map[string]any {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, WriteFioJSON(&buf, res, format, time.Unix(1700000000, 0)))
+	return jsonDoc(t, buf.Bytes())
+}
+
+// at walks a decoded JSON document: a key for an object, "0", "1"... for
+// an array. It returns nil where the path leads nowhere.
+func at(v any, path ...string) any {
+	for _, p := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[p]
+		case []any:
+			i := 0
+			for _, c := range p {
+				i = 10*i + int(c-'0')
+			}
+			if i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// keysOf returns the sorted keys of a decoded JSON object (nil for
+// anything else).
+func keysOf(v any) []string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// fsync=N: fio's "sync" object has total_ios and lat_ns with the
+// percentiles (clat_percentiles is on) and, in json+, the bins; the
+// count of fsyncs is the same (one before every 8 writes after the
+// first 8: 7 for 64 writes).
+func TestFioSyncSectionMatchesFio(t *testing.T) {
+	target := fileTarget(t, 256<<10)
+	jobs := readFioJob(t, "fsync8.fio", target.Path)
+	res, err := RunJobs(context.Background(), jobs, Options{})
+	require.NoError(t, err)
+	require.NoError(t, res.Jobs[0].Err)
+
+	fio := at(fioRecorded(t, "fsync8.json"), "jobs", "0", "sync")
+	ours := at(ourFioJSON(t, res, FormatJSONPlus), "jobs", "0", "sync")
+	require.NotNil(t, fio)
+	require.NotNil(t, ours)
+	assert.Equal(t, keysOf(fio), keysOf(ours), "sync")
+	assert.Equal(t, keysOf(at(fio, "lat_ns")), keysOf(at(ours, "lat_ns")), "sync.lat_ns")
+	assert.Equal(t, keysOf(at(fio, "lat_ns", "percentile")), keysOf(at(ours, "lat_ns", "percentile")), "sync.lat_ns.percentile")
+	assert.Equal(t, at(fio, "total_ios"), at(ours, "total_ios"))
+	assert.Equal(t, at(fio, "lat_ns", "N"), at(ours, "lat_ns", "N"))
+	var binSum float64
+	bins, _ := at(ours, "lat_ns", "bins").(map[string]any)
+	for _, c := range bins {
+		binSum += c.(float64)
+	}
+	assert.Equal(t, at(ours, "lat_ns", "N"), binSum, "the bins hold every fsync")
+
+	// Plain JSON: percentiles, no bins, as fio.
+	plain := at(ourFioJSON(t, res, FormatJSON), "jobs", "0", "sync", "lat_ns")
+	assert.NotNil(t, at(plain, "percentile"))
+	assert.Nil(t, at(plain, "bins"))
+}
