@@ -130,3 +130,26 @@ func TestFioSyncSectionMatchesFio(t *testing.T) {
 	assert.NotNil(t, at(plain, "percentile"))
 	assert.Nil(t, at(plain, "bins"))
 }
+
+// A run shorter than 1 ms: fio rounds the runtime up to 1 ms and prints
+// iops and bw from it (12 null reads: runtime 1, iops 12000), never the
+// zeros a truncated runtime gives.
+func TestFioRuntimeUnderOneMsMatchesFio(t *testing.T) {
+	jobs := readFioJob(t, "tiny-null.fio", "")
+	res, err := RunJobs(context.Background(), jobs, Options{})
+	require.NoError(t, err)
+	// The run takes some µs; pin it so that a slow machine gives the
+	// same figures. 1.3 ms shows the rounding is up, not to nearest.
+	fio := at(fioRecorded(t, "tiny-null.json"), "jobs", "0", "read")
+	for _, rt := range []time.Duration{400 * time.Microsecond, 999*time.Microsecond + 999} {
+		res.Jobs[0].Runtime = rt
+		ours := at(ourFioJSON(t, res, FormatJSON), "jobs", "0", "read")
+		for _, k := range []string{"io_bytes", "total_ios", "runtime", "iops", "bw_bytes", "bw"} {
+			assert.Equal(t, at(fio, k), at(ours, k), "%s at runtime %v", k, rt)
+		}
+	}
+	res.Jobs[0].Runtime = 1300 * time.Microsecond
+	ours := at(ourFioJSON(t, res, FormatJSON), "jobs", "0", "read")
+	assert.Equal(t, 2.0, at(ours, "runtime"), "1.3 ms rounds up")
+	assert.Equal(t, 6000.0, at(ours, "iops"))
+}

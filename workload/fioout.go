@@ -133,17 +133,24 @@ func cpuPercent(cpu, runtime time.Duration) float64 {
 	return 100 * cpu.Seconds() / runtime.Seconds()
 }
 
+// fioDirRuntime is a direction's runtime as fio prints it: whole
+// microseconds rounded up to whole ms, so a run shorter than 1 ms has
+// runtime 1 (and iops 1000 times its I/Os), never 0.
+func fioDirRuntime(d time.Duration) uint64 {
+	return (uint64(max(d.Microseconds(), 0)) + 999) / 1000
+}
+
 func fioDir(j *JobResult, d Dir, format OutputFormat) ordered {
 	s := j.Dirs[d]
-	ms := j.Runtime.Milliseconds()
-	var bwBytes uint64
+	var ms, bwBytes uint64
 	var iops float64
-	if s.IOs > 0 && ms > 0 {
-		bwBytes = uint64(float64(s.Bytes) * 1000 / float64(ms))
-		iops = float64(s.IOs) * 1000 / float64(ms)
+	if s.IOs > 0 { // fio reports runtime 0 for a direction without I/O
+		ms = fioDirRuntime(j.Runtime)
 	}
-	if s.IOs == 0 {
-		ms = 0 // fio reports runtime 0 for a direction without I/O
+	if ms > 0 {
+		// fio's integer bytes/s and double iops.
+		bwBytes = 1000 * s.Bytes / ms
+		iops = 1000 * float64(s.IOs) / float64(ms)
 	}
 	pcts := j.Job.percentileList()
 	bw := perSecond(j.Seconds, func(sec *Second) float64 { return sec.BW(d) / 1024 })
