@@ -204,6 +204,15 @@ func importJob(doc *fioDoc, jd *fioJobDoc, jl *latency.FioJob, global []fioOptio
 		if dd == nil || dd.TotalIOs == 0 {
 			continue
 		}
+		if dd.Runtime <= 0 || dd.IOPS <= 0 {
+			// fio rounds a direction's runtime up to whole ms, so I/O
+			// never comes with runtime 0; stortest's JSON had runs
+			// shorter than 1 ms that way (iops and bw 0) until it
+			// rounded as fio does. Zeros would make a baseline no run
+			// can fall below.
+			return nil, fmt.Errorf("%w: %s: %d I/Os with runtime %d ms and iops %v: no throughput to compare",
+				ErrFioJob, DirNames[i], dd.TotalIOs, dd.Runtime, dd.IOPS)
+		}
 		rt = max(rt, dd.Runtime)
 		dir := &Dir{
 			Name: DirNames[i], IOs: dd.TotalIOs, Bytes: dd.IOBytes, ShortIOs: dd.ShortIOs,

@@ -179,6 +179,8 @@ func TestImportFioErrors(t *testing.T) {
 		{"truncated", string(data[:len(data)/2]), "line", nil},
 		{"job-error", strings.Replace(string(data), `"error" : 0`, `"error" : 5`, 1), "fio reported error 5", ErrFioJob},
 		{"no-io", strings.Replace(string(data), `"total_ios" : 25`, `"total_ios" : 0`, 1), "no I/O completed", ErrFioJob},
+		{"runtime-0", strings.Replace(string(data), `"runtime" : 1,`, `"runtime" : 0,`, 1), "read: 25 I/Os with runtime 0 ms", ErrFioJob},
+		{"iops-0", strings.Replace(string(data), `"iops" : 25000.000000,`, `"iops" : 0.000000,`, 1), "no throughput to compare", ErrFioJob},
 		{"bad-bins", strings.Replace(string(data), `"812" : 2`, `"813" : 2`, 1), "not a bucket value", nil},
 		{"no-jobs", `{"fio version": "fio-3.33", "jobs": []}`, "no jobs", nil},
 	} {
