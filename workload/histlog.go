@@ -73,15 +73,17 @@ func (h *histLog) add(t time.Duration, delta *[NumDirs]*latency.Histogram) error
 	for h.next <= t {
 		h.next += h.every
 	}
-	return h.write(t)
+	return h.write(uint64(t.Milliseconds()))
 }
 
-func (h *histLog) write(t time.Duration) error {
+// write writes a row per direction with completions since the last row,
+// stamped ms.
+func (h *histLog) write(ms uint64) error {
 	for d := range NumDirs {
 		if h.acc[d].Count() == 0 {
 			continue
 		}
-		if err := h.w.WriteInterval(uint64(t.Milliseconds()), histlog.Direction(d), h.bs, h.acc[d]); err != nil {
+		if err := h.w.WriteInterval(ms, histlog.Direction(d), h.bs, h.acc[d]); err != nil {
 			return err
 		}
 		h.acc[d].Reset()
@@ -90,8 +92,13 @@ func (h *histLog) write(t time.Duration) error {
 }
 
 // close writes the partial interval left, flushes and closes the file.
+// Its row is stamped with its end rounded up to whole ms: rounded down,
+// a tail shorter than a ms after the last row's second would repeat that
+// row's time (rows at 1000, 2000, 3000, 3000), which fio's tools read as
+// an interval of no length.
 func (h *histLog) close() error {
-	err := h.write(h.last)
+	ms := (h.last + time.Millisecond - 1) / time.Millisecond
+	err := h.write(uint64(ms))
 	err = errors.Join(err, h.w.Flush(), h.f.Close())
 	if err != nil {
 		return fmt.Errorf("workload: write_hist_log %s: %w", h.f.Name(), err)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/latency"
 	"stortest.dev/latency/histlog"
 )
 
@@ -71,4 +72,37 @@ func TestWriteHistLog(t *testing.T) {
 	var got bytes.Buffer
 	require.NoError(t, histlog.FioPctiles(context.Background(), &got, inputs, histlog.FioOptions{}))
 	assert.Equal(t, string(want), got.String())
+}
+
+// The final partial interval's row never repeats the time of the row
+// before it, even when it ends within the same ms as the last full
+// second (a run that stops just after a tick): rows 1000, 2000, 3000,
+// 3001, not 1000, 2000, 3000, 3000.
+func TestHistLogFinalRowTimeIsNew(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "tail")
+	job := Job{Name: "tail", Engine: "null", RW: Read, BlockSize: 4096, Size: 1 << 20}
+	h, err := newHistLog(&job, prefix, 1)
+	require.NoError(t, err)
+	var delta [NumDirs]*latency.Histogram
+	for d := range NumDirs {
+		delta[d] = latency.NewFio()
+	}
+	for _, end := range []time.Duration{1000e6, 2000e6, 3000e6, 3000.3e6} { // ns
+		delta[DirRead].Reset()
+		delta[DirRead].Add(5000)
+		require.NoError(t, h.add(end, &delta))
+	}
+	require.NoError(t, h.close())
+
+	name := histlog.FileName(prefix, 1)
+	f, err := os.Open(name)
+	require.NoError(t, err)
+	defer f.Close()
+	rd := histlog.NewReader(f, name, histlog.ReaderOptions{})
+	var times []uint64
+	for rd.Scan() {
+		times = append(times, rd.Record().Time)
+	}
+	require.NoError(t, rd.Err())
+	assert.Equal(t, []uint64{1000, 2000, 3000, 3001}, times)
 }
