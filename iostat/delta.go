@@ -21,6 +21,10 @@ type Delta struct {
 	// does, so rates read 0 (NoteUptimeBackwards).
 	Interval uint64
 	Disks    []DiskDelta
+	// CPU is the avg-cpu report over the same interval, from the
+	// snapshots' /proc/stat readings; nil when either lacks one (a
+	// snapshot from Zero counts as boot).
+	CPU *AvgCPU
 	// Notes on the pair as a whole (e.g. uptime and monotonic clock
 	// disagreeing).
 	Notes []Note
@@ -101,6 +105,10 @@ func newDelta(prev, curr Snapshot, itv uint64) Delta {
 		itv = 1 // sysstat's guard against dividing by zero
 	}
 	d := Delta{Prev: prev.Time, Curr: curr.Time, Interval: itv, Notes: slices.Clone(curr.Notes)}
+	if curr.CPU.Fields > 0 && (prev.CPU.Fields > 0 || prev.Uptime == 0) {
+		c := NewAvgCPU(prev.CPU, curr.CPU)
+		d.CPU = &c
+	}
 	switch {
 	case prev.Monotonic > 0 && curr.Monotonic > 0:
 		d.Elapsed = curr.Monotonic - prev.Monotonic

@@ -23,8 +23,9 @@ type Host struct {
 }
 
 // LocalHost describes the running system as sysstat does: uname(2), and
-// the number of cpuN directories under <sys>/devices/system/cpu (the
-// number of CPUs Go may use when that is unreadable).
+// the number of cpuN directories under <sys>/devices/system/cpu, or else
+// the highest cpuN of <proc>/stat plus one (the number of CPUs Go may use
+// when neither can be read).
 func LocalHost(f FS, now time.Time) (Host, error) {
 	var u syscall.Utsname
 	if err := syscall.Uname(&u); err != nil {
@@ -62,26 +63,134 @@ func countCPUs(f FS) int {
 			}
 		}
 	}
-	if n == 0 {
-		n = runtime.NumCPU()
+	if n > 0 {
+		return n
 	}
-	return n
+	b, err := os.ReadFile(f.ProcPath("stat"))
+	if err != nil {
+		return runtime.NumCPU()
+	}
+	highest := -1
+	for _, line := range strings.Split(string(b), "\n") {
+		var k int
+		if strings.HasPrefix(line, "cpu") && !strings.HasPrefix(line, "cpu ") {
+			if _, err := fmt.Sscanf(line[3:], "%d", &k); err == nil && k > highest {
+				highest = k
+			}
+		}
+	}
+	return highest + 1
 }
 
-// ReportOptions choose what a report shows, after sysstat's flags.
+// ReportOptions choose what a report shows and how, after sysstat's
+// flags. The zero value is iostat -d: the basic device figures in kB.
 type ReportOptions struct {
 	// Extended: the -x figures (Ext); otherwise the basic ones (Basic).
 	Extended bool
 	// AllDevices lists devices that never completed an I/O since boot.
 	// sysstat lists them with -p ALL or named devices and hides them
-	// otherwise.
+	// otherwise. Used by Write (a Monitor's reports are filtered by the
+	// Monitor).
 	AllDevices bool
 	// OmitIdle leaves out devices with no I/O in the interval (-z).
+	// Used by Write, as AllDevices.
 	OmitIdle bool
 	// Timestamp prints each report's time (-t).
 	Timestamp bool
 	// ISO prints dates and times in ISO 8601 (S_TIME_FORMAT=ISO).
 	ISO bool
+	// CPU prints the avg-cpu report (iostat's default, and -c).
+	CPU bool
+	// NoDisk leaves the device report out (iostat -c without -d).
+	NoDisk bool
+	// Short prints the short form of either device report (-s).
+	Short bool
+	// Unit of sizes: kB by default, MB (-m), or the 512-byte blocks
+	// sysstat uses by default under POSIXLY_CORRECT.
+	Unit Unit
+	// Human prints sizes with a unit suffix (k, M, G, ...) and
+	// percentages with a % sign (--human, -h). Plain reports only.
+	Human bool
+	// Pretty puts the device name last (--pretty, -h, -j) and, with
+	// Extended, splits the figures into four tables (reads, writes,
+	// discards, flushes and the rest) unless Compact or Short.
+	Pretty bool
+	// Compact keeps a Pretty extended report in one table (--compact).
+	Compact bool
+	// Decimals after the point in plain reports (--dec).
+	Decimals Decimals
+}
+
+// Unit is the unit of sizes in a report.
+type Unit int
+
+const (
+	// UnitKB: kilobytes (1024 bytes), sysstat's default and -k.
+	UnitKB Unit = iota
+	// UnitMB: megabytes (-m).
+	UnitMB
+	// UnitBlocks: 512-byte sectors, sysstat's default when the
+	// POSIXLY_CORRECT environment variable is set ("Blk_read/s",
+	// "rsec/s").
+	UnitBlocks
+)
+
+func (u Unit) String() string {
+	switch u {
+	case UnitKB:
+		return "kB"
+	case UnitMB:
+		return "MB"
+	case UnitBlocks:
+		return "blocks"
+	}
+	return fmt.Sprintf("Unit(%d)", int(u))
+}
+
+// sectorsPer is sysstat's conversion factor: 512-byte sectors per unit.
+func (u Unit) sectorsPer() float64 {
+	switch u {
+	case UnitMB:
+		return 2048
+	case UnitBlocks:
+		return 1
+	}
+	return 2
+}
+
+// label is the unit in headers: "kB", "MB", and for blocks "sec" in the
+// extended report and "Blk" in the basic one.
+func (u Unit) label(extended bool) string {
+	switch {
+	case u == UnitMB:
+		return "MB"
+	case u == UnitBlocks && extended:
+		return "sec"
+	case u == UnitBlocks:
+		return "Blk"
+	}
+	return "kB"
+}
+
+// Decimals is the --dec option of sysstat: the digits after the point of
+// plain figures.
+type Decimals int
+
+const (
+	// DecDefault is sysstat's: two digits, one with a unit suffix.
+	DecDefault Decimals = iota
+	// Dec0, Dec1 and Dec2 are --dec=0, --dec=1 and --dec=2.
+	Dec0
+	Dec1
+	Dec2
+)
+
+// places is sysstat's dplaces_nr: -1 by default, else 0 to 2.
+func (d Decimals) places() int {
+	if d <= DecDefault || d > Dec2 {
+		return -1
+	}
+	return int(d - Dec0)
 }
 
 // Shown reports whether a device's line appears in a report with these
@@ -114,8 +223,66 @@ func (o ReportOptions) timestamp(t time.Time) string {
 	return t.Format("01/02/06 15:04:05")
 }
 
-// JSONWriter writes sysstat's JSON schema (iostat -d [-x] -o JSON, 12.6)
-// byte for byte: the same keys, order, tabs and two decimals.
+// Report is one report of iostat: what an interval shows.
+type Report struct {
+	// Time is when the sample was read, printed with -t.
+	Time time.Time
+	// Interval in hundredths of a second.
+	Interval uint64
+	// CPU is the avg-cpu report; nil when the CPU was not read.
+	CPU *AvgCPU
+	// Disks are the device lines in the order printed.
+	Disks []Row
+	// Notes on the sample: lines skipped, named devices not found,
+	// the uptime running backwards. Rows carry their own.
+	Notes []Note
+}
+
+// Row is one line of the device report: a device, or the total of a
+// group of devices (-g).
+type Row struct {
+	// Name as printed: the kernel's name, a device-mapper name (-N), a
+	// persistent one (-j), or a group's name after a space as sysstat
+	// prints it (" total").
+	Name string
+	// Group marks a group's total. Members is what sysstat 12.6 divides
+	// its %util by: the members counted over every sample so far, not
+	// in this one; 0 for a group that never had one, which the extended
+	// report leaves out.
+	Group   bool
+	Members int
+	DiskDelta
+}
+
+// Ext is the row's extended figures; a group's %util is divided by its
+// Members, as sysstat divides it.
+func (r Row) Ext() Ext {
+	e := r.DiskDelta.Ext()
+	e.Util /= r.utilDivisor()
+	return e
+}
+
+func (r Row) utilDivisor() float64 {
+	if r.Group && r.Members > 0 {
+		return float64(r.Members)
+	}
+	return 1
+}
+
+// ReportOf turns a delta into a report: the devices o shows (Shown), by
+// their kernel names, stamped with at.
+func ReportOf(d Delta, o ReportOptions, at time.Time) Report {
+	r := Report{Time: at, Interval: d.Interval, CPU: d.CPU, Notes: d.Notes}
+	for _, dd := range d.Disks {
+		if o.Shown(dd) {
+			r.Disks = append(r.Disks, Row{Name: dd.Name, DiskDelta: dd})
+		}
+	}
+	return r
+}
+
+// JSONWriter writes sysstat's JSON schema (iostat -o JSON, 12.6) byte for
+// byte: the same keys, order, tabs and two decimals.
 type JSONWriter struct {
 	w      *bufio.Writer
 	h      Host
@@ -150,6 +317,11 @@ func (j *JSONWriter) begin() {
 // Write adds one report (one element of "statistics") for d, stamped
 // with at when ReportOptions.Timestamp is set, and flushes it.
 func (j *JSONWriter) Write(d Delta, at time.Time) error {
+	return j.WriteReport(ReportOf(d, j.o, at))
+}
+
+// WriteReport adds one report and flushes it.
+func (j *JSONWriter) WriteReport(r Report) error {
 	if j.closed {
 		return fmt.Errorf("iostat: JSONWriter: write after Close")
 	}
@@ -160,22 +332,44 @@ func (j *JSONWriter) Write(d Delta, at time.Time) error {
 	j.n++
 	j.w.WriteString("\t\t\t\t{\n")
 	if j.o.Timestamp {
-		fmt.Fprintf(j.w, "\t\t\t\t\t\"timestamp\": %s,\n", jsonString(j.o.timestamp(at)))
+		fmt.Fprintf(j.w, "\t\t\t\t\t\"timestamp\": %s,\n", jsonString(j.o.timestamp(r.Time)))
 	}
-	j.w.WriteString("\t\t\t\t\t\"disk\": [\n")
-	first := true
-	for _, dd := range d.Disks {
-		if !j.o.Shown(dd) {
-			continue
+	if j.o.CPU {
+		c := r.CPU
+		if c == nil {
+			c = &AvgCPU{}
 		}
-		if !first {
-			j.w.WriteString(",\n")
+		fmt.Fprintf(j.w, "\t\t\t\t\t\"avg-cpu\":  {\"user\": %.2f, \"nice\": %.2f, \"system\": %.2f, \"iowait\": %.2f, \"steal\": %.2f, \"idle\": %.2f}",
+			c.User, c.Nice, c.System, c.IOWait, c.Steal, c.Idle)
+		if !j.o.NoDisk {
+			j.w.WriteString(",")
 		}
-		first = false
-		j.buf = j.appendDisk(j.buf[:0], dd)
-		j.w.Write(j.buf)
+		j.w.WriteString("\n")
 	}
-	j.w.WriteString("\n\t\t\t\t\t]\n\t\t\t\t}")
+	if !j.o.NoDisk {
+		j.w.WriteString("\t\t\t\t\t\"disk\": [\n")
+		for i, row := range r.Disks {
+			// sysstat separates even a group it then leaves out.
+			if i > 0 {
+				j.w.WriteString(",\n")
+			}
+			if j.o.Extended && row.Group && row.Members == 0 {
+				continue
+			}
+			j.buf = j.appendDisk(j.buf[:0], row)
+			j.w.Write(j.buf)
+		}
+		j.w.WriteString("\n\t\t\t\t\t]\n")
+	}
+	j.w.WriteString("\t\t\t\t}")
+	return j.flush()
+}
+
+// Skip stands for a report iostat reads but does not print (the first
+// one, with -y): sysstat 12.6 prints an empty line in its place.
+func (j *JSONWriter) Skip() error {
+	j.begin()
+	j.w.WriteString("\n")
 	return j.flush()
 }
 
@@ -193,40 +387,52 @@ func appendKV(b []byte, key string, v float64) []byte {
 	return strconv.AppendFloat(b, v, 'f', 2, 64)
 }
 
-func (j *JSONWriter) appendDisk(b []byte, dd DiskDelta) []byte {
+func appendKU(b []byte, key string, v uint64) []byte {
+	b = append(b, ", \""...)
+	b = append(b, key...)
+	b = append(b, "\": "...)
+	return strconv.AppendUint(b, v, 10)
+}
+
+func (j *JSONWriter) appendDisk(b []byte, row Row) []byte {
 	b = append(b, "\t\t\t\t\t\t{\"disk_device\": "...)
-	b = append(b, jsonString(dd.Name)...)
-	if j.o.Extended {
-		e := dd.Ext()
+	b = append(b, jsonString(row.Name)...)
+	f := figuresOf(row, j.o.Unit)
+	u := j.o.Unit.label(j.o.Extended)
+	switch {
+	case j.o.Extended && j.o.Short:
 		for _, kv := range []struct {
 			k string
 			v float64
 		}{
-			{"r/s", e.RPerS}, {"w/s", e.WPerS}, {"d/s", e.DPerS}, {"f/s", e.FPerS},
-			{"rkB/s", e.RkBPerS}, {"wkB/s", e.WkBPerS}, {"dkB/s", e.DkBPerS},
-			{"rrqm/s", e.RrqmPerS}, {"wrqm/s", e.WrqmPerS}, {"drqm/s", e.DrqmPerS},
-			{"rrqm", e.RrqmPct}, {"wrqm", e.WrqmPct}, {"drqm", e.DrqmPct},
-			{"r_await", e.RAwait}, {"w_await", e.WAwait}, {"d_await", e.DAwait}, {"f_await", e.FAwait},
-			{"rareq-sz", e.RareqSz}, {"wareq-sz", e.WareqSz}, {"dareq-sz", e.DareqSz},
-			{"aqu-sz", e.AquSz}, {"util", e.Util},
+			{"tps", f.tps}, {u + "/s", f.sec / f.fctr}, {"rqm/s", f.rqm}, {"await", f.await},
+			{"areq-sz", f.areq / 2}, {"aqu-sz", f.aqu}, {"util", f.util},
 		} {
 			b = appendKV(b, kv.k, kv.v)
 		}
-	} else {
-		s := dd.Basic()
-		b = appendKV(b, "tps", s.TPS)
-		b = appendKV(b, "kB_read/s", s.KBReadPS)
-		b = appendKV(b, "kB_wrtn/s", s.KBWrtnPS)
-		b = appendKV(b, "kB_dscd/s", s.KBDscdPS)
+	case j.o.Extended:
 		for _, kv := range []struct {
 			k string
-			v uint64
-		}{{"kB_read", s.KBRead}, {"kB_wrtn", s.KBWrtn}, {"kB_dscd", s.KBDscd}} {
-			b = append(b, ", \""...)
-			b = append(b, kv.k...)
-			b = append(b, "\": "...)
-			b = strconv.AppendUint(b, kv.v, 10)
+			v float64
+		}{
+			{"r/s", f.rps}, {"w/s", f.wps}, {"d/s", f.dps}, {"f/s", f.fps},
+			{"r" + u + "/s", f.rsec / f.fctr}, {"w" + u + "/s", f.wsec / f.fctr}, {"d" + u + "/s", f.dsec / f.fctr},
+			{"rrqm/s", f.rrqm}, {"wrqm/s", f.wrqm}, {"drqm/s", f.drqm},
+			{"rrqm", f.rrqmPct}, {"wrqm", f.wrqmPct}, {"drqm", f.drqmPct},
+			{"r_await", f.rAwait}, {"w_await", f.wAwait}, {"d_await", f.dAwait}, {"f_await", f.fAwait},
+			{"rareq-sz", f.rareq / 2}, {"wareq-sz", f.wareq / 2}, {"dareq-sz", f.dareq / 2},
+			{"aqu-sz", f.aqu}, {"util", f.util},
+		} {
+			b = appendKV(b, kv.k, kv.v)
 		}
+	default:
+		b = appendKV(b, "tps", f.tps)
+		b = appendKV(b, u+"_read/s", f.rsec/f.fctr)
+		b = appendKV(b, u+"_wrtn/s", f.wsec/f.fctr)
+		b = appendKV(b, u+"_dscd/s", f.dsec/f.fctr)
+		b = appendKU(b, u+"_read", f.rdSec/uint64(f.fctr))
+		b = appendKU(b, u+"_wrtn", f.wrSec/uint64(f.fctr))
+		b = appendKU(b, u+"_dscd", f.dcSec/uint64(f.fctr))
 	}
 	return append(b, '}')
 }
@@ -265,8 +471,8 @@ func jsonString(s string) string {
 	return sb.String()
 }
 
-// TextWriter writes reports as sysstat's plain iostat -d [-x] does: the
-// same banner, column headers, widths and two decimals.
+// TextWriter writes reports as sysstat's plain iostat does: the same
+// banner, column headers, widths and decimals.
 type TextWriter struct {
 	w     *bufio.Writer
 	h     Host
@@ -280,80 +486,92 @@ func NewTextWriter(w io.Writer, h Host, o ReportOptions) *TextWriter {
 }
 
 // Column headers of sysstat 12.6 with kB units (its default unless
-// POSIXLY_CORRECT is set). Each value is printed as " %W.2f" with W the
-// header's width less one.
+// POSIXLY_CORRECT is set), for tests and readers of this file; the
+// writer builds them from its column tables.
 const (
 	extHeader = "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz" +
 		"     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz" +
 		"     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz" +
 		"     f/s f_await  aqu-sz  %util"
 	basicHeader = "Device             tps    kB_read/s    kB_wrtn/s    kB_dscd/s    kB_read    kB_wrtn    kB_dscd"
+	cpuHeader   = "avg-cpu:  %user   %nice %system %iowait  %steal   %idle"
 )
 
-// Write prints one report for d, with at above it when
-// ReportOptions.Timestamp is set.
-func (t *TextWriter) Write(d Delta, at time.Time) error {
+func (t *TextWriter) begin() {
 	if !t.began {
 		t.began = true
 		fmt.Fprintf(t.w, "%s %s (%s) \t%s \t_%s_\t(%d CPU)\n\n",
 			t.h.Sysname, t.h.Release, t.h.Nodename, t.o.date(t.h.Date), t.h.Machine, t.h.CPUs)
 	}
+}
+
+// Write prints one report for d, with at above it when
+// ReportOptions.Timestamp is set.
+func (t *TextWriter) Write(d Delta, at time.Time) error {
+	return t.WriteReport(ReportOf(d, t.o, at))
+}
+
+// WriteReport prints one report.
+func (t *TextWriter) WriteReport(r Report) error {
+	t.begin()
+	p := printer{b: make([]byte, 0, 512), dec: t.o.Decimals.places()}
 	if t.o.Timestamp {
-		fmt.Fprintf(t.w, "%s\n", t.o.timestamp(at))
+		p.b = append(p.b, t.o.timestamp(r.Time)...)
+		p.b = append(p.b, '\n')
 	}
-	if t.o.Extended {
-		t.w.WriteString(extHeader + "\n")
-	} else {
-		t.w.WriteString(basicHeader + "\n")
-	}
-	var b []byte
-	for _, dd := range d.Disks {
-		if !t.o.Shown(dd) {
-			continue
+	if t.o.CPU {
+		c := r.CPU
+		if c == nil {
+			c = &AvgCPU{}
 		}
-		b = appendRow(b[:0], dd, t.o.Extended)
-		t.w.Write(b)
+		p.b = append(p.b, cpuHeader+"\n       "...)
+		for _, v := range []float64{c.User, c.Nice, c.System, c.IOWait, c.Steal, c.Idle} {
+			p.pc(t.o.Human, 7, v)
+		}
+		p.b = append(p.b, "\n\n"...)
 	}
-	t.w.WriteString("\n\n")
+	if !t.o.NoDisk {
+		parts := [][]column{t.o.columns()}
+		if t.o.Pretty && t.o.Extended && !t.o.Short && !t.o.Compact {
+			parts = extParts(t.o.Unit)
+		}
+		for i, cols := range parts {
+			if i > 0 {
+				p.b = append(p.b, '\n')
+			}
+			p.header(t.o, cols)
+			for _, row := range r.Disks {
+				if t.o.Extended && row.Group && row.Members == 0 {
+					continue // sysstat leaves out a group that never had a device
+				}
+				p.row(t.o, cols, row)
+			}
+		}
+	}
+	p.b = append(p.b, "\n\n"...)
+	t.w.Write(p.b)
+	return t.flush()
+}
+
+// Skip stands for a report iostat reads but does not print (the first
+// one, with -y): sysstat 12.6 prints an empty line in its place.
+func (t *TextWriter) Skip() error {
+	t.begin()
+	t.w.WriteString("\n")
+	return t.flush()
+}
+
+// Begin prints the banner, which a report is otherwise preceded by.
+func (t *TextWriter) Begin() error {
+	t.begin()
+	return t.flush()
+}
+
+func (t *TextWriter) flush() error {
 	if err := t.w.Flush(); err != nil {
 		return fmt.Errorf("iostat: write text: %w", err)
 	}
 	return nil
-}
-
-func appendCol(b []byte, width int, v float64) []byte {
-	s := strconv.FormatFloat(v, 'f', 2, 64)
-	b = append(b, ' ')
-	for i := len(s); i < width; i++ {
-		b = append(b, ' ')
-	}
-	return append(b, s...)
-}
-
-func appendRow(b []byte, dd DiskDelta, extended bool) []byte {
-	b = fmt.Appendf(b, "%-13s", dd.Name)
-	if extended {
-		e := dd.Ext()
-		for _, c := range []struct {
-			w int
-			v float64
-		}{
-			{7, e.RPerS}, {9, e.RkBPerS}, {8, e.RrqmPerS}, {6, e.RrqmPct}, {7, e.RAwait}, {8, e.RareqSz},
-			{7, e.WPerS}, {9, e.WkBPerS}, {8, e.WrqmPerS}, {6, e.WrqmPct}, {7, e.WAwait}, {8, e.WareqSz},
-			{7, e.DPerS}, {9, e.DkBPerS}, {8, e.DrqmPerS}, {6, e.DrqmPct}, {7, e.DAwait}, {8, e.DareqSz},
-			{7, e.FPerS}, {7, e.FAwait}, {7, e.AquSz}, {6, e.Util},
-		} {
-			b = appendCol(b, c.w, c.v)
-		}
-	} else {
-		s := dd.Basic()
-		b = appendCol(b, 8, s.TPS)
-		b = appendCol(b, 12, s.KBReadPS)
-		b = appendCol(b, 12, s.KBWrtnPS)
-		b = appendCol(b, 12, s.KBDscdPS)
-		b = fmt.Appendf(b, " %10d %10d %10d", s.KBRead, s.KBWrtn, s.KBDscd)
-	}
-	return append(b, '\n')
 }
 
 // WriteCounters prints, for each device a report with these options
@@ -361,6 +579,11 @@ func appendRow(b []byte, dd DiskDelta, extended bool) []byte {
 // kernel's names, then every note on the delta. It is the companion of a
 // sysstat report: the figures there are derived from these.
 func WriteCounters(w io.Writer, d Delta, o ReportOptions) error {
+	return WriteReportCounters(w, ReportOf(d, o, time.Time{}))
+}
+
+// WriteReportCounters is WriteCounters for a report's rows.
+func WriteReportCounters(w io.Writer, r Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%-13s", "Device")
 	for _, n := range counterNames {
@@ -368,25 +591,22 @@ func WriteCounters(w io.Writer, d Delta, o ReportOptions) error {
 	}
 	fmt.Fprintf(bw, " %6s\n", "Fields")
 	var notes []string
-	for _, n := range d.Notes {
+	for _, n := range r.Notes {
 		notes = append(notes, n.String())
 	}
-	for _, dd := range d.Disks {
-		if !o.Shown(dd) {
-			continue
-		}
-		fmt.Fprintf(bw, "%-13s", dd.Name)
-		p := dd.Diff.ptrs()
+	for _, row := range r.Disks {
+		fmt.Fprintf(bw, "%-13s", row.Name)
+		p := row.Diff.ptrs()
 		for i, n := range counterNames {
 			fmt.Fprintf(bw, " %*d", max(len(n), 10), *p[i])
 		}
-		fmt.Fprintf(bw, " %6d\n", dd.Diff.Fields)
-		for _, n := range dd.Notes {
-			notes = append(notes, dd.Name+": "+n.String())
+		fmt.Fprintf(bw, " %6d\n", row.Diff.Fields)
+		for _, n := range row.Notes {
+			notes = append(notes, strings.TrimSpace(row.Name)+": "+n.String())
 		}
 	}
 	if len(notes) > 0 {
-		fmt.Fprintf(bw, "\nNotes (interval %d.%02d s):\n", d.Interval/100, d.Interval%100)
+		fmt.Fprintf(bw, "\nNotes (interval %d.%02d s):\n", r.Interval/100, r.Interval%100)
 		for _, n := range notes {
 			fmt.Fprintf(bw, "  %s\n", n)
 		}

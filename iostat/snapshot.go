@@ -45,6 +45,10 @@ type Snapshot struct {
 	Uptime uint64
 	Source Source
 	Disks  []DiskStat
+	// CPU is the "cpu" line of /proc/stat read with the counters (Fields
+	// 0 when it could not be read), so that a delta says how busy the
+	// CPUs were while the devices did their I/O.
+	CPU CPUStats
 	// Notes on what was read: lines of /proc/diskstats skipped, named
 	// devices not found.
 	Notes []Note
@@ -72,6 +76,7 @@ func (f FS) Snapshot(src Source, devices ...string) (Snapshot, error) {
 		return Snapshot{}, err
 	}
 	s := Snapshot{Time: time.Now(), Monotonic: monotonicNow(), Uptime: up, Source: src}
+	s.CPU, _ = f.CPUStats() // a machine without /proc/stat has devices still
 	switch src {
 	case FromDiskstats:
 		all, notes, err := f.Diskstats()

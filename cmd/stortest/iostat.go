@@ -16,64 +16,36 @@ import (
 func init() {
 	live := &command{
 		name:  "iostat",
-		usage: "[-x] [--json] [-p ALL] [-y] [-z] [-t] [--raw] [DEVICE...] [INTERVAL [COUNT]]",
-		short: "block device statistics like sysstat's iostat -d, with the same figures; the first report covers the time since boot unless -y",
+		usage: iostatUsage(),
+		short: "CPU and block device statistics as sysstat's iostat (12.6) prints them, from its options; the first report covers the time since boot unless -y",
 	}
 	live.run = func(args []string, stdout, stderr io.Writer) error {
-		fs := newFlagSet(live, stderr)
-		opt := iostatFlags(fs)
-		all := fs.String("p", "", "ALL: read /proc/diskstats and list every device and partition (sysstat's -p ALL)")
-		skip := fs.Bool("y", false, "omit the first report (statistics since boot)")
-		procRoot := fs.String("proc", "/proc", "proc root (a fixture directory with diskstats and uptime)")
-		sysRoot := fs.String("sys", "/sys", "sys root")
-		pos, err := parseInterspersed(fs, args)
+		l, err := parseIostatLine(args)
 		if err != nil {
 			return err
 		}
-		if *all != "" && *all != "ALL" {
-			return fmt.Errorf("%w: -p takes ALL only", errUsage)
+		if l.help {
+			fmt.Fprintf(stdout, "usage: stortest iostat %s\n%s\n\n", live.usage, live.short)
+			printIostatOptions(stdout)
+			return nil
 		}
-		var devices, nums []string
-		for _, a := range pos {
-			if _, err := strconv.ParseFloat(a, 64); err == nil {
-				nums = append(nums, a)
-			} else if len(nums) > 0 {
-				return fmt.Errorf("%w: device %q after the interval", errUsage, a)
-			} else {
-				devices = append(devices, a)
-			}
+		f, err := iostat.NewFS(l.proc, l.sys)
+		if err != nil {
+			return err
 		}
-		var interval time.Duration
-		count := 1
-		if len(nums) > 2 {
-			return fmt.Errorf("%w: too many numbers: want INTERVAL [COUNT]", errUsage)
+		f = f.WithDev(l.dev)
+		if t := l.cfg.Monitor.Persistent; t != "" && !f.HasPersistentNames(t) {
+			return fmt.Errorf("invalid type of persistent device name %q: no %s", t, f.DevPath("disk", "by-"+t))
 		}
-		if len(nums) >= 1 {
-			if interval, err = parseSeconds(nums[0]); err != nil {
-				return fmt.Errorf("%w: interval: %v", errUsage, err)
-			}
-			count = -1 // until interrupted
-		}
-		if len(nums) == 2 {
-			if count, err = strconv.Atoi(nums[1]); err != nil || count < 1 {
-				return fmt.Errorf("%w: count %q: want a positive integer", errUsage, nums[1])
-			}
-		}
-		cfg := liveConfig{opt: *opt.report, json: *opt.json, raw: *opt.raw, devices: devices,
-			interval: interval, count: count, skipFirst: *skip && interval > 0, src: iostat.FromSysBlock}
-		if *all == "ALL" {
-			cfg.src = iostat.FromDiskstats
-		}
-		// sysstat lists devices that never did I/O only with -p ALL or
-		// named devices.
-		cfg.opt.AllDevices = *all == "ALL" || len(devices) > 0
-		f, err := iostat.NewFS(*procRoot, *sysRoot)
+		l.cfg.Wait = iostatWait
+		l.cfg.Notes = func(n iostat.Note) { fmt.Fprintf(stderr, "stortest iostat: note: %s\n", n.Text) }
+		host, err := iostat.LocalHost(f, time.Now())
 		if err != nil {
 			return err
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		return runLive(ctx, f, cfg, stdout)
+		return f.Watch(ctx, l.cfg, host, stdout)
 	}
 	register(live)
 
@@ -144,12 +116,13 @@ func init() {
 	register(diff)
 }
 
+// iostatOpts are the flags of "iostat diff".
 type iostatOpts struct {
 	report    *iostat.ReportOptions
 	json, raw *bool
 }
 
-// iostatFlags binds the flags both subcommands share.
+// iostatFlags binds the flags of "iostat diff".
 func iostatFlags(fs *flag.FlagSet) iostatOpts {
 	o := iostatOpts{report: &iostat.ReportOptions{ISO: os.Getenv("S_TIME_FORMAT") == "ISO"}}
 	fs.BoolVar(&o.report.Extended, "x", false, "extended statistics (r/s, rkB/s, r_await, aqu-sz, %util, ...)")
@@ -188,71 +161,6 @@ func parseSeconds(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q: below the 10 ms resolution of /proc/uptime", s)
 	}
 	return d, nil
-}
-
-type liveConfig struct {
-	opt       iostat.ReportOptions
-	json, raw bool
-	src       iostat.Source
-	devices   []string
-	interval  time.Duration
-	count     int // reports to print; -1 until ctx is done
-	skipFirst bool
-}
-
-func runLive(ctx context.Context, f iostat.FS, cfg liveConfig, stdout io.Writer) error {
-	host, err := iostat.LocalHost(f, time.Now())
-	if err != nil {
-		return err
-	}
-	var emit func(iostat.Delta) error
-	var finish func() error
-	if cfg.json {
-		w := iostat.NewJSONWriter(stdout, host, cfg.opt)
-		emit = func(d iostat.Delta) error { return w.Write(d, d.Curr) }
-		finish = w.Close
-	} else {
-		w := iostat.NewTextWriter(stdout, host, cfg.opt)
-		emit = func(d iostat.Delta) error {
-			if err := w.Write(d, d.Curr); err != nil {
-				return err
-			}
-			if cfg.raw {
-				return iostat.WriteCounters(stdout, d, cfg.opt)
-			}
-			return nil
-		}
-		finish = func() error { return nil }
-	}
-	prev := iostat.Zero
-	var tick *time.Ticker
-	if cfg.interval > 0 {
-		tick = time.NewTicker(cfg.interval)
-		defer tick.Stop()
-	}
-	for printed, first := 0, true; cfg.count < 0 || printed < cfg.count; first = false {
-		if !first {
-			select {
-			case <-ctx.Done():
-				return finish() // interrupted: end the JSON document properly
-			case <-tick.C:
-			}
-		}
-		curr, err := f.Snapshot(cfg.src, cfg.devices...)
-		if err != nil {
-			finish()
-			return err
-		}
-		if !(first && cfg.skipFirst) {
-			d := iostat.NewDelta(prev, curr)
-			if err := emit(d); err != nil {
-				return err
-			}
-			printed++
-		}
-		prev = curr
-	}
-	return finish()
 }
 
 // writeReports prints deltas as one document.

@@ -43,11 +43,12 @@ func TestIostatLive(t *testing.T) {
 		devices int    // per report, text only
 		want    string // a substring
 	}{
-		{"since boot", []string{"-x", "-p", "ALL"}, 1, 7, "sda              1.02"},
-		{"three reports", []string{"-x", "-p", "ALL", "0.02", "3"}, 3, 7, "%rrqm r_await"},
-		{"skip the first", []string{"-p", "ALL", "-y", "0.02", "2"}, 2, 7, "kB_read/s"},
-		{"named device", []string{"-x", "-p", "ALL", "nvme0n1", "0.02", "1"}, 1, 1, "nvme0n1"},
-		{"idle omitted", []string{"-x", "-z", "-p", "ALL", "-y", "0.02", "1"}, 1, 0, "Device"},
+		{"since boot", []string{"-dx", "-p", "ALL"}, 1, 7, "sda              1.02"},
+		{"three reports", []string{"-d", "-x", "-p", "ALL", "0.02", "3"}, 3, 7, "%rrqm r_await"},
+		{"skip the first", []string{"-d", "-p", "ALL", "-y", "0.02", "2"}, 2, 7, "kB_read/s"},
+		{"named device", []string{"-dx", "nvme0n1", "-p", "ALL", "0.02", "1"}, 1, 7, "nvme0n1"},
+		{"idle omitted", []string{"-dxz", "-p", "ALL", "-y", "0.02", "1"}, 1, 0, "Device"},
+		{"interval 0: one report", []string{"-d", "-p", "ALL", "0"}, 1, 7, "Device"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,7 +82,7 @@ func TestIostatLive(t *testing.T) {
 func TestIostatLiveJSON(t *testing.T) {
 	dir := iostatFixture(t, "k20")
 	var stdout, stderr bytes.Buffer
-	if code := runMain([]string{"iostat", "--proc", dir, "--sys", dir, "-x", "--json", "-p", "ALL", "0.02", "2"}, &stdout, &stderr); code != 0 {
+	if code := runMain([]string{"iostat", "--proc", dir, "--sys", dir, "-dx", "--json", "-p", "ALL", "0.02", "2"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var doc sysstatDoc
@@ -143,11 +144,19 @@ func TestIostatUsage(t *testing.T) {
 		args []string
 		code int
 	}{
-		{"-p with a device", []string{"iostat", "-p", "sda"}, 2},
 		{"too many numbers", []string{"iostat", "1", "2", "3"}, 2},
-		{"device after interval", []string{"iostat", "1", "sda"}, 2},
+		{"unknown option", []string{"iostat", "-dq"}, 2},
+		{"negative interval", []string{"iostat", "-2", "1"}, 2},
 		{"bad count", []string{"iostat", "1", "0"}, 2},
+		{"count without an interval", []string{"iostat", "0", "3"}, 2},
 		{"interval below 10 ms", []string{"iostat", "0.001"}, 2},
+		{"-H without -g", []string{"iostat", "-H"}, 2},
+		{"-k with -m", []string{"iostat", "-km"}, 2},
+		{"-o not JSON", []string{"iostat", "-o", "XML"}, 2},
+		{"--dec=3", []string{"iostat", "--dec=3"}, 2},
+		{"-g without a name", []string{"iostat", "-g"}, 2},
+		{"-f twice", []string{"iostat", "-f", "/", "+f", "/"}, 2},
+		{"unknown persistent type", []string{"iostat", "-j", "nosuchtype"}, 1},
 		{"diff with one file", []string{"iostat", "diff", a, "--interval", "1"}, 2},
 		{"diff without interval", []string{"iostat", "diff", a, a}, 2},
 		{"diff with a bad interval", []string{"iostat", "diff", a, a, "--interval", "soon"}, 2},

@@ -1,0 +1,344 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"stortest.dev/iostat"
+)
+
+// iostatWait replaces the sleep between samples of "stortest iostat" when
+// set: tests step through recorded samples with it.
+var iostatWait func(ctx context.Context) error
+
+// iostatLine is sysstat's iostat command line as read so far.
+type iostatLine struct {
+	cfg             iostat.WatchConfig
+	reportSet       bool // -c or -d given
+	cpu, disk       bool
+	unfiltered      bool // devices named, ALL, -p with a value
+	kilo, mega      bool
+	altDir          bool
+	proc, sys, dev  string
+	interval, count string
+	help            bool
+}
+
+// iostatLetter is one of sysstat's one-letter flags, which combine
+// ("-dxz").
+type iostatLetter struct {
+	letter byte
+	help   string
+	set    func(*iostatLine) error
+}
+
+// iostatWord is an option that stands alone, with a value unless arg is
+// empty; optional values are taken when the next argument is neither a
+// number nor an option.
+type iostatWord struct {
+	name, arg, help string
+	optional        bool
+	set             func(l *iostatLine, v string) error
+}
+
+var iostatLetters = []iostatLetter{
+	{'c', "the CPU report (avg-cpu); with neither -c nor -d both are printed", func(l *iostatLine) error { l.cpu, l.reportSet = true, true; return nil }},
+	{'d', "the device report", func(l *iostatLine) error { l.disk, l.reportSet = true, true; return nil }},
+	{'H', "with -g: only the groups' totals, not their devices", func(l *iostatLine) error { l.cfg.Monitor.GroupsOnly = true; return nil }},
+	{'h', "human: sizes with a unit (k, M, G), device names last (--human --pretty)", func(l *iostatLine) error {
+		l.cfg.Report.Human, l.cfg.Report.Pretty = true, true
+		return nil
+	}},
+	{'k', "sizes in kB (the default unless POSIXLY_CORRECT is set)", func(l *iostatLine) error {
+		if l.mega {
+			return fmt.Errorf("%w: -k and -m together", errUsage)
+		}
+		l.kilo = true
+		return nil
+	}},
+	{'m', "sizes in MB", func(l *iostatLine) error {
+		if l.kilo {
+			return fmt.Errorf("%w: -k and -m together", errUsage)
+		}
+		l.mega = true
+		return nil
+	}},
+	{'N', "device-mapper devices by their names under /dev/mapper", func(l *iostatLine) error { l.cfg.Monitor.DMNames = true; return nil }},
+	{'p', "every device and partition, from /proc/diskstats (as -p ALL, but hiding those never used)", func(l *iostatLine) error {
+		l.cfg.Monitor.AllPartitions = true
+		return nil
+	}},
+	{'s', "short report: fewer, wider columns", func(l *iostatLine) error { l.cfg.Report.Short = true; return nil }},
+	{'t', "print each report's time (ISO 8601 when S_TIME_FORMAT=ISO)", func(l *iostatLine) error { l.cfg.Report.Timestamp = true; return nil }},
+	{'x', "extended statistics (r/s, rkB/s, r_await, aqu-sz, %util, ...)", func(l *iostatLine) error {
+		l.cfg.Report.Extended, l.cfg.Monitor.Extended = true, true
+		return nil
+	}},
+	{'y', "omit the first report (statistics since boot)", func(l *iostatLine) error { l.cfg.SkipFirst = true; return nil }},
+	{'z', "omit devices with no I/O in the interval", func(l *iostatLine) error { l.cfg.Monitor.OmitIdle = true; return nil }},
+}
+
+var iostatWords = []iostatWord{
+	{"-p", "DEV[,DEV...]|ALL", "these devices and all their partitions, or every device and partition (ALL, read from /proc/diskstats)", true,
+		func(l *iostatLine, v string) error {
+			if v == "" {
+				l.cfg.Monitor.AllPartitions = true
+				return nil
+			}
+			l.unfiltered = true
+			for _, d := range strings.Split(v, ",") {
+				if d == "ALL" {
+					l.cfg.Monitor.AllPartitions = true
+				} else if d != "" {
+					l.cfg.Monitor.Items = append(l.cfg.Monitor.Items, iostat.Item{Name: d, Partitions: true})
+				}
+			}
+			return nil
+		}},
+	{"-g", "NAME", "a group: the devices named after it are also shown summed under NAME", false, func(l *iostatLine, v string) error {
+		l.cfg.Monitor.Items = append(l.cfg.Monitor.Items, iostat.Item{Group: v})
+		return nil
+	}},
+	{"-j", "ID|LABEL|PATH|UUID|...", "persistent device names of this type (from /dev/disk/by-*), for the devices shown and those named", false,
+		func(l *iostatLine, v string) error {
+			l.cfg.Monitor.Persistent, l.cfg.Report.Pretty = strings.ToLower(v), true
+			return nil
+		}},
+	{"-o", "JSON", "sysstat's JSON output", false, func(l *iostatLine, v string) error {
+		if v != "JSON" {
+			return fmt.Errorf("%w: -o %s: only JSON", errUsage, v)
+		}
+		l.cfg.JSON = true
+		return nil
+	}},
+	{"-f", "DIR", "read the counters from DIR (its diskstats, block/, dev/block/), and the uptime and CPU too: the same as --proc DIR --sys DIR", false, setAltDir},
+	{"+f", "DIR", "the same as -f (sysstat also reads /proc and /sys then; stortest does not)", false, setAltDir},
+	{"--dec", "0|1|2", "digits after the decimal point (--dec=N)", false, func(l *iostatLine, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || len(v) != 1 || n < 0 || n > 2 {
+			return fmt.Errorf("%w: --dec=%s: want 0, 1 or 2", errUsage, v)
+		}
+		l.cfg.Report.Decimals = iostat.Dec0 + iostat.Decimals(n)
+		return nil
+	}},
+	{"--human", "", "sizes with a unit (k, M, G) and percentages with %", false, func(l *iostatLine, _ string) error { l.cfg.Report.Human = true; return nil }},
+	{"--pretty", "", "device names last; -x split into four tables", false, func(l *iostatLine, _ string) error { l.cfg.Report.Pretty = true; return nil }},
+	{"--compact", "", "with --pretty -x: one table", false, func(l *iostatLine, _ string) error { l.cfg.Report.Compact = true; return nil }},
+	{"--json", "", "the same as -o JSON", false, func(l *iostatLine, _ string) error { l.cfg.JSON = true; return nil }},
+	{"--raw", "", "stortest: also print the raw counters over each interval and notes (plain output only)", false, func(l *iostatLine, _ string) error {
+		l.cfg.Counters = true
+		return nil
+	}},
+	{"--proc", "DIR", "stortest: proc root (a fixture with diskstats, uptime and stat)", false, func(l *iostatLine, v string) error { l.proc = v; return nil }},
+	{"--sys", "DIR", "stortest: sys root", false, func(l *iostatLine, v string) error { l.sys = v; return nil }},
+	{"--dev", "DIR", "stortest: dev root, for the numbers of named partitions and for -N and -j", false, func(l *iostatLine, v string) error { l.dev = v; return nil }},
+	{"--help", "", "print this help", false, func(l *iostatLine, _ string) error { l.help = true; return nil }},
+}
+
+func setAltDir(l *iostatLine, v string) error {
+	if l.altDir {
+		return fmt.Errorf("%w: -f or +f twice", errUsage)
+	}
+	if st, err := os.Stat(v); err != nil || !st.IsDir() {
+		return fmt.Errorf("%w: -f %s: not a directory", errUsage, v)
+	}
+	l.altDir, l.proc, l.sys = true, v, v
+	return nil
+}
+
+// iostatUsage is the usage line, from the tables.
+func iostatUsage() string {
+	var letters strings.Builder
+	for _, f := range iostatLetters {
+		letters.WriteByte(f.letter)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[-%s]", letters.String())
+	for _, w := range iostatWords {
+		switch {
+		case w.arg == "":
+			fmt.Fprintf(&b, " [%s]", w.name)
+		case strings.HasPrefix(w.name, "--dec"):
+			fmt.Fprintf(&b, " [%s={%s}]", w.name, w.arg)
+		case w.optional:
+			fmt.Fprintf(&b, " [%s [%s]]", w.name, w.arg)
+		default:
+			fmt.Fprintf(&b, " [%s %s]", w.name, w.arg)
+		}
+	}
+	b.WriteString(" [DEVICE...|ALL] [INTERVAL [COUNT]]")
+	return b.String()
+}
+
+// printIostatOptions lists the options, from the tables.
+func printIostatOptions(w io.Writer) {
+	for _, f := range iostatLetters {
+		fmt.Fprintf(w, "  -%c\n\t%s\n", f.letter, f.help)
+	}
+	for _, o := range iostatWords {
+		switch {
+		case o.arg == "":
+			fmt.Fprintf(w, "  %s\n\t%s\n", o.name, o.help)
+		case strings.HasPrefix(o.name, "--dec"):
+			fmt.Fprintf(w, "  %s=%s\n\t%s\n", o.name, o.arg, o.help)
+		default:
+			fmt.Fprintf(w, "  %s %s\n\t%s\n", o.name, o.arg, o.help)
+		}
+	}
+	fmt.Fprint(w, "  DEVICE\n\ta device (sda, sda1, /dev/sdb, cciss/c0d0p2, a persistent name with -j), or ALL for every one under /sys/block\n")
+	fmt.Fprint(w, "  INTERVAL [COUNT]\n\tseconds between reports (0: one report; stortest also takes fractions like 0.5), and how many\n")
+	fmt.Fprint(w, "Environment: S_TIME_FORMAT=ISO for ISO 8601 dates, POSIXLY_CORRECT for 512-byte blocks instead of kB.\n")
+}
+
+// isAllDigits is sysstat's test for a number on its command line.
+func isAllDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isInterval is an interval or a count: digits, or (stortest's
+// extension) a decimal number of seconds such as 0.5.
+func isInterval(s string) bool {
+	if isAllDigits(s) {
+		return true
+	}
+	a, b, ok := strings.Cut(s, ".")
+	return ok && (a == "" || isAllDigits(a)) && isAllDigits(b)
+}
+
+// parseIostatLine reads iostat's command line as sysstat 12.6 does:
+// options, devices and numbers in any order.
+func parseIostatLine(args []string) (*iostatLine, error) {
+	l := &iostatLine{proc: "/proc", sys: "/sys", dev: "/dev"}
+	words := map[string]*iostatWord{}
+	for i := range iostatWords {
+		words[iostatWords[i].name] = &iostatWords[i]
+	}
+	letters := map[byte]*iostatLetter{}
+	for i := range iostatLetters {
+		letters[iostatLetters[i].letter] = &iostatLetters[i]
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(a, "=")
+		if w, ok := words[name]; ok && strings.HasPrefix(a, "--") && w.arg != "" && hasValue {
+			if err := w.set(l, value); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if w, ok := words[a]; ok {
+			v := ""
+			switch {
+			case w.arg == "":
+			case w.optional:
+				if i+1 < len(args) && !isAllDigits(args[i+1]) && !strings.HasPrefix(args[i+1], "-") {
+					i++
+					v = args[i]
+				}
+			case i+1 < len(args):
+				i++
+				v = args[i]
+			default:
+				return nil, fmt.Errorf("%w: %s wants %s", errUsage, a, w.arg)
+			}
+			if err := w.set(l, v); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for j := 1; j < len(a); j++ {
+				f, ok := letters[a[j]]
+				if !ok {
+					return nil, fmt.Errorf("%w: unknown option -%c in %s", errUsage, a[j], a)
+				}
+				if err := f.set(l); err != nil {
+					return nil, err
+				}
+			}
+		case isInterval(a):
+			switch {
+			case l.interval == "":
+				l.interval = a
+			case l.count == "":
+				l.count = a
+			default:
+				return nil, fmt.Errorf("%w: %s: want INTERVAL [COUNT]", errUsage, a)
+			}
+		default:
+			l.unfiltered = true
+			if a == "ALL" {
+				l.cfg.Monitor.AllDevices = true
+			} else {
+				l.cfg.Monitor.Items = append(l.cfg.Monitor.Items, iostat.Item{Name: a})
+			}
+		}
+	}
+	return l, l.finish()
+}
+
+// finish applies sysstat's defaults and checks what goes together.
+func (l *iostatLine) finish() error {
+	c := &l.cfg
+	if !l.reportSet {
+		l.cpu, l.disk = true, true
+	}
+	if c.Monitor.AllPartitions || c.Report.Extended || l.unfiltered {
+		l.disk = true
+	}
+	c.Report.CPU, c.Report.NoDisk, c.Monitor.CPU = l.cpu, !l.disk, l.cpu
+	c.Monitor.ShowIdle = l.unfiltered
+	if !l.unfiltered {
+		c.Monitor.AllDevices = true
+	}
+	groups := false
+	for _, it := range c.Monitor.Items {
+		groups = groups || it.Group != ""
+	}
+	if c.Monitor.GroupsOnly && !groups {
+		return fmt.Errorf("%w: -H needs -g", errUsage)
+	}
+	switch {
+	case l.mega:
+		c.Report.Unit = iostat.UnitMB
+	case l.kilo:
+		c.Report.Unit = iostat.UnitKB
+	default:
+		if _, set := os.LookupEnv("POSIXLY_CORRECT"); set {
+			c.Report.Unit = iostat.UnitBlocks
+		}
+	}
+	c.Report.ISO = os.Getenv("S_TIME_FORMAT") == "ISO"
+	if l.interval != "" {
+		sec, err := strconv.ParseFloat(l.interval, 64)
+		if err != nil {
+			return fmt.Errorf("%w: interval %q", errUsage, l.interval)
+		}
+		c.Interval = time.Duration(sec * float64(time.Second))
+		if c.Interval > 0 && c.Interval < 10*time.Millisecond {
+			return fmt.Errorf("%w: interval %s: below the 10 ms resolution of /proc/uptime", errUsage, l.interval)
+		}
+	}
+	if l.count != "" {
+		n, err := strconv.Atoi(l.count)
+		if err != nil || n < 1 || c.Interval == 0 {
+			return fmt.Errorf("%w: count %q: want a positive integer after a positive interval", errUsage, l.count)
+		}
+		c.Count = n
+	}
+	return nil
+}
