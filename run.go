@@ -149,6 +149,9 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	if err := job.Validate(); err != nil {
 		t.Fatalf("stortest: %v", err)
 	}
+	for _, w := range job.Warnings() {
+		t.Logf("stortest: %s: warning: %s", job.Name, w)
+	}
 	if job.RW.Writes() && target.Kind == KindDevice {
 		if err := liveHost.checkWrite(target.Path, os.Getenv(EnvAllowDestructive)); err != nil {
 			t.Fatalf("%v", err)

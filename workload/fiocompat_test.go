@@ -153,3 +153,52 @@ func TestFioRuntimeUnderOneMsMatchesFio(t *testing.T) {
 	assert.Equal(t, 2.0, at(ours, "runtime"), "1.3 ms rounds up")
 	assert.Equal(t, 6000.0, at(ours, "iops"))
 }
+
+// verify with time_based on a write-only job: fio 3.33 writes for the
+// whole runtime, reads nothing back and exits 0, with a notice. stortest
+// does the same and gives the same notice in Warnings.
+func TestFioVerifyTimeBasedMatchesFio(t *testing.T) {
+	out, err := os.ReadFile(filepath.Join("testdata", "fio333", "verify-time-based.json"))
+	require.NoError(t, err)
+	notice, _, _ := bytes.Cut(out, []byte("{"))
+	require.Equal(t, "fio: "+FioVerifyNeverStarts+"\n", string(notice), "fio's own words")
+	fio := at(fioRecorded(t, "verify-time-based.json"), "jobs", "0")
+	require.Equal(t, 0.0, at(fio, "read", "total_ios"), "fio reads nothing back")
+	require.Equal(t, 0.0, at(fio, "error"))
+
+	target := fileTarget(t, 1<<20)
+	jobs := readFioJob(t, "verify-time-based.fio", target.Path)
+	assert.Equal(t, []string{FioVerifyNeverStarts}, jobs[0].Warnings())
+	res, err := RunJobs(context.Background(), jobs, Options{})
+	require.NoError(t, err)
+	r := res.Jobs[0]
+	require.NoError(t, r.Err)
+	assert.Positive(t, r.Dirs[DirWrite].IOs)
+	assert.Zero(t, r.Dirs[DirRead].IOs)
+	assert.Zero(t, r.Verify.Checked)
+}
+
+func TestJobWarnings(t *testing.T) {
+	base := Job{Name: "w", Engine: "psync", BlockSize: 4096, Size: 1 << 20, Verify: VerifyCRC32C,
+		TimeBased: true, Runtime: time.Second}
+	mixed := "verify: the writes of a time-based randrw job are not read back (stortest verifies jobs that end with their size)"
+	for _, tc := range []struct {
+		name string
+		edit func(*Job)
+		want []string
+	}{
+		{"write", func(j *Job) { j.RW = Write }, []string{FioVerifyNeverStarts}},
+		{"randwrite", func(j *Job) { j.RW = RandWrite }, []string{FioVerifyNeverStarts}},
+		{"randrw", func(j *Job) { j.RW = RandRW }, []string{mixed}},
+		{"read", func(j *Job) { j.RW = Read }, nil},
+		{"not-time-based", func(j *Job) { j.RW, j.TimeBased, j.Runtime = Write, false, 0 }, nil},
+		{"no-verify", func(j *Job) { j.RW, j.Verify = Write, VerifyNone }, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := base
+			tc.edit(&j)
+			require.NoError(t, j.Validate())
+			assert.Equal(t, tc.want, j.Warnings())
+		})
+	}
+}

@@ -432,6 +432,32 @@ func (e *FieldError) Error() string {
 // Unwrap returns ErrInvalid.
 func (e *FieldError) Unwrap() error { return ErrInvalid }
 
+// FioVerifyNeverStarts is fio 3.33's notice (after "fio: ") for a
+// write-only, time-based job with verify on: the write phase takes the
+// whole runtime, so nothing is read back.
+const FioVerifyNeverStarts = "verification read phase will never start because write phase uses all of runtime"
+
+// Warnings returns notices about a valid job (normalized first) that runs
+// but not as its options suggest; nil for most jobs. Callers print them
+// before the run: stortest run on stderr, stortest.Run in the test log.
+//
+// Verify under time_based: as fio 3.33 does, a write-only job writes for
+// the whole runtime and reads nothing back (checked 0, no failure), with
+// fio's notice (FioVerifyNeverStarts). fio says nothing for mixed jobs;
+// stortest does not verify them either when time based, and says so.
+func (j *Job) Warnings() []string {
+	n := j.Normalized()
+	var w []string
+	if n.Verify != VerifyNone && n.TimeBased && n.RW.Writes() {
+		if n.RW.Reads() {
+			w = append(w, "verify: the writes of a time-based "+n.RW.String()+" job are not read back (stortest verifies jobs that end with their size)")
+		} else {
+			w = append(w, FioVerifyNeverStarts)
+		}
+	}
+	return w
+}
+
 // Validate checks the normalized job and returns a *FieldError naming the
 // first bad field (by its fio option name) and why. It runs once per job,
 // not per I/O.

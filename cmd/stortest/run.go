@@ -164,6 +164,11 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		return &exitError{code: 130, msg: "interrupted before the run started"}
 	}
 
+	for i := range jobs {
+		for _, w := range jobs[i].Warnings() {
+			fmt.Fprintf(stderr, "stortest run: job %s: %s\n", jobs[i].Name, w)
+		}
+	}
 	opts := workload.Options{SteadyContinue: flags.ssContinue, SteadyLatencyWindow: flags.ssLatency, Faults: flags.faults}
 	if flags.faults != nil {
 		fmt.Fprintf(stderr, "stortest run: injecting faults: %s\n", flags.faults)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/latency"
+	"stortest.dev/workload"
 )
 
 // The command README's quick start gives: no arguments, the default job
@@ -139,4 +140,16 @@ func TestRunErrors(t *testing.T) {
 			assert.True(t, strings.Contains(stderr.String(), c.want), "stderr %q should contain %q", stderr.String(), c.want)
 		})
 	}
+}
+
+// verify with time_based on a write-only job: nothing is read back, as in
+// fio 3.33, and the run says so on stderr with fio's words; it still
+// succeeds, as fio's does.
+func TestRunVerifyTimeBasedWarns(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := runMain([]string{"run", "--progress=off", "--name=vtb", "--rw=write", "--bs=4k", "--size=1m",
+		"--ioengine=psync", "--verify=crc32c", "--time_based", "--runtime=200ms",
+		"--filename=" + filepath.Join(t.TempDir(), "data")}, &stdout, &stderr)
+	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	assert.Contains(t, stderr.String(), "stortest run: job vtb: "+workload.FioVerifyNeverStarts+"\n")
 }
