@@ -109,8 +109,8 @@
 // checksum) and CRC-32C or SHA-256 over the data, and Check tells flipped
 // bits from misdirected, lost or stale writes and zeroed or foreign
 // blocks (VerifyError). Neither allocates on the success path. A
-time-based job is not read back, as fio 3.33 does not for a write-only
-one; Job.Warnings says so in fio's words.
+// time-based job is not read back, as fio 3.33 does not read back a
+// write-only one; Job.Warnings says so in fio's words.
 //
 // # Scratch targets and orphans
 //
