@@ -202,3 +202,32 @@ func TestJobWarnings(t *testing.T) {
 		})
 	}
 }
+
+// Synchronous engines: fio records no slat, and its lat runs from
+// preparing the unit while clat runs from issuing it, so lat exceeds
+// clat by some ns (fio 3.33: about 20 ns with null, 50 with psync);
+// lat equal to clat is the error this guards against.
+func TestFioSyncEngineLatExceedsClat(t *testing.T) {
+	fio := fioRecorded(t, "lat-sync.json")
+	target := fileTarget(t, 8<<20)
+	jobs := readFioJob(t, "lat-sync.fio", target.Path)
+	res, err := RunJobs(context.Background(), jobs, Options{})
+	require.NoError(t, err)
+	require.Len(t, res.Jobs, 2)
+	for i, r := range res.Jobs {
+		require.NoError(t, r.Err)
+		f := at(fio, "jobs", string(rune('0'+i)), "read")
+		require.Equal(t, 0.0, at(f, "slat_ns", "N"), "%s: fio has no slat", r.Name)
+		require.Greater(t, at(f, "lat_ns", "mean"), at(f, "clat_ns", "mean"), "%s: fio's lat > clat", r.Name)
+
+		s := &r.Dirs[DirRead]
+		assert.Zero(t, s.Slat.Count(), "%s: no slat, as fio", r.Name)
+		assert.Equal(t, s.Clat.Count(), s.Lat.Count(), r.Name)
+		assert.GreaterOrEqual(t, s.Lat.Min(), s.Clat.Min(), r.Name)
+		diff := s.Lat.Mean() - s.Clat.Mean()
+		t.Logf("%s: lat - clat: ours %.1f ns, fio's %.1f ns", r.Name, diff,
+			at(f, "lat_ns", "mean").(float64)-at(f, "clat_ns", "mean").(float64))
+		assert.Greater(t, diff, 0.0, "%s: lat covers preparing to issuing", r.Name)
+		assert.Less(t, diff, 10e3, "%s: and nothing as long as an I/O", r.Name)
+	}
+}

@@ -360,10 +360,12 @@ func (w *worker) close() {
 // run is the job's I/O loop: fill the queue, commit, reap, sample.
 //
 // Clock reads follow fio: a start time when a unit is prepared, an issue
-// time after each commit (async engines), one completion time per reaped
-// batch. For synchronous engines the issue time is the start time: nothing
-// runs between preparing a unit and calling Queue here, so a second read
-// would only measure the clock.
+// time just before Queue (synchronous engines) or after each commit (async
+// engines), one completion time per reaped batch. For synchronous engines
+// that is one read more per I/O than a shared start and issue time: fio
+// takes both, and its lat (completion - start) exceeds its clat
+// (completion - issue) by the time between, some tens of ns; slat is not
+// recorded for them, as fio does not.
 func (w *worker) run(start int64) {
 	// io_uring completes on the submitting thread, and the CPU figures
 	// come from this thread's rusage.
@@ -431,9 +433,16 @@ func (w *worker) run(start int64) {
 				}
 				w.writesSinceSync++
 			}
+			// fio's start_time: the unit is prepared (after any fsync it
+			// waited for). A synchronous engine's issue time is read again
+			// just before Queue, so lat covers the time in between as
+			// fio's does; an async engine's is the commit's.
 			u.Start = clock.Now()
 			u.Issue = u.Start
-			now = u.Start
+			if !hasCommit {
+				u.Issue = clock.Now()
+			}
+			now = u.Issue
 			st, err := w.eng.Queue(u)
 			if err != nil {
 				w.fail(fmt.Errorf("queue: %w", err))
