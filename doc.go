@@ -42,8 +42,9 @@
 // # Runs and their outputs
 //
 // Run runs a workload.Job under t.Context() and returns a Result. While
-// it runs, it samples the counters of the devices under the target
-// (iostat) and logs progress under -v. Afterwards it records test
+// it runs, it samples the counters of the devices under the target and
+// the CPUs' times (iostat, with its avg-cpu report, so a CPU-bound run
+// shows) and logs progress under -v. Afterwards it records test
 // attributes (t.Attr) for IOPS, bandwidth and clat p50/p99/p99.9 per
 // direction, so gotestsum's JUnit carries them, and writes artifacts: the
 // run in fio's json+ schema, a fio-style summary, the iostat samples in

@@ -1,15 +1,12 @@
 package stortest
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"stortest.dev/iostat"
 	"stortest.dev/report"
 	"stortest.dev/workload"
 )
@@ -205,91 +202,25 @@ func workingSet(job workload.Job, size int64) int64 {
 // pct prints a fraction as a whole percentage: "97%".
 func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" }
 
-// cpuTimes is the aggregate "cpu" line of /proc/stat, in USER_HZ ticks:
-// busy is user, nice, system, irq, softirq and steal; idle is idle and
-// iowait (a CPU waiting on I/O could have run something). guest and
-// guest_nice are in user and nice already.
-type cpuTimes struct{ busy, idle uint64 }
-
 // cpuBusy is the busy fraction of all the machine's CPUs over a run;
-// known is false when /proc/stat could not be read.
+// known is false when the CPUs' times could not be read.
 type cpuBusy struct {
 	frac  float64
 	known bool
 }
 
-// sampleCPU reads the stat file at path (normally /proc/stat) now and
-// returns a function that reads it again and gives the busy fraction
-// between the two readings.
-func sampleCPU(path string) func() cpuBusy {
-	before, err := readCPUTimes(path)
-	return func() cpuBusy {
-		if err != nil {
-			return cpuBusy{}
-		}
-		after, err := readCPUTimes(path)
-		if err != nil {
-			return cpuBusy{}
-		}
-		return busyBetween(before, after)
-	}
-}
-
-// busyBetween is the busy fraction from before to after; unknown when no
-// tick passed. A counter that went back (iowait may, on tickless
-// kernels) counts as unchanged.
-func busyBetween(before, after cpuTimes) cpuBusy {
-	sub := func(a, b uint64) uint64 {
-		if a < b {
-			return 0
-		}
-		return a - b
-	}
-	busy, idle := sub(after.busy, before.busy), sub(after.idle, before.idle)
-	if busy+idle == 0 {
+// machineBusy is the busy share of the machine's CPUs in the avg-cpu
+// figures sampled over a run (Result.IOStat.CPU): user, nice, system
+// (with interrupts) and steal, of the time that is not lost to a counter
+// gone back; idle and iowait are not busy (a CPU waiting on I/O could
+// have run something). Unknown without figures or when no tick passed.
+func machineBusy(c *iostat.AvgCPU) cpuBusy {
+	if c == nil {
 		return cpuBusy{}
 	}
-	return cpuBusy{frac: float64(busy) / float64(busy+idle), known: true}
-}
-
-func readCPUTimes(path string) (cpuTimes, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return cpuTimes{}, fmt.Errorf("stortest: %w", err)
+	busy := c.User + c.Nice + c.System + c.Steal
+	if busy+c.Idle+c.IOWait == 0 {
+		return cpuBusy{}
 	}
-	defer f.Close()
-	c, err := parseCPUTimes(f)
-	if err != nil {
-		return cpuTimes{}, fmt.Errorf("stortest: %s: %w", path, err)
-	}
-	return c, nil
-}
-
-// parseCPUTimes reads the aggregate "cpu" line of /proc/stat. Fields a
-// kernel does not have (steal before 2.6.11) count as zero; user, nice,
-// system and idle are needed.
-func parseCPUTimes(r io.Reader) (cpuTimes, error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 || fields[0] != "cpu" {
-			continue
-		}
-		if len(fields) < 5 {
-			return cpuTimes{}, fmt.Errorf("cpu line has %d fields, want at least 4", len(fields)-1)
-		}
-		var v [8]uint64 // user nice system idle iowait irq softirq steal
-		for i := range min(len(v), len(fields)-1) {
-			n, err := strconv.ParseUint(fields[i+1], 10, 64)
-			if err != nil {
-				return cpuTimes{}, fmt.Errorf("cpu line: field %d: %w", i+1, err)
-			}
-			v[i] = n
-		}
-		return cpuTimes{busy: v[0] + v[1] + v[2] + v[5] + v[6] + v[7], idle: v[3] + v[4]}, nil
-	}
-	if err := sc.Err(); err != nil {
-		return cpuTimes{}, err
-	}
-	return cpuTimes{}, errors.New("no cpu line")
+	return cpuBusy{frac: busy / (busy + c.Idle + c.IOWait), known: true}
 }

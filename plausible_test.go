@@ -153,18 +153,28 @@ func TestPlausibilityRules(t *testing.T) {
 }
 
 // TestPlausibleCPUFixtures reads /proc/stat captured on a 2-CPU machine
-// idle for 2 s, and while two shell loops spun for 2 s.
+// idle for 2 s, and while two shell loops spun for 2 s, as Run's iostat
+// samples read it (avg-cpu).
 func TestPlausibleCPUFixtures(t *testing.T) {
-	read := func(name string) cpuTimes {
+	read := func(name string) iostat.CPUStats {
 		t.Helper()
-		c, err := readCPUTimes(filepath.Join("testdata", "procstat", name))
+		f, err := os.Open(filepath.Join("testdata", "procstat", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		c, err := iostat.ParseCPUStat(f, name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
-	idle := busyBetween(read("idle-before"), read("idle-after"))
-	busy := busyBetween(read("busy-before"), read("busy-after"))
+	between := func(before, after string) cpuBusy {
+		c := iostat.NewAvgCPU(read(before), read(after))
+		return machineBusy(&c)
+	}
+	idle := between("idle-before", "idle-after")
+	busy := between("busy-before", "busy-after")
 	if !idle.known || idle.frac > 0.05 {
 		t.Errorf("idle machine: %+v, want known and under 5%% busy", idle)
 	}
@@ -179,68 +189,16 @@ func TestPlausibleCPUFixtures(t *testing.T) {
 	if diff := cmp.Diff(want, plausibility(r, busy)); diff != "" {
 		t.Errorf("spinning machine: warnings (-want +got):\n%s", diff)
 	}
-
-	// sampleCPU reads its path before and after, as Run does around the
-	// workload with <proc>/stat.
-	path := filepath.Join(t.TempDir(), "stat")
-	copyFixture := func(name string) {
-		t.Helper()
-		b, err := os.ReadFile(filepath.Join("testdata", "procstat", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if got := between("busy-before", "busy-before"); got.known {
+		t.Errorf("no tick between = %+v, want unknown", got)
 	}
-	copyFixture("busy-before")
-	after := sampleCPU(path)
-	copyFixture("busy-after")
-	if got := after(); got != busy {
-		t.Errorf("sampleCPU = %+v, want %+v", got, busy)
+	if got := machineBusy(nil); got.known {
+		t.Errorf("no CPU figures = %+v, want unknown", got)
 	}
-	if got := sampleCPU(filepath.Join(t.TempDir(), "missing"))(); got.known {
-		t.Errorf("sampleCPU of a missing file = %+v, want unknown", got)
-	}
-	copyFixture("busy-before")
-	if got := sampleCPU(path)(); got.known {
-		t.Errorf("sampleCPU with no tick between = %+v, want unknown", got)
-	}
-}
-
-func TestPlausibleParseCPUTimes(t *testing.T) {
-	for _, tc := range []struct {
-		name, in string
-		want     cpuTimes
-		err      string
-	}{
-		{name: "linux 6", in: "cpu  10 1 5 100 7 2 3 4 9 9\ncpu0 10 1 5 100 7 2 3 4 9 9\n", want: cpuTimes{busy: 25, idle: 107}},
-		{name: "no steal (2.6.10)", in: "cpu  10 1 5 100 7 2 3\n", want: cpuTimes{busy: 21, idle: 107}},
-		{name: "four fields", in: "cpu 10 1 5 100\n", want: cpuTimes{busy: 16, idle: 100}},
-		{name: "cpu line after others", in: "intr 1 2\ncpu 1 0 0 3\n", want: cpuTimes{busy: 1, idle: 3}},
-		{name: "three fields", in: "cpu 10 1 5\n", err: "at least 4"},
-		{name: "not a number", in: "cpu 10 x 5 100\n", err: "field 2"},
-		{name: "only per-CPU lines", in: "cpu0 10 1 5 100\n", err: "no cpu line"},
-		{name: "empty", in: "", err: "no cpu line"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseCPUTimes(strings.NewReader(tc.in))
-			switch {
-			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-				t.Fatalf("error %v, want one saying %q", err, tc.err)
-			case tc.err == "" && err != nil:
-				t.Fatal(err)
-			}
-			if got != tc.want {
-				t.Errorf("got %+v, want %+v", got, tc.want)
-			}
-		})
-	}
-	// iowait can go back on a tickless kernel: the counter counts as
-	// unchanged, not as a huge idle time.
-	got := busyBetween(cpuTimes{busy: 100, idle: 500}, cpuTimes{busy: 190, idle: 490})
-	if want := (cpuBusy{frac: 1, known: true}); got != want {
-		t.Errorf("busyBetween with idle going back = %+v, want %+v", got, want)
+	// iowait can go back on a tickless kernel: it reads 0 and the rest
+	// is shared among the modes that moved.
+	if got := machineBusy(&iostat.AvgCPU{User: 60, System: 30, IOWait: 0, Idle: 10}); got.frac != 0.9 || !got.known {
+		t.Errorf("iowait gone back: %+v, want 90%% busy", got)
 	}
 }
 

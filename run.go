@@ -73,7 +73,9 @@ type Result struct {
 	// file system has no block device (tmpfs).
 	Devices []string
 	// IOStat covers the run, first sample to last; IOStatSamples are the
-	// per-interval deltas. Both are empty without Devices.
+	// per-interval deltas. Each has the devices' figures and the CPUs'
+	// (CPU, iostat's avg-cpu), which tell a device-bound run from a
+	// CPU-bound one; without Devices only the CPUs'.
 	IOStat        iostat.Delta
 	IOStatSamples []iostat.Delta
 	// Dir holds the artifacts, whose paths are in Artifacts.
@@ -108,8 +110,8 @@ func (r *Result) Name() string { return r.Job.Name }
 // swap: otherwise Run stops the test (FailNow) and says why.
 //
 // While the job runs, Run samples the counters of the target's devices
-// (iostat) and, under go test -v, logs a progress line every few seconds
-// (ProgressEvery). Afterwards it records the headline metrics as test
+// and the CPUs' times (iostat with avg-cpu; Result.IOStat) and, under
+// go test -v, logs a progress line every few seconds (ProgressEvery). Afterwards it records the headline metrics as test
 // attributes (t.Attr "<job>.read.iops", "<job>.read.clat_p99.9_ns"...,
 // which gotestsum's JUnit shows), writes the artifacts (fio json+, the
 // summary, iostat samples as JSON in sysstat's schema and as text, a
@@ -181,13 +183,15 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	if err != nil {
 		t.Logf("stortest: %s: no iostat: %v", job.Name, err)
 	}
-	var sampler *iostat.Sampler
-	if len(devices) > 0 {
-		sampler, err = fsys.StartSampler(ctx, iostat.SamplerConfig{
-			Interval: cfg.iostatEvery, Source: iostat.FromDiskstats, Devices: devices})
-		if err != nil {
-			t.Logf("stortest: %s: no iostat: %v", job.Name, err)
-		}
+	// The samples hold the CPUs' times too (avg-cpu), so a run without a
+	// block device under it is sampled all the same.
+	src := iostat.FromDiskstats
+	if len(devices) == 0 {
+		src = iostat.NoDevices
+	}
+	sampler, err := fsys.StartSampler(ctx, iostat.SamplerConfig{Interval: cfg.iostatEvery, Source: src, Devices: devices})
+	if err != nil {
+		t.Logf("stortest: %s: no iostat: %v", job.Name, err)
 	}
 
 	wopts := cfg.wopts
@@ -206,7 +210,6 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 			t.Logf("%s", progressLine(job.Name, p))
 		}
 	}
-	machineCPU := sampleCPU(fsys.ProcPath("stat"))
 	start := time.Now()
 	wres, err := workload.Run(ctx, job, wopts)
 	if err == nil && cfg.extend != nil {
@@ -217,7 +220,6 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		repeats = repeatRuns(ctx, t, job, wopts, cfg.repeats)
 	}
 	elapsed := time.Since(start)
-	machine := machineCPU()
 	var snaps []iostat.Snapshot
 	if sampler != nil {
 		var serr error
@@ -253,7 +255,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		r.IOStat, _ = iostat.Total(snaps) // fails only with fewer than two
 	}
 	hostInfo, _ := iostat.LocalHost(fsys, start)
-	r.Warnings = plausibility(r, machine)
+	r.Warnings = plausibility(r, machineBusy(r.IOStat.CPU))
 	for _, w := range r.Warnings {
 		t.Logf("stortest: %s: warning: %s", job.Name, w.Message)
 	}

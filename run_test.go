@@ -80,6 +80,10 @@ func TestRunFile(t *testing.T) {
 		}
 		bases = append(bases, filepath.Base(a))
 	}
+	// The CPUs' figures (avg-cpu) are sampled with or without a device.
+	if c := r.IOStat.CPU; c == nil || c.User+c.Nice+c.System+c.Steal+c.IOWait+c.Idle == 0 {
+		t.Errorf("no avg-cpu over the run: %+v", c)
+	}
 	if len(r.Devices) == 0 {
 		t.Skipf("the temporary directory has no block device (%v): no iostat to check", r.Devices)
 	}
@@ -115,7 +119,10 @@ func TestRunFile(t *testing.T) {
 				Nodename   string `json:"nodename"`
 				Statistics []struct {
 					Timestamp string `json:"timestamp"`
-					Disk      []struct {
+					AvgCPU    *struct {
+						Idle float64 `json:"idle"`
+					} `json:"avg-cpu"`
+					Disk []struct {
 						Device string  `json:"disk_device"`
 						Util   float64 `json:"util"`
 					} `json:"disk"`
@@ -134,6 +141,9 @@ func TestRunFile(t *testing.T) {
 		}
 		if diff := cmp.Diff(r.Devices, devs); diff != "" || st.Timestamp == "" {
 			t.Errorf("iostat report at %q: devices (-want +got):\n%s", st.Timestamp, diff)
+		}
+		if st.AvgCPU == nil {
+			t.Errorf("iostat report at %q: no avg-cpu", st.Timestamp)
 		}
 	}
 	if len(r.IOStatSamples) != len(ios.Sysstat.Hosts[0].Statistics) || r.IOStat.Elapsed < time.Second {
@@ -182,7 +192,7 @@ func TestRunFile(t *testing.T) {
 		t.Fatalf("testcases (-want +got):\n%s", diff)
 	}
 	c := cs[0]
-	if !strings.Contains(c.Output, "Device            r/s") || !hasProp(c.Properties, "fingerprint.job") ||
+	if !strings.Contains(c.Output, "Device            r/s") || !strings.Contains(c.Output, "avg-cpu:  %user") || !hasProp(c.Properties, "fingerprint.job") ||
 		!hasProp(c.Properties, "read.clat_p99.9_ns") || !slices.Equal(c.Attachments, r.Artifacts) {
 		t.Errorf("testcase: %+v", c)
 	}

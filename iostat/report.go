@@ -315,8 +315,14 @@ func (j *JSONWriter) begin() {
 }
 
 // Write adds one report (one element of "statistics") for d, stamped
-// with at when ReportOptions.Timestamp is set, and flushes it.
+// with at when ReportOptions.Timestamp is set, and flushes it. A delta
+// with CPU figures gets its avg-cpu report too, as iostat prints both.
 func (j *JSONWriter) Write(d Delta, at time.Time) error {
+	if d.CPU != nil && !j.o.CPU {
+		o := j.o
+		defer func() { j.o = o }()
+		j.o.CPU = true
+	}
 	return j.WriteReport(ReportOf(d, j.o, at))
 }
 
@@ -506,8 +512,14 @@ func (t *TextWriter) begin() {
 }
 
 // Write prints one report for d, with at above it when
-// ReportOptions.Timestamp is set.
+// ReportOptions.Timestamp is set. A delta with CPU figures gets its
+// avg-cpu report too, as iostat prints both.
 func (t *TextWriter) Write(d Delta, at time.Time) error {
+	if d.CPU != nil && !t.o.CPU {
+		o := t.o
+		defer func() { t.o = o }()
+		t.o.CPU = true
+	}
 	return t.WriteReport(ReportOf(d, t.o, at))
 }
 

@@ -15,6 +15,9 @@ const (
 	// FromSysBlock reads /sys/block/<dev>/stat per device (sysstat's
 	// iostat without -p): whole devices unless partitions are named.
 	FromSysBlock
+	// NoDevices reads no device: the uptime and the CPU only, for a
+	// run whose I/O no block device shows (a file on tmpfs).
+	NoDevices
 )
 
 func (s Source) String() string {
@@ -23,6 +26,8 @@ func (s Source) String() string {
 		return "diskstats"
 	case FromSysBlock:
 		return "sysblock"
+	case NoDevices:
+		return "none"
 	}
 	return fmt.Sprintf("Source(%d)", int(s))
 }
@@ -117,6 +122,7 @@ func (f FS) Snapshot(src Source, devices ...string) (Snapshot, error) {
 			}
 			s.Disks = append(s.Disks, d)
 		}
+	case NoDevices:
 	default:
 		return Snapshot{}, fmt.Errorf("iostat: unknown source %v", src)
 	}
