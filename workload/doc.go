@@ -95,9 +95,11 @@
 // bssplit weights) and Offsets over the job's region, in units of the
 // smallest block size: sequential; uniform random visiting every block
 // exactly once per pass (fio's random map, here a seeded permutation
-// re-keyed every pass, so no memory per block, like fio's lfsr); uniform
-// with replacement (norandommap); or a Sampler of zipf, pareto or normal
-// (see Distribution). Everything is seeded from Job.Seed, so the same job
+// re-keyed every pass, so no memory per block, like fio's lfsr; with
+// bsrange or bssplit also a bit per block, as fio's map, so that an I/O
+// uses up every block it covers and a pass moves the region's size);
+// uniform with replacement (norandommap); or a Sampler of zipf, pareto or
+// normal (see Distribution). Everything is seeded from Job.Seed, so the same job
 // and seed give the same I/O sequence; the sequences are not fio's. Next
 // allocates nothing.
 //

@@ -25,12 +25,25 @@ type OffsetConfig struct {
 	// RandomMap makes uniform random offsets visit every block exactly
 	// once per pass (fio's default, norandommap=0) through a seeded
 	// permutation of the blocks, re-keyed every pass: no map memory, like
-	// fio's lfsr. Ignored for sequential offsets and for non-uniform
-	// distributions (fio disables its map for those too).
+	// fio's lfsr, while every I/O is one block. Ignored for sequential
+	// offsets and for non-uniform distributions (fio disables its map for
+	// those too).
 	RandomMap bool
-	Dist      Distribution // random offsets only
-	Seed      uint64
+	// MaxLen is the largest I/O in bytes (0: Align). Above Align, the
+	// random map also keeps a bit per block, as fio's does: an I/O uses
+	// up every block it covers, is cut short at a block already used, and
+	// one drawn on a used block moves to the next free one, so a pass
+	// moves the region's size, not one I/O per block. The bits take
+	// Size/Align/8 bytes, at most MaxMapBytes.
+	MaxLen int64
+	Dist   Distribution // random offsets only
+	Seed   uint64
 }
+
+// MaxMapBytes bounds the random map's bits (OffsetConfig.MaxLen): 256
+// MiB, a TiB in 512-byte blocks. Past it NewOffsets fails; norandommap or
+// a larger smallest block size avoids the map.
+const MaxMapBytes = 256 << 20
 
 type offsetMode uint8
 
@@ -55,6 +68,7 @@ type Offsets struct {
 	pass  int64
 
 	perm permutation
+	used *blockMap // random map with mixed sizes: the blocks used this pass
 	rng  rand.PCG
 	dist *Sampler
 }
@@ -87,6 +101,13 @@ func NewOffsets(c OffsetConfig) (*Offsets, error) {
 	case c.RandomMap:
 		o.mode = modeRandomMap
 		o.perm = newPermutation(o.blocks, o.passKey(0))
+		if c.MaxLen > c.Align {
+			if o.blocks/8 > MaxMapBytes {
+				return nil, fmt.Errorf("%w: the random map of %d blocks of %d bytes would take more than %d MiB (use norandommap or a larger smallest block size)",
+					ErrRegion, o.blocks, c.Align, MaxMapBytes>>20)
+			}
+			o.used = newBlockMap(o.blocks)
+		}
 	default:
 		o.mode = modeUniform
 		o.rng.Seed(splitmix(c.Seed^0x0ff5), splitmix(c.Seed+0x0ff5))
@@ -111,14 +132,27 @@ func (o *Offsets) Next(bs int64) (off, n int64) {
 		}
 		return o.start + rel, n
 	case modeRandomMap:
-		rel = int64(o.perm.at(o.drawn)) * o.align
+		b := o.perm.at(o.drawn)
 		o.drawn++
-		if o.drawn == o.blocks {
+		n = bs
+		if u := o.used; u != nil {
+			if u.isSet(b) {
+				b = u.nextFree(b)
+			}
+			n = min(bs, int64(u.setRun(b, uint64((bs+o.align-1)/o.align)))*o.align)
+		}
+		rel = int64(b) * o.align
+		// Every draw uses at least one new block, so the map fills by
+		// the time the permutation is through.
+		if o.drawn == o.blocks || (o.used != nil && o.used.left == 0) {
 			o.drawn = 0
 			o.pass++
 			o.perm = newPermutation(o.blocks, o.passKey(o.pass))
+			if o.used != nil {
+				o.used.reset()
+			}
 		}
-		return o.start + rel, min(bs, o.size-rel)
+		return o.start + rel, min(n, o.size-rel)
 	case modeDist:
 		rel = int64(o.dist.Next()) * o.align
 	default:
@@ -190,6 +224,101 @@ func (p *permutation) at(i uint64) uint64 {
 		x = p.round(x)
 	}
 	return x
+}
+
+// blockMap marks the blocks of a region used in a pass: a bit per block,
+// over it a bit per full word, and so on up to a single word (the shape
+// of fio's axmap), so the next free block is found in a few word reads
+// however few are left. Bits past the end are set from the start. Nothing
+// allocates after newBlockMap.
+type blockMap struct {
+	n      uint64     // blocks
+	left   uint64     // blocks not used yet
+	levels [][]uint64 // levels[0]: a bit per block; levels[i+1]: a bit per full word of levels[i]
+}
+
+func newBlockMap(n uint64) *blockMap {
+	m := &blockMap{n: n}
+	for bitsAt := n; ; {
+		words := (bitsAt + 63) / 64
+		m.levels = append(m.levels, make([]uint64, words))
+		if words == 1 {
+			break
+		}
+		bitsAt = words
+	}
+	m.reset()
+	return m
+}
+
+// reset marks every block free.
+func (m *blockMap) reset() {
+	m.left = m.n
+	bitsAt := m.n
+	for _, lv := range m.levels {
+		clear(lv)
+		if r := bitsAt % 64; r != 0 {
+			lv[len(lv)-1] = ^uint64(0) << r
+		}
+		bitsAt = uint64(len(lv))
+	}
+}
+
+func (m *blockMap) isSet(b uint64) bool { return m.levels[0][b/64]&(1<<(b%64)) != 0 }
+
+// set marks free block b used.
+func (m *blockMap) set(b uint64) {
+	m.left--
+	for _, lv := range m.levels {
+		w := b / 64
+		lv[w] |= 1 << (b % 64)
+		if lv[w] != ^uint64(0) {
+			return
+		}
+		b = w
+	}
+}
+
+// setRun marks up to k blocks from b used, stopping at the end or at a
+// block already used, and returns how many it marked (fio's axmap_set_nr).
+func (m *blockMap) setRun(b, k uint64) uint64 {
+	var i uint64
+	for ; i < k && b+i < m.n && !m.isSet(b+i); i++ {
+		m.set(b + i)
+	}
+	return i
+}
+
+// nextFree returns the first free block after b, wrapping to the start;
+// at least one must be free.
+func (m *blockMap) nextFree(b uint64) uint64 {
+	if f, ok := m.find(0, b); ok {
+		return f
+	}
+	if f, ok := m.find(0, 0); ok {
+		return f
+	}
+	panic("workload: random map: no free block left in a pass")
+}
+
+// find returns the first clear bit at or after i at level l.
+func (m *blockMap) find(l int, i uint64) (uint64, bool) {
+	lv := m.levels[l]
+	w := i / 64
+	if w >= uint64(len(lv)) {
+		return 0, false
+	}
+	if free := ^lv[w] &^ (1<<(i%64) - 1); free != 0 {
+		return w*64 + uint64(bits.TrailingZeros64(free)), true
+	}
+	if l+1 == len(m.levels) {
+		return 0, false // the top level is one word
+	}
+	j, ok := m.find(l+1, w+1) // the next word that is not full
+	if !ok {
+		return 0, false
+	}
+	return j*64 + uint64(bits.TrailingZeros64(^lv[j])), true
 }
 
 // BlockSizes draws the block size of each I/O: fixed (bs), uniform over
@@ -329,7 +458,7 @@ func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
 		size: size - size%align,
 	}
 	cfg := OffsetConfig{
-		Start: n.Offset, Size: size, Align: align,
+		Start: n.Offset, Size: size, Align: align, MaxLen: n.MaxBlockSize(),
 		Random: n.RW.Random(), RandomMap: !n.NoRandomMap,
 		Dist: n.RandomDistribution, Seed: splitmix(seed ^ 3),
 	}

@@ -3,6 +3,7 @@ package workload
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -358,5 +359,103 @@ func BenchmarkPatternNext(b *testing.B) {
 			}
 			_ = sink
 		})
+	}
+}
+
+// With mixed block sizes the random map marks every block an I/O covers,
+// as fio's does: each pass uses every block exactly once, so it moves the
+// region's size in bytes (not one I/O of up to the largest size per
+// block), and I/Os stay inside the region.
+func TestOffsetsRandomMapMixedSizes(t *testing.T) {
+	const align, blocks, start = 512, 1000, 1 << 20
+	sizes := []int64{512, 1024, 4096, 65536, 1536}
+	o, err := NewOffsets(OffsetConfig{Start: start, Size: blocks*align + 100, Align: align, MaxLen: 65536,
+		Random: true, RandomMap: true, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pass := range 3 {
+		var used [blocks]bool
+		var bytes, ios int64
+		for o.Passes() == int64(pass) {
+			off, n := o.Next(sizes[ios%int64(len(sizes))])
+			ios++
+			if n <= 0 || n%align != 0 || (off-start)%align != 0 || off < start || off+n > start+blocks*align {
+				t.Fatalf("pass %d: Next = %d, %d: outside the region or misaligned", pass, off, n)
+			}
+			for b := (off - start) / align; b < (off-start+n)/align; b++ {
+				if used[b] {
+					t.Fatalf("pass %d: block %d used twice", pass, b)
+				}
+				used[b] = true
+			}
+			bytes += n
+		}
+		if bytes != blocks*align {
+			t.Errorf("pass %d moved %d bytes in %d I/Os, want the region's %d", pass, bytes, ios, blocks*align)
+		}
+	}
+}
+
+// fio's t/jobs/t0001-52c58027.fio: size=20000, bsrange=1k-4k, randread.
+// A pass reads the 19 whole 1 KiB blocks once: 19456 bytes, as fio 3.33.
+func TestPatternBsrangePassBytes(t *testing.T) {
+	for _, j := range []Job{
+		{Name: "bsrange", RW: RandRead, Size: 20000, BlockSizeRange: BlockSizeRange{1 << 10, 4 << 10}},
+		{Name: "bssplit", RW: RandRW, Size: 20000, BlockSizeSplit: []BlockSizeSplit{{1 << 10, 20}, {4 << 10, 80}}},
+	} {
+		p, err := NewPattern(&j, 0, j.Seed(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bytes int64
+		for p.Passes() == 0 {
+			bytes += p.Next().Len
+		}
+		if bytes != 19456 {
+			t.Errorf("%s: a pass moved %d bytes, want 19456 (fio 3.33)", j.Name, bytes)
+		}
+	}
+}
+
+// The random map's bits agree with a plain []bool across its levels:
+// sizes around a word, a word of words and more.
+func TestBlockMap(t *testing.T) {
+	for _, n := range []uint64{1, 63, 64, 65, 4095, 4096, 4097, 300_000} {
+		m := newBlockMap(n)
+		for round := range 2 {
+			ref := make([]bool, n)
+			rng := rand.New(rand.NewPCG(n, uint64(round)))
+			for left := n; left > 0; {
+				b := rng.Uint64N(n)
+				if ref[b] != m.isSet(b) {
+					t.Fatalf("n=%d: isSet(%d) = %v", n, b, m.isSet(b))
+				}
+				if ref[b] {
+					want := b
+					for ref[want] {
+						want = (want + 1) % n
+					}
+					if got := m.nextFree(b); got != want {
+						t.Fatalf("n=%d: nextFree(%d) = %d, want %d", n, b, got, want)
+					}
+					b = want
+				}
+				k := 1 + rng.Uint64N(8)
+				var want uint64
+				for want < k && b+want < n && !ref[b+want] {
+					ref[b+want] = true
+					want++
+				}
+				if got := m.setRun(b, k); got != want {
+					t.Fatalf("n=%d: setRun(%d, %d) = %d, want %d", n, b, k, got, want)
+				}
+				left -= want
+				if m.left != left {
+					t.Fatalf("n=%d: left = %d, want %d", n, m.left, left)
+				}
+			}
+			m.reset()
+		}
 	}
 }
