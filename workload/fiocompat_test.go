@@ -152,6 +152,13 @@ func TestFioRuntimeUnderOneMsMatchesFio(t *testing.T) {
 	ours := at(ourFioJSON(t, res, FormatJSON), "jobs", "0", "read")
 	assert.Equal(t, 2.0, at(ours, "runtime"), "1.3 ms rounds up")
 	assert.Equal(t, 6000.0, at(ours, "iops"))
+
+	// The text summary's runtime rounds the same way ("/1msec", as fio's
+	// "(48.0KiB/1msec)"), not to "/0msec".
+	res.Jobs[0].Runtime = 400 * time.Microsecond
+	var sum bytes.Buffer
+	require.NoError(t, WriteSummary(&sum, res))
+	assert.Contains(t, sum.String(), "(48KiB/1msec)")
 }
 
 // verify with time_based on a write-only job: fio 3.33 writes for the

@@ -38,7 +38,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 				continue
 			}
 			fmt.Fprintf(&b, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)\n", d,
-				siCount(j.IOPS(d)), iec(j.BW(d)), si(j.BW(d), "B"), iec(float64(s.Bytes)), j.Runtime.Milliseconds())
+				siCount(j.IOPS(d)), iec(j.BW(d)), si(j.BW(d), "B"), iec(float64(s.Bytes)), fioDirRuntime(j.Runtime))
 			if s.Errors > 0 || s.ShortIOs > 0 {
 				fmt.Fprintf(&b, "    errors=%d short=%d\n", s.Errors, s.ShortIOs)
 			}
