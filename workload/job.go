@@ -443,8 +443,9 @@ const FioVerifyNeverStarts = "verification read phase will never start because w
 //
 // Verify under time_based: as fio 3.33 does, a write-only job writes for
 // the whole runtime and reads nothing back (checked 0, no failure), with
-// fio's notice (FioVerifyNeverStarts). fio says nothing for mixed jobs;
-// stortest does not verify them either when time based, and says so.
+// fio's notice (FioVerifyNeverStarts). A time-based mixed job is not
+// read back either, by fio 3.33 (no verify reads under --debug=verify)
+// nor by stortest; fio says nothing, stortest says so.
 func (j *Job) Warnings() []string {
 	n := j.Normalized()
 	var w []string
