@@ -21,9 +21,9 @@
 //
 // The pieces:
 //   - FS reads a proc, a sys and a dev tree (NewFS and WithDev for
-//     fixtures, DefaultFS for the running kernel); FS.Snapshot reads a
-//     set of devices and the CPU with the /proc/uptime reading sysstat
-//     measures intervals with.
+//     fixtures, DefaultFS for the running kernel, WithAltDir for
+//     iostat's -f and +f); FS.Snapshot reads a set of devices and the CPU
+//     with the /proc/uptime reading sysstat measures intervals with.
 //   - NewDelta turns two snapshots into a Delta, with the avg-cpu
 //     figures (AvgCPU) of the same interval; Zero stands for boot, like
 //     the first report of iostat. Counter wraps and reset devices are
@@ -53,6 +53,8 @@
 //     /sys/block/cciss/c0d0 and prints an empty table.
 //   - With --pretty -x and -g, the four tables show the groups' totals;
 //     12.6 shows them in the first only and garbage in the others.
+//   - With -x -o JSON, a group without devices leaves no trace; 12.6
+//     prints a stray comma in its place, which makes the JSON invalid.
 //   - Colours (S_COLORS) are never printed; the names of devices in
 //     sysstat.ioconf (for devices sysfs cannot name) are not read.
 package iostat

@@ -19,6 +19,11 @@ var ErrNoDevice = errors.New("no such block device")
 // are injectable so captured fixtures stand in for /proc and /sys.
 type FS struct {
 	proc, sys, dev string
+	// alt is sysstat's alternate directory of device counters (-f, +f):
+	// it has diskstats, block/ and dev/block/. altToo (+f) reads the
+	// standard places first and alt after them.
+	alt    string
+	altToo bool
 }
 
 // NewFS returns an FS rooted at procRoot (normally "/proc") and sysRoot
@@ -47,6 +52,41 @@ func (f FS) WithDev(devRoot string) FS {
 	return f
 }
 
+// WithAltDir returns f reading the devices' counters from dir, as
+// sysstat's iostat -f dir reads them: dir/diskstats for /proc/diskstats,
+// dir/block and dir/dev/block for those of /sys; the uptime, the CPU
+// and the rest come from the proc and sys roots still. With too
+// (iostat +f dir), the standard places are read first and dir as well:
+// both diskstats files, every device of both block directories, and a
+// named device from dir when the standard place has none.
+func (f FS) WithAltDir(dir string, too bool) FS {
+	f.alt, f.altToo = dir, too
+	return f
+}
+
+// diskRoots are the directories holding block/ and dev/block/, in the
+// order they are read.
+func (f FS) diskRoots() []string {
+	switch {
+	case f.alt == "":
+		return []string{f.sys}
+	case f.altToo:
+		return []string{f.sys, f.alt}
+	}
+	return []string{f.alt}
+}
+
+// diskstatsFiles are the diskstats files read with -p ALL, in order.
+func (f FS) diskstatsFiles() []string {
+	switch {
+	case f.alt == "":
+		return []string{f.ProcPath("diskstats")}
+	case f.altToo:
+		return []string{f.ProcPath("diskstats"), filepath.Join(f.alt, "diskstats")}
+	}
+	return []string{filepath.Join(f.alt, "diskstats")}
+}
+
 // DevPath joins rel to the dev root.
 func (f FS) DevPath(rel ...string) string {
 	dev := f.dev
@@ -62,10 +102,15 @@ func (f FS) ProcPath(rel ...string) string { return filepath.Join(append([]strin
 // SysPath joins rel to the sys root.
 func (f FS) SysPath(rel ...string) string { return filepath.Join(append([]string{f.sys}, rel...)...) }
 
-// Diskstats reads and parses <proc>/diskstats, with a note for each line
-// skipped (see ParseDiskstats).
+// Diskstats reads and parses <proc>/diskstats (or the alternate
+// directory's, see WithAltDir), with a note for each line skipped (see
+// ParseDiskstats).
 func (f FS) Diskstats() ([]DiskStat, []Note, error) {
-	p := f.ProcPath("diskstats")
+	files := f.diskstatsFiles()
+	return readDiskstats(files[len(files)-1])
+}
+
+func readDiskstats(p string) ([]DiskStat, []Note, error) {
 	fh, err := os.Open(p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("iostat: %w", err)
@@ -105,9 +150,30 @@ func (f FS) readStat(p string) (IOStats, error) {
 	return ParseSysStat(fh, p)
 }
 
-// BlockStat reads <sys>/block/<dev>/stat for a whole device.
+// BlockStat reads <sys>/block/<dev>/stat for a whole device (or the
+// alternate directory's, see WithAltDir).
 func (f FS) BlockStat(dev string) (IOStats, error) {
-	return f.readStat(f.SysPath("block", sysName(dev), "stat"))
+	var err error
+	for _, root := range f.diskRoots() {
+		var s IOStats
+		if s, err = f.readStat(filepath.Join(root, "block", sysName(dev), "stat")); err == nil {
+			return s, nil
+		}
+	}
+	return IOStats{}, err
+}
+
+// numberedStat reads <sys>/dev/block/MAJ:MIN/stat (or the alternate
+// directory's), as sysstat reads a partition it was given by name.
+func (f FS) numberedStat(major, minor uint32) (IOStats, error) {
+	var err error
+	for _, root := range f.diskRoots() {
+		var s IOStats
+		if s, err = f.readStat(filepath.Join(root, "dev", "block", fmt.Sprintf("%d:%d", major, minor), "stat")); err == nil {
+			return s, nil
+		}
+	}
+	return IOStats{}, err
 }
 
 // PartitionStat reads <sys>/block/<disk>/<part>/stat.

@@ -201,10 +201,15 @@ func (m *Monitor) add(name string, k entryKind, major, minor uint32, known bool)
 	return e
 }
 
-// isDisk is sysstat's test for a whole device: an entry in /sys/block.
+// isDisk is sysstat's test for a whole device: an entry in /sys/block
+// (or the alternate directory's block/).
 func (f FS) isDisk(name string) bool {
-	_, err := os.Stat(f.SysPath("block", sysName(name)))
-	return err == nil
+	for _, root := range f.diskRoots() {
+		if _, err := os.Stat(filepath.Join(root, "block", sysName(name))); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // numbersOf finds a device's numbers as sysstat does, from its node
@@ -299,17 +304,19 @@ func (m *Monitor) store(e *entry, s IOStats) {
 }
 
 func (m *Monitor) readDiskstats() {
-	all, notes, err := m.fs.Diskstats()
-	if err != nil {
-		m.notes = append(m.notes, Note{NoteMissing, err.Error()})
-		return
-	}
-	m.notes = append(m.notes, notes...)
-	for _, d := range all {
-		if m.cfg.Extended && d.Fields == FieldsPartOld {
-			continue // no extended counters: iostat -x leaves it out
+	for _, file := range m.fs.diskstatsFiles() {
+		all, notes, err := readDiskstats(file)
+		if err != nil {
+			m.notes = append(m.notes, Note{NoteMissing, err.Error()})
+			continue
 		}
-		m.store(m.add(d.Name, kindPart, d.Major, d.Minor, true), d.IOStats)
+		m.notes = append(m.notes, notes...)
+		for _, d := range all {
+			if m.cfg.Extended && d.Fields == FieldsPartOld {
+				continue // no extended counters: iostat -x leaves it out
+			}
+			m.store(m.add(d.Name, kindPart, d.Major, d.Minor, true), d.IOStats)
+		}
 	}
 }
 
@@ -320,8 +327,7 @@ func (m *Monitor) readSysfs() {
 		}
 		switch e.kind {
 		case kindPart:
-			p := m.fs.SysPath("dev", "block", fmt.Sprintf("%d:%d", e.major, e.minor), "stat")
-			if s, err := m.fs.readStat(p); err == nil {
+			if s, err := m.fs.numberedStat(e.major, e.minor); err == nil {
 				m.store(e, s)
 			}
 		case kindDisk, kindDiskAll:
@@ -329,35 +335,51 @@ func (m *Monitor) readSysfs() {
 				m.store(e, s)
 			}
 			if e.kind == kindDiskAll {
-				dir := m.fs.SysPath("block", sysName(e.name))
-				for _, part := range readdirnames(dir) {
-					if s, err := m.fs.readStat(filepath.Join(dir, part, "stat")); err == nil {
-						m.store(m.add(part, kindPart, 0, 0, false), s)
-					}
-				}
+				m.readPartitions(e.name)
 			}
 		}
 	}
 	if m.cfg.AllDevices {
-		dir := m.fs.SysPath("block")
-		for _, name := range readdirnames(dir) {
-			if s, err := m.fs.readStat(filepath.Join(dir, name, "stat")); err == nil {
-				m.store(m.add(name, kindDisk, 0, 0, false), s)
+		for _, root := range m.fs.diskRoots() {
+			dir := filepath.Join(root, "block")
+			names, _ := readdirnames(dir)
+			for _, name := range names {
+				if s, err := m.fs.readStat(filepath.Join(dir, name, "stat")); err == nil {
+					m.store(m.add(name, kindDisk, 0, 0, false), s)
+				}
 			}
 		}
 	}
 }
 
+// readPartitions reads the partitions of a whole device: the entries of
+// its directory under block/ with a stat file, from the first place that
+// has the directory.
+func (m *Monitor) readPartitions(disk string) {
+	for _, root := range m.fs.diskRoots() {
+		dir := filepath.Join(root, "block", sysName(disk))
+		names, err := readdirnames(dir)
+		if err != nil {
+			continue
+		}
+		for _, part := range names {
+			if s, err := m.fs.readStat(filepath.Join(dir, part, "stat")); err == nil {
+				m.store(m.add(part, kindPart, 0, 0, false), s)
+			}
+		}
+		return
+	}
+}
+
 // readdirnames lists a directory in its own order, as readdir(3) gives
 // it to sysstat (which lists in that order when it does not sort).
-func readdirnames(dir string) []string {
+func readdirnames(dir string) ([]string, error) {
 	d, err := os.Open(dir)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer d.Close()
-	names, _ := d.Readdirnames(-1)
-	return names
+	return d.Readdirnames(-1)
 }
 
 // report is sysstat's write_stats: it walks the list, sums groups and
@@ -516,7 +538,8 @@ func (f FS) deviceMapperMajor() uint32 {
 // directory order as sysstat scans it.
 func (f FS) dmNameByNumbers(major, minor uint32) (string, bool) {
 	dir := f.DevPath("mapper")
-	for _, n := range readdirnames(dir) {
+	names, _ := readdirnames(dir)
+	for _, n := range names {
 		var st syscall.Stat_t
 		if syscall.Stat(filepath.Join(dir, n), &st) != nil {
 			continue

@@ -58,7 +58,7 @@ func TestSysstatCases(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), time.Duration(len(c.Roots)+20)*time.Second)
 			defer cancel()
-			out, err := tree.Sysstat(ctx, c.Env, c.Args...)
+			out, err := tree.Sysstat(ctx, c.Env, c.ArgsIn(tree.Dir)...)
 			results[i] = result{replay.Normalize(out), err}
 		}()
 	}

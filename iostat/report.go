@@ -354,14 +354,17 @@ func (j *JSONWriter) WriteReport(r Report) error {
 	}
 	if !j.o.NoDisk {
 		j.w.WriteString("\t\t\t\t\t\"disk\": [\n")
-		for i, row := range r.Disks {
-			// sysstat separates even a group it then leaves out.
-			if i > 0 {
-				j.w.WriteString(",\n")
-			}
+		first := true
+		for _, row := range r.Disks {
 			if j.o.Extended && row.Group && row.Members == 0 {
+				// Left out as sysstat leaves it out, but without
+				// the comma 12.6 prints for it, which breaks the JSON.
 				continue
 			}
+			if !first {
+				j.w.WriteString(",\n")
+			}
+			first = false
 			j.buf = j.appendDisk(j.buf[:0], row)
 			j.w.Write(j.buf)
 		}

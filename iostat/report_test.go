@@ -196,3 +196,22 @@ func TestWriteCounters(t *testing.T) {
 		t.Errorf("notes missing:\n%s", buf.String())
 	}
 }
+
+// TestJSONWriterEmptyGroup: a group that never had a device is left out
+// of the extended report as sysstat leaves it out, without the comma
+// 12.6 prints in its place, so the document stays JSON.
+func TestJSONWriterEmptyGroup(t *testing.T) {
+	dd := NewDelta(Zero, snap(100, disk("sda", IOStats{ReadIOs: 1}))).Disks[0]
+	var buf bytes.Buffer
+	w := NewJSONWriter(&buf, testHost, ReportOptions{Extended: true})
+	r := Report{Disks: []Row{{Name: " empty", Group: true}, {Name: "sda", DiskDelta: dd}, {Name: " total", Group: true, Members: 1, DiskDelta: dd}}}
+	if err := w.WriteReport(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(buf.Bytes()) || strings.Contains(buf.String(), " empty") || !strings.Contains(buf.String(), `" total"`) {
+		t.Errorf("document:\n%s", buf.String())
+	}
+}

@@ -24,6 +24,10 @@ func init() {
 		if err != nil {
 			return err
 		}
+		if l.version {
+			fmt.Fprintln(stdout, "stortest iostat: the reports of sysstat's iostat 12.6")
+			return nil
+		}
 		if l.help {
 			fmt.Fprintf(stdout, "usage: stortest iostat %s\n%s\n\n", live.usage, live.short)
 			printIostatOptions(stdout)
@@ -34,6 +38,9 @@ func init() {
 			return err
 		}
 		f = f.WithDev(l.dev)
+		if l.altDir != "" {
+			f = f.WithAltDir(l.altDir, l.altToo)
+		}
 		if t := l.cfg.Monitor.Persistent; t != "" && !f.HasPersistentNames(t) {
 			return fmt.Errorf("invalid type of persistent device name %q: no %s", t, f.DevPath("disk", "by-"+t))
 		}

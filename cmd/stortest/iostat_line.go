@@ -23,10 +23,11 @@ type iostatLine struct {
 	cpu, disk       bool
 	unfiltered      bool // devices named, ALL, -p with a value
 	kilo, mega      bool
-	altDir          bool
+	altDir          string // -f or +f
+	altToo          bool   // +f
 	proc, sys, dev  string
 	interval, count string
-	help            bool
+	help, version   bool
 }
 
 // iostatLetter is one of sysstat's one-letter flags, which combine
@@ -75,6 +76,7 @@ var iostatLetters = []iostatLetter{
 	}},
 	{'s', "short report: fewer, wider columns", func(l *iostatLine) error { l.cfg.Report.Short = true; return nil }},
 	{'t', "print each report's time (ISO 8601 when S_TIME_FORMAT=ISO)", func(l *iostatLine) error { l.cfg.Report.Timestamp = true; return nil }},
+	{'V', "print which sysstat's iostat this one reproduces, and exit", func(l *iostatLine) error { l.version = true; return nil }},
 	{'x', "extended statistics (r/s, rkB/s, r_await, aqu-sz, %util, ...)", func(l *iostatLine) error {
 		l.cfg.Report.Extended, l.cfg.Monitor.Extended = true, true
 		return nil
@@ -116,8 +118,10 @@ var iostatWords = []iostatWord{
 		l.cfg.JSON = true
 		return nil
 	}},
-	{"-f", "DIR", "read the counters from DIR (its diskstats, block/, dev/block/), and the uptime and CPU too: the same as --proc DIR --sys DIR", false, setAltDir},
-	{"+f", "DIR", "the same as -f (sysstat also reads /proc and /sys then; stortest does not)", false, setAltDir},
+	{"-f", "DIR", "read the devices' counters from DIR (its diskstats, block/ and dev/block/) instead of /proc and /sys", false,
+		func(l *iostatLine, v string) error { return l.setAltDir(v, false) }},
+	{"+f", "DIR", "read the devices' counters from /proc and /sys and from DIR as well", false,
+		func(l *iostatLine, v string) error { return l.setAltDir(v, true) }},
 	{"--dec", "0|1|2", "digits after the decimal point (--dec=N)", false, func(l *iostatLine, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || len(v) != 1 || n < 0 || n > 2 {
@@ -140,14 +144,14 @@ var iostatWords = []iostatWord{
 	{"--help", "", "print this help", false, func(l *iostatLine, _ string) error { l.help = true; return nil }},
 }
 
-func setAltDir(l *iostatLine, v string) error {
-	if l.altDir {
+func (l *iostatLine) setAltDir(v string, too bool) error {
+	if l.altDir != "" {
 		return fmt.Errorf("%w: -f or +f twice", errUsage)
 	}
 	if st, err := os.Stat(v); err != nil || !st.IsDir() {
 		return fmt.Errorf("%w: -f %s: not a directory", errUsage, v)
 	}
-	l.altDir, l.proc, l.sys = true, v, v
+	l.altDir, l.altToo = v, too
 	return nil
 }
 
@@ -193,6 +197,8 @@ func printIostatOptions(w io.Writer) {
 	fmt.Fprint(w, "  DEVICE\n\ta device (sda, sda1, /dev/sdb, cciss/c0d0p2, a persistent name with -j), or ALL for every one under /sys/block\n")
 	fmt.Fprint(w, "  INTERVAL [COUNT]\n\tseconds between reports (0: one report; stortest also takes fractions like 0.5), and how many\n")
 	fmt.Fprint(w, "Environment: S_TIME_FORMAT=ISO for ISO 8601 dates, POSIXLY_CORRECT for 512-byte blocks instead of kB.\n")
+	fmt.Fprint(w, "The reports are those of sysstat 12.6, to the character: with -y an empty line stands for the report left out,\n"+
+		"as 12.6 prints it (12.7.7 does not). Notes on what was skipped (a malformed line, a device gone) go to stderr.\n")
 }
 
 // isAllDigits is sysstat's test for a number on its command line.

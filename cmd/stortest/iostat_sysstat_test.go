@@ -50,7 +50,7 @@ func TestIostatSysstatCases(t *testing.T) {
 				return err
 			}
 			defer func() { iostatWait = nil }()
-			args := append([]string{"iostat", "--proc", tree.Proc(), "--sys", tree.Sys(), "--dev", tree.Dev()}, c.Args...)
+			args := append([]string{"iostat", "--proc", tree.Proc(), "--sys", tree.Sys(), "--dev", tree.Dev()}, c.ArgsIn(tree.Dir)...)
 			var stdout, stderr bytes.Buffer
 			if code := runMain(args, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())

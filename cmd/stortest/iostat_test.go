@@ -172,3 +172,37 @@ func TestIostatUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestIostatHelp: the usage line and --help list every option, from the
+// tables the command line is parsed with.
+func TestIostatHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := runMain([]string{"iostat", "--help"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	usage := iostatUsage()
+	for _, f := range iostatLetters {
+		if !strings.Contains(stdout.String(), "  -"+string(f.letter)+"\n\t") || !strings.Contains(usage, string(f.letter)) {
+			t.Errorf("-%c missing from the help or the usage", f.letter)
+		}
+	}
+	for _, w := range iostatWords {
+		if !strings.Contains(stdout.String(), "  "+w.name) || !strings.Contains(usage, w.name) {
+			t.Errorf("%s missing from the help or the usage", w.name)
+		}
+	}
+}
+
+// TestIostatRaw: --raw prints each report's counters and notes after it.
+func TestIostatRaw(t *testing.T) {
+	dir := iostatFixture(t, "k18")
+	var stdout, stderr bytes.Buffer
+	if code := runMain([]string{"iostat", "--proc", dir, "--sys", dir, "-dx", "--raw", "-p", "ALL"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, s := range []string{"r_await", "ReadIOs", "TimeInQueue", "Notes (interval", "no-flush-fields"} {
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("no %q in\n%s", s, stdout.String())
+		}
+	}
+}

@@ -21,10 +21,12 @@ type Case struct {
 
 // ReadCases reads a cases file: one case a line, "#" comments, fields
 // separated by blanks: the name, the samples as FIRST-LAST (root1 to
-// rootLAST of dir), VAR=value settings, then iostat's arguments:
+// rootLAST of dir), VAR=value settings, then iostat's arguments, where
+// @TREE@ stands for the tree's directory (see ArgsIn):
 //
 //	x-p-ALL  1-7  -dx -p ALL 1 7
 //	posix    1-2  POSIXLY_CORRECT=1  -d 1 2
+//	alt      1-2  -p ALL -f @TREE@/cur/my_stats 1 2
 func ReadCases(file string) ([]Case, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -70,6 +72,15 @@ func ReadCases(file string) ([]Case, error) {
 		return nil, fmt.Errorf("replay: %s: %w", file, err)
 	}
 	return out, nil
+}
+
+// ArgsIn is the case's arguments for a tree in dir.
+func (c Case) ArgsIn(dir string) []string {
+	out := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		out[i] = strings.ReplaceAll(a, "@TREE@", dir)
+	}
+	return out
 }
 
 var (
