@@ -36,14 +36,16 @@ import (
 // bandwidth at the defaults, and mean clat, which every throttle wait
 // raises, with a coarse bound instead of the percentiles. The throttle
 // is a quarter of the paced rate: about 2 ms per I/O at depth 1 and 500
-// IOPS. Unthrottled, the mean is 60-200 us on a quiet machine but 300 us
-// (its seconds 140-560 us) with stress-ng on both CPUs, where half the
-// rate (1 ms) was only +226% (99% CI +104%..+418%) and passed a 300%
-// bound. At a quarter it was +661% and +730% on that loaded machine
-// (99% CI from +378%), far past a bound of 100% and 300 us that an
-// unthrottled rerun's mean, whose seconds swing 3x under load, does not
-// clear with confidence.
-var gateTolerances = Tolerances("*.clat.p50=off,*.clat.p99=off,*.clat.p99.9=off,*.clat.p99.99=off,*.clat.mean=100%:300us")
+// IOPS, whatever the machine's load. Unthrottled, the mean is 50-70 us on
+// a quiet machine, but with stress-ng on both CPUs and a paced fio on the
+// disk (make flake) whole runs came out at 113, 245, 261, 394 and 434 us,
+// their seconds from 36 to 572 us: one unthrottled rerun was +283%
+// against a baseline recorded in a calmer moment. So the bound is
+// absolute, 1 ms above the baseline's mean (and 100%, which a baseline
+// under 1 ms never reaches): twice the worst unthrottled mean seen under
+// load, and half what the throttle adds. Throttled runs were +407% to
+// +3640% (a difference of 1.6-1.95 ms).
+var gateTolerances = Tolerances("*.clat.p50=off,*.clat.p99=off,*.clat.p99.9=off,*.clat.p99.99=off,*.clat.mean=100%:1ms")
 
 func TestGateCatchesThrottledDevice(t *testing.T) {
 	if os.Geteuid() != 0 {
@@ -97,9 +99,11 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 	// A baseline whose seconds swing (CPU contention on a memory-backed
 	// device moves a second's mean clat 3x) leaves the latency verdict
 	// inconclusive: the gate rightly cannot tell. That is noise in the
-	// baseline, not a gate that misses a slowdown, so one new baseline
-	// and throttled run are allowed; the second attempt must flag it.
-	const attempts = 2
+	// baseline, not a gate that misses a slowdown, so new baselines and
+	// throttled runs are allowed: under make flake's load about one
+	// baseline in six was that noisy, so two more attempts leave a
+	// chance near 1 in 200 that all three are.
+	const attempts = 3
 	tries := 0
 	for tries < attempts {
 		tries++
