@@ -250,9 +250,7 @@ func (o ReportOptions) columns() []column {
 }
 
 // extParts are the four tables of a pretty extended report.
-func extParts(Unit) [][]column {
-	return [][]column{readCols, writeCols, discardCols, flushCols}
-}
+var extParts = [][]column{readCols, writeCols, discardCols, flushCols}
 
 func concat(parts ...[]column) []column {
 	var out []column

@@ -494,17 +494,9 @@ func NewTextWriter(w io.Writer, h Host, o ReportOptions) *TextWriter {
 	return &TextWriter{w: bufio.NewWriter(w), h: h, o: o}
 }
 
-// Column headers of sysstat 12.6 with kB units (its default unless
-// POSIXLY_CORRECT is set), for tests and readers of this file; the
-// writer builds them from its column tables.
-const (
-	extHeader = "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz" +
-		"     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz" +
-		"     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz" +
-		"     f/s f_await  aqu-sz  %util"
-	basicHeader = "Device             tps    kB_read/s    kB_wrtn/s    kB_dscd/s    kB_read    kB_wrtn    kB_dscd"
-	cpuHeader   = "avg-cpu:  %user   %nice %system %iowait  %steal   %idle"
-)
+// cpuHeader is the avg-cpu report's header. The device reports' headers
+// come from their column tables (format.go).
+const cpuHeader = "avg-cpu:  %user   %nice %system %iowait  %steal   %idle"
 
 func (t *TextWriter) begin() {
 	if !t.began {
@@ -548,7 +540,7 @@ func (t *TextWriter) WriteReport(r Report) error {
 	if !t.o.NoDisk {
 		parts := [][]column{t.o.columns()}
 		if t.o.Pretty && t.o.Extended && !t.o.Short && !t.o.Compact {
-			parts = extParts(t.o.Unit)
+			parts = extParts
 		}
 		for i, cols := range parts {
 			if i > 0 {

@@ -81,7 +81,10 @@ func TestTextWriterTimestampAndWidths(t *testing.T) {
 		"Linux 6.18 (node\"1) \t03/09/26 \t_x86_64_\t(4 CPU)",
 		"",
 		"03/09/26 01:02:03",
-		extHeader,
+		"Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz" +
+			"     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz" +
+			"     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz" +
+			"     f/s f_await  aqu-sz  %util",
 	}
 	for i, l := range want {
 		if lines[i] != l {
