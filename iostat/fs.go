@@ -238,21 +238,15 @@ func (f FS) DeviceStat(name string) (DiskStat, error) {
 }
 
 // Numbers returns a block device's major and minor numbers from its
-// kernel name: from <sys>/class/block/<name>/dev, else from the device
-// node <dev>/<name> (the way sysstat finds them). An error wraps
-// ErrNoDevice when neither is there.
+// kernel name: from its device node <dev>/<name> (the way sysstat finds
+// them), else from sysfs (its "dev" file, or the link named by its
+// numbers under <sys>/dev/block). An error wraps ErrNoDevice when none
+// is there.
 func (f FS) Numbers(name string) (major, minor uint32, err error) {
-	if maj, minr, err := f.devNumbers(f.SysPath("class", "block", sysName(name), "dev")); err == nil {
+	if maj, minr := f.numbersOf(name); maj != 0 || minr != 0 {
 		return maj, minr, nil
 	}
-	var st syscall.Stat_t
-	node := f.DevPath(kernelName(name))
-	if err := syscall.Stat(node, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFBLK {
-		return 0, 0, fmt.Errorf("iostat: %s: %w (no %s in sysfs, no block device node %s)",
-			name, ErrNoDevice, f.SysPath("block", sysName(name)), node)
-	}
-	maj, minr := DevNumbers(st.Rdev)
-	return maj, minr, nil
+	return 0, 0, fmt.Errorf("iostat: %s: %w (not in sysfs, no block device node %s)", name, ErrNoDevice, f.DevPath(kernelName(name)))
 }
 
 // SysBlockStats reads the stat file of every whole device under

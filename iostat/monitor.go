@@ -142,7 +142,8 @@ func (f FS) NewMonitor(cfg MonitorConfig) (*Monitor, error) {
 
 // argName is what sysstat makes of a device named on its command line:
 // a path that exists is resolved (links followed) and /dev/ taken off,
-// and '/' becomes '!'; any other name is kept as given.
+// and '/' becomes '!' as in sysfs. (sysstat keeps the '/' of a name that
+// is not a path, "cciss/c0d0", and then finds no /sys/block/cciss/c0d0.)
 func (f FS) argName(arg string) string {
 	p := arg
 	if rest, ok := strings.CutPrefix(arg, "/dev/"); ok {
@@ -150,7 +151,7 @@ func (f FS) argName(arg string) string {
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return arg
+		return sysName(arg)
 	}
 	if abs, err := filepath.Abs(real); err == nil {
 		real = abs
@@ -213,7 +214,8 @@ func (f FS) isDisk(name string) bool {
 }
 
 // numbersOf finds a device's numbers as sysstat does, from its node
-// under /dev, or else from sysfs; 0:0 when unknown.
+// under /dev, or else from sysfs: its "dev" file, or the link named by
+// its numbers under dev/block; 0:0 when unknown.
 func (f FS) numbersOf(name string) (uint32, uint32) {
 	var st syscall.Stat_t
 	if syscall.Stat(f.DevPath(kernelName(name)), &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFBLK {
@@ -222,6 +224,19 @@ func (f FS) numbersOf(name string) (uint32, uint32) {
 	for _, p := range []string{f.SysPath("block", sysName(name), "dev"), f.SysPath("class", "block", sysName(name), "dev")} {
 		if maj, minr, err := f.devNumbers(p); err == nil {
 			return maj, minr
+		}
+	}
+	for _, root := range f.diskRoots() {
+		dir := filepath.Join(root, "dev", "block")
+		links, _ := readdirnames(dir)
+		for _, l := range links {
+			target, err := os.Readlink(filepath.Join(dir, l))
+			if err != nil || filepath.Base(target) != sysName(name) {
+				continue
+			}
+			if maj, minr, err := parseMajMin(l); err == nil {
+				return maj, minr
+			}
 		}
 	}
 	return 0, 0

@@ -167,3 +167,40 @@ func TestMonitorGroups(t *testing.T) {
 		t.Errorf("group: members %d, %%util %v; want 4 and 27.5 as sysstat 12.6 prints", g.Members, g.Ext().Util)
 	}
 }
+
+// TestMonitorSlashNames reads sysstat's sample root6, whose cciss/c0d0
+// sysfs writes "cciss!c0d0": named with -p, the device and its
+// partitions are listed (12.6 looks for /sys/block/cciss/c0d0 and lists
+// nothing); a partition named alone is found by the link of its numbers
+// under /sys/dev/block when there is no device node to give them.
+func TestMonitorSlashNames(t *testing.T) {
+	root := filepath.Join("testdata", "sysstat", "root6")
+	f, err := NewFS(filepath.Join(root, "proc"), filepath.Join(root, "sys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f = f.WithDev(t.TempDir())
+	for _, tc := range []struct {
+		items []Item
+		want  []string
+	}{
+		{[]Item{{Name: "cciss/c0d0", Partitions: true}}, []string{"cciss/c0d0 35817", "cciss/c0d0p1 5817", "cciss/c0d0p2 30000"}},
+		{[]Item{{Name: "cciss/c0d0p2"}, {Name: "xvdp"}}, []string{"cciss/c0d0p2 30000", "xvdp 82"}},
+	} {
+		mon, err := f.NewMonitor(MonitorConfig{Items: tc.items, ShowIdle: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := mon.Sample()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, row := range r.Disks {
+			got = append(got, fmt.Sprintf("%s %d", row.Name, row.Diff.ReadIOs))
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%+v: rows and reads (-want +got):\n%s", tc.items, diff)
+		}
+	}
+}
