@@ -154,7 +154,13 @@ func refReading(t *testing.T) (now, mono int64) {
 }
 
 // TestDriftAgainstMonotonic: over 3 s of sleep, the calibrated TSC must agree
-// with CLOCK_MONOTONIC within 10 ppm (30 µs).
+// with CLOCK_MONOTONIC within 25 ppm (75 µs). Under make flake's load (both
+// CPUs busy) 23 runs here drifted -2.4 to +1.6 ppm, and one -12.4 ppm: every
+// sample its calibration kept was 11 ppm off the usual cycles per ms
+// together, as if the reference itself (kvm-clock, which the hypervisor
+// rescales) had moved in those 66 ms. 25 ppm is twice that; a calibration
+// that is wrong, not disturbed, is off by far more (a wrong shift or
+// multiplier by percents).
 func TestDriftAgainstMonotonic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sleeps 3 s; skipped with -short")
@@ -167,8 +173,8 @@ func TestDriftAgainstMonotonic(t *testing.T) {
 	dn, dm := n1-n0, m1-m0
 	ppm := float64(dn-dm) / float64(dm) * 1e6
 	t.Logf("over %v: clock %d ns, CLOCK_MONOTONIC %d ns, drift %+.2f ppm (%v)", time.Duration(dm), dn, dm, ppm, s.cal)
-	if math.Abs(ppm) >= 10 {
-		t.Errorf("drift %+.2f ppm, want within 10 ppm", ppm)
+	if math.Abs(ppm) >= 25 {
+		t.Errorf("drift %+.2f ppm, want within 25 ppm", ppm)
 	}
 }
 
