@@ -44,10 +44,41 @@ const (
 var errPartial = errors.New("damaged intermediate file")
 
 // partialWriter writes a partial file.
+// tempWriter is a buffered temporary file; write errors stick to bw
+// and are reported by flushClose.
+type tempWriter struct {
+	path string
+	f    *os.File
+	bw   *bufio.Writer
+}
+
+func newTempWriter(path string, f *os.File) tempWriter {
+	return tempWriter{path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10)}
+}
+
+// flushClose flushes and closes the file.
+func (w *tempWriter) flushClose() error {
+	err := w.bw.Flush()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f = nil
+	if err != nil {
+		return fmt.Errorf("histlog: write %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// closeFile closes the file if flushClose did not.
+func (w *tempWriter) closeFile() {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
+}
+
 type partialWriter struct {
-	path   string
-	f      *os.File
-	bw     *bufio.Writer
+	tempWriter
 	buf    []byte // one window's floats, encoded
 	rec    [8]byte
 	quanta int
@@ -58,7 +89,7 @@ func createPartial(path string, cols int, dirs []Direction) (*partialWriter, err
 	if err != nil {
 		return nil, fmt.Errorf("histlog: %w", err)
 	}
-	w := &partialWriter{path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10), buf: make([]byte, 8*cols)}
+	w := &partialWriter{tempWriter: newTempWriter(path, f), buf: make([]byte, 8*cols)}
 	var mask uint32
 	for _, d := range dirs {
 		mask |= 1 << d
@@ -102,22 +133,13 @@ func (w *partialWriter) finish(lastT int64, late int) error {
 	binary.LittleEndian.PutUint64(b[16:], uint64(late))
 	copy(b[24:], partialEnd)
 	w.bw.Write(b)
-	err := w.bw.Flush()
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	w.f = nil
-	if err != nil {
-		return fmt.Errorf("histlog: write %s: %w", w.path, err)
-	}
-	return nil
+	return w.flushClose()
 }
 
 // close closes the file if finish did not.
 func (w *partialWriter) close() {
-	if w != nil && w.f != nil {
-		w.f.Close()
-		w.f = nil
+	if w != nil {
+		w.closeFile()
 	}
 }
 
@@ -256,10 +278,8 @@ func (p *partial) close() {
 // sideWriter writes a side file: each quantum's completions per log
 // and direction.
 type sideWriter struct {
-	path string
-	f    *os.File
-	bw   *bufio.Writer
-	rec  [8]byte
+	tempWriter
+	rec [8]byte
 }
 
 func createSide(path string) (*sideWriter, error) {
@@ -267,7 +287,7 @@ func createSide(path string) (*sideWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("histlog: %w", err)
 	}
-	return &sideWriter{path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10)}, nil
+	return &sideWriter{tempWriter: newTempWriter(path, f)}, nil
 }
 
 func (w *sideWriter) add(v float64) {
@@ -275,22 +295,11 @@ func (w *sideWriter) add(v float64) {
 	w.bw.Write(w.rec[:])
 }
 
-func (w *sideWriter) finish() error {
-	err := w.bw.Flush()
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	w.f = nil
-	if err != nil {
-		return fmt.Errorf("histlog: write %s: %w", w.path, err)
-	}
-	return nil
-}
+func (w *sideWriter) finish() error { return w.flushClose() }
 
 func (w *sideWriter) close() {
-	if w != nil && w.f != nil {
-		w.f.Close()
-		w.f = nil
+	if w != nil {
+		w.closeFile()
 	}
 }
 
