@@ -919,7 +919,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	f.Verdict = Inconclusive
 	if byRuns {
 		f.Reason += fmt.Sprintf("; the spread between runs (%s, from %s) dominates: record the baseline from more runs (go test -count=5 -stortest.update)",
-			pctOf(f.run.sd), runsText(f.Runs))
+			pctOf(f.run.shown()), runsText(f.Runs))
 		return
 	}
 	if margin > 1e-9 && n > 0 {

@@ -56,7 +56,9 @@
 // (DefaultRunSpread: 10% for throughput up to 20% for p99.99, what a
 // CPU-loaded CI VM's disk showed, with the weight of 6 runs) as a
 // conjugate prior, and judged with Student's t as a
-// prediction interval. It guards the regression verdict, not the call
+// prediction interval, never narrower than the assumed spread alone
+// gives (consecutive runs that agree share the host's state of the
+// moment, not a later day's). It guards the regression verdict, not the call
 // that a change is within tolerance. A baseline of one run cannot tell a
 // noisy host from a quiet one; record several where runs vary.
 // Tail percentiles are compared on the merged histograms: the interval
