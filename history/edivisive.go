@@ -1,0 +1,300 @@
+package history
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Defaults of SplitConfig's zero fields.
+const (
+	// DefaultAlpha is the significance level a change point must reach:
+	// Otava's default p-value threshold. A history of 60 unchanged runs
+	// then reports a change in under 1% of histories (the acceptance test
+	// measures it over 100 seeds), while a 20% step in 5% noise has a p
+	// far below it.
+	DefaultAlpha = 0.001
+	// DefaultMinSize is the fewest runs a segment may hold: three, so
+	// that one odd run is not a segment of its own and the last runs
+	// must agree before the history says the device changed.
+	DefaultMinSize = 3
+)
+
+// SplitConfig configures Split. The zero value is the defaults.
+type SplitConfig struct {
+	// Alpha is the two-sided p-value below which a candidate is a change
+	// point; 0 means DefaultAlpha.
+	Alpha float64
+	// MinSize is the fewest points of a segment; 0 means DefaultMinSize,
+	// and it is at least 2 (a t-test needs a variance).
+	MinSize int
+}
+
+func (c SplitConfig) withDefaults() SplitConfig {
+	if !(c.Alpha > 0 && c.Alpha < 1) {
+		c.Alpha = DefaultAlpha
+	}
+	if c.MinSize <= 0 {
+		c.MinSize = DefaultMinSize
+	}
+	c.MinSize = max(c.MinSize, 2)
+	return c
+}
+
+// Split is one change point of a series: the index of the first point
+// of the new segment, the divergence that chose it and the test that
+// kept it.
+type Split struct {
+	Index int     // first point after the change
+	Q     float64 // E-divisive divergence Q̂ of the two sides at the split
+	P     float64 // two-sided p-value of Student's t between the neighbouring segments
+	T     float64 // the t statistic (positive: the values rose)
+}
+
+// Split finds the change points of xs with E-divisive means (Matteson
+// and James, 2014, with α = 1) and Student's t-test in place of their
+// permutation test (as Hunter and Apache Otava do, which makes the result
+// deterministic and cheap).
+//
+// For a segment Z[s:e), the candidate split τ maximises
+//
+//	Q̂(τ) = m·k/(m+k) · ( 2/(m·k)·Σ|x-y| − Σ|x-x'|/C(m,2) − Σ|y-y'|/C(k,2) )
+//
+// over the m = τ-s points x before τ and the k = e-τ points y from τ on
+// (between-segment distances against the within-segment ones). The
+// within sums of every prefix and suffix come from one pass each over a
+// Fenwick tree of ranks (adding a point adds its distances to the points
+// already in: count and sum of those below and above it), and the
+// between sum is the whole segment's within sum minus the two sides', so
+// a scan of n points costs O(n log n) rather than the O(n²) of the
+// recurrences over a distance matrix. The end of the right side is the
+// segment's end: Matteson and James also search it (κ), which costs
+// another factor of n; the hierarchical splitting below, and the
+// re-test of every change point against its neighbours, recover what a
+// tail muddies.
+//
+// The candidate is a change point when Student's t between the two
+// sides has p < Alpha; then both sides are split in turn. Finally, as
+// Otava does with its weak change points, every change point is tested
+// again against the segments between its neighbours, and the weakest one
+// above Alpha is dropped until all hold. NaN values are not allowed; xs
+// is not modified. The result is ordered by Index.
+func (c SplitConfig) Split(xs []float64) []Split {
+	c = c.withDefaults()
+	if len(xs) < 2*c.MinSize {
+		return nil
+	}
+	var s splitter
+	s.init(xs)
+	var cps []int
+	var walk func(lo, hi int)
+	walk = func(lo, hi int) {
+		tau, _ := s.best(lo, hi, c.MinSize)
+		if tau < 0 {
+			return
+		}
+		if _, p := tTest(xs[lo:tau], xs[tau:hi]); !(p < c.Alpha) {
+			return
+		}
+		cps = append(cps, tau)
+		walk(lo, tau)
+		walk(tau, hi)
+	}
+	walk(0, len(xs))
+	slices.Sort(cps)
+	// Re-test each against its neighbours; drop the weakest failing.
+	for {
+		worst, worstP := -1, 0.0
+		for i, cp := range cps {
+			lo, hi := 0, len(xs)
+			if i > 0 {
+				lo = cps[i-1]
+			}
+			if i+1 < len(cps) {
+				hi = cps[i+1]
+			}
+			if _, p := tTest(xs[lo:cp], xs[cp:hi]); !(p < c.Alpha) && (worst < 0 || p > worstP) {
+				worst, worstP = i, p
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		cps = slices.Delete(cps, worst, worst+1)
+	}
+	out := make([]Split, len(cps))
+	for i, cp := range cps {
+		lo, hi := 0, len(xs)
+		if i > 0 {
+			lo = cps[i-1]
+		}
+		if i+1 < len(cps) {
+			hi = cps[i+1]
+		}
+		t, p := tTest(xs[lo:cp], xs[cp:hi])
+		out[i] = Split{Index: cp, Q: s.q(lo, hi, cp), P: p, T: t}
+	}
+	return out
+}
+
+// splitter holds the scratch space of the scans, reused across segments.
+type splitter struct {
+	xs          []float64
+	order       []int     // indices of a segment by value
+	rank        []int     // rank of each point of the segment
+	cnt         []float64 // Fenwick tree of counts by rank
+	sum         []float64 // Fenwick tree of values by rank
+	pre, suf    []float64 // within sums of each prefix and suffix
+	segLo, segN int       // the segment the ranks and sums are for
+}
+
+func (s *splitter) init(xs []float64) {
+	n := len(xs)
+	s.xs = xs
+	s.order = make([]int, n)
+	s.rank = make([]int, n)
+	s.cnt = make([]float64, n+1)
+	s.sum = make([]float64, n+1)
+	s.pre = make([]float64, n+1)
+	s.suf = make([]float64, n+1)
+	s.segN = -1
+}
+
+// prepare computes, for xs[lo:hi], the within sums of every prefix
+// (pre[m]: the first m points) and suffix (suf[k]: the last k points).
+func (s *splitter) prepare(lo, hi int) {
+	if s.segLo == lo && s.segN == hi-lo {
+		return
+	}
+	n := hi - lo
+	seg := s.xs[lo:hi]
+	order := s.order[:n]
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		switch {
+		case seg[a] < seg[b]:
+			return -1
+		case seg[a] > seg[b]:
+			return 1
+		}
+		return a - b
+	})
+	for r, i := range order {
+		s.rank[i] = r + 1 // Fenwick trees count from 1
+	}
+	s.scan(seg, s.pre[:n+1], func(i int) int { return i })
+	s.scan(seg, s.suf[:n+1], func(i int) int { return n - 1 - i })
+	s.segLo, s.segN = lo, n
+}
+
+// scan adds the points of seg in the order at(0), at(1)... and records
+// in out[j] the within sum of the first j added.
+func (s *splitter) scan(seg []float64, out []float64, at func(int) int) {
+	n := len(seg)
+	clear(s.cnt[:n+1])
+	clear(s.sum[:n+1])
+	var total, w float64
+	for j := range n {
+		i := at(j)
+		x, r := seg[i], s.rank[i]
+		var cLess, sLess float64
+		for k := r - 1; k > 0; k -= k & -k {
+			cLess += s.cnt[k]
+			sLess += s.sum[k]
+		}
+		cMore, sMore := float64(j)-cLess, total-sLess
+		w += x*cLess - sLess + sMore - x*cMore
+		out[j+1] = w
+		for k := r; k <= n; k += k & -k {
+			s.cnt[k]++
+			s.sum[k] += x
+		}
+		total += x
+	}
+	out[0] = 0
+}
+
+// q is Q̂ of the split of xs[lo:hi] at tau.
+func (s *splitter) q(lo, hi, tau int) float64 {
+	s.prepare(lo, hi)
+	n := hi - lo
+	return qhat(tau-lo, n-(tau-lo), s.pre[tau-lo], s.suf[n-(tau-lo)], s.pre[n])
+}
+
+// best returns the split of xs[lo:hi] with the largest Q̂ leaving at
+// least minSize points on each side, or -1 when there is none.
+func (s *splitter) best(lo, hi, minSize int) (int, float64) {
+	n := hi - lo
+	if n < 2*minSize {
+		return -1, 0
+	}
+	s.prepare(lo, hi)
+	bestTau, bestQ := -1, math.Inf(-1)
+	for m := minSize; m <= n-minSize; m++ {
+		if q := qhat(m, n-m, s.pre[m], s.suf[n-m], s.pre[n]); q > bestQ {
+			bestTau, bestQ = lo+m, q
+		}
+	}
+	return bestTau, bestQ
+}
+
+// qhat is Q̂ for sides of m and k points with within sums wl and wr and
+// whole-segment within sum w (the between sum is w-wl-wr).
+func qhat(m, k int, wl, wr, w float64) float64 {
+	fm, fk := float64(m), float64(k)
+	between := w - wl - wr
+	e := 2 * between / (fm * fk)
+	if m > 1 {
+		e -= wl / (fm * (fm - 1) / 2)
+	}
+	if k > 1 {
+		e -= wr / (fk * (fk - 1) / 2)
+	}
+	return fm * fk / (fm + fk) * e
+}
+
+// tTest is Student's two-sample t-test with pooled variance: t (positive
+// when b's mean is above a's) and its two-sided p-value. Identical
+// constant sides that differ give p = 0; sides that agree give p = 1.
+func tTest(a, b []float64) (t, p float64) {
+	ma, va := meanVar(a)
+	mb, vb := meanVar(b)
+	na, nb := float64(len(a)), float64(len(b))
+	df := na + nb - 2
+	if df < 1 {
+		return 0, 1
+	}
+	pooled := ((na-1)*va + (nb-1)*vb) / df
+	se := math.Sqrt(pooled * (1/na + 1/nb))
+	d := mb - ma
+	if se == 0 || math.IsNaN(se) {
+		if d == 0 {
+			return 0, 1
+		}
+		return math.Copysign(math.Inf(1), d), 0
+	}
+	t = d / se
+	p = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
+	return t, p
+}
+
+// meanVar returns the mean and the sample variance (n-1) of xs.
+func meanVar(xs []float64) (mean, variance float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	for _, x := range xs {
+		variance += (x - mean) * (x - mean)
+	}
+	return mean, variance / float64(len(xs)-1)
+}
