@@ -43,6 +43,7 @@ var Layers = map[string]layer{
 	"faults":    {imports: []string{"engines"}, external: []string{"github.com/hanwen/go-fuse/v2/"}},
 	"baselines": {imports: []string{"workload", "latency"}},
 	"regress":   {imports: []string{"baselines", "latency"}, external: []string{"github.com/montanaflynn/stats", "gonum.org/v1/gonum/stat/distuv"}},
+	"history":   {imports: []string{"baselines", "regress"}, external: []string{"gonum.org/v1/gonum/stat/distuv"}},
 	"report":    {imports: []string{"regress", "workload", "iostat"}},
 	"":          {top: true, testing: true}, // package stortest, the testing.TB API
 	"cmd":       {top: true, testing: true},
