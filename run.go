@@ -308,6 +308,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	case canceled:
 		t.Logf("stortest: %s was cancelled with the test's context: its results are partial", job.Name)
 	}
+	r.appendHistory(t)
 	return r
 }
 
