@@ -86,6 +86,13 @@ type Baseline struct {
 	// "" for the defaults. They travel with the baseline, so that
 	// `stortest baseline diff` judges as the test does.
 	Tolerances string
+	// Shared says, when the run's device (or a disk under it) moved
+	// other I/O besides the run's own, what was seen, as stortest's
+	// shared-device warning puts it ("vda moved 20.1MiB/s besides the
+	// run's I/O ..."); "" when nothing else was seen. A comparison does not
+	// call a regression on a run made on a shared device, nor an
+	// improvement over a baseline that was.
+	Shared string
 }
 
 // Slice is one throughput sample. Dirs is indexed like DirNames; nil for
@@ -106,6 +113,7 @@ type RunSummary struct {
 	Created time.Time     // when its measured part started (UTC, whole seconds)
 	Runtime time.Duration // measured time
 	Dirs    []RunDir      // the directions with I/O, in fio's order
+	Shared  string        // as Baseline.Shared, for this run
 }
 
 // RunDir is one direction's headline figures in one run: throughput, and
@@ -445,7 +453,7 @@ func (b *Baseline) RunSummaries() []RunSummary {
 
 // summary is the baseline's own run as a RunSummary.
 func (b *Baseline) summary() RunSummary {
-	r := RunSummary{Created: b.Created, Runtime: b.Runtime}
+	r := RunSummary{Created: b.Created, Runtime: b.Runtime, Shared: b.Shared}
 	for _, d := range b.Dirs {
 		rd := RunDir{Name: d.Name, IOPS: d.IOPS, BW: d.BW}
 		if c := d.Clat; c != nil {

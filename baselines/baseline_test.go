@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -400,4 +401,32 @@ func TestFromResultFoldsEmptySlices(t *testing.T) {
 	require.Equal(t, jr.Slices[1].IOs[0]+3, b.Slices[0].Dirs[0].IOs, "the empty first slice's completions")
 	_, err = Marshal(b)
 	require.NoError(t, err)
+}
+
+// What a run's shared device moved is kept at the top of the file and in
+// each run of a baseline of several, and loads back.
+func TestSharedRoundTrip(t *testing.T) {
+	a := synthBaseline(t, 12, 500, false, 1)
+	b := synthBaseline(t, 12, 500, false, 2)
+	b.Shared = "vda moved 20MiB/s besides the run's I/O"
+	require.NoError(t, a.AddRun(b))
+	require.Equal(t, []string{"", b.Shared}, []string{a.Runs[0].Shared, a.Runs[1].Shared})
+	a.Shared = "loop3 moved 2MiB/s besides the run's I/O"
+	data, err := Marshal(a)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"shared":"vda moved 20MiB/s besides the run's I/O"`)
+	got, err := Decode(bytesReader(data), "x.json")
+	require.NoError(t, err)
+	require.Equal(t, a.Shared, got.Shared)
+	var sum strings.Builder
+	require.NoError(t, got.WriteSummary(&sum))
+	require.Contains(t, sum.String(), "\n  shared device: loop3 moved 2MiB/s besides the run's I/O\n")
+	if diff := cmp.Diff(a.Runs, got.Runs); diff != "" {
+		t.Errorf("runs (-want +got):\n%s", diff)
+	}
+	// Schema 2 cannot hold it.
+	old := *a
+	old.Runs, old.Slices, old.Tolerances, old.Fingerprint.Size, old.Schema = nil, nil, "", 0, 2
+	_, err = Marshal(&old)
+	require.ErrorContains(t, err, "it has shared, which schema 2 cannot hold")
 }

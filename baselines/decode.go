@@ -105,6 +105,7 @@ type fileJSON struct {
 	Dirs        map[string]*dirJSON          `json:"dirs"`
 	Seconds     []map[string]json.RawMessage `json:"seconds"`
 	Tolerances  string                       `json:"tolerances"` // schema 3
+	Shared      string                       `json:"shared"`     // schema 3
 	Slices      *slicesJSON                  `json:"slices"`     // schema 3
 	Runs        []map[string]json.RawMessage `json:"runs"`       // schema 3
 }
@@ -320,13 +321,13 @@ func (d *decoder) convert(f *fileJSON) (*Baseline, error) {
 		for _, x := range []struct {
 			field string
 			has   bool
-		}{{"fingerprint.size", fp.Size != 0}, {"tolerances", f.Tolerances != ""}, {"slices", f.Slices != nil}, {"runs", f.Runs != nil}} {
+		}{{"fingerprint.size", fp.Size != 0}, {"tolerances", f.Tolerances != ""}, {"shared", f.Shared != ""}, {"slices", f.Slices != nil}, {"runs", f.Runs != nil}} {
 			if x.has {
 				return nil, d.fail(x.field, "not in schema %d (schema %d has it)", d.schema, schemaSlices)
 			}
 		}
 	}
-	b.Tolerances = f.Tolerances
+	b.Tolerances, b.Shared = f.Tolerances, f.Shared
 	if err := d.job(f.Job, &b.Job); err != nil {
 		return nil, err
 	}
@@ -436,6 +437,10 @@ func (d *decoder) run(path string, raw map[string]json.RawMessage) (RunSummary, 
 				return r, d.fail(path, "runtime_ns %s is not a non-negative integer", v)
 			}
 			r.Runtime = time.Duration(n)
+		case "shared":
+			if err := json.Unmarshal(v, &r.Shared); err != nil {
+				return r, d.fail(path, "shared %s is not a string", v)
+			}
 		default:
 			if !slices.Contains(DirNames[:], k) {
 				return r, d.fail(path, "unknown field %q", k)

@@ -67,8 +67,11 @@
 //	]
 //
 // The fingerprint holds the target's "size" in bytes, and "tolerances"
-// the recorded comparison rules ("*.iops=5%,*.clat.p99=off"). Schema 3
-// added the slices, runs, tolerances and size; schema 2 added
+// the recorded comparison rules ("*.iops=5%,*.clat.p99=off"). "shared",
+// at the top and in a run, says what other I/O the run's device moved
+// besides the run's own (stortest's shared-device warning); it is left
+// out when there was none. Schema 3 added the slices, runs, tolerances,
+// shared and size; schema 2 added
 // "clat_mean", the mean of the second's clat buckets (ns). Files of
 // schema 1 and 2 still load (SchemaVersion, MinSchemaVersion) without
 // what they lack (no slices: regress falls back to the seconds), write

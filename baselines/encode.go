@@ -108,6 +108,8 @@ func (b *Baseline) check() error {
 			bad = "runs"
 		case b.Tolerances != "":
 			bad = "tolerances"
+		case b.Shared != "":
+			bad = "shared"
 		case b.Fingerprint.Size != 0:
 			bad = "a fingerprint size"
 		}
@@ -175,6 +177,9 @@ func (b *Baseline) tree() (obj, error) {
 	if b.Tolerances != "" {
 		doc = append(doc, kv{"tolerances", b.Tolerances})
 	}
+	if b.Shared != "" {
+		doc = append(doc, kv{"shared", b.Shared})
+	}
 	if len(b.FioOptions) > 0 {
 		keys := make([]string, 0, len(b.FioOptions))
 		for k := range b.FioOptions {
@@ -238,6 +243,9 @@ func (b *Baseline) slicesTree() obj {
 // tree of a run is printed on one line (lines).
 func (r RunSummary) tree() obj {
 	o := obj{{"created", r.Created.UTC().Format(time.RFC3339)}, {"runtime_ns", int64(r.Runtime)}}
+	if r.Shared != "" {
+		o = append(o, kv{"shared", r.Shared})
+	}
 	for _, d := range r.Dirs {
 		do := obj{{"iops", d.IOPS}, {"bw", d.BW}}
 		if d.ClatMean != 0 {

@@ -24,9 +24,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add(good[:len(good)/3])
 	f.Add([]byte(strings.Replace(string(good), `"schema": 3`, `"schema": 7`, 1)))
 	f.Add([]byte(strings.Replace(string(good), `"schema": 3`, `"schema": 1`, 1))) // clat_mean in schema 1
-	// Schema 3's additions: slices, runs, tolerances and a size.
+	// Schema 3's additions: slices, runs, tolerances, shared and a size.
 	multi := synthBaseline(f, 1, 6, false, 10)
 	multi.Tolerances = "*.iops=5%"
+	multi.Shared = "vda moved 1MiB/s besides the run's I/O"
 	multi.Fingerprint.Size = 1 << 30
 	multi.SliceInterval = 100 * time.Millisecond
 	multi.Slices = []Slice{{T: 100 * time.Millisecond, Dur: 100 * time.Millisecond, Dirs: [3]*SliceDir{{IOs: 3, Bytes: 12}}},

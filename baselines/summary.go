@@ -33,6 +33,9 @@ func (b *Baseline) WriteSummary(w io.Writer) error {
 	if b.Tolerances != "" {
 		fmt.Fprintf(&s, "  tolerances: %s\n", b.Tolerances)
 	}
+	if b.Shared != "" {
+		fmt.Fprintf(&s, "  shared device: %s\n", b.Shared)
+	}
 	job := strings.Split(strings.TrimSpace(b.Job.String()), "\n")
 	if len(job) > 0 {
 		job = job[1:] // the [name] header
