@@ -178,10 +178,13 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 		res.fail(t, "baseline", "%s: no baseline from this run: %v", res.Job.Name, err)
 		return false, nil
 	}
+	cur.Shared = res.shared()
 	if Update() {
 		for _, x := range res.repeats {
 			b, err := baselines.FromResult(x, res.fp)
 			if err == nil {
+				// The device's counters cover the repeats too.
+				b.Shared = cur.Shared
 				err = cur.AddRun(b)
 			}
 			if err != nil {

@@ -30,6 +30,12 @@ const (
 	// WarnSmallWorkingSet: reads of a real device touch under
 	// MinPlausibleWorkingSet, which the device's cache may hold.
 	WarnSmallWorkingSet = "small-working-set"
+	// WarnSharedDevice: the target's device, or a disk under it, moved
+	// other I/O besides the run's own (another tenant of the disk under
+	// a loop device, another process on the device), so the figures are
+	// not the device's alone. A comparison with a baseline calls no
+	// regression on such a run (regress: inconclusive).
+	WarnSharedDevice = "shared-device"
 )
 
 // Thresholds of the warnings. They flag runs whose figures mostly
@@ -60,6 +66,14 @@ const (
 	// MiB, a RAID controller or an array GiBs. Below a GiB reads may be
 	// cache hits whatever the device; above it this rule cannot tell.
 	MinPlausibleWorkingSet = 1 << 30 // bytes
+	// SharedFraction and MinSharedRate: a device counts as shared when
+	// it moved, besides the run's own bytes, more than this fraction of
+	// them and at least MinSharedRate bytes a second. A neighbour reading
+	// and writing 20 MiB/s beside a 200 MiB/s job on the same virtual
+	// disk moved that job's IOPS between 16k and 65k from run to run;
+	// a machine's own background (journal, logs) moves tens of KiB/s.
+	SharedFraction = 0.05
+	MinSharedRate  = 1 << 20 // bytes/s
 )
 
 // plausibilityRules are the checks of a run, in the order of their
@@ -73,6 +87,7 @@ var plausibilityRules = []struct {
 	{WarnPageCache, pageCacheRule},
 	{WarnShortRun, shortRunRule},
 	{WarnSmallWorkingSet, smallWorkingSetRule},
+	{WarnSharedDevice, sharedDeviceRule},
 }
 
 // plausibility returns the warnings of a run: its job, target, per-clone
@@ -182,6 +197,77 @@ func smallWorkingSetRule(r *Result, _ cpuBusy) string {
 	}
 	return fmt.Sprintf("reads a working set of %s of %s, under %s: the device's cache may hold it, so reads may measure the cache",
 		fmtBytes(float64(ws)), r.Target.Path, fmtBytes(MinPlausibleWorkingSet))
+}
+
+// sharedDeviceRule compares the bytes each device under the target moved
+// with the bytes its own I/O explains. A disk under the target (the disk
+// of a partition, under a loop device's backing file, under dm) is
+// judged against the target's device, whose counters cover the same
+// interval: ramp, layout and repeats pass through both. The target's
+// device itself is judged against the run's bytes only where those are
+// all it should have moved: direct I/O to a block device, with no ramp,
+// verify pass or repeats outside the measured figures. Buffered I/O
+// reaches a disk through the page cache, so a disk may move less than
+// its device, and write-back of earlier writes may count as other I/O.
+func sharedDeviceRule(r *Result, _ cpuBusy) string {
+	if len(r.Devices) == 0 || len(r.IOStatSamples) == 0 || r.IOStat.Interval == 0 {
+		return ""
+	}
+	secs := float64(r.IOStat.Interval) / 100
+	moved := func(name string) (uint64, bool) {
+		dd, ok := r.IOStat.Disk(name)
+		if !ok {
+			return 0, false
+		}
+		return (dd.Diff.ReadSectors + dd.Diff.WriteSectors) * 512, true
+	}
+	var worst string
+	var worstRate, worstOwn float64
+	check := func(name string, other, own uint64) {
+		if other <= own {
+			return
+		}
+		rate := float64(other-own) / secs
+		if rate < MinSharedRate || float64(other-own) <= SharedFraction*float64(own) || rate <= worstRate {
+			return
+		}
+		worst, worstRate, worstOwn = name, rate, float64(own)/secs
+	}
+	dev, ok := moved(r.Devices[0])
+	if !ok {
+		return ""
+	}
+	if r.Job.Direct && r.Job.RampTime == 0 && r.Job.Verify == workload.VerifyNone && len(r.repeats) == 0 &&
+		r.Target != nil && r.Target.Kind != KindFile {
+		var own uint64
+		for _, j := range r.Jobs {
+			own += j.Dirs[workload.DirRead].Bytes + j.Dirs[workload.DirWrite].Bytes
+		}
+		check(r.Devices[0], dev, own)
+	}
+	for _, d := range r.Devices[1:] {
+		if b, ok := moved(d); ok {
+			check(d, b, dev)
+		}
+	}
+	if worst == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s moved %s/s besides the run's I/O (%s/s): something else shared the device, so the figures are not the device's alone",
+		worst, fmtBytes(worstRate), fmtBytes(worstOwn))
+}
+
+// shared is what the run's shared-device warning saw, the figures
+// without the explanation ("vda moved 20MiB/s besides the run's I/O
+// (195MiB/s)"), for baselines.Baseline.Shared; "" without the warning.
+func (r *Result) shared() string {
+	for _, w := range r.Warnings {
+		if w.Kind == WarnSharedDevice {
+			before, _, _ := strings.Cut(w.Message, ": ")
+			return before
+		}
+	}
+	return ""
 }
 
 // workingSet is the span of a target of size bytes that job touches:

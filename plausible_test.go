@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
+	"stortest.dev/baselines"
 	"stortest.dev/iostat"
 	"stortest.dev/latency"
 	"stortest.dev/report"
@@ -262,4 +265,131 @@ func TestPlausibleRunLoop(t *testing.T) {
 			t.Errorf("system-out lacks the warning %q:\n%s", w.Message, c.Output)
 		}
 	}
+}
+
+// TestSharedDeviceRule: other I/O on the target's device, or on the disk
+// under it, beyond 5% of the run's own bytes and 1 MiB/s is a warning;
+// where the device's bytes need not be the run's (buffered I/O, a ramp,
+// a file's file system) only the disks under it are judged.
+func TestSharedDeviceRule(t *testing.T) {
+	const own = 100_000 * 4096 // plausibleRun's bytes, over 2 s
+	extra := func(dev string, bytes uint64) func(r *Result) {
+		return func(r *Result) {
+			for i := range r.IOStat.Disks {
+				if r.IOStat.Disks[i].Name == dev {
+					r.IOStat.Disks[i].Diff.WriteSectors += bytes / 512
+				}
+			}
+		}
+	}
+	// overLoop makes the target a loop device over a file on vda,
+	// which moved the loop device's bytes and more.
+	overLoop := func(more uint64) func(r *Result) {
+		return func(r *Result) {
+			r.Target.Kind, r.Target.Path, r.Devices = KindLoop, "/dev/loop3", []string{"loop3", "vda"}
+			r.IOStat.Disks = []iostat.DiskDelta{
+				{Name: "loop3", Interval: 200, Diff: iostat.IOStats{ReadSectors: own / 512}},
+				{Name: "vda", Interval: 200, Diff: iostat.IOStats{ReadSectors: own / 512, WriteSectors: more / 512}},
+			}
+		}
+	}
+	msg := func(dev, rate string) []Warning {
+		return []Warning{{Kind: WarnSharedDevice, Message: dev + " moved " + rate +
+			"/s besides the run's I/O (195MiB/s): something else shared the device, so the figures are not the device's alone"}}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(r *Result)
+		want []Warning
+	}{
+		{name: "device moved 20MiB/s more", edit: extra("sdb", 40<<20), want: msg("sdb", "20MiB")},
+		{name: "device moved 4% more", edit: extra("sdb", own*4/100)},
+		{name: "device moved 6% more", edit: extra("sdb", own*6/100), want: msg("sdb", "11.7MiB")},
+		{name: "under 1MiB/s", edit: func(r *Result) {
+			// A slow run: 1000 I/Os, and 1.5 MiB of other I/O.
+			r.Jobs[0].Dirs[workload.DirRead].Bytes = 1000 * 4096
+			r.IOStat.Disks[0].Diff.ReadSectors = (1000*4096 + 3<<19) / 512
+		}},
+		{name: "buffered: the device is not judged", edit: func(r *Result) { extra("sdb", 40<<20)(r); r.Job.Direct = false }},
+		{name: "ramp: the device is not judged", edit: func(r *Result) { extra("sdb", 40<<20)(r); r.Job.RampTime = time.Second }},
+		{name: "a file: its file system is not judged", edit: func(r *Result) { extra("sdb", 40<<20)(r); r.Target.Kind = KindFile }},
+		{name: "disk under a loop device, quiet", edit: overLoop(0)},
+		{name: "disk under a loop device, a neighbour", edit: overLoop(40 << 20), want: msg("vda", "20MiB")},
+		{name: "disk under a loop device, buffered", edit: func(r *Result) { overLoop(40 << 20)(r); r.Job.Direct = false },
+			want: msg("vda", "20MiB")},
+		{name: "no iostat", edit: func(r *Result) { extra("sdb", 40<<20)(r); r.IOStatSamples = nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := plausibleRun()
+			tc.edit(r)
+			if diff := cmp.Diff(tc.want, plausibility(r, cpuBusy{})); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSharedDeviceLoop: a neighbour writing 16 MiB/s with O_DIRECT to
+// another file on the disk under a loop device's backing file, while a
+// rated job reads the loop device at 8 MB/s, shows as the shared-device
+// warning naming that disk, and the baseline the run records says so.
+func TestSharedDeviceLoop(t *testing.T) {
+	requireRoot(t)
+	dev := LoopDevice(t, 64<<20, LoopDirectIO())
+	if len(dev.Path) == 0 {
+		t.Fatal("no loop device")
+	}
+	dir := t.TempDir()
+	nb, err := os.OpenFile(filepath.Join(dir, "neighbour"), os.O_CREATE|os.O_RDWR|unix.O_DIRECT, 0o600)
+	require.NoError(t, err)
+	defer nb.Close()
+	buf, err := unix.Mmap(-1, 0, 1<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	require.NoError(t, err)
+	defer unix.Munmap(buf)
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		// 1 MiB every 62.5 ms over 32 MiB of file, synced.
+		tick := time.NewTicker(time.Second / 16)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			case <-tick.C:
+			}
+			if _, err := nb.WriteAt(buf, int64(i%32)<<20); err != nil {
+				done <- err
+				return
+			}
+			if err := unix.Fdatasync(int(nb.Fd())); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	t.Setenv(EnvUpdate, "1")
+	res := Run(t, dev, workload.Job{Name: "rated", Engine: "psync", RW: workload.RandRead, BlockSize: 4096,
+		Direct: true, Runtime: 2 * time.Second, TimeBased: true, RateIOPS: [3]int{2000}})
+	close(stop)
+	require.NoError(t, <-done)
+	require.GreaterOrEqual(t, len(res.Devices), 2, "a loop device over a file on a disk: %v", res.Devices)
+	var msg string
+	for _, w := range res.Warnings {
+		if w.Kind == WarnSharedDevice {
+			msg = w.Message
+		}
+	}
+	require.NotEmpty(t, msg, "no shared-device warning: %+v (iostat %+v)", res.Warnings, res.IOStat.Disks)
+	require.True(t, strings.HasPrefix(msg, res.Devices[len(res.Devices)-1]+" moved "), msg)
+	t.Logf("%s", msg)
+
+	bdir := t.TempDir()
+	ok, errs, _ := checkBaselineFake(t, res, BaselineDir(bdir))
+	require.True(t, ok, "%v", errs)
+	b, err := baselines.Load(baselines.Path(bdir, t.Name(), "rated"))
+	require.NoError(t, err)
+	require.Equal(t, res.shared(), b.Shared)
+	require.True(t, strings.HasPrefix(b.Shared, res.Devices[len(res.Devices)-1]+" moved "), b.Shared)
 }

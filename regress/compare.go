@@ -253,6 +253,7 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 		f := &r.Findings[i]
 		if f.Verdict == pending {
 			c.decide(f, c.pending[f.Metric], family, len(c.pending))
+			c.unshared(f)
 		}
 		r.Verdict = max(r.Verdict, f.Verdict)
 	}
@@ -927,6 +928,42 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 			f.More = uint64(need) - n
 			f.Reason += fmt.Sprintf("; about %d more %s per run needed", f.More, f.Samples.Kind)
 		}
+	}
+}
+
+// unshared makes a regression measured on a shared device, or an
+// improvement over a baseline that was, inconclusive: other I/O on the
+// device slows a run by as much as it pleases (on a virtual disk shared
+// with a neighbour at a tenth of the job's bytes, IOPS moved 4x from run
+// to run), so the change may be the neighbour's. Errors and a direction
+// gone missing are judged as usual: they do not come from sharing.
+func (c *comparer) unshared(f *Finding) {
+	switch {
+	case f.Verdict == Regression && c.cur.Shared != "":
+		f.Verdict = Inconclusive
+		f.Reason = fmt.Sprintf("%s: inconclusive: worse beyond %s, but the current run's device was shared (%s): rerun where nothing else uses it",
+			head(f), c.tolText(f), c.cur.Shared)
+	case f.Verdict == Improvement:
+		runs := c.base.RunSummaries()
+		n, first := 0, ""
+		for _, r := range runs {
+			if r.Shared != "" {
+				if n == 0 {
+					first = r.Shared
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			return
+		}
+		which := "the baseline's device was shared"
+		if len(runs) > 1 {
+			which = fmt.Sprintf("the baseline's device was shared in %d of its %d runs", n, len(runs))
+		}
+		f.Verdict = Inconclusive
+		f.Reason = fmt.Sprintf("%s: inconclusive: better beyond %s, but %s (%s): record it where nothing else uses the device",
+			head(f), c.tolText(f), which, first)
 	}
 }
 

@@ -377,3 +377,53 @@ func TestFindingJSONNonFinite(t *testing.T) {
 // vary 2% from run to run, so that the tests judge the statistics within
 // the runs, not the spread assumed of a shared host's disk.
 var quiet = Config{RunSpread: 0.02}
+
+// A regression measured on a shared device, or an improvement over a
+// baseline recorded on one, is inconclusive, and says why; the other way
+// round each stands.
+func TestSharedDevice(t *testing.T) {
+	runs := noiseRuns(t, "cpu", "10s")
+	const shared = "vda moved 20MiB/s besides the run's I/O (195MiB/s)"
+	verdicts := func(r Report, v Verdict) (n int) {
+		for _, f := range r.Findings {
+			if f.Verdict == v {
+				n++
+			}
+		}
+		return n
+	}
+	slow := slowed(runs[1], 0.2)
+	require.Equal(t, Regression, Compare(runs[0], slow, Config{}).Verdict)
+	sharedSlow := *slow
+	sharedSlow.Shared = shared
+	r := Compare(runs[0], &sharedSlow, Config{})
+	require.Equal(t, Inconclusive, r.Verdict)
+	require.Zero(t, verdicts(r, Regression))
+	f, ok := r.Finding("read.iops")
+	require.True(t, ok)
+	require.Equal(t, Inconclusive, f.Verdict)
+	require.Contains(t, f.Reason, ": inconclusive: worse beyond 10% tolerance, but the current run's device was shared ("+shared+"): rerun where nothing else uses it")
+	// A shared baseline does not excuse a regression.
+	sharedBase := *runs[0]
+	sharedBase.Shared = shared
+	require.Equal(t, Regression, Compare(&sharedBase, slow, Config{}).Verdict)
+
+	// Improvements: over a baseline of three runs, one of them shared.
+	iops := func(base, cur *baselines.Baseline) Finding {
+		f, ok := Compare(base, cur, Config{}).Finding("read.iops")
+		require.True(t, ok)
+		return f
+	}
+	base := multiRun(t, slowed(runs[2], 0.2), slowed(runs[3], 0.2), slowed(runs[4], 0.2))
+	require.Equal(t, Improvement, iops(base, runs[5]).Verdict)
+	tainted := slowed(runs[3], 0.2)
+	tainted.Shared = shared
+	base = multiRun(t, slowed(runs[2], 0.2), tainted, slowed(runs[4], 0.2))
+	f = iops(base, runs[5])
+	require.Equal(t, Inconclusive, f.Verdict)
+	require.Contains(t, f.Reason, ": inconclusive: better beyond 10% tolerance, but the baseline's device was shared in 1 of its 3 runs ("+shared+")")
+	// An improvement measured on a shared device stands.
+	sharedCur := *runs[5]
+	sharedCur.Shared = shared
+	require.Equal(t, Improvement, iops(multiRun(t, slowed(runs[2], 0.2), slowed(runs[3], 0.2), slowed(runs[4], 0.2)), &sharedCur).Verdict)
+}

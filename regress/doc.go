@@ -61,6 +61,9 @@
 // moment, not a later day's). It guards the regression verdict, not the call
 // that a change is within tolerance. A baseline of one run cannot tell a
 // noisy host from a quiet one; record several where runs vary.
+// A run made on a shared device (baselines.Baseline.Shared: its device
+// moved other I/O besides the run's) calls no regression, and a baseline
+// recorded on one no improvement: the neighbour may account for either.
 // Tail percentiles are compared on the merged histograms: the interval
 // combines the distribution-free interval of the order statistics of each
 // histogram with the drift between seconds measured by the bootstrap of a
