@@ -1,0 +1,173 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"strings"
+
+	"stortest.dev/baselines"
+	"stortest.dev/history"
+	"stortest.dev/regress"
+)
+
+func init() {
+	changes := &command{
+		name:  "history changes",
+		usage: "[--metric M[,M...]] [--format text|markdown|json] [--tolerance RULES] [--alpha P] [--min-runs N] DIR",
+		short: "find the change points of every metric of a history (E-divisive means) and what changed at each; exit 1 when a latest segment regressed, 2 on an error",
+	}
+	changes.run = func(args []string, stdout, stderr io.Writer) error {
+		return historyChanges(changes, args, stdout, stderr)
+	}
+	register(changes)
+
+	add := &command{
+		name:  "history add",
+		usage: "[--test NAME] DIR BASELINE...",
+		short: "append runs to a history: baseline files, or directories of them (as baseline import-fio --out writes), each an append-only file of its own",
+	}
+	add.run = func(args []string, stdout, stderr io.Writer) error { return historyAdd(add, args, stdout, stderr) }
+	register(add)
+}
+
+// metricList collects --metric, repeated or comma-separated.
+type metricList []string
+
+func (m *metricList) String() string { return strings.Join(*m, ",") }
+
+func (m *metricList) Set(s string) error {
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*m = append(*m, p)
+		}
+	}
+	return nil
+}
+
+var _ flag.Value = (*metricList)(nil)
+
+func historyChanges(c *command, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(c, stderr)
+	var metrics metricList
+	fs.Var(&metrics, "metric", `metrics to search, patterns allowed ("read.clat.p99", "*.iops"), repeated or comma-separated; default: all (`+strings.Join(history.Metrics()[:8], ", ")+", and write and trim's)")
+	format := fs.String("format", "text", "output format: text, markdown (for a pull-request comment or job summary) or json")
+	tolerance := fs.String("tolerance", "", `rules after the defaults deciding which changes are regressions, e.g. "*.clat.p99=5%,*.clat.mean=10%"`)
+	alpha := fs.Float64("alpha", history.DefaultAlpha, "p-value below which a candidate is a change point")
+	minRuns := fs.Int("min-runs", history.DefaultMinSize, "fewest runs of a segment")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: want one history directory, got %d arguments", errUsage, len(pos))
+	}
+	if *format != "text" && *format != "json" && *format != "markdown" {
+		return fmt.Errorf("%w: --format %q: want text, markdown or json", errUsage, *format)
+	}
+	if !(*alpha > 0 && *alpha < 1) {
+		return fmt.Errorf("%w: --alpha %v: want a p-value between 0 and 1, e.g. 0.001", errUsage, *alpha)
+	}
+	if *minRuns < 2 {
+		return fmt.Errorf("%w: --min-runs %d: want at least 2", errUsage, *minRuns)
+	}
+	rules, err := regress.ParseRules(*tolerance)
+	if err != nil {
+		return fmt.Errorf("%w: --tolerance: %v", errUsage, err)
+	}
+	known := history.Metrics()
+	for _, m := range metrics {
+		if !matchesAny(m, known) {
+			return fmt.Errorf("%w: --metric %q matches none of %s", errUsage, m, strings.Join(known, ", "))
+		}
+	}
+	runs, err := history.Load(pos[0])
+	if err != nil {
+		return trouble(err)
+	}
+	rep, err := history.Changes(runs, history.Config{Metrics: metrics, Rules: rules,
+		Split: history.SplitConfig{Alpha: *alpha, MinSize: *minRuns}})
+	if err != nil {
+		return trouble(err)
+	}
+	switch *format {
+	case "json":
+		err = rep.WriteJSON(stdout)
+	case "markdown":
+		err = rep.WriteMarkdown(stdout)
+	default:
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		return trouble(err)
+	}
+	if rep.Verdict() == regress.Regression {
+		return &exitError{code: 1, msg: "latest segment regressed: " + strings.Join(rep.Regressions(), ", ")}
+	}
+	return nil
+}
+
+// matchesAny reports whether pattern matches one of names.
+func matchesAny(pattern string, names []string) bool {
+	for _, n := range names {
+		if ok, _ := path.Match(pattern, n); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func historyAdd(c *command, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(c, stderr)
+	test := fs.String("test", "", "the Go test the runs belong to (TestX or TestX/sub): DIR/TestX/JOB/...; default: the directories under a baseline directory argument, else none")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return fmt.Errorf("%w: want a history directory and at least one baseline", errUsage)
+	}
+	root := pos[0]
+	for _, arg := range pos[1:] {
+		files := []string{arg}
+		tests := []string{*test}
+		if fi, err := os.Stat(arg); err != nil {
+			return trouble(err)
+		} else if fi.IsDir() {
+			rels, err := baselineFiles(arg)
+			if err != nil {
+				return trouble(err)
+			}
+			files, tests = nil, nil
+			for _, rel := range rels {
+				files = append(files, arg+"/"+rel)
+				t := *test
+				// The directories are the test's name, escaped as
+				// baselines.Path escapes it (%XX).
+				if d := path.Dir(rel); d != "." {
+					name, err := url.PathUnescape(d)
+					if err != nil {
+						return trouble(fmt.Errorf("%s: %v", arg+"/"+rel, err))
+					}
+					t = strings.Trim(t+"/"+name, "/")
+				}
+				tests = append(tests, t)
+			}
+		}
+		for i, f := range files {
+			b, err := baselines.Load(f)
+			if err != nil {
+				return trouble(err)
+			}
+			p, err := history.Append(root, tests[i], b)
+			if err != nil {
+				return trouble(err)
+			}
+			fmt.Fprintf(stdout, "added %s\n", p)
+		}
+	}
+	return nil
+}
