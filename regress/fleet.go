@@ -1,0 +1,134 @@
+package regress
+
+import (
+	"errors"
+	"fmt"
+
+	"stortest.dev/baselines"
+	"stortest.dev/latency"
+)
+
+// HostRun is one host's run of a job in a fleet.
+type HostRun struct {
+	Host     string
+	Baseline *baselines.Baseline
+}
+
+// FleetReport is one job run on every host of a fleet at once.
+type FleetReport struct {
+	Job string
+	// Hosts compares each host with the others (Report.Name is the host),
+	// in the order given.
+	Hosts []Report
+	// Dirs are the fleet's figures per direction.
+	Dirs []FleetDir
+}
+
+// FleetDir is a direction's figures over the whole fleet: throughput
+// summed over the hosts (they ran at once), clat percentiles of the
+// hosts' histograms merged (ns; 0 when a host has no histogram, as fio
+// JSON without json+ bins), never averaged.
+type FleetDir struct {
+	Name                       string
+	Hosts                      int // hosts with I/O in this direction
+	IOPS, BW                   float64
+	IOs                        uint64
+	ClatP50, ClatP99, ClatP999 uint64
+}
+
+// Slow returns the hosts whose comparison with the others regressed.
+func (f FleetReport) Slow() []Report {
+	var out []Report
+	for _, r := range f.Hosts {
+		if r.Verdict == Regression {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ErrFleet is matched by CompareFleet's errors.
+var ErrFleet = errors.New("regress: fleet")
+
+// CompareFleet compares each host's run of one job with the rest of the
+// fleet: the other hosts' runs pooled as a baseline of several runs
+// (baselines.AddRun: the first other host's full data, every host's
+// summary), so that the spread between hosts is the run-to-run spread
+// the verdict allows for, and a host that stands out from it is a
+// regression (or an improvement). It needs two hosts at least, all
+// running the same workload.
+func CompareFleet(runs []HostRun, cfg Config) (FleetReport, error) {
+	if len(runs) < 2 {
+		return FleetReport{}, fmt.Errorf("%w: %d host(s): a fleet comparison needs two at least", ErrFleet, len(runs))
+	}
+	out := FleetReport{Job: runs[0].Baseline.Name}
+	for i, h := range runs {
+		var pooled *baselines.Baseline
+		for j, o := range runs {
+			if j == i {
+				continue
+			}
+			if pooled == nil {
+				b := *o.Baseline
+				pooled = &b
+				continue
+			}
+			if err := pooled.AddRun(o.Baseline); err != nil {
+				return FleetReport{}, fmt.Errorf("%w: host %s: %w", ErrFleet, o.Host, err)
+			}
+		}
+		if ch := baselines.DiffJobs(pooled.Job, h.Baseline.Job); len(ch) > 0 || pooled.Name != h.Baseline.Name {
+			return FleetReport{}, fmt.Errorf("%w: host %s ran another workload than the others (%s)", ErrFleet, h.Host, h.Baseline.Name)
+		}
+		r := Compare(pooled, h.Baseline, cfg)
+		r.Name = h.Host
+		out.Hosts = append(out.Hosts, r)
+	}
+	dirs, err := fleetDirs(runs)
+	if err != nil {
+		return FleetReport{}, err
+	}
+	out.Dirs = dirs
+	return out, nil
+}
+
+// fleetDirs sums the hosts' throughput and merges their clat histograms.
+func fleetDirs(runs []HostRun) ([]FleetDir, error) {
+	var out []FleetDir
+	for _, name := range baselines.DirNames {
+		fd := FleetDir{Name: name}
+		var merged *latency.Histogram
+		complete := true
+		for _, h := range runs {
+			d := h.Baseline.Dir(name)
+			if d == nil {
+				continue
+			}
+			fd.Hosts++
+			fd.IOPS += d.IOPS
+			fd.BW += d.BW
+			fd.IOs += d.IOs
+			if d.Clat == nil || d.Clat.Hist == nil {
+				complete = false
+				continue
+			}
+			hist, err := d.Clat.Hist.Histogram()
+			if err != nil {
+				return nil, fmt.Errorf("%w: host %s: %w", ErrFleet, h.Host, err)
+			}
+			if merged == nil {
+				merged = hist
+			} else if err := merged.Merge(hist); err != nil {
+				return nil, fmt.Errorf("%w: host %s: %s clat: %w", ErrFleet, h.Host, name, err)
+			}
+		}
+		if fd.Hosts == 0 {
+			continue
+		}
+		if complete && merged != nil && merged.Count() > 0 {
+			fd.ClatP50, fd.ClatP99, fd.ClatP999 = merged.Percentile(50), merged.Percentile(99), merged.Percentile(99.9)
+		}
+		out = append(out, fd)
+	}
+	return out, nil
+}
