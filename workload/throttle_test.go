@@ -51,9 +51,16 @@ func devNumber(t *testing.T, path string) string {
 // first I/O). Direct reads on the loop device are submitted by that thread,
 // so blk-throttle charges them to its group at the loop device's queue;
 // the loop driver's own I/O to the backing file is not limited (no rule
-// names the backing disk).
+// names the backing disk). The backing file is in memory (/dev/shm), so
+// that the throttle alone sets the pace: over a file on a shared virtual
+// disk, 400 psync reads a second at 2.5 ms each were more than the disk
+// gave under load (308-372 in the fast phase), and the detector rightly
+// saw the disk's own changes.
 func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
-	target := loopTarget(t, 64<<20) // skips without root and loop devices
+	needDevice(t) // skips without root and loop devices
+	target, err := NewScratch(ScratchOptions{Dir: "/dev/shm", Size: 64 << 20, Loop: true, DirectIO: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, target.Close()) })
 	cg := newBlkioCgroup(t)
 	dev := devNumber(t, target.Path)
 
@@ -63,7 +70,7 @@ func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
 	)
 	require.NoError(t, cg.SetReadIOPS(dev, fast))
 	job := Job{Name: "throttled", Filename: target.Path, Engine: "psync", RW: RandRead, BlockSize: 4096,
-		Direct: true, TimeBased: true, Runtime: 3 * phase * time.Second, SS: "iops:10%", SSDur: 2 * time.Second}
+		Direct: true, TimeBased: true, Runtime: 3 * phase * time.Second, SS: "iops:25%", SSDur: 2 * time.Second}
 	var moved int
 	opts := Options{
 		SteadyContinue: true,
@@ -107,10 +114,15 @@ func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
 
 	// The throttle did change the device's speed: each phase's whole
 	// seconds ran at its limit, and the group accounted every read.
+	// A second may lose a quarter of its I/O to the CPU: with both CPUs
+	// loaded, one in seven runs had a second of 321 reads at 400 IOPS
+	// (the I/O thread, or the throttle's dispatch, held off for 200 ms),
+	// so the steady-state limit is 25%, which a window of one 400 and one
+	// 100 IOPS second (60%) still exceeds by far.
 	require.GreaterOrEqual(t, len(iops), 3*phase)
 	for i, want := range []int{fast, slow, fast} {
 		for s := i*phase + 1; s < (i+1)*phase; s++ { // the phase's first second may straddle the change
-			assert.InEpsilon(t, want, iops[s], 0.15, "second %d (phase %d) at %d IOPS", s+1, i, want)
+			assert.InEpsilon(t, want, iops[s], 0.25, "second %d (phase %d) at %d IOPS", s+1, i, want)
 		}
 	}
 	serviced, err := cg.ServicedReads(dev)
@@ -133,9 +145,9 @@ func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
 	require.Len(t, st.Losses, 2)
 	for _, l := range st.Losses {
 		// A window of one 400 and one 100 IOPS second deviates 60% from
-		// its mean of 250: far past the 10% limit.
+		// its mean of 250: far past the 25% limit.
 		assert.Greater(t, l.Worst, 40.0, "loss of steady state by %.1f%%", l.Worst)
-		assert.Equal(t, 10.0, l.Limit)
+		assert.Equal(t, 25.0, l.Limit)
 		assert.GreaterOrEqual(t, l.End, 0, "regained")
 	}
 	assert.True(t, st.Steady, "steady again at the end")
