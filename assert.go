@@ -143,14 +143,14 @@ func (r *Result) emit(t testing.TB, stop bool, findings []report.Failure) bool {
 // returns false; a percentile outside (0, 100] still fails.
 func (r *Result) CheckPercentile(t testing.TB, l Latency, p float64, limit time.Duration) bool {
 	t.Helper()
-	return r.measured(t, false, percentileLabel(l, p), r.percentileFindings(l, p, limit))
+	return r.measured(t, false, percentileLabel(l, p), "≤ "+fmtLatency(limit), r.percentileFindings(l, p, limit))
 }
 
 // RequirePercentile is CheckPercentile that stops the test (FailNow),
 // also when a run cut short leaves it unjudged.
 func (r *Result) RequirePercentile(t testing.TB, l Latency, p float64, limit time.Duration) {
 	t.Helper()
-	r.measured(t, true, percentileLabel(l, p), r.percentileFindings(l, p, limit))
+	r.measured(t, true, percentileLabel(l, p), "≤ "+fmtLatency(limit), r.percentileFindings(l, p, limit))
 }
 
 // percentileLabel names a percentile check in logs: "clat p99.9", "clat
@@ -282,14 +282,14 @@ func exactRate(v float64) string { return exactIOPS(v) + "B/s" }
 // the ramp's, it does not judge: it logs so and returns false.
 func (r *Result) CheckIOPS(t testing.TB, floor float64, dirs ...workload.Dir) bool {
 	t.Helper()
-	return r.measured(t, false, floorLabel("iops", dirs), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
+	return r.measured(t, false, floorLabel("iops", dirs), "≥ "+fmtCount(floor), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
 }
 
 // RequireIOPS is CheckIOPS that stops the test (FailNow), also when a
 // run cut short leaves it unjudged.
 func (r *Result) RequireIOPS(t testing.TB, floor float64, dirs ...workload.Dir) {
 	t.Helper()
-	r.measured(t, true, floorLabel("iops", dirs), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
+	r.measured(t, true, floorLabel("iops", dirs), "≥ "+fmtCount(floor), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
 }
 
 // CheckBW checks that the bandwidth in bytes per second of the given
@@ -298,14 +298,14 @@ func (r *Result) RequireIOPS(t testing.TB, floor float64, dirs ...workload.Dir) 
 // interrupt it does not judge: it logs so and returns false.
 func (r *Result) CheckBW(t testing.TB, floor float64, dirs ...workload.Dir) bool {
 	t.Helper()
-	return r.measured(t, false, floorLabel("bw", dirs), r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
+	return r.measured(t, false, floorLabel("bw", dirs), "≥ "+fmtRate(floor), r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
 }
 
 // RequireBW is CheckBW that stops the test (FailNow), also when a run
 // cut short leaves it unjudged.
 func (r *Result) RequireBW(t testing.TB, floor float64, dirs ...workload.Dir) {
 	t.Helper()
-	r.measured(t, true, floorLabel("bw", dirs), r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
+	r.measured(t, true, floorLabel("bw", dirs), "≥ "+fmtRate(floor), r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
 }
 
 // floorLabel names a floor check in logs: "iops floor", "bw read
@@ -324,13 +324,17 @@ func floorLabel(metric string, dirs []workload.Dir) string {
 // is in flight).
 func (r *Result) CheckNoErrors(t testing.TB) bool {
 	t.Helper()
-	return r.emit(t, false, r.errorFindings())
+	findings := r.errorFindings()
+	r.noteCheck("no failed I/O", "", findings, true)
+	return r.emit(t, false, findings)
 }
 
 // RequireNoErrors is CheckNoErrors that stops the test (FailNow).
 func (r *Result) RequireNoErrors(t testing.TB) {
 	t.Helper()
-	r.emit(t, true, r.errorFindings())
+	findings := r.errorFindings()
+	r.noteCheck("no failed I/O", "", findings, true)
+	r.emit(t, true, findings)
 }
 
 func (r *Result) errorFindings() []report.Failure {
@@ -387,6 +391,7 @@ func (r *Result) RequireVerify(t testing.TB) {
 func (r *Result) checkVerify(t testing.TB, stop bool) bool {
 	t.Helper()
 	findings := r.verifyFindings()
+	r.noteCheck("verify", "", findings, r.cut == nil || r.verifyMismatches() > 0)
 	if r.cut != nil && r.verifyMismatches() == 0 {
 		return r.notJudged(t, stop, "verify", findings)
 	}

@@ -74,9 +74,11 @@ func anyCanceled(results ...*workload.Result) bool {
 }
 
 // measured is emit for a check that judges the run's measurements: on
-// a run cut short it calls notJudged instead.
-func (r *Result) measured(t testing.TB, stop bool, check string, findings []report.Failure) bool {
+// a run cut short it calls notJudged instead. limit is the check's limit
+// for the run's page ("≤ 2ms"); either way the check is noted there.
+func (r *Result) measured(t testing.TB, stop bool, check, limit string, findings []report.Failure) bool {
 	t.Helper()
+	r.noteCheck(check, limit, findings, r.cut == nil)
 	if r.cut == nil {
 		return r.emit(t, stop, findings)
 	}

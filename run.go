@@ -16,6 +16,7 @@ import (
 	"stortest.dev/engines"
 	"stortest.dev/iostat"
 	"stortest.dev/report"
+	"stortest.dev/report/page"
 	"stortest.dev/workload"
 )
 
@@ -95,6 +96,9 @@ type Result struct {
 	// nil for a run that ended on its own. The checks do not judge such
 	// a run (see partial.go).
 	cut *cutShort
+	// checks are the checks made on the run, for its page (htmlpage.go);
+	// under collected.mu.
+	checks []page.Check
 }
 
 // Name is the job's name, which names the run in messages and reports.
@@ -309,6 +313,10 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		t.Logf("stortest: %s was cancelled with the test's context: its results are partial", job.Name)
 	}
 	r.appendHistory(t)
+	if p := r.startPage(t, dir, base, hostInfo); p != "" {
+		r.Artifacts = append(r.Artifacts, p)
+		r.rec.addArtifact(p)
+	}
 	return r
 }
 

@@ -87,8 +87,8 @@ func TestRunFile(t *testing.T) {
 	if len(r.Devices) == 0 {
 		t.Skipf("the temporary directory has no block device (%v): no iostat to check", r.Devices)
 	}
-	want := []string{"rr_4k.fio.json", "rr_4k.summary.txt", "rr_4k.iostat.json", "rr_4k.iostat.txt", "rr_4k_clat_hist.1.log",
-		"rr_4k.2.fio.json", "rr_4k.2.summary.txt", "rr_4k.2.iostat.json", "rr_4k.2.iostat.txt", "rr_4k.2_clat_hist.1.log"}
+	want := []string{"rr_4k.fio.json", "rr_4k.summary.txt", "rr_4k.iostat.json", "rr_4k.iostat.txt", "rr_4k_clat_hist.1.log", "rr_4k.html",
+		"rr_4k.2.fio.json", "rr_4k.2.summary.txt", "rr_4k.2.iostat.json", "rr_4k.2.iostat.txt", "rr_4k.2_clat_hist.1.log", "rr_4k.2.html"}
 	if diff := cmp.Diff(want, bases); diff != "" {
 		t.Errorf("artifacts (-want +got):\n%s", diff)
 	}

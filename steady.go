@@ -24,7 +24,7 @@ import (
 // so and returns false; a job without steady-state options still fails.
 func (r *Result) CheckSteady(t testing.TB) bool {
 	t.Helper()
-	return r.measured(t, false, "steady state", r.steadyFindings())
+	return r.measured(t, false, "steady state", r.Job.SS, r.steadyFindings())
 }
 
 // RequireSteady is CheckSteady that stops the test (FailNow): the
@@ -33,7 +33,7 @@ func (r *Result) CheckSteady(t testing.TB) bool {
 // leaves it unjudged.
 func (r *Result) RequireSteady(t testing.TB) {
 	t.Helper()
-	r.measured(t, true, "steady state", r.steadyFindings())
+	r.measured(t, true, "steady state", r.Job.SS, r.steadyFindings())
 }
 
 func (r *Result) steadyFindings() []report.Failure {

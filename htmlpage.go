@@ -1,0 +1,94 @@
+package stortest
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"stortest.dev/iostat"
+	"stortest.dev/report"
+	"stortest.dev/report/page"
+)
+
+// The run's page: an HTML file beside the other artifacts (extHTML),
+// attached to the run's JUnit testcase, with the run's charts, its job
+// and fingerprint, and the checks made on it. Run writes it as soon as
+// the run ends, and again when the test ends, with the checks made by
+// then.
+
+// extHTML names the run's page.
+const extHTML = ".html"
+
+// noteCheck records a check made on the run for its page: passed,
+// failed (with the findings' messages) or, when judged is false, not
+// judged on a run cut short.
+func (r *Result) noteCheck(name, limit string, findings []report.Failure, judged bool) {
+	c := page.Check{Name: name, Limit: limit, Outcome: "pass"}
+	var msgs []string
+	for _, f := range findings {
+		msgs = append(msgs, f.Message)
+	}
+	switch {
+	case !judged:
+		c.Outcome = "not judged"
+		c.Message = "the run was cut short"
+		if r.cut != nil {
+			c.Message = "run " + r.cut.cause.after(r.cut.elapsed)
+		}
+	case len(findings) > 0:
+		c.Outcome = "fail"
+		c.Message = strings.Join(msgs, "; ")
+	}
+	collected.mu.Lock()
+	r.checks = append(r.checks, c)
+	collected.mu.Unlock()
+}
+
+// startPage writes the run's page now and registers a cleanup that
+// rewrites it with the checks made by the end of the test. It returns
+// the page's path, or "" when it could not be written (logged).
+func (r *Result) startPage(t testing.TB, dir, base string, host iostat.Host) string {
+	t.Helper()
+	path := filepath.Join(dir, base+extHTML)
+	title := t.Name() + " / " + r.Job.Name
+	write := func() error {
+		p, err := r.page(title, host)
+		if err != nil {
+			return err
+		}
+		return writeFile(path, func(w io.Writer) error { return page.WriteRun(w, p) })
+	}
+	if err := write(); err != nil {
+		t.Logf("stortest: %s: no HTML page: %v", r.Job.Name, err)
+		return ""
+	}
+	t.Cleanup(func() {
+		if err := write(); err != nil {
+			t.Logf("stortest: %s: HTML page: %v", r.Job.Name, err)
+		}
+	})
+	return path
+}
+
+// page is the run's page as it stands.
+func (r *Result) page(title string, host iostat.Host) (*page.Run, error) {
+	p, err := page.NewRun(title, r.Result, r.fp)
+	if err != nil {
+		return nil, err
+	}
+	p.IOStat = r.IOStatSamples
+	for _, w := range r.Warnings {
+		p.Warnings = append(p.Warnings, w.Message)
+	}
+	if host.Nodename != "" {
+		p.Notes = append(p.Notes, "host "+host.Nodename+", "+host.Sysname+" "+host.Release+" "+host.Machine)
+	}
+	if r.cut != nil {
+		p.Notes = append(p.Notes, "run "+r.cut.cause.after(r.cut.elapsed)+": the figures are partial")
+	}
+	collected.mu.Lock()
+	p.Checks = append([]page.Check(nil), r.checks...)
+	collected.mu.Unlock()
+	return p, nil
+}
