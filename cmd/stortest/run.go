@@ -16,7 +16,7 @@ import (
 	"stortest.dev/workload"
 )
 
-const runUsage = "[--output-format normal|json|json+] [--output FILE] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [--faults SPEC] [JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
+const runUsage = "[--output-format normal|json|json+] [--output FILE] [--report FILE.html] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [--faults SPEC] [JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
 
 func init() {
 	c := &command{
@@ -40,6 +40,7 @@ type runFlags struct {
 	// faults injects errors, latency and short transfers into every job's
 	// engine (engines.ParseFaults syntax), for rehearsing a failing device.
 	faults *engines.Faults
+	report string // --report: the run's HTML page
 }
 
 func splitRunArgs(args []string) (runFlags, []string, error) {
@@ -68,6 +69,8 @@ func splitRunArgs(args []string) (runFlags, []string, error) {
 			f.format, err = take()
 		case "output":
 			f.output, err = take()
+		case "report":
+			f.report, err = take()
 		case "progress":
 			f.progress, err = take()
 		case "scratch-size":
@@ -176,8 +179,12 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	if flags.progress == "on" || (flags.progress == "auto" && isTerminal(stderr)) {
 		opts.Progress = progressPrinter(stderr)
 	}
+	rep := startRunReport(ctx, flags.report, jobs, stderr)
 	res, err := workload.RunJobs(ctx, jobs, opts)
 	if err != nil {
+		return err
+	}
+	if err := rep.finish(res); err != nil {
 		return err
 	}
 	out := stdout
