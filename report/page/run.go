@@ -331,21 +331,31 @@ func secondsAxis(b *baselines.Baseline, ramp time.Duration) axis {
 // noise that would set the axis.
 const minLastSecond = 500 * time.Millisecond
 
-// perSecond returns the per-second series of one direction's value.
+// perSecond returns the per-second series of one direction's value as
+// steps: each sample holds over its interval, from T-Dur to T.
 func perSecond(b *baselines.Baseline, di int, v func(s *baselines.Second, sd *baselines.SecondDir) float64) (xs, ys []float64) {
-	xs = make([]float64, 0, len(b.Seconds))
-	ys = make([]float64, 0, len(b.Seconds))
+	xs = make([]float64, 0, len(b.Seconds)+1)
+	ys = make([]float64, 0, len(b.Seconds)+1)
+	var end time.Duration
 	for i := range b.Seconds {
 		s := &b.Seconds[i]
 		if i > 0 && i == len(b.Seconds)-1 && s.Dur < minLastSecond {
 			break
 		}
-		xs = append(xs, s.T.Seconds())
+		if start := s.T - s.Dur; i > 0 && start != end {
+			// Not contiguous (folded seconds): close the step before.
+			xs, ys = append(xs, end.Seconds()), append(ys, ys[len(ys)-1])
+		}
+		xs = append(xs, (s.T - s.Dur).Seconds())
 		if sd := s.Dirs[di]; sd != nil {
 			ys = append(ys, v(s, sd))
 		} else {
 			ys = append(ys, v(s, &baselines.SecondDir{}))
 		}
+		end = s.T
+	}
+	if len(xs) > 0 {
+		xs, ys = append(xs, end.Seconds()), append(ys, ys[len(ys)-1])
 	}
 	return xs, ys
 }
@@ -378,9 +388,9 @@ func (d *doc) throughput(id string, j RunJob) {
 	for _, dir := range b.Dirs {
 		di := dirIndex(dir.Name)
 		xs, ys := perSecond(b, di, func(s *baselines.Second, sd *baselines.SecondDir) float64 { return rate(sd.IOs, s.Dur) })
-		iops.lines = append(iops.lines, series{name: dir.Name, class: dirClass[dir.Name], xs: xs, ys: ys})
+		iops.lines = append(iops.lines, series{name: dir.Name, class: dirClass[dir.Name], xs: xs, ys: ys, step: true})
 		xs, ys = perSecond(b, di, func(s *baselines.Second, sd *baselines.SecondDir) float64 { return rate(sd.Bytes, s.Dur) })
-		bw.lines = append(bw.lines, series{name: dir.Name, class: dirClass[dir.Name], xs: xs, ys: ys})
+		bw.lines = append(bw.lines, series{name: dir.Name, class: dirClass[dir.Name], xs: xs, ys: ys, step: true})
 	}
 	if len(b.Seconds) == 0 {
 		d.p("note", "No per-second samples (an imported fio result).")
@@ -413,7 +423,7 @@ func (d *doc) latencyOverTime(id string, b *baselines.Baseline) {
 				return math.NaN() // no completions: a gap, not a zero
 			})
 			c.lines = append(c.lines, series{name: dir.Name + " " + []string{"p50", "p99", "p99.9"}[k],
-				class: dirClass[dir.Name] + pctStyle[k], xs: xs, ys: ys})
+				class: dirClass[dir.Name] + pctStyle[k], xs: xs, ys: ys, step: true})
 		}
 	}
 	d.chart(c)

@@ -453,7 +453,11 @@ func (c *chart) svg(b *strings.Builder) {
 		}
 		x := f1(marginLeft + p)
 		b.WriteString(`<line class="mark ` + m.class + `" x1="` + x + `" x2="` + x + `" y1="` + itoa(marginTop) + `" y2="` + itoa(marginTop+plotH) + `"/>`)
-		b.WriteString(`<text class="mark-label" x="` + f1(marginLeft+p+4) + `" y="` + itoa(marginTop+12) + `">` + esc(m.label) + `</text>`)
+		if p > plotW-90 { // near the right edge: the label goes left of the line
+			b.WriteString(`<text class="mark-label" x="` + f1(marginLeft+p-4) + `" y="` + itoa(marginTop+12) + `" text-anchor="end">` + esc(m.label) + `</text>`)
+		} else {
+			b.WriteString(`<text class="mark-label" x="` + f1(marginLeft+p+4) + `" y="` + itoa(marginTop+12) + `">` + esc(m.label) + `</text>`)
+		}
 	}
 	b.WriteString(`</svg>`)
 	c.legend(b)
