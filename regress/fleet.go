@@ -62,27 +62,32 @@ func CompareFleet(runs []HostRun, cfg Config) (FleetReport, error) {
 		return FleetReport{}, fmt.Errorf("%w: %d host(s): a fleet comparison needs two at least", ErrFleet, len(runs))
 	}
 	out := FleetReport{Job: runs[0].Baseline.Name}
-	for i, h := range runs {
-		var pooled *baselines.Baseline
-		for j, o := range runs {
-			if j == i {
-				continue
+	// A slow host in the pool would make every other host's reference
+	// slow and noisy: hosts found slow are left out of the others' pools
+	// and everything compared again, until the slow set holds (a host
+	// may be judged only against hosts not found slow, or all others if
+	// every other one is).
+	slow := map[int]bool{}
+	for range len(runs) {
+		out.Hosts = out.Hosts[:0]
+		for i, h := range runs {
+			r, err := compareWithPool(runs, i, slow, cfg)
+			if err != nil {
+				return FleetReport{}, err
 			}
-			if pooled == nil {
-				b := *o.Baseline
-				pooled = &b
-				continue
-			}
-			if err := pooled.AddRun(o.Baseline); err != nil {
-				return FleetReport{}, fmt.Errorf("%w: host %s: %w", ErrFleet, o.Host, err)
+			r.Name = h.Host
+			out.Hosts = append(out.Hosts, r)
+		}
+		next := map[int]bool{}
+		for i, r := range out.Hosts {
+			if r.Verdict == Regression {
+				next[i] = true
 			}
 		}
-		if ch := baselines.DiffJobs(pooled.Job, h.Baseline.Job); len(ch) > 0 || pooled.Name != h.Baseline.Name {
-			return FleetReport{}, fmt.Errorf("%w: host %s ran another workload than the others (%s)", ErrFleet, h.Host, h.Baseline.Name)
+		if len(next) == len(slow) || 2*len(next) > len(runs) {
+			break // stable; or most hosts slow, when "the others" means no more than that
 		}
-		r := Compare(pooled, h.Baseline, cfg)
-		r.Name = h.Host
-		out.Hosts = append(out.Hosts, r)
+		slow = next
 	}
 	dirs, err := fleetDirs(runs)
 	if err != nil {
@@ -90,6 +95,36 @@ func CompareFleet(runs []HostRun, cfg Config) (FleetReport, error) {
 	}
 	out.Dirs = dirs
 	return out, nil
+}
+
+// compareWithPool compares host i with the other hosts not in slow (all
+// the others if every one is) pooled as one baseline of several runs.
+func compareWithPool(runs []HostRun, i int, slow map[int]bool, cfg Config) (Report, error) {
+	h := runs[i]
+	var pool []HostRun
+	for j, o := range runs {
+		if j != i && !slow[j] {
+			pool = append(pool, o)
+		}
+	}
+	if len(pool) == 0 {
+		pool = append(append(pool, runs[:i]...), runs[i+1:]...)
+	}
+	var pooled *baselines.Baseline
+	for _, o := range pool {
+		if pooled == nil {
+			b := *o.Baseline
+			pooled = &b
+			continue
+		}
+		if err := pooled.AddRun(o.Baseline); err != nil {
+			return Report{}, fmt.Errorf("%w: host %s: %w", ErrFleet, o.Host, err)
+		}
+	}
+	if ch := baselines.DiffJobs(pooled.Job, h.Baseline.Job); len(ch) > 0 || pooled.Name != h.Baseline.Name {
+		return Report{}, fmt.Errorf("%w: host %s ran another workload than the others (%s)", ErrFleet, h.Host, h.Baseline.Name)
+	}
+	return Compare(pooled, h.Baseline, cfg), nil
 }
 
 // fleetDirs sums the hosts' throughput and merges their clat histograms.
