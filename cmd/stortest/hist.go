@@ -17,8 +17,8 @@ import (
 func init() {
 	c := &command{
 		name:  "hist merge",
-		usage: "[--time-quantum S] [--percentiles 50,95,99,99.9] [--direction read|write|trim|all|each] [--format csv|json|fio] [--log-hist-msec MS] [--unit ns|us|ms] [--by-input] [LABEL=]FILE ...",
-		short: "merge fio/stortest histogram logs of many jobs and hosts into percentiles over time (--format fio: exactly what fio-histo-log-pctiles.py prints)",
+		usage: "[--time-quantum S] [--percentiles 50,95,99,99.9] [--direction read|write|trim|all|each] [--format csv|json|fio|text] [--log-hist-msec MS] [--unit ns|us|ms] [--by-input] [--summary] [LABEL=]FILE|[HOST=]DIR ...",
+		short: "merge fio/stortest histogram logs of many jobs and hosts into percentiles over time (--format fio: exactly what fio-histo-log-pctiles.py prints); a directory is a host's logs; --summary: whole-run figures per host and for the fleet",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) error {
 		fs := newFlagSet(c, stderr)
@@ -32,6 +32,7 @@ func init() {
 		fioVersion := fs.Int("fio-version", 0, "2 for fio 2 logs (19 groups of microseconds); default: detected from the column count")
 		groups := fs.Int("groups", 0, "histogram groups of the logs (default: detected; 29 for fio 3)")
 		workers := fs.Int("workers", 0, "logs read in parallel (default: GOMAXPROCS)")
+		summary := fs.Bool("summary", false, "whole-run figures per host and for the fleet (the hosts' histograms summed), naming the slowest host; --format text (default), csv or json")
 		files, err := parseInterleaved(fs, args)
 		if err != nil {
 			return err
@@ -39,9 +40,9 @@ func init() {
 		if len(files) == 0 {
 			return fmt.Errorf("%w: want at least one histogram log", errUsage)
 		}
-		inputs := make([]histlog.Input, len(files))
-		for i, f := range files {
-			inputs[i] = histlog.ParseInput(f)
+		inputs, hosts, err := histInputs(files)
+		if err != nil {
+			return err
 		}
 		ps, err := parsePercentiles(*pcts)
 		if err != nil {
@@ -59,6 +60,25 @@ func init() {
 		defer stop()
 		progress := func(p histlog.Pass) { printPass(stderr, p) }
 
+		if *summary {
+			f := *format
+			if !flagGiven(fs, "format") {
+				f = "text"
+			}
+			if f != "text" && f != "csv" && f != "json" {
+				return fmt.Errorf("%w: --summary: --format %q: want text, csv or json", errUsage, f)
+			}
+			cfg := histlog.Config{Percentiles: ps, LogHistMsec: *lhm, Reader: histlog.ReaderOptions{FioVersion: *fioVersion, Groups: *groups},
+				Workers: *workers, Progress: progress}
+			if *dir != "" && *dir != "each" {
+				d, err := histlog.ParseDirection(*dir)
+				if err != nil {
+					return fmt.Errorf("%w: --direction: %v", errUsage, err)
+				}
+				cfg.Directions = []histlog.Direction{d}
+			}
+			return histSummary(ctx, stdout, hosts, cfg, f, unit)
+		}
 		if *format == "fio" {
 			if *dir != "" && *dir != "all" {
 				return fmt.Errorf("%w: --format fio sums all directions, as the tool does: --direction must be all", errUsage)
