@@ -20,8 +20,8 @@ import (
 func init() {
 	diff := &command{
 		name:  "baseline diff",
-		usage: "[--format text|json|markdown] [--tolerance RULES] [--confidence C] [--run-spread S] [--strict] OLD NEW",
-		short: "compare baselines (two files, or two directories matched by relative path); exit 1 on a regression, 3 on an inconclusive comparison with --strict, 2 on an error",
+		usage: "[--format text|json|markdown] [--tolerance RULES] [--confidence C] [--run-spread S] [--strict] OLD NEW | --fleet DIR",
+		short: "compare baselines (two files, or two directories matched by relative path; --fleet: each host of DIR/<host>/ against the other hosts, with the fleet's merged percentiles); exit 1 on a regression, 3 on an inconclusive comparison with --strict, 2 on an error",
 	}
 	diff.run = func(args []string, stdout, stderr io.Writer) error { return baselineDiff(diff, args, stdout, stderr) }
 	register(diff)
@@ -64,11 +64,15 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 	spread := fs.String("run-spread", "", `run-to-run spread to assume of every metric before the old baselines' own runs measure it, e.g. "2%" for a quiet device; "0" assumes none; empty: the defaults per metric (10% for IOPS, up to 20% for p99.99)`)
 	strict := fs.Bool("strict", false, "exit 3 when a comparison is inconclusive (and none regressed): too few samples or too noisy to tell")
 	confidence := fs.Float64("confidence", regress.DefaultConfidence, "confidence level of the intervals")
+	fleet := fs.Bool("fleet", false, "DIR holds one directory per host: compare each host's baselines with the other hosts' (pooled as runs of one baseline), name the slow hosts, and print the fleet's figures (percentiles of the merged histograms)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 {
+	switch {
+	case *fleet && len(pos) != 1:
+		return fmt.Errorf("%w: --fleet: want one directory of host directories, got %d arguments", errUsage, len(pos))
+	case !*fleet && len(pos) != 2:
 		return fmt.Errorf("%w: want OLD and NEW, got %d arguments", errUsage, len(pos))
 	}
 	if *format != "text" && *format != "json" && *format != "markdown" {
@@ -84,6 +88,13 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 	flagRules, err := regress.ParseRules(*tolerance)
 	if err != nil {
 		return fmt.Errorf("%w: --tolerance: %v", errUsage, err)
+	}
+	if *fleet {
+		reports, err := baselineFleet(pos[0], regress.Config{Confidence: *confidence, RunSpread: runSpread}, flagRules, *format, stdout, stderr)
+		if err != nil {
+			return trouble(err)
+		}
+		return diffStatus(reports, *strict, stderr)
 	}
 	pairs, onlyOld, onlyNew, err := baselinePairs(pos[0], pos[1])
 	if err != nil {
@@ -143,6 +154,12 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 	if json := *format == "json"; !json && len(onlyOld)+len(onlyNew) > 0 {
 		fmt.Fprintf(stderr, "stortest baseline diff: %d baseline(s) without a counterpart\n", len(onlyOld)+len(onlyNew))
 	}
+	return diffStatus(reports, *strict, stderr)
+}
+
+// diffStatus is baseline diff's exit: 1 when a job regressed, 3 when one
+// is inconclusive under --strict (else said on stderr), 0 otherwise.
+func diffStatus(reports []regress.Report, strict bool, stderr io.Writer) error {
 	count := func(v regress.Verdict) int {
 		n := 0
 		for _, r := range reports {
@@ -160,7 +177,7 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 			msg += fmt.Sprintf(", %d inconclusive", inconclusive)
 		}
 		return &exitError{code: 1, msg: msg}
-	case inconclusive > 0 && *strict:
+	case inconclusive > 0 && strict:
 		return &exitError{code: exitInconclusive, msg: fmt.Sprintf("%d of %d job(s) inconclusive (--strict)", inconclusive, len(reports))}
 	case inconclusive > 0:
 		// Not a failure, but never silent: say so where a script's log
