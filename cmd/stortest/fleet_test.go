@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stortest.dev/internal/blkio"
+	"stortest.dev/latency/histlog"
+	"stortest.dev/workload"
+)
+
+// Acceptance: the fleet flow, locally. Four "hosts", four `stortest run`
+// processes at once on loop devices of their own (over /dev/shm, so the
+// only slow device is the one made slow), host-3's throttled with cgroup
+// v1 blkio to 400 read IOPS, each leaving its fio JSON and histogram log
+// in a directory of its own, as a CI matrix job or a Kubernetes pod
+// would. The merge step over those directories names host-3 as the slow
+// host, both from the histogram logs (hist merge --summary) and from the
+// results (baseline diff --fleet), and the fleet's p99 is the p99 of the
+// four hosts' histograms summed, computed here from the logs themselves.
+func TestFleetFlow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs four stortest processes")
+	}
+	if os.Geteuid() != 0 {
+		if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
+			t.Fatal("needs root for loop devices and cgroups (STORTEST_REQUIRE_DEVICE=1)")
+		}
+		t.Skip("needs root for loop devices and cgroups")
+	}
+	if err := blkio.Available(); err != nil {
+		if os.Getenv("STORTEST_REQUIRE_BLKIO") == "1" {
+			t.Fatalf("%v (STORTEST_REQUIRE_BLKIO=1)", err)
+		}
+		t.Skip(err)
+	}
+	bin := filepath.Join(t.TempDir(), "stortest")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	const hosts, slow = 4, 2 // host-3 is slow
+	var devs []string
+	for range hosts {
+		s, err := workload.NewScratch(workload.ScratchOptions{Dir: "/dev/shm", Size: 64 << 20, Loop: true, DirectIO: true})
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, s.Close()) })
+		devs = append(devs, s.Path)
+	}
+	g, err := blkio.New("stortest-fleet")
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
+	devNum, err := blkio.DevNumber(devs[slow])
+	require.NoError(t, err)
+	require.NoError(t, g.SetReadIOPS(devNum, 400))
+
+	fleet := t.TempDir()
+	type proc struct {
+		cmd *exec.Cmd
+		out bytes.Buffer
+	}
+	var procs []*proc
+	for i, dev := range devs {
+		dir := filepath.Join(fleet, fmt.Sprintf("host-%d", i+1))
+		require.NoError(t, os.Mkdir(dir, 0o755))
+		args := []string{"run", "--progress=off", "--output-format=json+", "--output=" + filepath.Join(dir, "fio.json"),
+			"--name=randread-4k", "--filename=" + dev, "--rw=randread", "--bs=4k", "--iodepth=8", "--ioengine=libaio",
+			"--direct=1", "--runtime=4s", "--time_based", "--write_hist_log=" + filepath.Join(dir, "randread"), "--log_hist_msec=1000"}
+		p := &proc{}
+		if i == slow {
+			// A shell moves itself into the throttled group, then becomes
+			// stortest: every thread it starts is throttled.
+			p.cmd = exec.Command("sh", append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, g.Dir, bin}, args...)...)
+		} else {
+			p.cmd = exec.Command(bin, args...)
+		}
+		p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
+		require.NoError(t, p.cmd.Start())
+		procs = append(procs, p)
+	}
+	errs := make([]error, len(procs))
+	for i, p := range procs {
+		errs[i] = p.cmd.Wait() // all of them, before a failure detaches the devices
+	}
+	for i, err := range errs {
+		require.NoError(t, err, "host-%d: %s", i+1, procs[i].out.String())
+	}
+	hostDirs := make([]string, hosts)
+	for i := range hostDirs {
+		hostDirs[i] = filepath.Join(fleet, fmt.Sprintf("host-%d", i+1))
+	}
+
+	// The merge step, part 1: the histogram logs of every host.
+	code, stdout, stderr := run(t, append([]string{"hist", "merge", "--summary", "--direction", "read", "--percentiles", "50,99", "--unit", "ns", "--format", "json"}, hostDirs...)...)
+	require.Equal(t, 0, code, stderr)
+	var sum struct {
+		Hosts []struct {
+			Host       string
+			Logs       int
+			Directions []struct {
+				Samples     float64
+				Percentiles map[string]float64
+			}
+		}
+		Fleet struct {
+			Directions []struct {
+				Samples     float64
+				Percentiles map[string]float64
+			}
+		}
+		Slowest []struct {
+			Host                 string
+			Value                float64
+			Ratio_to_median_host float64 `json:"ratio_to_median_host"`
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &sum), stdout)
+	require.Len(t, sum.Hosts, hosts)
+	require.Len(t, sum.Slowest, 1)
+	assert.Equal(t, "host-3", sum.Slowest[0].Host, "the slow host: %s", stdout)
+	for _, h := range sum.Hosts {
+		t.Logf("%s: %d logs, %.0f reads, p50 %.0f ns, p99 %.0f ns", h.Host, h.Logs, h.Directions[0].Samples,
+			h.Directions[0].Percentiles["50"], h.Directions[0].Percentiles["99"])
+	}
+	fleetP99 := sum.Fleet.Directions[0].Percentiles["99"]
+	want, n := mergedP99(t, hostDirs)
+	t.Logf("fleet: %.0f reads, p99 %.0f ns; the summed histograms' p99 %.0f ns of %d reads; slowest host %s at %.1fx the median host",
+		sum.Fleet.Directions[0].Samples, fleetP99, want, n, sum.Slowest[0].Host, sum.Slowest[0].Ratio_to_median_host)
+	assert.Equal(t, float64(n), sum.Fleet.Directions[0].Samples)
+	assert.InDelta(t, want, fleetP99, 1e-6*want, "fleet p99 is the p99 of the merged histograms")
+	var mean float64
+	for _, h := range sum.Hosts {
+		mean += h.Directions[0].Percentiles["99"] / hosts
+	}
+	assert.Greater(t, math.Abs(mean-fleetP99), 0.05*fleetP99, "the fleet p99 is not the hosts' average")
+
+	// Part 2: the results, as baselines, each host against the others.
+	bdir := filepath.Join(fleet, "baselines")
+	for i, d := range hostDirs {
+		code, _, stderr := run(t, "baseline", "import-fio", "--out", filepath.Join(bdir, fmt.Sprintf("host-%d", i+1)), filepath.Join(d, "fio.json"))
+		require.Equal(t, 0, code, stderr)
+	}
+	code, stdout, stderr = run(t, "baseline", "diff", "--fleet", bdir)
+	t.Logf("baseline diff --fleet:\n%s%s", stdout, stderr)
+	assert.Equal(t, 1, code, "a slow host is a regression")
+	assert.Regexp(t, `slow host\(s\), against the other hosts: host-3 \(read iops `, stdout)
+	assert.NotRegexp(t, `slow host\(s\).*host-[124]`, stdout)
+	m := strings.Index(stdout, "clat p50=")
+	require.Positive(t, m, stdout)
+}
+
+// mergedP99 reads every histogram log of the hosts' directories, sums
+// their read columns and returns the p99 of the sum as Merge defines a
+// percentile (the rank interpolated inside its bucket), and the count.
+func mergedP99(t *testing.T, dirs []string) (float64, uint64) {
+	t.Helper()
+	var sum []uint64
+	var format histlog.Format
+	for _, d := range dirs {
+		logs, err := filepath.Glob(filepath.Join(d, "*_clat_hist.*.log"))
+		require.NoError(t, err)
+		require.NotEmpty(t, logs, d)
+		for _, p := range logs {
+			f, err := os.Open(p)
+			require.NoError(t, err)
+			r := histlog.NewReader(f, p, histlog.ReaderOptions{})
+			for r.Scan() {
+				rec := r.Record()
+				if rec.Dir != histlog.Read {
+					continue
+				}
+				if sum == nil {
+					sum, format = make([]uint64, len(rec.Counts)), r.Format()
+				}
+				require.Len(t, rec.Counts, len(sum))
+				for i, c := range rec.Counts {
+					sum[i] += c
+				}
+			}
+			require.NoError(t, r.Err())
+			f.Close()
+		}
+	}
+	var total uint64
+	for _, c := range sum {
+		total += c
+	}
+	rank := 0.99 * float64(total)
+	var cum float64
+	for i, c := range sum {
+		if c == 0 {
+			continue
+		}
+		if cum+float64(c) >= rank {
+			lo, hi := format.Bounds(i)
+			return float64(lo) + (rank-cum)/float64(c)*float64(hi-lo), total
+		}
+		cum += float64(c)
+	}
+	t.Fatal("no reads in the logs")
+	return 0, 0
+}
