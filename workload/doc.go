@@ -72,7 +72,6 @@
 //	sqthread_poll                                SQThreadPoll (io_uring)
 //	nowait                                       NoWait (pvsync2, libaio, io_uring)
 //	percentile_list                              PercentileList: p:p:...; sorted, cut at the first 0
-//	clat_percentiles                             Always on; 0 is not supported
 //	lat_percentiles                              LatPercentiles
 //	slat_percentiles                             SlatPercentiles
 //	write_hist_log                               WriteHistLog (file name prefix)
@@ -81,6 +80,15 @@
 //	ss_dur                steadystate_duration   SSDur (default unit s)
 //	ss_ramp               steadystate_ramp_time  SSRamp (default unit s)
 //	kb_base                                      1024 only (the default)
+//	clat_percentiles                             NoClatPercentiles = !value
+//	unified_rw_reporting                         UnifiedRW: none, mixed, both (0, 1, 2)
+//	group_reporting                              GroupReporting: the job's clones report as one
+//	write_lat_log                                Logs.Lat (file name prefix)
+//	write_bw_log                                 Logs.BW (file name prefix)
+//	write_iops_log                               Logs.IOPS (file name prefix)
+//	log_avg_msec                                 Logs.AvgMsec; 0 logs every I/O
+//	log_offset                                   Logs.Offset
+//	per_job_logs                                 Logs.Shared = !value
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank

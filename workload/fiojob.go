@@ -664,14 +664,6 @@ var fioOptions = []fioOption{
 			}
 			return nil
 		}},
-	{name: "clat_percentiles", field: "clat_percentiles", isBool: true, doc: "Always on; 0 is not supported",
-		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
-			if err == nil && !b {
-				return unsupported("clat_percentiles=0")
-			}
-			return err
-		}},
 	{name: "lat_percentiles", field: "lat_percentiles", isBool: true, doc: "LatPercentiles",
 		set: setBool(func(j *Job) *bool { return &j.LatPercentiles })},
 	{name: "slat_percentiles", field: "slat_percentiles", isBool: true, doc: "SlatPercentiles",
@@ -755,11 +747,13 @@ func parseBlockSize(v string) (int64, error) {
 
 var optionIndex = func() map[string]*fioOption {
 	m := map[string]*fioOption{}
-	for i := range fioOptions {
-		o := &fioOptions[i]
-		m[o.name] = o
-		for _, a := range o.aliases {
-			m[a] = o
+	for _, table := range [][]fioOption{fioOptions, reportOptions} {
+		for i := range table {
+			o := &table[i]
+			m[o.name] = o
+			for _, a := range o.aliases {
+				m[a] = o
+			}
 		}
 	}
 	return m
@@ -791,26 +785,26 @@ disable_bw disable_bw_measurement disable_clat disable_lat disable_slat disk_uti
 end_fsync error_dump exec_postrun exec_prerun exit_what exitall exitall_on_error
 experimental_verify fadvise_hint fallocate fdatasync file_append file_service_type
 filename_format filesize fill_device fill_fs flow flow_id flow_sleep force_async
-fsync_on_close gid group_reporting gtod_cpu gtod_reduce hipri_percentage hugepage-size
+fsync_on_close gid gtod_cpu gtod_reduce hipri_percentage hugepage-size
 ignore_error ignore_zone_limits invalidate io_limit io_size io_submit_mode
 iomem iopsavgtime ioscheduler job_max_open_zones latency_percentile latency_run
 latency_target latency_window lockfile lockmem log_alternate_epoch
-log_alternate_epoch_clock_id log_avg_msec log_compression log_compression_cpus log_entries
-log_hist_coarseness log_max_value log_offset log_prio log_store_compressed log_unix_epoch
+log_alternate_epoch_clock_id log_compression log_compression_cpus log_entries
+log_hist_coarseness log_max_value log_prio log_store_compressed log_unix_epoch
 max_latency max_open_zones mem merge_blktrace_file merge_blktrace_iters
 merge_blktrace_scalars new_group nice nonvectored nr_files nrfiles numa_cpu_nodes
 numa_mem_policy number_ios offset_align offset_increment opendir openfiles overwrite
-per_job_logs percentage_random pre_read prio prioclass profile random_generator rate_cycle
+percentage_random pre_read prio prioclass profile random_generator rate_cycle
 rate_ignore_thinktime rate_iops_min rate_min rate_process ratecycle ratemin read_beyond_wp
 read_iolog read_iolog_chunked refill_buffers replay_align replay_no_stall replay_redirect
 replay_scale replay_skip replay_time_scale rw_sequencer scramble_buffers serialize_overlap
 significant_figures sqthread_poll_cpu startdelay stats stonewall sync sync_file_range
 thinktime thinktime_blocks thinktime_blocks_type thinktime_iotime thinktime_spin thp thread
 trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid uncached
-unified_rw_reporting unique_filename unit_base unlink unlink_each_loop userspace_reap
+unique_filename unit_base unlink unlink_each_loop userspace_reap
 verify_async verify_backlog verify_backlog_batch verify_dump verify_fatal verify_interval
 verify_offset verify_only verify_state_load verify_state_save wait_for wait_for_previous
-write_barrier write_bw_log write_hint write_iolog write_iops_log write_lat_log
+write_barrier write_hint write_iolog 
 zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity zonemode zonerange
 zonesize zoneskip`)
 

@@ -161,7 +161,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"several files", "[a]\nfilename=/a:/b\n", ErrUnsupported, "several files"},
 		{"percent size", "[a]\nsize=20%\n", ErrInvalid, "percentages"},
 		{"kb_base 1000", "[a]\nkb_base=1000\n", ErrUnsupported, "kb_base=1000"},
-		{"clat off", "[a]\nclat_percentiles=0\n", ErrUnsupported, "clat_percentiles=0"},
+		{"thinktime", "[a]\nthinktime=5\n", ErrUnsupported, "fio option thinktime is not supported by stortest"},
 		{"name in global", "[global]\nname=x\n[a]\n", ErrSyntax, "name in the global section"},
 		{"zoned", "[a]\nrandom_distribution=zoned:50/50:50/50\n", ErrUnsupported, "zoned"},
 		{"validate at its line", "[a]\nrw=randread\niodepth=4\niodepth_batch=8\n", ErrInvalid,
@@ -242,7 +242,7 @@ func TestParseFioArgsErrors(t *testing.T) {
 	}{
 		{"job file", []string{"job.fio"}, ErrSyntax, `args[0]: "job.fio" is not an option`},
 		{"unknown", []string{"--name=a", "--iodeth=4"}, ErrUnknownOption, `args[1]: job "a": unknown option "iodeth" (did you mean iodepth?)`},
-		{"unsupported", []string{"--name=a", "--bs=4k", "--group_reporting"}, ErrUnsupported, "args[2]: job \"a\": fio option group_reporting is not supported by stortest"},
+		{"unsupported", []string{"--name=a", "--bs=4k", "--thinktime=5"}, ErrUnsupported, "args[2]: job \"a\": fio option thinktime is not supported by stortest"},
 		{"cli only", []string{"--output-format=json", "--name=a"}, ErrUnsupported, "args[0]: fio command-line option --output-format is not a job option"},
 		{"bad value", []string{"--name=a", "--size=1x"}, ErrInvalid, `args[1]: job "a": size: invalid size "1x"`},
 		{"name without value", []string{"--name"}, ErrInvalid, "args[0]: name: needs a value"},
@@ -323,7 +323,7 @@ func TestDocTable(t *testing.T) {
 		}
 		documented[m[1]] = strings.TrimSpace(m[2])
 	}
-	for _, o := range fioOptions {
+	for _, o := range slices.Concat(fioOptions, reportOptions) {
 		got, ok := documented[o.name]
 		if !ok {
 			t.Errorf("doc.go does not list option %s", o.name)

@@ -31,6 +31,7 @@ const Version = "0.1.0"
 // details, verify counts, clipped latencies) sit under a "stortest" key
 // per job so fio's keys stay intact.
 func WriteFioJSON(w io.Writer, r *Result, format OutputFormat, now time.Time) error {
+	r = groupReport(r)
 	jobs := make([]any, 0, len(r.Jobs))
 	for _, j := range r.Jobs {
 		jobs = append(jobs, fioJob(j, format))
@@ -73,14 +74,13 @@ func fioJob(j *JobResult, format OutputFormat) ordered {
 		{"elapsed", int64(math.Ceil(j.Runtime.Seconds()))},
 		{"job options", fioSteadyOptions(j.Job.fioOptions(), &j.Job)},
 	}
-	for d := range NumDirs {
-		o = append(o, field{d.String(), fioDir(j, d, format)})
-	}
+	o = append(o, fioDirs(j, format)...)
 	// fio prints the sync latency percentiles when clat or lat
-	// percentiles are on, and clat_percentiles always is.
+	// percentiles are on.
 	sync := ordered{{"total_ios", j.Sync.IOs}}
 	if j.Sync.Lat != nil {
-		sync = append(sync, field{"lat_ns", fioStat(j.Sync.Lat, true, j.Job.percentileList(), format)})
+		on := !j.Job.NoClatPercentiles || j.Job.LatPercentiles
+		sync = append(sync, field{"lat_ns", fioStat(j.Sync.Lat, on, j.Job.percentileList(), format)})
 	}
 	o = append(o,
 		field{"sync", sync},
@@ -166,7 +166,7 @@ func fioDir(j *JobResult, d Dir, format OutputFormat) ordered {
 		{"short_ios", s.ShortIOs},
 		{"drop_ios", 0},
 		{"slat_ns", fioStat(s.Slat, j.Job.SlatPercentiles, pcts, format)},
-		{"clat_ns", fioStat(s.Clat, true /* fio's clat_percentiles=1 */, pcts, format)},
+		{"clat_ns", fioStat(s.Clat, !j.Job.NoClatPercentiles, pcts, format)},
 		{"lat_ns", fioStat(s.Lat, j.Job.LatPercentiles, pcts, format)},
 		{"bw_min", int64(bw.min)},
 		{"bw_max", int64(bw.max)},

@@ -262,6 +262,15 @@ type Job struct {
 	// (<prefix>_clat_hist.<job>.log), written every LogHistMsec ms.
 	WriteHistLog string `json:"write_hist_log,omitempty"`
 	LogHistMsec  int    `json:"log_hist_msec,omitempty"`
+	// Logs are fio's latency, bandwidth and IOPS logs (see LogOptions).
+	Logs LogOptions `json:"logs,omitzero"`
+	// NoClatPercentiles is fio's clat_percentiles=0: no clat percentiles
+	// (nor json+ bins) in the outputs. UnifiedRW is unified_rw_reporting;
+	// GroupReporting (group_reporting) reports the job's clones as one
+	// job, summed.
+	NoClatPercentiles bool      `json:"clat_percentiles_off,omitempty"`
+	UnifiedRW         UnifiedRW `json:"unified_rw_reporting,omitempty"`
+	GroupReporting    bool      `json:"group_reporting,omitempty"`
 
 	// SS is the steady-state criterion in fio's syntax (steadystate=,
 	// e.g. "iops_slope:0.1%"); the steady package parses it. SSDur is the
@@ -582,6 +591,9 @@ func (j *Job) Validate() error {
 			return bad("percentile_list", "not strictly ascending at %v", p)
 		}
 	}
+	if opt, reason := n.validateReporting(); opt != "" {
+		return bad(opt, "%s", reason)
+	}
 	if n.SS != "" {
 		crit, limit, ok := strings.Cut(n.SS, ":")
 		if !ok || crit == "" || limit == "" || strings.ContainsFunc(n.SS, unicode.IsSpace) {
@@ -789,6 +801,7 @@ func (j Job) String() string {
 	}
 	dur("ss_dur", n.SSDur)
 	dur("ss_ramp", n.SSRamp)
+	b.WriteString(n.reportingString())
 	return b.String()
 }
 

@@ -65,3 +65,14 @@ func (j *Job) fioOptions() ordered {
 	}
 	return o
 }
+
+// withDefaultFile returns the job for clone with fio's default file
+// name when the job names none and its engine needs a file:
+// jobname.clone.0 in the working directory (fio's
+// $jobname.$jobnum.$filenum), laid out to the job's size as fio does.
+func (j Job) withDefaultFile(clone int) Job {
+	if j.Filename == "" && j.Engine != "null" {
+		j.Filename = j.Name + "." + strconv.Itoa(clone) + ".0"
+	}
+	return j
+}

@@ -135,12 +135,13 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	}
 	var longest time.Duration
 	for _, job := range jobs {
-		if err := prepareTarget(job); err != nil {
-			closeAll()
-			return nil, err
-		}
 		longest = max(longest, job.RampTime+job.Runtime)
 		for i := range job.NumJobs {
+			job := job.withDefaultFile(i)
+			if err := prepareTarget(job); err != nil {
+				closeAll()
+				return nil, err
+			}
 			w, err := newWorker(job, i, len(workers)+1, layout, opts)
 			if err != nil {
 				closeAll()
@@ -231,6 +232,7 @@ type worker struct {
 	clatArena []byte // backs the per-second clat samples (secondClat)
 
 	hist            *histLog     // write_hist_log, nil when off
+	logs            *ioLogs      // write_lat_log, write_bw_log, write_iops_log; nil when off
 	syncUnit        engines.Unit // fsync's own unit
 	held            bool         // reap before issuing more (rate limit, drain)
 	writesSinceSync int          // writes issued since the last fsync
@@ -310,6 +312,10 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 			return nil, err
 		}
 	}
+	if w.logs, err = newIOLogs(&job, jobNum); err != nil {
+		w.close()
+		return nil, err
+	}
 	if opts.Faults != nil {
 		f := *opts.Faults
 		f.Seed += uint64(clone)
@@ -342,6 +348,12 @@ func (w *worker) close() {
 			w.res.Err = err
 		}
 		w.hist = nil
+	}
+	if w.logs != nil {
+		if err := w.logs.close(max(w.lastDone-w.measureStart, 0)); err != nil && w.res.Err == nil {
+			w.res.Err = err
+		}
+		w.logs = nil
 	}
 	if w.eng != nil {
 		w.eng.Close()
@@ -564,6 +576,9 @@ func (w *worker) commit() int64 {
 		u.Issue = t
 		if measuring {
 			w.res.Dirs[dirOf(u.Op)].Slat.Add(uint64(t - u.Start))
+			if w.logs != nil {
+				w.logs.slat(t-w.measureStart, dirOf(u.Op), uint64(t-u.Start), uint64(len(u.Buf)), u.Offset)
+			}
 		}
 	}
 	w.infl += len(w.staged)
@@ -597,6 +612,9 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 	}
 	s.Clat.Add(uint64(t - u.Issue))
 	s.Lat.Add(uint64(t - u.Start))
+	if w.logs != nil {
+		w.logs.done(t-w.measureStart, d, uint64(t-u.Issue), uint64(t-u.Start), uint64(max(u.Res, 0)), uint64(len(u.Buf)), u.Offset)
+	}
 	w.pub.ios[d].Store(s.IOs)
 	w.pub.bytes[d].Store(s.Bytes)
 }

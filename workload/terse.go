@@ -1,0 +1,177 @@
+package workload
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"stortest.dev/latency"
+)
+
+// TerseVersion is the version of fio's terse format WriteTerse writes.
+const TerseVersion = 3
+
+// terseMaxPercentiles is the number of percentile fields per direction:
+// fio writes 20, padding with "0%=0".
+const terseMaxPercentiles = 20
+
+// WriteTerse writes r in fio's terse (--minimal) format, version 3: one
+// line of ';'-separated fields per job (after group_reporting), as fio
+// 3.33 writes them, without the disk-utilization fields (stortest has no
+// per-disk figures in a Result). Per direction (read, then write; version
+// 3 has no trim): KiB, KiB/s, IOPS, runtime ms; slat, clat and lat min,
+// max (µs, whole), mean and stddev (µs); 20 percentiles "p%=µs" of lat
+// when lat_percentiles is on, else of clat (fio's choice), zeros when
+// neither; bandwidth min, max, aggregate %, mean and stddev (KiB/s). Then
+// CPU (user %, system %, context switches, major and minor faults), the
+// iodepth distribution and the share of I/Os per latency range (µs, then
+// ms).
+func WriteTerse(w io.Writer, r *Result) error {
+	bw := bufio.NewWriter(w)
+	for _, j := range groupReport(r).Jobs {
+		writeTerseJob(bw, j)
+	}
+	return bw.Flush()
+}
+
+func writeTerseJob(w *bufio.Writer, j *JobResult) {
+	errno := 0
+	for e := range j.ErrnoCounts {
+		if errno == 0 || e < errno {
+			errno = e
+		}
+	}
+	f := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	f("%d;stortest-%s;%s;0;%d", TerseVersion, Version, j.Name, errno)
+	for _, d := range []Dir{DirRead, DirWrite} {
+		writeTerseDir(w, j, d)
+	}
+	f(";%f%%;%f%%;%d;0;0", cpuPercent(j.UsrCPU, j.Runtime), cpuPercent(j.SysCPU, j.Runtime), j.Ctx)
+	for _, kv := range depthDist(&j.Depths.Level, levelKeys) {
+		f(";%3.1f%%", float64(kv.V.(fixed6)))
+	}
+	us, ms := latencyRanges(j)
+	for _, p := range us {
+		f(";%3.2f%%", p)
+	}
+	for _, p := range ms {
+		f(";%3.2f%%", p)
+	}
+	if j.Job.Description != "" {
+		f(";%s", j.Job.Description)
+	}
+	w.WriteByte('\n')
+}
+
+func writeTerseDir(w *bufio.Writer, j *JobResult, d Dir) {
+	s := j.Dirs[d]
+	var ms, bwBytes uint64
+	var iops float64
+	if s.IOs > 0 {
+		ms = fioDirRuntime(j.Runtime)
+	}
+	if ms > 0 {
+		bwBytes = 1000 * s.Bytes / ms
+		iops = 1000 * float64(s.IOs) / float64(ms)
+	}
+	fmt.Fprintf(w, ";%d;%d;%d;%d", s.Bytes/1024, bwBytes/1024, uint64(iops), ms)
+	terseStat(w, s.Slat)
+	terseStat(w, s.Clat)
+	var pct *latency.Histogram
+	switch {
+	case j.Job.LatPercentiles:
+		pct = s.Lat
+	case !j.Job.NoClatPercentiles:
+		pct = s.Clat
+	}
+	list := j.Job.percentileList()
+	n := 0
+	if pct != nil && pct.Count() > 0 {
+		for i, v := range pct.Percentiles(list) {
+			fmt.Fprintf(w, ";%f%%=%d", list[i], v/1000)
+			n++
+		}
+	}
+	for ; n < terseMaxPercentiles; n++ {
+		w.WriteString(";0%=0")
+	}
+	terseStat(w, s.Lat)
+	b := perSecond(j.Seconds, func(sec *Second) float64 { return sec.BW(d) / 1024 })
+	fmt.Fprintf(w, ";%d;%d;%f%%;%f;%f", int64(b.min), int64(b.max), boolf(b.n > 0)*100, b.mean, b.stddev)
+}
+
+// terseStat writes min;max;mean;stddev of h in µs, as fio's terse.
+func terseStat(w *bufio.Writer, h *latency.Histogram) {
+	if h == nil || h.Count() == 0 {
+		w.WriteString(";0;0;0.000000;0.000000")
+		return
+	}
+	fmt.Fprintf(w, ";%d;%d;%f;%f", h.Min()/1000, h.Max()/1000, h.Mean()/1000, h.Stddev()/1000)
+}
+
+// Upper bounds of fio's latency ranges (latency_us, latency_ms): an I/O
+// counts in the first range whose bound is at least its latency; the
+// last ms range takes everything above 1000 ms.
+var (
+	latRangesUs = [10]uint64{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000}
+	latRangesMs = [12]uint64{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000, 1<<63 - 1}
+)
+
+// latencyRanges are the shares (percent) of the job's I/Os, all
+// directions, by total latency in fio's µs and ms ranges, from the lat
+// histograms' bucket values. A range that counted anything shows at least
+// 0.01, as fio's do.
+func latencyRanges(j *JobResult) (us [10]float64, ms [12]float64) {
+	var total uint64
+	var cus [10]uint64
+	var cms [12]uint64
+	for d := range NumDirs {
+		h := j.Dirs[d].Lat
+		if h == nil || h.Count() == 0 {
+			continue
+		}
+		l := h.Layout()
+		for i, c := range h.Counts() {
+			if c == 0 {
+				continue
+			}
+			total += c
+			v := l.Value(i)
+			if v < 1000 {
+				continue // latency_ns
+			}
+			if u := (v + 999) / 1000; u <= 1000 {
+				for k, b := range latRangesUs {
+					if u <= b {
+						cus[k] += c
+						break
+					}
+				}
+				continue
+			}
+			m := (v + 999_999) / 1_000_000
+			for k, b := range latRangesMs {
+				if m <= b {
+					cms[k] += c
+					break
+				}
+			}
+		}
+	}
+	if total == 0 {
+		return us, ms
+	}
+	share := func(c uint64) float64 {
+		if c == 0 {
+			return 0
+		}
+		return max(100*float64(c)/float64(total), 0.01)
+	}
+	for k := range us {
+		us[k] = share(cus[k])
+	}
+	for k := range ms {
+		ms[k] = share(cms[k])
+	}
+	return us, ms
+}
