@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"stortest.dev/regress"
 )
 
 // The pages opened in headless Chromium (Debian's chromium package): a
@@ -212,4 +214,12 @@ func TestRunPageInChromium(t *testing.T) {
 	if l := luma(dark.img); l > 60 {
 		t.Errorf("dark-mode page background luma %d, want dark", l)
 	}
+}
+
+func TestDiffPageInChromium(t *testing.T) {
+	bin := chromiumPath(t)
+	base := loadBaseline(t, "randread-30s-a.json.gz")
+	slow := loadBaseline(t, "randread-30s-shared.json.gz")
+	page := RenderDiff("baseline diff", &Diff{Base: base, Current: slow, Report: regress.Compare(base, slow, regress.Config{})})
+	checkShot(t, screenshot(t, bin, shotDir(t), "diff", page, 2400, false), 0x0072B2)
 }

@@ -81,7 +81,7 @@ svg text{fill:var(--fg);font-size:12px}svg .axis-title{font-size:13px}
 .span.loss{fill:var(--loss);opacity:.2}.span.latwin{fill:var(--c3);opacity:.14}.span.tol{fill:var(--tol);opacity:.14}
 .mark{stroke:var(--fg);stroke-dasharray:3 3}.hline{stroke:var(--muted);stroke-dasharray:2 4}.mark-label{font-size:11px}
 .bar{stroke:none}.bar.c0{fill:var(--c0)}.bar.c1{fill:var(--c1)}.bar.c2{fill:var(--c2)}
-.pt{stroke:none}.pt.pass{fill:var(--pass)}.pt.fail{fill:var(--fail)}.pt.inconclusive{fill:var(--warn)}.pt.improvement{fill:var(--c0)}
+.pt{stroke:none}.pt.pass{fill:var(--pass)}.pt.fail{fill:var(--fail)}.pt.inconclusive{fill:var(--warn)}.pt.improvement{fill:var(--c0)}.pt.regression{fill:var(--fail)}
 .whisker{stroke:var(--fg);stroke-width:1.4}
 ul.legend{list-style:none;padding:0;margin:.2em 0;display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:.9em}
 svg.sw{width:24px;height:10px;vertical-align:middle;margin-right:.3em}

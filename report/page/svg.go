@@ -11,13 +11,12 @@ import (
 
 // Chart geometry in SVG user units; the SVG scales to the page's width.
 const (
-	chartW      = 960
+	chartW      = 960 // default width; chart.w overrides it
 	chartH      = 280
 	marginLeft  = 78
 	marginRight = 30
 	marginTop   = 14
 	marginBot   = 44
-	plotW       = chartW - marginLeft - marginRight
 	plotH       = chartH - marginTop - marginBot
 )
 
@@ -85,7 +84,18 @@ type chart struct {
 	// plot's percentiles), labelled.
 	hlines []mark
 	note   string // a caption under the chart
+	w      int    // width in SVG units; 0 is chartW
 }
+
+// width is the chart's width, plotW its plot area's.
+func (c *chart) width() int {
+	if c.w > 0 {
+		return c.w
+	}
+	return chartW
+}
+
+func (c *chart) plotW() float64 { return float64(c.width() - marginLeft - marginRight) }
 
 // nice rounds a step up to 1, 2 or 5 times a power of ten.
 func nice(step float64) float64 {
@@ -250,6 +260,9 @@ func (a *axis) tickLabel(v float64) string {
 	case kindRatio:
 		return fmtChange(v - 1)
 	}
+	if a.log {
+		return strconv.FormatFloat(v/a.scaleDiv(), 'g', 3, 64)
+	}
 	return trimNum(v / a.scaleDiv())
 }
 
@@ -272,12 +285,13 @@ func (a *axis) pos(v, length float64) (float64, bool) {
 // xy maps a data point to SVG coordinates, clamped to the plot area so
 // that an outlier cannot push a path off the page.
 func (c *chart) xy(x, y float64) (float64, float64, bool) {
-	px, ok1 := c.x.pos(x, plotW)
+	pw := c.plotW()
+	px, ok1 := c.x.pos(x, pw)
 	py, ok2 := c.y.pos(y, plotH)
 	if !ok1 || !ok2 {
 		return 0, 0, false
 	}
-	px = math.Max(-2, math.Min(plotW+2, px))
+	px = math.Max(-2, math.Min(pw+2, px))
 	py = math.Max(-2, math.Min(plotH+2, py))
 	return marginLeft + px, marginTop + plotH - py, true
 }
@@ -371,20 +385,21 @@ func decimate(xs, ys []float64, x0, x1 float64, cols int) ([]float64, []float64)
 // svg writes the chart as an <svg> inside a <figure> with an HTML legend.
 func (c *chart) svg(b *strings.Builder) {
 	c.fit()
+	pw := c.plotW()
 	xt := c.x.ticks()
 	yt := c.y.ticks()
 	b.WriteString(`<figure class="chart" id="` + esc(c.id) + `">`)
 	b.WriteString(`<figcaption>` + esc(c.title) + `</figcaption>`)
-	b.WriteString(`<svg viewBox="0 0 ` + itoa(chartW) + ` ` + itoa(chartH) + `" role="img" aria-label="` + esc(c.title) + `">`)
+	b.WriteString(`<svg viewBox="0 0 ` + itoa(c.width()) + ` ` + itoa(chartH) + `" role="img" aria-label="` + esc(c.title) + `">`)
 	b.WriteString(`<title>` + esc(c.title) + `</title>`)
 	// Shaded spans first, under everything.
 	for _, s := range c.spans {
-		x0, ok0 := c.x.pos(s.from, plotW)
-		x1, ok1 := c.x.pos(s.to, plotW)
+		x0, ok0 := c.x.pos(s.from, pw)
+		x1, ok1 := c.x.pos(s.to, pw)
 		if !ok0 || !ok1 {
 			continue
 		}
-		x0, x1 = math.Max(0, x0), math.Min(plotW, x1)
+		x0, x1 = math.Max(0, x0), math.Min(pw, x1)
 		if x1 <= x0 {
 			continue
 		}
@@ -399,10 +414,10 @@ func (c *chart) svg(b *strings.Builder) {
 			continue
 		}
 		y := f1(marginTop + plotH - p)
-		b.WriteString(`<line x1="` + itoa(marginLeft) + `" x2="` + itoa(marginLeft+plotW) + `" y1="` + y + `" y2="` + y + `"/>`)
+		b.WriteString(`<line x1="` + itoa(marginLeft) + `" x2="` + f1(marginLeft+pw) + `" y1="` + y + `" y2="` + y + `"/>`)
 	}
 	for _, v := range xt {
-		p, ok := c.x.pos(v, plotW)
+		p, ok := c.x.pos(v, pw)
 		if !ok {
 			continue
 		}
@@ -418,24 +433,24 @@ func (c *chart) svg(b *strings.Builder) {
 		b.WriteString(`<text x="` + itoa(marginLeft-6) + `" y="` + f1(marginTop+plotH-p+4) + `" text-anchor="end">` + esc(c.y.tickLabel(v)) + `</text>`)
 	}
 	for _, v := range xt {
-		p, ok := c.x.pos(v, plotW)
+		p, ok := c.x.pos(v, pw)
 		if !ok {
 			continue
 		}
 		b.WriteString(`<text x="` + f1(marginLeft+p) + `" y="` + itoa(marginTop+plotH+16) + `" text-anchor="middle">` + esc(c.x.tickLabel(v)) + `</text>`)
 	}
 	b.WriteString(`</g>`)
-	b.WriteString(`<text class="axis-title" x="` + itoa(marginLeft+plotW/2) + `" y="` + itoa(chartH-6) + `" text-anchor="middle">` + esc(c.x.title()) + `</text>`)
+	b.WriteString(`<text class="axis-title" x="` + f1(marginLeft+pw/2) + `" y="` + itoa(chartH-6) + `" text-anchor="middle">` + esc(c.x.title()) + `</text>`)
 	b.WriteString(`<text class="axis-title" transform="translate(14 ` + itoa(marginTop+plotH/2) + `) rotate(-90)" text-anchor="middle">` + esc(c.y.title()) + `</text>`)
-	b.WriteString(`<rect class="frame" x="` + itoa(marginLeft) + `" y="` + itoa(marginTop) + `" width="` + itoa(plotW) + `" height="` + itoa(plotH) + `"/>`)
+	b.WriteString(`<rect class="frame" x="` + itoa(marginLeft) + `" y="` + itoa(marginTop) + `" width="` + f1(pw) + `" height="` + itoa(plotH) + `"/>`)
 	for _, h := range c.hlines {
 		p, ok := c.y.pos(h.x, plotH)
 		if !ok || p < 0 || p > plotH {
 			continue
 		}
 		y := f1(marginTop + plotH - p)
-		b.WriteString(`<line class="hline ` + h.class + `" x1="` + itoa(marginLeft) + `" x2="` + itoa(marginLeft+plotW) + `" y1="` + y + `" y2="` + y + `"/>`)
-		b.WriteString(`<text class="mark-label" x="` + itoa(marginLeft+plotW-4) + `" y="` + f1(marginTop+plotH-p-3) + `" text-anchor="end">` + esc(h.label) + `</text>`)
+		b.WriteString(`<line class="hline ` + h.class + `" x1="` + itoa(marginLeft) + `" x2="` + f1(marginLeft+pw) + `" y1="` + y + `" y2="` + y + `"/>`)
+		b.WriteString(`<text class="mark-label" x="` + f1(marginLeft+pw-4) + `" y="` + f1(marginTop+plotH-p-3) + `" text-anchor="end">` + esc(h.label) + `</text>`)
 	}
 	// Lines: faint ones first so the bold ones sit on top.
 	for pass := 0; pass < 2; pass++ {
@@ -447,13 +462,13 @@ func (c *chart) svg(b *strings.Builder) {
 		}
 	}
 	for _, m := range c.marks {
-		p, ok := c.x.pos(m.x, plotW)
-		if !ok || p < 0 || p > plotW {
+		p, ok := c.x.pos(m.x, pw)
+		if !ok || p < 0 || p > pw {
 			continue
 		}
 		x := f1(marginLeft + p)
 		b.WriteString(`<line class="mark ` + m.class + `" x1="` + x + `" x2="` + x + `" y1="` + itoa(marginTop) + `" y2="` + itoa(marginTop+plotH) + `"/>`)
-		if p > plotW-90 { // near the right edge: the label goes left of the line
+		if p > pw-90 { // near the right edge: the label goes left of the line
 			b.WriteString(`<text class="mark-label" x="` + f1(marginLeft+p-4) + `" y="` + itoa(marginTop+12) + `" text-anchor="end">` + esc(m.label) + `</text>`)
 		} else {
 			b.WriteString(`<text class="mark-label" x="` + f1(marginLeft+p+4) + `" y="` + itoa(marginTop+12) + `">` + esc(m.label) + `</text>`)
@@ -470,7 +485,7 @@ func (c *chart) svg(b *strings.Builder) {
 // path writes one series as a <path>, broken where a value cannot be
 // drawn, so that no NaN ever reaches the SVG.
 func (c *chart) path(b *strings.Builder, s series) {
-	xs, ys := decimate(s.xs, s.ys, c.x.min, c.x.max, plotW)
+	xs, ys := decimate(s.xs, s.ys, c.x.min, c.x.max, int(c.plotW()))
 	buf := make([]byte, 0, 16*len(xs)+64)
 	buf = append(buf, `<path class="line `...)
 	buf = append(buf, s.class...)
