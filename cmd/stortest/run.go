@@ -16,7 +16,7 @@ import (
 	"stortest.dev/workload"
 )
 
-const runUsage = "[--output-format normal|json|json+] [--output FILE] [--report FILE.html] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [--faults SPEC] [JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
+const runUsage = "[--output-format normal|json|json+|terse[,...]] [--output FILE] [--max-jobs N] [--parse-only] [--debug=parse] [--report FILE.html] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [--faults SPEC] [JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
 
 func init() {
 	c := &command{
@@ -40,6 +40,7 @@ type runFlags struct {
 	// faults injects errors, latency and short transfers into every job's
 	// engine (engines.ParseFaults syntax), for rehearsing a failing device.
 	faults *engines.Faults
+	fio    fioCLI // fio's own command-line options
 	report string // --report: the run's HTML page
 }
 
@@ -91,6 +92,12 @@ func splitRunArgs(args []string) (runFlags, []string, error) {
 				}
 				f.faults = &fl
 			}
+		case "max-jobs", "parse-only", "debug", "minimal", "terse-version", "warnings-fatal":
+			var v string
+			if hasVal {
+				v = val
+			}
+			err = f.fio.set(name, v, hasVal)
 		case "h", "help":
 			return f, nil, fmt.Errorf("%w: help", errUsage)
 		default:
@@ -100,10 +107,11 @@ func splitRunArgs(args []string) (runFlags, []string, error) {
 			return f, nil, err
 		}
 	}
-	switch f.format {
-	case "normal", "json", "json+":
-	default:
-		return f, nil, fmt.Errorf("%w: --output-format %q: want normal, json or json+", errUsage, f.format)
+	if f.fio.minimal {
+		f.format = "terse"
+	}
+	if _, err := parseOutputFormats(f.format); err != nil {
+		return f, nil, err
 	}
 	switch f.progress {
 	case "auto", "on", "off":
@@ -156,6 +164,9 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("%w: give either one job file or --option=value job options, not %q among options", errUsage, a)
 			}
 		}
+		if flags.fio.parseOnly {
+			rest = parseOnlyArgs(rest)
+		}
 		if jobs, err = workload.ParseFioArgs(rest); err != nil {
 			return err
 		}
@@ -167,6 +178,14 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		return &exitError{code: 130, msg: "interrupted before the run started"}
 	}
 
+	if f := flags.fio; f.debugParse || f.parseOnly {
+		if f.debugParse {
+			printParseDebug(stdout, jobs)
+		}
+		if f.parseOnly {
+			return nil
+		}
+	}
 	for i := range jobs {
 		for _, w := range jobs[i].Warnings() {
 			fmt.Fprintf(stderr, "stortest run: job %s: %s\n", jobs[i].Name, w)
@@ -196,15 +215,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		defer f.Close()
 		out = f
 	}
-	switch flags.format {
-	case "json":
-		err = workload.WriteFioJSON(out, res, workload.FormatJSON, time.Now())
-	case "json+":
-		err = workload.WriteFioJSON(out, res, workload.FormatJSONPlus, time.Now())
-	default:
-		err = workload.WriteSummary(out, res)
-	}
-	if err != nil {
+	if err := writeOutputs(out, res, flags.format, time.Now()); err != nil {
 		return err
 	}
 	if err := res.Err(); err != nil {
