@@ -15,12 +15,13 @@ import (
 
 	"stortest.dev/baselines"
 	"stortest.dev/regress"
+	"stortest.dev/report/page"
 )
 
 func init() {
 	diff := &command{
 		name:  "baseline diff",
-		usage: "[--format text|json|markdown] [--tolerance RULES] [--confidence C] [--run-spread S] [--strict] OLD NEW | --fleet DIR",
+		usage: "[--format text|json|markdown|html] [--tolerance RULES] [--confidence C] [--run-spread S] [--strict] OLD NEW | --fleet DIR",
 		short: "compare baselines (two files, or two directories matched by relative path; --fleet: each host of DIR/<host>/ against the other hosts, with the fleet's merged percentiles); exit 1 on a regression, 3 on an inconclusive comparison with --strict, 2 on an error",
 	}
 	diff.run = func(args []string, stdout, stderr io.Writer) error { return baselineDiff(diff, args, stdout, stderr) }
@@ -59,7 +60,7 @@ func trouble(err error) error { return &exitError{code: 2, msg: err.Error()} }
 
 func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet(c, stderr)
-	format := fs.String("format", "text", "output format: text, json or markdown (for a pull-request comment)")
+	format := fs.String("format", "text", "output format: text, json, markdown (for a pull-request comment) or html (a self-contained page with charts)")
 	tolerance := fs.String("tolerance", "", `rules applied after the defaults and the old baseline's own, e.g. "*.iops=5%,*.clat.p99=15%:2us,*.clat.p99.99=off,*.lat.p99=10%"`)
 	spread := fs.String("run-spread", "", `run-to-run spread to assume of every metric before the old baselines' own runs measure it, e.g. "2%" for a quiet device; "0" assumes none; empty: the defaults per metric (10% for IOPS, up to 20% for p99.99)`)
 	strict := fs.Bool("strict", false, "exit 3 when a comparison is inconclusive (and none regressed): too few samples or too noisy to tell")
@@ -75,8 +76,8 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 	case !*fleet && len(pos) != 2:
 		return fmt.Errorf("%w: want OLD and NEW, got %d arguments", errUsage, len(pos))
 	}
-	if *format != "text" && *format != "json" && *format != "markdown" {
-		return fmt.Errorf("%w: --format %q: want text, json or markdown", errUsage, *format)
+	if *format != "text" && *format != "json" && *format != "markdown" && *format != "html" {
+		return fmt.Errorf("%w: --format %q: want text, json, markdown or html", errUsage, *format)
 	}
 	if !(*confidence > 0 && *confidence < 1) {
 		return fmt.Errorf("%w: --confidence %v: want a level between 0 and 1, e.g. 0.95", errUsage, *confidence)
@@ -101,6 +102,7 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 		return trouble(err)
 	}
 	var reports []regress.Report
+	var diffs []*page.Diff // for --format html
 	for _, p := range pairs {
 		old, err := baselines.Load(p.old)
 		if err != nil {
@@ -122,8 +124,11 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 			r.Name = p.name
 		}
 		reports = append(reports, r)
+		diffs = append(diffs, &page.Diff{Base: old, Current: cur, Report: r, BaseLabel: "old", CurrentLabel: "new"})
 	}
 	switch *format {
+	case "html":
+		err = page.WriteDiff(stdout, htmlDiffTitle(pos[0], pos[1], onlyOld, onlyNew), diffs...)
 	case "json":
 		err = regress.WriteJSON(stdout, reports...)
 	case "markdown":
