@@ -21,11 +21,15 @@ import (
 // on this machine's virtual disk (scripts/record-noise.sh):
 //
 //   - cpu: while stress-ng kept both CPUs half busy;
-//   - shared: with, besides, a neighbour reading and writing the same
-//     disk at 20 MiB/s. The disk then gave the same job 16k to 65k IOPS
-//     from one run to the next (a spread of 30% between runs), shifts that
-//     no run can see from inside and that no gate with a 10% tolerance
-//     can tell from a regression: the table shows it.
+//   - shared: with, besides, neighbours on the same disk: a fio job
+//     reading and writing 20 MiB/s (NEIGHBOUR=1), and the rest of a busy
+//     CI host (another test suite and its own 20 MiB/s of disk load,
+//     builds). The disk gave the same job 3.7k to 15.8k IOPS from one run
+//     to the next, shifts that no statistic of the runs can tell from a
+//     regression. Every run carries the shared-device warning (the disk
+//     moved 20-70 MiB/s besides the run's I/O), so the gate calls none of
+//     them a regression. The table's "shared, unmarked" rows drop the
+//     warning, to show what the statistics alone would call.
 //
 // Every ordered pair of distinct runs is an unchanged comparison; a
 // slowdown is simulated by scaling the current run's completions
@@ -33,9 +37,14 @@ import (
 // evidence).
 
 // noiseRuns loads the recorded runs of one set ("cpu", "shared") and
-// length ("2s", "10s", "30s"), kept gzipped.
+// length ("2s", "10s", "30s"), kept gzipped. The set "shared, unmarked"
+// is "shared" without the shared-device warning.
 func noiseRuns(t testing.TB, set, length string) []*baselines.Baseline {
 	t.Helper()
+	unmark := set == "shared, unmarked"
+	if unmark {
+		set = "shared"
+	}
 	dir := filepath.Join("testdata", "noise", set, length)
 	paths, err := filepath.Glob(filepath.Join(dir, "run-*.json.gz"))
 	require.NoError(t, err)
@@ -52,6 +61,9 @@ func noiseRuns(t testing.TB, set, length string) []*baselines.Baseline {
 		b, err := baselines.Decode(zr, p)
 		require.NoError(t, err)
 		require.NoError(t, f.Close())
+		if unmark {
+			b.Shared = ""
+		}
 		out = append(out, b)
 	}
 	return out
@@ -198,6 +210,13 @@ func TestGateOnRecordedNoise(t *testing.T) {
 				last := st.caught[len(drops)-1]
 				require.GreaterOrEqual(t, last[0]*10, last[1]*9, "an 80%% drop missed")
 			})
+			// The shared host's runs all carry the shared-device warning:
+			// none of them is a regression, whatever its IOPS (3.7k-15.8k).
+			t.Run(fmt.Sprintf("shared/%s/%d-runs", length, k), func(t *testing.T) {
+				st := gate(t, "shared", length, k, 0, Config{})
+				require.GreaterOrEqual(t, st.pairs, 200)
+				require.Zero(t, st.false, "regressions on a shared device")
+			})
 		}
 	}
 }
@@ -212,7 +231,7 @@ func TestGatePowerTable(t *testing.T) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| host | run | baseline runs | unchanged pairs | false alarms | inconclusive | smallest drop caught 9/10 |\n|---|---|---:|---:|---:|---:|---:|\n")
-	for _, set := range []string{"cpu", "shared"} {
+	for _, set := range []string{"cpu", "shared", "shared, unmarked"} {
 		for _, length := range []string{"2s", "10s", "30s"} {
 			for _, k := range []int{1, 3} {
 				st := gate(t, set, length, k, 40, Config{})
