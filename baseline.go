@@ -226,6 +226,7 @@ func (r *Result) compareBaseline(t testing.TB, path string, cur *baselines.Basel
 		return false, nil
 	}
 	rep := regress.Compare(old, cur, cfg)
+	r.writeDiffPage(old, cur, rep)
 	return r.judge(t, rep, c.strict), &rep
 }
 

@@ -63,6 +63,7 @@ func TestCheckBaseline(t *testing.T) {
 	ok, errs, _ = checkBaselineFake(t, base, BaselineDir(dir), shortRuns())
 	assert.True(t, ok, "a run compared with itself: %v", errs)
 	assert.True(t, strings.HasSuffix(base.Artifacts[len(base.Artifacts)-1], ".baseline-diff.txt"), "%v", base.Artifacts)
+	assert.True(t, strings.HasSuffix(base.Artifacts[len(base.Artifacts)-2], ".baseline-diff.html"), "the comparison's page: %v", base.Artifacts)
 
 	slow := Run(t, dev, job(500))
 	ok, errs, _ = checkBaselineFake(t, slow, BaselineDir(dir), shortRuns())

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"stortest.dev/baselines"
 	"stortest.dev/iostat"
+	"stortest.dev/regress"
 	"stortest.dev/report"
 	"stortest.dev/report/page"
 )
@@ -91,4 +93,26 @@ func (r *Result) page(title string, host iostat.Host) (*page.Run, error) {
 	p.Checks = append([]page.Check(nil), r.checks...)
 	collected.mu.Unlock()
 	return p, nil
+}
+
+// writeDiffPage notes the comparison with the baseline among the run's
+// checks, and writes it as a page beside the run's artifacts (the gate's
+// picture of what changed), attached to the run's testcase.
+func (r *Result) writeDiffPage(old, cur *baselines.Baseline, rep regress.Report) {
+	// The comparison is a check of the run too, with the gate's verdict.
+	collected.mu.Lock()
+	r.checks = append(r.checks, page.Check{Name: "baseline", Limit: "the tolerances", Outcome: rep.Verdict.String(), Message: rep.Summary()})
+	collected.mu.Unlock()
+	if r.Dir == "" {
+		return
+	}
+	path := filepath.Join(r.Dir, strings.TrimSuffix(baselineDiffName(r), ".txt")+extHTML)
+	d := &page.Diff{Base: old, Current: cur, Report: rep}
+	if err := writeFile(path, func(w io.Writer) error { return page.WriteDiff(w, r.Job.Name+": baseline comparison", d) }); err != nil {
+		return // the text diff and the report say the same
+	}
+	r.Artifacts = append(r.Artifacts, path)
+	if r.rec != nil {
+		r.rec.addArtifact(path)
+	}
 }
