@@ -2,6 +2,7 @@ package history
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -141,6 +142,7 @@ func (c SplitConfig) Split(xs []float64) []Split {
 // splitter holds the scratch space of the scans, reused across segments.
 type splitter struct {
 	xs          []float64
+	all         []int     // indices of the whole series by value
 	order       []int     // indices of a segment by value
 	rank        []int     // rank of each point of the segment
 	cnt         []float64 // Fenwick tree of counts by rank
@@ -152,6 +154,11 @@ type splitter struct {
 func (s *splitter) init(xs []float64) {
 	n := len(xs)
 	s.xs = xs
+	s.all = make([]int, n)
+	for i := range s.all {
+		s.all[i] = i
+	}
+	sortByValue(s.all, xs)
 	s.order = make([]int, n)
 	s.rank = make([]int, n)
 	s.cnt = make([]float64, n+1)
@@ -159,6 +166,19 @@ func (s *splitter) init(xs []float64) {
 	s.pre = make([]float64, n+1)
 	s.suf = make([]float64, n+1)
 	s.segN = -1
+}
+
+// sortByValue sorts indices into xs by value, ties by index.
+func sortByValue(idx []int, xs []float64) {
+	slices.SortFunc(idx, func(a, b int) int {
+		switch {
+		case xs[a] < xs[b]:
+			return -1
+		case xs[a] > xs[b]:
+			return 1
+		}
+		return a - b
+	})
 }
 
 // prepare computes, for xs[lo:hi], the within sums of every prefix
@@ -169,21 +189,24 @@ func (s *splitter) prepare(lo, hi int) {
 	}
 	n := hi - lo
 	seg := s.xs[lo:hi]
-	order := s.order[:n]
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		switch {
-		case seg[a] < seg[b]:
-			return -1
-		case seg[a] > seg[b]:
-			return 1
+	if n*bits.Len(uint(n)) > len(s.xs) {
+		// Cheaper to filter the whole series' order than to sort.
+		r := 0
+		for _, i := range s.all {
+			if i >= lo && i < hi {
+				r++
+				s.rank[i-lo] = r // Fenwick trees count from 1
+			}
 		}
-		return a - b
-	})
-	for r, i := range order {
-		s.rank[i] = r + 1 // Fenwick trees count from 1
+	} else {
+		order := s.order[:n]
+		for i := range order {
+			order[i] = i
+		}
+		sortByValue(order, seg)
+		for r, i := range order {
+			s.rank[i] = r + 1
+		}
 	}
 	s.scan(seg, s.pre[:n+1], func(i int) int { return i })
 	s.scan(seg, s.suf[:n+1], func(i int) int { return n - 1 - i })
