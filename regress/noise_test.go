@@ -192,10 +192,10 @@ func (s gateStats) smallest() string {
 // noise, the CPU-loaded host's, with baselines of one run and of three:
 // unchanged runs are rarely flagged (target 1%; measured with one run 0
 // of 240 at 2 s and 30 s, 3 of 240 at 10 s, all three against the one
-// run whose p99 doubled; with three runs 0, 1 and 0 of 208, where three
-// consecutive runs that agreed used to narrow the interval and flagged
-// 13), and the largest simulated drop, to a fifth, is caught at least 9
-// times in 10. That host's disk moves 14% from run to run and shifts
+// run whose p99 doubled, which a gate that flags a doubled p99 must;
+// with three runs 0, 1 and 0 of 208, where three consecutive runs that
+// agreed used to narrow the interval and flagged 13), and the largest
+// simulated drop, to a fifth, is caught at least 9 times in 10. That host's disk moves 14% from run to run and shifts
 // level within runs, so smaller drops are mostly inconclusive, not
 // missed: the power table (make bench) has the figures.
 func TestGateOnRecordedNoise(t *testing.T) {
