@@ -123,3 +123,30 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// FuzzSplit: any series gives ordered change points inside it, each
+// segment at least MinSize long, with p below Alpha, never a panic.
+func FuzzSplit(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 200, 201, 202, 203, 204, 205}, uint8(3))
+	f.Add([]byte{7, 7, 7, 7, 7, 7, 7, 7}, uint8(2))
+	f.Add([]byte{}, uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, minSize uint8) {
+		xs := make([]float64, len(data))
+		for i, b := range data {
+			xs[i] = float64(b) / 8
+		}
+		cfg := SplitConfig{MinSize: int(minSize % 8)}
+		got := cfg.Split(xs)
+		c := cfg.withDefaults()
+		prev := 0
+		for _, s := range got {
+			if s.Index-prev < c.MinSize || !(s.P < c.Alpha) {
+				t.Fatalf("split %+v after %d: segment below %d runs or p not below %v", s, prev, c.MinSize, c.Alpha)
+			}
+			prev = s.Index
+		}
+		if len(got) > 0 && len(xs)-prev < c.MinSize {
+			t.Fatalf("last segment from %d of %d: below %d runs", prev, len(xs), c.MinSize)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -187,4 +188,71 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// Appends from several processes at once (this test binary started
+// again, each appending 10 runs) each leave one whole file.
+func TestAppendFromProcesses(t *testing.T) {
+	if dir := os.Getenv("STORTEST_HISTORY_CHILD"); dir != "" {
+		for _, b := range simHistory(uint64(os.Getpid()), 10, 0, 1, 0.05) {
+			if _, err := Append(dir, "TestX", b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	root := t.TempDir()
+	var cmds []*exec.Cmd
+	for range 4 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAppendFromProcesses$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "STORTEST_HISTORY_CHILD="+root)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Error(err)
+		}
+	}
+	runs, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 40 {
+		t.Fatalf("%d runs, want 40", len(runs))
+	}
+	pids := map[string]bool{}
+	for _, e := range runs {
+		parts := strings.Split(filepath.Base(e.Path), "-")
+		pids[parts[len(parts)-2]] = true
+	}
+	if len(pids) != 4 {
+		t.Errorf("runs of %d processes, want 4", len(pids))
+	}
+}
+
+// Runs of two hosts in one directory are two series.
+func TestChangesSeparatesHosts(t *testing.T) {
+	a := simHistory(11, 20, 0, 1, 0.05)
+	b := simHistory(12, 20, 10, 1.5, 0.05)
+	var es []Entry
+	for i := range a {
+		b[i].Fingerprint.Hostname = "node2"
+		es = append(es, Entry{Path: "a", Series: "s", Baseline: a[i]}, Entry{Path: "b", Series: "s", Baseline: b[i]})
+	}
+	rep, err := Changes(es, Config{Metrics: []string{"read.clat.p99"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Series) != 2 || rep.Series[0].Host != "node1" || rep.Series[1].Host != "node2" {
+		t.Fatalf("series %+v", rep.Series)
+	}
+	if n := len(rep.Series[0].Metrics[0].Changes); n != 0 {
+		t.Errorf("node1: %d changes, want none", n)
+	}
+	if c := rep.Series[1].Metrics[0].Changes; len(c) != 1 || c[0].Run != 10 {
+		t.Errorf("node2: changes %+v, want one at run 10", c)
+	}
 }
