@@ -17,7 +17,7 @@ import (
 func init() {
 	c := &command{
 		name:  "hist merge",
-		usage: "[--time-quantum S] [--percentiles 50,95,99,99.9] [--direction read|write|trim|all|each] [--format csv|json|fio|text] [--log-hist-msec MS] [--unit ns|us|ms] [--by-input] [--summary] [LABEL=]FILE|[HOST=]DIR ...",
+		usage: "[--time-quantum S] [--percentiles 50,95,99,99.9] [--direction read|write|trim|all|each] [--format csv|json|fio|text|html] [--log-hist-msec MS] [--unit ns|us|ms] [--by-input] [--summary] [LABEL=]FILE|[HOST=]DIR ...",
 		short: "merge fio/stortest histogram logs of many jobs and hosts into percentiles over time (--format fio: exactly what fio-histo-log-pctiles.py prints); a directory is a host's logs; --summary: whole-run figures per host and for the fleet",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) error {
@@ -25,7 +25,7 @@ func init() {
 		quantum := fs.String("time-quantum", "1", "time quantum in seconds (whole seconds with --format fio)")
 		pcts := fs.String("percentiles", "", "percentiles, comma-separated, 0 (min) to 100 (max); default 50,95,99,99.9 (with --format fio the tool's 0,50,95,99,100, order kept)")
 		dir := fs.String("direction", "", "series per quantum: read, write, trim, all (combined) or each (read, write, trim and all); default each (all with --format fio)")
-		format := fs.String("format", "csv", "output: csv, json or fio (fio-histo-log-pctiles.py's output, to the bit)")
+		format := fs.String("format", "csv", "output: csv, json, fio (fio-histo-log-pctiles.py's output, to the bit) or html (a page: the percentiles over time, one faint line per host or job under the merge of all)")
 		lhm := fs.Int64("log-hist-msec", 0, "the logs' log_hist_msec (default: inferred per log; with --format fio, the tool's option)")
 		unitFlag := fs.String("unit", "us", "latency unit: ns, us or ms (fio: us or ms)")
 		byInput := fs.Bool("by-input", false, "add each input's completions to every row (csv: one samples:<label> column per input)")
@@ -113,6 +113,9 @@ func init() {
 			}
 			cfg.Directions = []histlog.Direction{d}
 		}
+		if *format == "html" {
+			return histMergeHTML(ctx, stdout, inputs, cfg)
+		}
 		var sink histlog.Sink
 		switch *format {
 		case "csv":
@@ -120,7 +123,7 @@ func init() {
 		case "json":
 			sink = histlog.NewJSONSink(stdout, unit)
 		default:
-			return fmt.Errorf("%w: --format %q: want csv, json or fio", errUsage, *format)
+			return fmt.Errorf("%w: --format %q: want csv, json, fio or html", errUsage, *format)
 		}
 		sum, err := histlog.Merge(ctx, inputs, cfg, sink)
 		if err != nil {

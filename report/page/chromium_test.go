@@ -223,3 +223,9 @@ func TestDiffPageInChromium(t *testing.T) {
 	page := RenderDiff("baseline diff", &Diff{Base: base, Current: slow, Report: regress.Compare(base, slow, regress.Config{})})
 	checkShot(t, screenshot(t, bin, shotDir(t), "diff", page, 2400, false), 0x0072B2)
 }
+
+func TestMergePageInChromium(t *testing.T) {
+	bin := chromiumPath(t)
+	page := RenderMerge(recordedMerge(t))
+	checkShot(t, screenshot(t, bin, shotDir(t), "merge", page, 2400, false), 0x0072B2)
+}
