@@ -56,6 +56,10 @@ type Config struct {
 	Metrics []string
 	// Split configures the change-point search.
 	Split SplitConfig
+	// MinChange is the smallest relative change reported (0.02 for 2%);
+	// it sets Split.MinChange on the log scale. 0 reports every
+	// significant change.
+	MinChange float64
 	// Confidence is the level of each change's interval; 0 means 0.95.
 	Confidence float64
 	// Rules are tolerances after regress.DefaultRules (the last matching
@@ -99,8 +103,9 @@ type MetricReport struct {
 	// it: that of the last change, Pass when there is none.
 	Latest regress.Verdict `json:"latest"`
 	// TooFew is set when the history is too short to search (fewer than
-	// two segments' worth of runs).
-	TooFew bool `json:"too_few,omitempty"`
+	// two segments of MinRuns runs).
+	TooFew  bool `json:"too_few,omitempty"`
+	MinRuns int  `json:"min_runs,omitempty"`
 }
 
 // Change is one change point of a metric's history.
@@ -272,8 +277,11 @@ func metricChanges(pts []point, dir string, def metricDef, name string, cfg Conf
 	mr := MetricReport{Metric: name, Unit: def.unit, Better: def.better, Runs: len(xs),
 		Judged: !rule.Off, Tolerance: rule.Tolerance}
 	split := cfg.Split.withDefaults()
+	if cfg.MinChange > 0 {
+		split.MinChange = math.Log1p(cfg.MinChange)
+	}
 	if len(xs) < 2*split.MinSize {
-		mr.TooFew = true
+		mr.TooFew, mr.MinRuns = true, split.MinSize
 	}
 	splits := split.Split(xs)
 	bounds := []int{0}

@@ -177,3 +177,23 @@ func TestReportFormats(t *testing.T) {
 	}
 	t.Logf("markdown:\n%s", md.String())
 }
+
+// On a long history a small shift is significant; MinChange keeps what
+// is too small to matter out.
+func TestChangesMinChange(t *testing.T) {
+	es := entries(simHistory(21, 2000, 1000, 1.03, 0.01))
+	all, err := Changes(es, Config{Metrics: []string{"read.clat.p99"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := all.Series[0].Metrics[0].Changes; len(c) != 1 || c[0].Run < 999 || c[0].Run > 1001 {
+		t.Fatalf("changes %+v, want the 3%% step at run 1000", c)
+	}
+	big, err := Changes(es, Config{Metrics: []string{"read.clat.p99"}, MinChange: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := big.Series[0].Metrics[0].Changes; len(c) != 0 {
+		t.Errorf("changes %+v with MinChange 5%%, want none", c)
+	}
+}

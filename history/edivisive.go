@@ -30,6 +30,12 @@ type SplitConfig struct {
 	// MinSize is the fewest points of a segment; 0 means DefaultMinSize,
 	// and it is at least 2 (a t-test needs a variance).
 	MinSize int
+	// MinChange is the smallest change of the segments' means that counts,
+	// in the series' units (for Changes' log values, log(1.02) is 2%): on
+	// a history of thousands of runs a shift far below any tolerance is
+	// significant. 0 keeps every significant change (Otava's
+	// min_magnitude, as a difference of logs).
+	MinChange float64
 }
 
 func (c SplitConfig) withDefaults() SplitConfig {
@@ -95,7 +101,7 @@ func (c SplitConfig) Split(xs []float64) []Split {
 		if tau < 0 {
 			return
 		}
-		if _, p := tTest(xs[lo:tau], xs[tau:hi]); !(p < c.Alpha) {
+		if !c.holds(xs[lo:tau], xs[tau:hi]) {
 			return
 		}
 		cps = append(cps, tau)
@@ -115,7 +121,7 @@ func (c SplitConfig) Split(xs []float64) []Split {
 			if i+1 < len(cps) {
 				hi = cps[i+1]
 			}
-			if _, p := tTest(xs[lo:cp], xs[cp:hi]); !(p < c.Alpha) && (worst < 0 || p > worstP) {
+			if _, p := tTest(xs[lo:cp], xs[cp:hi]); !c.holds(xs[lo:cp], xs[cp:hi]) && (worst < 0 || p > worstP) {
 				worst, worstP = i, p
 			}
 		}
@@ -137,6 +143,20 @@ func (c SplitConfig) Split(xs []float64) []Split {
 		out[i] = Split{Index: cp, Q: s.q(lo, hi, cp), P: p, T: t}
 	}
 	return out
+}
+
+// holds reports whether a and b differ: Student's t with p < Alpha, by
+// at least MinChange.
+func (c SplitConfig) holds(a, b []float64) bool {
+	if _, p := tTest(a, b); !(p < c.Alpha) {
+		return false
+	}
+	if c.MinChange > 0 {
+		ma, _ := meanVar(a)
+		mb, _ := meanVar(b)
+		return math.Abs(mb-ma) >= c.MinChange
+	}
+	return true
 }
 
 // splitter holds the scratch space of the scans, reused across segments.

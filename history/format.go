@@ -117,7 +117,7 @@ func (r Report) WriteText(w io.Writer) error {
 		for _, m := range s.Metrics {
 			for _, c := range m.Changes {
 				if n == 0 {
-					fmt.Fprintf(tw, "  METRIC\tRUN\tTIME\tBEFORE\tAFTER\tCHANGE\tCI\tP\tVERDICT\tWHAT CHANGED\n")
+					fmt.Fprintf(tw, "  METRIC\tRUN\tTIME\tBEFORE\tAFTER\tCHANGE\t%s CI\tP\tVERDICT\tWHAT CHANGED\n", confPct(c.Confidence))
 				}
 				n++
 				fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%s..%s\t%s\t%s\t%s\n", m.Metric, c.Run, stamp(c.Created),
@@ -131,7 +131,7 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 		for _, m := range s.Metrics {
 			if m.TooFew {
-				fmt.Fprintf(&b, "  %s: %d runs: too few to search (%d per segment)\n", m.Metric, m.Runs, DefaultMinSize)
+				fmt.Fprintf(&b, "  %s: %d runs: too few to search (%d per segment)\n", m.Metric, m.Runs, m.MinRuns)
 				break
 			}
 		}
@@ -162,7 +162,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		for _, m := range s.Metrics {
 			for _, c := range m.Changes {
 				if n == 0 {
-					b.WriteString("| metric | run | time | before | after | change | CI | p | verdict | what changed |\n")
+					fmt.Fprintf(&b, "| metric | run | time | before | after | change | %s CI | p | verdict | what changed |\n", confPct(c.Confidence))
 					b.WriteString("|---|---:|---|---:|---:|---:|---|---:|---|---|\n")
 				}
 				n++

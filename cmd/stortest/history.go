@@ -17,7 +17,7 @@ import (
 func init() {
 	changes := &command{
 		name:  "history changes",
-		usage: "[--metric M[,M...]] [--format text|markdown|json] [--tolerance RULES] [--alpha P] [--min-runs N] DIR",
+		usage: "[--metric M[,M...]] [--format text|markdown|json] [--tolerance RULES] [--alpha P] [--min-runs N] [--min-change PCT] DIR",
 		short: "find the change points of every metric of a history (E-divisive means) and what changed at each; exit 1 when a latest segment regressed, 2 on an error",
 	}
 	changes.run = func(args []string, stdout, stderr io.Writer) error {
@@ -58,6 +58,7 @@ func historyChanges(c *command, args []string, stdout, stderr io.Writer) error {
 	tolerance := fs.String("tolerance", "", `rules after the defaults deciding which changes are regressions, e.g. "*.clat.p99=5%,*.clat.mean=10%"`)
 	alpha := fs.Float64("alpha", history.DefaultAlpha, "p-value below which a candidate is a change point")
 	minRuns := fs.Int("min-runs", history.DefaultMinSize, "fewest runs of a segment")
+	minChange := fs.String("min-change", "", `smallest change reported, e.g. "2%" (on a long history a shift far below any tolerance is significant); default: every significant change`)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -74,6 +75,10 @@ func historyChanges(c *command, args []string, stdout, stderr io.Writer) error {
 	if *minRuns < 2 {
 		return fmt.Errorf("%w: --min-runs %d: want at least 2", errUsage, *minRuns)
 	}
+	minCh, err := parseSpread(*minChange) // a percentage or fraction, as --run-spread
+	if err != nil {
+		return fmt.Errorf("%w: --min-change: %v", errUsage, err)
+	}
 	rules, err := regress.ParseRules(*tolerance)
 	if err != nil {
 		return fmt.Errorf("%w: --tolerance: %v", errUsage, err)
@@ -88,7 +93,7 @@ func historyChanges(c *command, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return trouble(err)
 	}
-	rep, err := history.Changes(runs, history.Config{Metrics: metrics, Rules: rules,
+	rep, err := history.Changes(runs, history.Config{Metrics: metrics, Rules: rules, MinChange: max(minCh, 0),
 		Split: history.SplitConfig{Alpha: *alpha, MinSize: *minRuns}})
 	if err != nil {
 		return trouble(err)

@@ -74,6 +74,11 @@ func TestHistoryChanges(t *testing.T) {
 		require.Equal(t, 0, code, "%s\n%s", out, errOut)
 		require.Contains(t, out, "within 30% tolerance")
 	})
+	t.Run("min change", func(t *testing.T) {
+		code, out, errOut := run(t, "history", "changes", "--metric", "read.clat.p99", "--min-change", "30%", step)
+		require.Equal(t, 0, code, "%s\n%s", out, errOut)
+		require.Contains(t, out, "no change point in 1 metrics")
+	})
 	t.Run("no step", func(t *testing.T) {
 		code, out, errOut := run(t, "history", "changes", writeHistory(t, 1))
 		require.Equal(t, 0, code, "%s\n%s", out, errOut)
