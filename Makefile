@@ -4,7 +4,7 @@ PKGS     ?= ./...
 JUNIT    ?= junit.xml
 FUZZTIME ?= 200000x
 
-.PHONY: test bench fuzz lint build flake
+.PHONY: test bench fuzz lint build flake fio-tests
 
 # Unit, interop and device tests (device tests need root and loop devices;
 # STORTEST_REQUIRE_DEVICE=1 turns their skips into failures). Packages run
@@ -29,6 +29,24 @@ fuzz:
 # exits 1 if any run failed. See scripts/flake.sh.
 flake:
 	PKGS='$(PKGS)' bash scripts/flake.sh
+
+# fio's own test scripts (t/latency_percentiles.py, t/steadystate_tests.py,
+# t/run-fio-tests.py's job tests) against stortest through
+# scripts/fio-wrapper. FIO_SRC is fio's repository at the installed fio's
+# tag:
+#   git clone https://github.com/axboe/fio && git -C fio checkout fio-3.33
+# FIO_TESTS picks suites (latency steadystate jobs); FIO=/usr/bin/fio runs
+# the same scripts against fio for the reference counts.
+FIO_SRC   ?=
+FIO_TESTS ?=
+fio-tests:
+	@if [ -z "$(FIO_SRC)" ] || [ ! -d "$(FIO_SRC)/t" ]; then \
+		echo "make fio-tests needs FIO_SRC=<fio's repository>:"; \
+		echo "  git clone https://github.com/axboe/fio && git -C fio checkout fio-3.33"; \
+		echo "  make fio-tests FIO_SRC=\$$PWD/fio"; \
+		exit 2; \
+	fi
+	bash scripts/fio-tests.sh $(FIO_SRC) $(FIO_TESTS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
