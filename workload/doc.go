@@ -63,7 +63,7 @@
 //	randrepeat                                   RandRepeat
 //	randseed                                     RandSeed (decimal or 0x hex)
 //	random_distribution                          RandomDistribution: random, zipf:theta[:c], pareto:h[:c], normal:dev[:c]
-//	verify                                       Verify: 0 (none), crc32c (crc32c-intel), sha256
+//	verify                                       Verify: 0 (none), crc32c (crc32c-intel), sha256, md5, crc64, crc32, crc16, crc7, xxhash, sha1, sha512, sha3-*, meta, pattern, null
 //	verify_pattern                               VerifyPattern: 0x hex and "quoted" text
 //	continue_on_error                            ContinueOnError: none, read, write, io, verify, all (0, 1)
 //	hipri                                        Hipri (io_uring, pvsync2)
@@ -89,6 +89,25 @@
 //	log_avg_msec                                 Logs.AvgMsec; 0 logs every I/O
 //	log_offset                                   Logs.Offset
 //	per_job_logs                                 Logs.Shared = !value
+//	directory                                    Directory; one directory
+//	filesize                                     FileSize (bytes; one size, not a range)
+//	nrfiles               nr_files               1 only (the default)
+//	io_size               io_limit               IOSize (bytes)
+//	stonewall             wait_for_previous      Stonewall
+//	new_group                                    NewGroup
+//	wait_for                                     WaitFor (a job before this one)
+//	startdelay                                   StartDelay (default unit s; one value, not a range)
+//	do_verify                                    NoVerifyPhase = !value
+//	verify_backlog                               VerifyBacklog (blocks)
+//	thread                                       No effect: every job runs on its own OS thread
+//	threads                                      No effect (fio's tiobench profile option; without profile= fio ignores it too)
+//	random_generator                             No effect: tausworthe, lfsr, tausworthe64; stortest's generators are its own
+//	verify_dump                                  No effect: mismatches are reported, not dumped to files
+//	verify_state_save                            No effect: no verify state file is written
+//	verify_fatal                                 No effect: a pass with mismatches ends the job (continue_on_error=verify goes on)
+//	experimental_verify                          No effect: blocks are read back the same way
+//	verify_interval                              No effect: one header per block (the I/O is the same)
+//	create_serialize                             No effect: files are laid out one at a time
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
@@ -116,11 +135,22 @@
 // Pacer says how long to wait before the next I/O under rate_iops and
 // rate, from a monotonic ns clock reading; it never sleeps. Verifier
 // writes blocks with a header (magic, offset, seed, length, header CRC,
-// checksum) and CRC-32C or SHA-256 over the data, and Check tells flipped
-// bits from misdirected, lost or stale writes and zeroed or foreign
-// blocks (VerifyError). Neither allocates on the success path. A
-// time-based job is not read back, as fio 3.33 does not read back a
-// write-only one; Job.Warnings says so in fio's words.
+// checksum) and the checksum of fio's verify kind over the data (the
+// header's format is stortest's own, so fio cannot read stortest's blocks
+// nor the reverse), and Check tells flipped bits from misdirected, lost or
+// stale writes and zeroed or foreign blocks (VerifyError). Neither
+// allocates on the success path. Written blocks are read back after each
+// pass, every verify_backlog writes, and at the end of the job; a job that
+// only reads checks every block it reads (what an earlier job wrote), as
+// fio's do. A time-based job is not read back (without verify_backlog), as
+// fio 3.33 does not read back a write-only one; Job.Warnings says so in
+// fio's words.
+//
+// # Order of jobs
+//
+// RunJobs starts the jobs together, as fio does, except that a job waits
+// for every job before the last stonewall at or before it, for the job
+// its wait_for names, and then for its startdelay.
 //
 // # Scratch targets and orphans
 //

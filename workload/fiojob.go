@@ -91,10 +91,14 @@ func (e *valueError) Unwrap() []error { return []error{e.err, ErrInvalid} }
 // ErrUnsupported for fio options stortest does not implement; include
 // directives, fio's $keywords and (arithmetic) are ErrUnsupported too.
 func ParseFio(r io.Reader, name string) ([]Job, error) {
+	return parseFio(r, name, newJobState(0))
+}
+
+// parseFio is ParseFio with global holding the options before the file's.
+func parseFio(r io.Reader, name string, global *jobState) ([]Job, error) {
 	p := parser{file: name, arg: -1, env: os.Getenv}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
-	global := newJobState(0)
 	var cur *jobState
 	inGlobal := false
 	for sc.Scan() {
@@ -268,8 +272,8 @@ func (p *parser) needsValue(key string) bool {
 func (p *parser) apply(st *jobState, key, val string, hasVal, inGlobal bool) error {
 	o := lookupOption(key)
 	if o == nil {
-		if knownFio[key] {
-			return p.errorf("", &msgError{"fio option " + key + " is not supported by stortest", ErrUnsupported})
+		if err := unsupportedFio(key); err != nil {
+			return p.errorf("", err)
 		}
 		msg := fmt.Sprintf("unknown option %q", key)
 		if s := suggest(key); s != "" {
@@ -284,7 +288,7 @@ func (p *parser) apply(st *jobState, key, val string, hasVal, inGlobal bool) err
 		val = "1"
 	}
 	if o.name == "name" && inGlobal {
-		return p.errorf(o.name, syntaxErr("name in the global section would name every job"))
+		return nil // fio ignores a name in [global]: sections name the jobs
 	}
 	err := checkDollar(val)
 	if err == nil && strings.HasPrefix(val, "(") {
@@ -309,6 +313,9 @@ func (p *parser) apply(st *jobState, key, val string, hasVal, inGlobal bool) err
 func (p *parser) finish(st *jobState) error {
 	if st == nil {
 		return nil
+	}
+	if err := p.finishMore(st); err != nil {
+		return err
 	}
 	j := st.job
 	if st.batchZero {
@@ -473,7 +480,10 @@ var fioOptions = []fioOption{
 			return nil
 		}},
 	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap",
-		set: setString(func(j *Job) *string { return &j.Engine })},
+		set: func(st *jobState, v string) error {
+			st.job.Engine = v
+			return unsupportedEngine(v)
+		}},
 	{name: "rw", aliases: []string{"readwrite"}, field: "rw", doc: "RW: read, write, randread, randwrite, rw (readwrite), randrw",
 		set: func(st *jobState, v string) error {
 			rw, err := ParseRW(v)
@@ -616,7 +626,7 @@ var fioOptions = []fioOption{
 			st.job.RandomDistribution = d
 			return err
 		}},
-	{name: "verify", field: "verify", doc: "Verify: 0 (none), crc32c (crc32c-intel), sha256",
+	{name: "verify", field: "verify", doc: "Verify: 0 (none), crc32c (crc32c-intel), sha256, md5, crc64, crc32, crc16, crc7, xxhash, sha1, sha512, sha3-*, meta, pattern, null",
 		set: func(st *jobState, v string) error {
 			k, err := ParseVerifyKind(v)
 			st.job.Verify = k
@@ -747,7 +757,7 @@ func parseBlockSize(v string) (int64, error) {
 
 var optionIndex = func() map[string]*fioOption {
 	m := map[string]*fioOption{}
-	for _, table := range [][]fioOption{fioOptions, reportOptions} {
+	for _, table := range [][]fioOption{fioOptions, reportOptions, moreOptions} {
 		for i := range table {
 			o := &table[i]
 			m[o.name] = o
@@ -778,35 +788,30 @@ func FioOptions() []string {
 var knownFio = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic ba block_error_percentiles
 blockalign bs_is_seq_rand bs_unaligned blocksize_unaligned buffer_compress_chunk
 buffer_compress_percentage buffer_pattern bwavgtime cgroup cgroup_nodelete cgroup_weight
-cmd_type cmdprio cmdprio_bssplit cmdprio_class cmdprio_percentage cpumask
-cpus_allowed cpus_allowed_policy create_fsync create_on_open create_only create_serialize
-dedupe_global dedupe_mode dedupe_percentage dedupe_working_set_percentage directory
-disable_bw disable_bw_measurement disable_clat disable_lat disable_slat disk_util do_verify
-end_fsync error_dump exec_postrun exec_prerun exit_what exitall exitall_on_error
-experimental_verify fadvise_hint fallocate fdatasync file_append file_service_type
-filename_format filesize fill_device fill_fs flow flow_id flow_sleep force_async
-fsync_on_close gid gtod_cpu gtod_reduce hipri_percentage hugepage-size
-ignore_error ignore_zone_limits invalidate io_limit io_size io_submit_mode
-iomem iopsavgtime ioscheduler job_max_open_zones latency_percentile latency_run
-latency_target latency_window lockfile lockmem log_alternate_epoch
-log_alternate_epoch_clock_id log_compression log_compression_cpus log_entries
-log_hist_coarseness log_max_value log_prio log_store_compressed log_unix_epoch
-max_latency max_open_zones mem merge_blktrace_file merge_blktrace_iters
-merge_blktrace_scalars new_group nice nonvectored nr_files nrfiles numa_cpu_nodes
-numa_mem_policy number_ios offset_align offset_increment opendir openfiles overwrite
-percentage_random pre_read prio prioclass profile random_generator rate_cycle
-rate_ignore_thinktime rate_iops_min rate_min rate_process ratecycle ratemin read_beyond_wp
-read_iolog read_iolog_chunked refill_buffers replay_align replay_no_stall replay_redirect
-replay_scale replay_skip replay_time_scale rw_sequencer scramble_buffers serialize_overlap
-significant_figures sqthread_poll_cpu startdelay stats stonewall sync sync_file_range
-thinktime thinktime_blocks thinktime_blocks_type thinktime_iotime thinktime_spin thp thread
-trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid uncached
-unique_filename unit_base unlink unlink_each_loop userspace_reap
-verify_async verify_backlog verify_backlog_batch verify_dump verify_fatal verify_interval
-verify_offset verify_only verify_state_load verify_state_save wait_for wait_for_previous
-write_barrier write_hint write_iolog 
-zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity zonemode zonerange
-zonesize zoneskip`)
+cmd_type cmdprio cmdprio_bssplit cmdprio_class cmdprio_percentage cpumask cpus_allowed
+cpus_allowed_policy create_fsync create_on_open create_only dedupe_global dedupe_mode
+dedupe_percentage dedupe_working_set_percentage disable_bw disable_bw_measurement
+disable_clat disable_lat disable_slat disk_util end_fsync error_dump exec_postrun
+exec_prerun exit_what exitall exitall_on_error fadvise_hint fallocate fdatasync file_append
+file_service_type filename_format fill_device fill_fs flow flow_id flow_sleep force_async
+fsync_on_close gid gtod_cpu gtod_reduce hipri_percentage hugepage-size ignore_error
+ignore_zone_limits invalidate io_submit_mode iomem iopsavgtime ioscheduler
+job_max_open_zones latency_percentile latency_run latency_target latency_window lockfile
+lockmem log_alternate_epoch log_alternate_epoch_clock_id log_compression
+log_compression_cpus log_entries log_hist_coarseness log_max_value log_prio
+log_store_compressed log_unix_epoch max_latency max_open_zones mem merge_blktrace_file
+merge_blktrace_iters merge_blktrace_scalars nice nonvectored numa_cpu_nodes numa_mem_policy
+number_ios offset_align offset_increment opendir openfiles overwrite percentage_random
+pre_read prio prioclass profile rate_cycle rate_ignore_thinktime rate_iops_min rate_min
+rate_process ratecycle ratemin read_beyond_wp read_iolog read_iolog_chunked refill_buffers
+replay_align replay_no_stall replay_redirect replay_scale replay_skip replay_time_scale
+rw_sequencer scramble_buffers serialize_overlap significant_figures sqthread_poll_cpu stats
+sync sync_file_range thinktime thinktime_blocks thinktime_blocks_type thinktime_iotime
+thinktime_spin thp trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid
+uncached unique_filename unit_base unlink unlink_each_loop userspace_reap verify_async
+verify_backlog_batch verify_offset verify_only verify_state_load write_barrier write_hint
+write_iolog zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity zonemode
+zonerange zonesize zoneskip`)
 
 // cliOnly are fio's command-line options that are not job options.
 var cliOnly = setOf(`alloc-size append-terse aux-path bandwidth-log client cmdhelp cpuclock-test

@@ -90,12 +90,34 @@ func (rw *RW) UnmarshalText(b []byte) error {
 type VerifyKind uint8
 
 const (
-	VerifyNone   VerifyKind = iota // no verification (fio's verify=0)
-	VerifyCRC32C                   // CRC-32C (Castagnoli), hardware-accelerated
-	VerifySHA256                   // SHA-256
+	VerifyNone     VerifyKind = iota // no verification (fio's verify=0)
+	VerifyCRC32C                     // CRC-32C (Castagnoli), hardware-accelerated
+	VerifySHA256                     // SHA-256
+	VerifyMD5                        // MD5
+	VerifyCRC64                      // CRC-64 (ECMA-182)
+	VerifyCRC32                      // CRC-32 (IEEE)
+	VerifyCRC16                      // CRC-16 (the Linux kernel's, polynomial 0x8005)
+	VerifyCRC7                       // CRC-7 (the Linux kernel's, polynomial 0x09)
+	VerifyXXHash                     // xxHash32, seed 0
+	VerifySHA1                       // SHA-1
+	VerifySHA512                     // SHA-512, its first 32 bytes kept
+	VerifySHA3_224                   // SHA3-224
+	VerifySHA3_256                   // SHA3-256
+	VerifySHA3_384                   // SHA3-384, its first 32 bytes kept
+	VerifySHA3_512                   // SHA3-512, its first 32 bytes kept
+	// VerifyMeta checks the header only (offset, generation, length),
+	// not the data: fio's verify=meta.
+	VerifyMeta
+	// VerifyPattern checks that the data is VerifyPattern: fio's
+	// verify=pattern (the header is checked too).
+	VerifyPatternKind
+	// VerifyNull reads the blocks back and checks nothing: fio's
+	// verify=null, "only pretend to verify".
+	VerifyNull
 )
 
-var verifyNames = [...]string{"0", "crc32c", "sha256"}
+var verifyNames = [...]string{"0", "crc32c", "sha256", "md5", "crc64", "crc32", "crc16", "crc7", "xxhash",
+	"sha1", "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512", "meta", "pattern", "null"}
 
 // String returns fio's name; VerifyNone is "0", as fio prints it.
 func (v VerifyKind) String() string {
@@ -105,21 +127,23 @@ func (v VerifyKind) String() string {
 	return "VerifyKind(" + strconv.Itoa(int(v)) + ")"
 }
 
-// ParseVerifyKind parses fio's verify names: 0 (or none), crc32c
-// (crc32c-intel is a synonym), sha256.
+// ParseVerifyKind parses fio 3.33's verify names: 0 (or none), crc32c
+// (crc32c-intel is a synonym), sha256, md5, crc64, crc32, crc16, crc7,
+// xxhash, sha1, sha512, sha3-224, sha3-256, sha3-384, sha3-512, meta,
+// pattern and null.
 func ParseVerifyKind(s string) (VerifyKind, error) {
 	switch s {
 	case "0", "none":
 		return VerifyNone, nil
-	case "crc32c", "crc32c-intel":
+	case "crc32c-intel":
 		return VerifyCRC32C, nil
-	case "sha256":
-		return VerifySHA256, nil
-	case "md5", "crc64", "crc32", "crc16", "crc7", "xxhash", "sha512", "sha1",
-		"sha3-224", "sha3-256", "sha3-384", "sha3-512", "meta", "pattern", "null":
-		return 0, unsupported("verify=" + s + " (use crc32c or sha256)")
 	}
-	return 0, fmt.Errorf("unknown verify %q (want 0, crc32c or sha256)", s)
+	for i, n := range verifyNames[1:] {
+		if s == n {
+			return VerifyKind(i + 1), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown verify %q (want 0, %s)", s, strings.Join(verifyNames[1:], ", "))
 }
 
 // MarshalText writes fio's name.
@@ -243,6 +267,15 @@ type Job struct {
 	// failed I/Os (EIO, EILSEQ) of these classes and after verify
 	// mismatches; by default the first failure ends the job.
 	ContinueOnError ContinueOn `json:"continue_on_error,omitempty"`
+	// NoVerifyPhase is fio's do_verify=0: verified blocks are written
+	// (headers and checksums) but nothing is read back. VerifyBacklog is
+	// fio's verify_backlog: read back the blocks written every this many
+	// writes rather than after each pass (0).
+	NoVerifyPhase bool  `json:"do_verify_off,omitempty"`
+	VerifyBacklog int64 `json:"verify_backlog,omitempty"`
+
+	// Files, order and amount: see FioMore.
+	FioMore
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -556,6 +589,9 @@ func (j *Job) Validate() error {
 	if anyRate && anyIOPS {
 		return bad("rate_iops", "rate and rate_iops are mutually exclusive (as in fio)")
 	}
+	if opt, reason := n.validateMore(); opt != "" {
+		return bad(opt, "%s", reason)
+	}
 	if err := n.RandomDistribution.validate(); err != "" {
 		return bad("random_distribution", "%s", err)
 	}
@@ -564,6 +600,9 @@ func (j *Job) Validate() error {
 	}
 	if n.Verify != VerifyNone && n.MinBlockSize() < VerifyHeaderSize {
 		return bad("verify", "blocks of %d bytes cannot hold the %d-byte verify header", n.MinBlockSize(), VerifyHeaderSize)
+	}
+	if n.Verify == VerifyPatternKind && n.VerifyPattern == "" {
+		return bad("verify", "verify=pattern needs verify_pattern")
 	}
 	if _, err := ParseVerifyPattern(n.VerifyPattern); err != nil {
 		return bad("verify_pattern", "%v", err)
@@ -777,6 +816,7 @@ func (j Job) String() string {
 		kv("verify", n.Verify.String())
 	}
 	str("verify_pattern", n.VerifyPattern)
+	b.WriteString(n.moreString())
 	if n.ContinueOnError != ContinueNone {
 		kv("continue_on_error", n.ContinueOnError.String())
 	}

@@ -208,7 +208,7 @@ func TestValidate(t *testing.T) {
 		{"center", func(j *Job) {
 			j.RandomDistribution = Distribution{Kind: DistNormal, Param: 5, Center: 2, HasCenter: true}
 		}, "random_distribution", "center"},
-		{"verify kind", func(j *Job) { j.Verify = 7 }, "verify", "invalid"},
+		{"verify kind", func(j *Job) { j.Verify = VerifyKind(len(verifyNames)) }, "verify", "invalid"},
 		{"verify small block", func(j *Job) { j.Verify = VerifySHA256; j.BlockSize = 32 }, "verify", "header"},
 		{"verify pattern", func(j *Job) { j.VerifyPattern = "%o" }, "verify_pattern", "not supported"},
 		{"hipri on libaio", func(j *Job) { j.Engine = "libaio"; j.Hipri = true }, "hipri", "ioengine=libaio"},

@@ -68,11 +68,11 @@ func (j *Job) fioOptions() ordered {
 
 // withDefaultFile returns the job for clone with fio's default file
 // name when the job names none and its engine needs a file:
-// jobname.clone.0 in the working directory (fio's
+// jobname.clone.0 in the job's directory, else the working one (fio's
 // $jobname.$jobnum.$filenum), laid out to the job's size as fio does.
 func (j Job) withDefaultFile(clone int) Job {
 	if j.Filename == "" && j.Engine != "null" {
-		j.Filename = j.Name + "." + strconv.Itoa(clone) + ".0"
+		j.Filename = j.dirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
 	}
 	return j
 }

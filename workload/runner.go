@@ -166,12 +166,14 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 
 	start := clock.Now()
 	var wg sync.WaitGroup
-	for _, w := range workers {
+	seq := newSequence(jobs)
+	for k, w := range workers {
 		w.stop = stop
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.run(start)
+			w.run(seq.wait(ctx, k, start))
+			seq.finished(k)
 		}()
 	}
 	done := make(chan struct{})

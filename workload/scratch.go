@@ -141,8 +141,8 @@ func prepareTarget(job Job) error {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
-	want := job.Offset + job.Size
-	if job.Size == 0 {
+	want := max(job.Offset+job.Size, job.FileSize) // fio lays out filesize
+	if job.Size == 0 && job.FileSize == 0 {
 		if err != nil {
 			return fmt.Errorf("workload: job %s: %s does not exist and the job gives no size", job.Name, job.Filename)
 		}

@@ -27,6 +27,12 @@ type ioSource struct {
 	mixed  bool   // rwmix: the pacer may switch direction
 	size   int64  // file or device size
 	issued uint64 // I/Os drawn from the pattern (replayed by verify)
+	moved  int64  // bytes drawn from the pattern
+	limit  int64  // io_size times loops: bytes to move; 0 for passes
+	// vpass is the number of passes read back so far, sinceVerify the
+	// writes drawn since the last read-back (verify_backlog).
+	vpass       int64
+	sinceVerify int64
 
 	pending    IO // drawn but not issued (Busy, or waiting on the rate)
 	hasPending bool
@@ -52,6 +58,9 @@ func newIOSource(job Job, clone int, size int64) (*ioSource, error) {
 		return nil, err
 	}
 	s := &ioSource{job: &job, pat: pat, pacer: NewJobPacer(&job), seed: seed, mixed: job.RW.Mixed(), size: size}
+	if !job.TimeBased {
+		s.limit = job.IOSize * int64(job.Loops)
+	}
 	if job.Verify != VerifyNone {
 		if s.mixed && s.pacer.Enabled() {
 			// The verify pass replays the mix draw; a rate limit that
@@ -92,9 +101,10 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		}
 	}
 	if !s.hasPending {
-		if s.ver != nil && s.job.RW.Writes() && !s.job.TimeBased && s.pat.Passes() > int64(s.gen) {
-			// A pass is over: read back what it wrote, once its writes
-			// have completed.
+		if s.verifyDue() {
+			// A pass (or verify_backlog's writes) is over, or the job
+			// is: read back what was written, once the writes have
+			// completed.
 			if !idle {
 				return srcDrain, 0
 			}
@@ -105,7 +115,7 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 				return srcDone, 0
 			}
 		}
-		if !s.job.TimeBased && s.pat.Passes() >= int64(s.job.Loops) {
+		if s.over() {
 			return srcDone, 0
 		}
 		d := s.pat.NextDir()
@@ -121,13 +131,13 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 			}
 		}
 		s.pending, s.hasPending = s.pat.NextIO(d), true
-		s.issued++
+		s.drawn()
 	} else if s.pending.Len < 0 {
 		if w := int64(s.pacer.Wait(s.pending.Dir, now)); w > 0 {
 			return srcWait, w
 		}
 		s.pending = s.pat.NextIO(s.pending.Dir)
-		s.issued++
+		s.drawn()
 	}
 	io := s.pending
 	s.hasPending = false
@@ -143,6 +153,46 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 	}
 	s.pacer.Issued(io.Dir, io.Len)
 	return srcReady, 0
+}
+
+// drawn counts the I/O just drawn into pending.
+func (s *ioSource) drawn() {
+	s.issued++
+	s.moved += s.pending.Len
+	if s.pending.Dir == DirWrite {
+		s.sinceVerify++
+	}
+}
+
+// over reports whether the job has moved all it should: io_size times
+// loops, else loops passes over the region; a time-based job never is.
+func (s *ioSource) over() bool {
+	switch {
+	case s.job.TimeBased:
+		return false
+	case s.limit > 0:
+		return s.moved >= s.limit
+	}
+	return s.pat.Passes() >= int64(s.job.Loops)
+}
+
+// verifyDue reports whether written blocks are to be read back now: at
+// the end of each pass, every verify_backlog writes, and at the end of
+// the job for what is left. A time-based job reads back only with
+// verify_backlog (fio 3.33 never reaches its final verify phase); none
+// does with do_verify=0.
+func (s *ioSource) verifyDue() bool {
+	j := s.job
+	if s.ver == nil || !j.RW.Writes() || j.NoVerifyPhase || (j.TimeBased && j.VerifyBacklog == 0) {
+		return false
+	}
+	switch {
+	case j.VerifyBacklog > 0 && s.sinceVerify >= j.VerifyBacklog:
+		return true
+	case s.pat.Passes() > s.vpass:
+		return true
+	}
+	return s.over() && s.replayed < s.issued
 }
 
 // unget returns u's I/O to the source: the engine was busy.
@@ -169,6 +219,7 @@ func (s *ioSource) startVerify(u *engines.Unit) bool {
 		s.replay = pat
 	}
 	s.verifying = true
+	s.vpass, s.sinceVerify = s.pat.Passes(), 0
 	if s.beforeVerify != nil {
 		s.beforeVerify()
 	}
@@ -213,11 +264,22 @@ func (s *ioSource) nextVerify(u *engines.Unit) bool {
 // workload itself are not checked: in a mixed job they may read blocks
 // not yet written.
 func (s *ioSource) check(u *engines.Unit, v *VerifyStats) {
-	if !s.verifying || s.ver == nil || u.Res != int64(len(u.Buf)) {
+	if s.ver == nil || u.Res != int64(len(u.Buf)) {
+		return
+	}
+	var err error
+	switch {
+	case s.verifying:
+		err = s.ver.Check(u.Buf, u.Offset, s.seed+s.gen)
+	case !s.job.RW.Writes() && !s.job.NoVerifyPhase:
+		// A read-only job with verify checks what an earlier job (or
+		// run) wrote, as fio's does: any generation will do.
+		err = s.ver.CheckWritten(u.Buf, u.Offset)
+	default:
 		return
 	}
 	v.Checked++
-	if err := s.ver.Check(u.Buf, u.Offset, s.seed+s.gen); err != nil {
+	if err != nil {
 		v.Mismatches++
 		s.passMismatches++
 		if len(v.First) < MaxRecordedErrors {

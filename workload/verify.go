@@ -2,12 +2,17 @@ package workload
 
 import (
 	"bytes"
+	"crypto/md5"
+	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/sha3"
+	"crypto/sha512"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"hash/crc64"
 	"math"
 	"math/bits"
 	"strings"
@@ -171,11 +176,47 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
+// checksum returns the checksum of kind over data in the header's 32
+// bytes (little endian for CRCs; longer digests keep their first 32
+// bytes). VerifyMeta and VerifyNull have none: all zeros.
 func checksum(k VerifyKind, data []byte) (sum [32]byte) {
-	if k == VerifySHA256 {
+	switch k {
+	case VerifySHA256:
 		return sha256.Sum256(data)
+	case VerifyMD5:
+		s := md5.Sum(data)
+		copy(sum[:], s[:])
+	case VerifyCRC64:
+		binary.LittleEndian.PutUint64(sum[:], crc64.Checksum(data, crc64ECMA))
+	case VerifyCRC32:
+		binary.LittleEndian.PutUint32(sum[:], crc32.ChecksumIEEE(data))
+	case VerifyCRC16:
+		binary.LittleEndian.PutUint16(sum[:], crc16(data))
+	case VerifyCRC7:
+		sum[0] = crc7(data)
+	case VerifyXXHash:
+		binary.LittleEndian.PutUint32(sum[:], xxhash32(data))
+	case VerifySHA1:
+		s := sha1.Sum(data)
+		copy(sum[:], s[:])
+	case VerifySHA512:
+		s := sha512.Sum512(data)
+		copy(sum[:], s[:])
+	case VerifySHA3_224:
+		s := sha3.Sum224(data)
+		copy(sum[:], s[:])
+	case VerifySHA3_256:
+		return sha3.Sum256(data)
+	case VerifySHA3_384:
+		s := sha3.Sum384(data)
+		copy(sum[:], s[:])
+	case VerifySHA3_512:
+		s := sha3.Sum512(data)
+		copy(sum[:], s[:])
+	case VerifyMeta, VerifyNull:
+	default: // VerifyCRC32C, VerifyPatternKind
+		binary.LittleEndian.PutUint32(sum[:], crc32.Checksum(data, castagnoli))
 	}
-	binary.LittleEndian.PutUint32(sum[:], crc32.Checksum(data, castagnoli))
 	return sum
 }
 
@@ -274,6 +315,9 @@ func (e *VerifyError) Unwrap() error { return ErrCorrupt }
 // Check verifies a block read at offset that should hold what Fill wrote
 // for offset and seed. It returns nil or a *VerifyError.
 func (v *Verifier) Check(buf []byte, offset int64, seed uint64) error {
+	if v.kind == VerifyNull {
+		return nil // fio's verify=null only pretends
+	}
 	if len(buf) < VerifyHeaderSize {
 		return v.fail(buf, offset, seed, CorruptLength, func(e *VerifyError) {
 			e.Detail = fmt.Sprintf("shorter than the %d-byte header", VerifyHeaderSize)
@@ -334,9 +378,35 @@ func (v *Verifier) Check(buf []byte, offset int64, seed uint64) error {
 	return nil
 }
 
+// CheckWritten verifies a block read at offset whatever its generation:
+// the block of a job that only reads, written by an earlier job or run.
+func (v *Verifier) CheckWritten(buf []byte, offset int64) error {
+	seed := uint64(0)
+	if len(buf) >= VerifyHeaderSize && [4]byte(buf[0:4]) == verifyMagic {
+		seed = binary.LittleEndian.Uint64(buf[16:])
+	}
+	return v.Check(buf, offset, seed)
+}
+
+// sumLen is the length of the kind's checksum in the header, bytes.
 func (v *Verifier) sumLen() int {
-	if v.kind == VerifySHA256 {
-		return sha256.Size
+	switch v.kind {
+	case VerifySHA256, VerifySHA512, VerifySHA3_256, VerifySHA3_384, VerifySHA3_512:
+		return 32
+	case VerifySHA3_224:
+		return 28
+	case VerifySHA1:
+		return 20
+	case VerifyMD5:
+		return 16
+	case VerifyCRC64:
+		return 8
+	case VerifyCRC16:
+		return 2
+	case VerifyCRC7:
+		return 1
+	case VerifyMeta, VerifyNull:
+		return 0
 	}
 	return 4
 }

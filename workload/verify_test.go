@@ -240,3 +240,56 @@ func BenchmarkVerify(b *testing.B) {
 		})
 	}
 }
+
+func TestVerifyEveryKind(t *testing.T) {
+	for k := VerifyCRC32C; int(k) < len(verifyNames); k++ {
+		t.Run(k.String(), func(t *testing.T) {
+			pattern := ""
+			if k == VerifyPatternKind {
+				pattern = "0xaa55"
+			}
+			v := newVerifier(t, k, pattern)
+			buf := make([]byte, 4096)
+			v.Fill(buf, 8192, 5)
+			if err := v.Check(buf, 8192, 5); err != nil {
+				t.Fatal(err)
+			}
+			if got := testing.AllocsPerRun(20, func() { _ = v.Check(buf, 8192, 5) }); got != 0 {
+				t.Errorf("Check allocates %v times", got)
+			}
+			buf[1000] ^= 1
+			err := v.Check(buf, 8192, 5)
+			switch k {
+			case VerifyMeta, VerifyNull:
+				if err != nil {
+					t.Errorf("verify=%s checks the data: %v", k, err)
+				}
+			default:
+				if err == nil {
+					t.Errorf("verify=%s missed a flipped bit", k)
+				}
+			}
+		})
+	}
+}
+
+func TestChecksumVectors(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want uint32
+	}{
+		{"", 0x02cc5d05}, {"a", 0x550d7456}, {"abc", 0x32d153ff},
+		{"Nobody inspects the spammish repetition", 0xe2293b2f},
+	} {
+		if got := xxhash32([]byte(tc.in)); got != tc.want {
+			t.Errorf("xxhash32(%q) = %#x, want %#x", tc.in, got, tc.want)
+		}
+	}
+	// CRC-16/ARC (the kernel's crc16) and CRC-7/MMC of "123456789".
+	if got := crc16([]byte("123456789")); got != 0xbb3d {
+		t.Errorf("crc16 = %#x, want 0xbb3d", got)
+	}
+	if got := crc7([]byte("123456789")); got != 0x75 {
+		t.Errorf("crc7 = %#x, want 0x75", got)
+	}
+}

@@ -1,0 +1,225 @@
+package workload
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FioMore are fio's options about where a job's file is, when the job
+// starts and how much it moves; Job embeds it, so the fields read as
+// Job's.
+type FioMore struct {
+	// Directory is fio's directory: a relative Filename, and fio's default
+	// file name, are made in it.
+	Directory string `json:"directory,omitempty"`
+	// FileSize is fio's filesize: the file is laid out to this many bytes,
+	// and a job without size moves this much (the parser sets Size).
+	FileSize int64 `json:"filesize,omitempty"`
+	// IOSize is fio's io_size (io_limit): the bytes the job moves, in as
+	// many passes over its region as that takes (the last one partial);
+	// 0 means Size times Loops.
+	IOSize int64 `json:"io_size,omitempty"`
+	// Stonewall (fio's stonewall, wait_for_previous) starts the job once
+	// every job before it has finished; WaitFor (wait_for) once the named
+	// job has. NewGroup (new_group) starts a new reporting group, as
+	// Stonewall does too.
+	Stonewall bool   `json:"stonewall,omitempty"`
+	WaitFor   string `json:"wait_for,omitempty"`
+	NewGroup  bool   `json:"new_group,omitempty"`
+	// StartDelay is fio's startdelay: the job starts this long after the
+	// run (or the jobs it waits for).
+	StartDelay time.Duration `json:"startdelay_ns,omitempty"`
+}
+
+// moreOptions are fio options accepted beside fioOptions and
+// reportOptions: those of FioMore and of verification, and those that
+// change nothing stortest measures. doc.go's table lists them.
+var moreOptions = []fioOption{
+	{name: "directory", field: "directory", doc: "Directory; one directory",
+		set: func(st *jobState, v string) error {
+			if strings.Contains(strings.ReplaceAll(v, `\:`, ""), ":") {
+				return unsupported("directory=" + v + ": several directories")
+			}
+			st.job.Directory = strings.ReplaceAll(v, `\:`, ":")
+			return nil
+		}},
+	{name: "filesize", field: "filesize", doc: "FileSize (bytes; one size, not a range)",
+		set: func(st *jobState, v string) error {
+			if strings.ContainsAny(v, "-:") {
+				return unsupported("filesize=" + v + ": a range of file sizes")
+			}
+			n, err := ParseSize(v)
+			st.job.FileSize = n
+			return err
+		}},
+	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "1 only (the default)",
+		set: func(_ *jobState, v string) error {
+			n, err := ParseCount(v, 1<<31-1)
+			if err == nil && n != 1 {
+				return unsupported("nrfiles=" + v + ": several files per job")
+			}
+			return err
+		}},
+	{name: "io_size", aliases: []string{"io_limit"}, field: "io_size", doc: "IOSize (bytes)",
+		set: setSize(func(j *Job) *int64 { return &j.IOSize })},
+	{name: "stonewall", aliases: []string{"wait_for_previous"}, field: "stonewall", isBool: true, doc: "Stonewall",
+		set: setBool(func(j *Job) *bool { return &j.Stonewall })},
+	{name: "new_group", field: "new_group", isBool: true, doc: "NewGroup",
+		set: setBool(func(j *Job) *bool { return &j.NewGroup })},
+	{name: "wait_for", field: "wait_for", doc: "WaitFor (a job before this one)",
+		set: setString(func(j *Job) *string { return &j.WaitFor })},
+	{name: "startdelay", field: "startdelay", doc: "StartDelay (default unit s; one value, not a range)",
+		set: func(st *jobState, v string) error {
+			if strings.Contains(v, "-") {
+				return unsupported("startdelay=" + v + ": a random delay")
+			}
+			d, err := ParseTime(v, time.Second)
+			st.job.StartDelay = d
+			return err
+		}},
+	{name: "do_verify", field: "do_verify", isBool: true, doc: "NoVerifyPhase = !value",
+		set: func(st *jobState, v string) error {
+			b, err := ParseBool(v)
+			st.job.NoVerifyPhase = !b
+			return err
+		}},
+	{name: "verify_backlog", field: "verify_backlog", doc: "VerifyBacklog (blocks)",
+		set: func(st *jobState, v string) error {
+			n, err := ParseSize(v) // fio reads it as a number with size suffixes
+			st.job.VerifyBacklog = n
+			return err
+		}},
+	// Options that change nothing stortest measures.
+	{name: "thread", field: "thread", isBool: true, doc: "No effect: every job runs on its own OS thread",
+		set: noEffect(true)},
+	{name: "threads", field: "threads", doc: "No effect (fio's tiobench profile option; without profile= fio ignores it too)",
+		set: noEffect(false)},
+	{name: "random_generator", field: "random_generator", doc: "No effect: tausworthe, lfsr, tausworthe64; stortest's generators are its own",
+		set: func(_ *jobState, v string) error {
+			switch v {
+			case "tausworthe", "lfsr", "tausworthe64":
+				return nil
+			}
+			return fmt.Errorf("unknown random_generator %q (want tausworthe, lfsr or tausworthe64)", v)
+		}},
+	{name: "verify_dump", field: "verify_dump", isBool: true, doc: "No effect: mismatches are reported, not dumped to files",
+		set: noEffect(true)},
+	{name: "verify_state_save", field: "verify_state_save", isBool: true, doc: "No effect: no verify state file is written",
+		set: noEffect(true)},
+	{name: "verify_fatal", field: "verify_fatal", isBool: true, doc: "No effect: a pass with mismatches ends the job (continue_on_error=verify goes on)",
+		set: noEffect(true)},
+	{name: "experimental_verify", field: "experimental_verify", isBool: true, doc: "No effect: blocks are read back the same way",
+		set: noEffect(true)},
+	{name: "verify_interval", field: "verify_interval", doc: "No effect: one header per block (the I/O is the same)",
+		set: func(_ *jobState, v string) error { _, err := ParseSize(v); return err }},
+	{name: "create_serialize", field: "create_serialize", isBool: true, doc: "No effect: files are laid out one at a time",
+		set: noEffect(true)},
+}
+
+// noEffect accepts a boolean (isBool) or any value and changes nothing.
+func noEffect(isBool bool) func(*jobState, string) error {
+	return func(_ *jobState, v string) error {
+		if isBool {
+			_, err := ParseBool(v)
+			return err
+		}
+		return nil
+	}
+}
+
+// validateMore checks FioMore's fields of the normalized job: the option
+// and why, or "".
+func (j *Job) validateMore() (string, string) {
+	switch {
+	case j.FileSize < 0:
+		return "filesize", fmt.Sprintf("negative (%d)", j.FileSize)
+	case j.IOSize < 0:
+		return "io_size", fmt.Sprintf("negative (%d)", j.IOSize)
+	case j.IOSize > 0 && j.IOSize < j.MinBlockSize():
+		return "io_size", fmt.Sprintf("%s is smaller than the block size %s", FormatSize(j.IOSize), FormatSize(j.MinBlockSize()))
+	case j.VerifyBacklog < 0:
+		return "verify_backlog", fmt.Sprintf("negative (%d)", j.VerifyBacklog)
+	case j.StartDelay < 0:
+		return "startdelay", fmt.Sprintf("negative (%v)", j.StartDelay)
+	case j.WaitFor == j.Name && j.WaitFor != "":
+		return "wait_for", "a job cannot wait for itself"
+	}
+	for _, s := range [...]struct{ name, v string }{{"directory", j.Directory}, {"wait_for", j.WaitFor}} {
+		if err := checkValue(s.v); err != "" {
+			return s.name, err
+		}
+	}
+	return "", ""
+}
+
+// moreString prints FioMore's options and the verify options beside them
+// in job-file syntax, for Job.String.
+func (j *Job) moreString() string {
+	var b strings.Builder
+	kv := func(k, v string) { b.WriteString(k + "=" + v + "\n") }
+	if j.NoVerifyPhase {
+		kv("do_verify", "0")
+	}
+	if j.VerifyBacklog != 0 {
+		kv("verify_backlog", strconv.FormatInt(j.VerifyBacklog, 10))
+	}
+	if j.Directory != "" {
+		kv("directory", strings.ReplaceAll(j.Directory, ":", `\:`))
+	}
+	if j.FileSize != 0 {
+		kv("filesize", FormatSize(j.FileSize))
+	}
+	if j.IOSize != 0 {
+		kv("io_size", FormatSize(j.IOSize))
+	}
+	if j.Stonewall {
+		kv("stonewall", "1")
+	}
+	if j.NewGroup {
+		kv("new_group", "1")
+	}
+	if j.WaitFor != "" {
+		kv("wait_for", j.WaitFor)
+	}
+	if j.StartDelay != 0 {
+		kv("startdelay", FormatTime(j.StartDelay))
+	}
+	return b.String()
+}
+
+// finishMore applies, when a job's section ends, what fio derives from
+// FioMore's options: a job with filesize but no size moves filesize; a
+// relative filename is in the directory; wait_for must name an earlier
+// job.
+func (p *parser) finishMore(st *jobState) error {
+	j := &st.job
+	if j.Size == 0 && j.FileSize > 0 {
+		j.Size = j.FileSize
+	}
+	if j.Directory != "" && j.Filename != "" {
+		// The file is named in full: Directory stays only for fio's
+		// default file name, so the job prints and reads back the same.
+		j.Filename, j.Directory = j.dirFile(j.Filename), ""
+	}
+	if j.WaitFor != "" {
+		found := false
+		for _, prev := range p.jobs {
+			found = found || prev.Name == j.WaitFor
+		}
+		if !found {
+			return p.errorAt(st.at("wait_for"), "wait_for", valueErr("no job "+strconv.Quote(j.WaitFor)+" before this one"))
+		}
+	}
+	return nil
+}
+
+// dirFile returns name in the job's directory unless it is absolute.
+func (j *Job) dirFile(name string) string {
+	if j.Directory == "" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(j.Directory, name)
+}
