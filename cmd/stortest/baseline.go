@@ -75,6 +75,8 @@ func baselineDiff(c *command, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --fleet: want one directory of host directories, got %d arguments", errUsage, len(pos))
 	case !*fleet && len(pos) != 2:
 		return fmt.Errorf("%w: want OLD and NEW, got %d arguments", errUsage, len(pos))
+	case *fleet && *format == "html":
+		return fmt.Errorf("%w: --fleet: --format html is for OLD NEW; see `stortest hist merge --format html` for a fleet's picture", errUsage)
 	}
 	if *format != "text" && *format != "json" && *format != "markdown" && *format != "html" {
 		return fmt.Errorf("%w: --format %q: want text, json, markdown or html", errUsage, *format)
