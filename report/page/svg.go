@@ -141,8 +141,8 @@ func (a *axis) fitData(vals func(yield func(float64) bool)) {
 // whole steps (from 0 for counts and rates).
 func (a *axis) ticks() []float64 {
 	if a.log {
-		lo := math.Floor(math.Log10(a.min))
-		hi := math.Ceil(math.Log10(a.max))
+		lo := math.Max(math.Floor(math.Log10(a.min)), -300)
+		hi := math.Min(math.Ceil(math.Log10(a.max)), 300)
 		if hi <= lo {
 			hi = lo + 1
 		}
@@ -177,6 +177,11 @@ func (a *axis) ticks() []float64 {
 	}
 	div := a.scaleDiv()
 	step := nice((a.max - a.min) / div / 5)
+	if n := (a.max - a.min) / div / step; !(n <= 20) || a.min+step*div == a.min {
+		// A range no float steps through (beyond float64, or steps
+		// below its precision): its ends only.
+		return []float64{a.min, a.max}
+	}
 	if a.kind == kindTime {
 		// Time keeps its exact range (a run ends when it ends); the
 		// ticks fall inside it.
