@@ -96,9 +96,18 @@ func screenshot(t *testing.T, bin, dir, name, page string, height int, dark bool
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	err := cmd.Run()
-	// Chromium's helpers live in our process group: end any left behind.
+	// Chromium's helpers live in our process group: end any left behind
+	// and wait until the group is gone.
 	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		pgid := cmd.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		for deadline := time.Now().Add(10 * time.Second); syscall.Kill(-pgid, 0) == nil; {
+			if time.Now().After(deadline) {
+				t.Errorf("chromium's process group %d outlived SIGKILL by 10s", pgid)
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 	if err != nil {
 		t.Fatalf("chromium: %v\n%s", err, stderr.String())
