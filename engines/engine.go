@@ -52,6 +52,10 @@ type Unit struct {
 	// delay when it completes.
 	Start, Issue int64
 	Index        int // runner's slot index; engines never touch it
+	// Prio is the I/O's priority, the kernel's ioprio value (class << 13 |
+	// level; 0: the thread's own). libaio and io_uring pass it with the
+	// I/O (fio's cmdprio options); the other engines ignore it.
+	Prio uint16
 }
 
 // Err returns the errno of a failed unit (Res < 0) and nil otherwise.

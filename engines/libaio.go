@@ -39,6 +39,9 @@ const (
 	iocbCmdPwrite = 1
 	iocbCmdFsync  = 2
 	iocbCmdFdsync = 3
+	// iocbFlagIOPrio: aio_reqprio holds the I/O's ioprio
+	// (IOCB_FLAG_IOPRIO, linux/aio_abi.h).
+	iocbFlagIOPrio = 1 << 1
 )
 
 // libaio is fio's "libaio": Linux native AIO through raw io_setup, io_submit,
@@ -147,6 +150,10 @@ func (e *libaio) Queue(u *Unit) (Status, error) {
 		cb.Buf = uint64(bufAddr(u.Buf))
 		cb.Nbytes = uint64(len(u.Buf))
 		cb.Offset = u.Offset
+	}
+	if u.Prio != 0 {
+		cb.Flags |= iocbFlagIOPrio
+		cb.Reqprio = int16(u.Prio)
 	}
 	e.units[slot] = u
 	e.pending = append(e.pending, cb)

@@ -476,7 +476,7 @@ func (e *uring) Queue(u *Unit) (Status, error) {
 	e.units[slot] = u
 
 	sqe := &e.sqes[e.sqLocalTail&e.sqMask]
-	*sqe = uringSQE{Opcode: op, Fd: int32(e.fd), OpFlags: opFlags, UserData: uint64(slot)}
+	*sqe = uringSQE{Opcode: op, Fd: int32(e.fd), OpFlags: opFlags, UserData: uint64(slot), Ioprio: u.Prio}
 	if e.fixedFile {
 		sqe.Fd = 0 // index in the registered files
 		sqe.Flags = iosqeFixedFile

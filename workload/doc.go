@@ -89,6 +89,10 @@
 //	log_avg_msec                                 Logs.AvgMsec; 0 logs every I/O
 //	log_offset                                   Logs.Offset
 //	per_job_logs                                 Logs.Shared = !value
+//	cmdprio_percentage                           CmdPrio.Percentage: r[,w] (libaio, io_uring)
+//	cmdprio_class                                CmdPrio.Class: r[,w], 1-3 (libaio, io_uring)
+//	cmdprio                                      CmdPrio.Level: r[,w], 0-7 (libaio, io_uring)
+//	cmdprio_bssplit                              CmdPrio.BSSplit: bs/percent[/class[/level]]:...[,...] (libaio, io_uring)
 //	directory                                    Directory; one directory
 //	filesize                                     FileSize (bytes; one size, not a range)
 //	nrfiles               nr_files               1 only (the default)

@@ -788,7 +788,7 @@ func FioOptions() []string {
 var knownFio = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic ba block_error_percentiles
 blockalign bs_is_seq_rand bs_unaligned blocksize_unaligned buffer_compress_chunk
 buffer_compress_percentage buffer_pattern bwavgtime cgroup cgroup_nodelete cgroup_weight
-cmd_type cmdprio cmdprio_bssplit cmdprio_class cmdprio_percentage cpumask cpus_allowed
+cmd_type cpumask cpus_allowed
 cpus_allowed_policy create_fsync create_on_open create_only dedupe_global dedupe_mode
 dedupe_percentage dedupe_working_set_percentage disable_bw disable_bw_measurement
 disable_clat disable_lat disable_slat disk_util end_fsync error_dump exec_postrun

@@ -22,8 +22,8 @@ import (
 //	time, value, direction, bs[, offset], priority
 //
 // time in ms since the measured start, direction 0 read, 1 write, 2 trim,
-// the offset only with log_offset=1, priority 0 (stortest sets no I/O
-// priorities). Latencies are ns. With log_avg_msec=0 every I/O has a line
+// the offset only with log_offset=1, priority 1 for an I/O of the real-time
+// class (cmdprio), else 0. Latencies are ns. With log_avg_msec=0 every I/O has a line
 // (bw: bytes*10^6/clat in ns, as fio computes it; iops: 1). With
 // log_avg_msec=M every M ms of measured time gives one line per direction:
 // the mean latency of the interval's I/Os (bs 0; the last partial interval
@@ -94,7 +94,7 @@ func (l *logFile) flush() error {
 }
 
 // line appends one line; it writes the buffer out when it is nearly full.
-func (l *logFile) line(ms, value uint64, d Dir, bs uint64, offset int64, withOffset bool) error {
+func (l *logFile) line(ms, value uint64, d Dir, bs uint64, offset int64, withOffset bool, prio uint64) error {
 	b := l.buf
 	b = strconv.AppendUint(b, ms, 10)
 	b = append(b, ", "...)
@@ -107,12 +107,23 @@ func (l *logFile) line(ms, value uint64, d Dir, bs uint64, offset int64, withOff
 		b = append(b, ", "...)
 		b = strconv.AppendInt(b, offset, 10)
 	}
-	b = append(b, ", 0\n"...) // priority
+	b = append(b, ", "...)
+	b = strconv.AppendUint(b, prio, 10)
+	b = append(b, '\n')
 	l.buf = b
 	if cap(b)-len(b) < logLineMax {
 		return l.flush()
 	}
 	return nil
+}
+
+// logPrio is a line's priority column as fio 3.33 writes it without
+// log_prio: 1 for a real-time (class 1) I/O, else 0.
+func logPrio(p uint16) uint64 {
+	if p>>13 == 1 {
+		return 1
+	}
+	return 0
 }
 
 // avgAcc sums one direction's latencies over a log_avg_msec interval.
@@ -184,13 +195,13 @@ func (l *ioLogs) fail(err error) {
 
 // slat records one submission latency; t is the commit time (ns since the
 // measured start).
-func (l *ioLogs) slat(t int64, d Dir, ns uint64, bs uint64, offset int64) {
+func (l *ioLogs) slat(t int64, d Dir, ns uint64, bs uint64, offset int64, prio uint16) {
 	f := l.files[logSlat]
 	if f == nil {
 		return
 	}
 	if l.every == 0 {
-		l.fail(f.line(uint64(t/1e6), ns, d, bs, offset, l.opts.Offset))
+		l.fail(f.line(uint64(t/1e6), ns, d, bs, offset, l.opts.Offset, logPrio(prio)))
 		return
 	}
 	l.roll(t)
@@ -198,7 +209,7 @@ func (l *ioLogs) slat(t int64, d Dir, ns uint64, bs uint64, offset int64) {
 }
 
 // done records one completed I/O at t (ns since the measured start).
-func (l *ioLogs) done(t int64, d Dir, clat, lat uint64, bytes uint64, bs uint64, offset int64) {
+func (l *ioLogs) done(t int64, d Dir, clat, lat uint64, bytes uint64, bs uint64, offset int64, prio uint16) {
 	if l.every > 0 {
 		l.roll(t)
 		l.lat[logClat][d].add(clat)
@@ -210,18 +221,19 @@ func (l *ioLogs) done(t int64, d Dir, clat, lat uint64, bytes uint64, bs uint64,
 	}
 	ms := uint64(t / 1e6)
 	off := l.opts.Offset
+	p := logPrio(prio)
 	if f := l.files[logClat]; f != nil {
-		l.fail(f.line(ms, clat, d, bs, offset, off))
+		l.fail(f.line(ms, clat, d, bs, offset, off, p))
 	}
 	if f := l.files[logLat]; f != nil {
-		l.fail(f.line(ms, lat, d, bs, offset, off))
+		l.fail(f.line(ms, lat, d, bs, offset, off, p))
 	}
 	if f := l.files[logBW]; f != nil {
 		// fio's per-I/O rate: bytes over the I/O's completion latency.
-		l.fail(f.line(ms, bytes*1_000_000/max(clat, 1), d, bs, offset, off))
+		l.fail(f.line(ms, bytes*1_000_000/max(clat, 1), d, bs, offset, off, p))
 	}
 	if f := l.files[logIOPS]; f != nil {
-		l.fail(f.line(ms, 1, d, bs, offset, off))
+		l.fail(f.line(ms, 1, d, bs, offset, off, p))
 	}
 	l.lastDone = t
 }
@@ -244,7 +256,7 @@ func (l *ioLogs) writeAvg(end int64, whole bool) {
 		for d := range NumDirs {
 			a := &l.lat[k][d]
 			if f != nil && a.n > 0 {
-				l.fail(f.line(ms, a.sum/a.n, d, 0, 0, l.opts.Offset))
+				l.fail(f.line(ms, a.sum/a.n, d, 0, 0, l.opts.Offset, 0))
 			}
 			*a = avgAcc{}
 		}
@@ -253,10 +265,10 @@ func (l *ioLogs) writeAvg(end int64, whole bool) {
 	for d := range NumDirs {
 		if whole && span > 0 && (l.dirs[d] || l.ios[d] > 0) {
 			if f := l.files[logBW]; f != nil {
-				l.fail(f.line(ms, l.bytes[d]*1e9/uint64(span)/1024, d, 0, 0, l.opts.Offset))
+				l.fail(f.line(ms, l.bytes[d]*1e9/uint64(span)/1024, d, 0, 0, l.opts.Offset, 0))
 			}
 			if f := l.files[logIOPS]; f != nil {
-				l.fail(f.line(ms, l.ios[d]*1e9/uint64(span), d, 0, 0, l.opts.Offset))
+				l.fail(f.line(ms, l.ios[d]*1e9/uint64(span), d, 0, 0, l.opts.Offset, 0))
 			}
 		}
 		l.ios[d], l.bytes[d] = 0, 0

@@ -304,6 +304,8 @@ type Job struct {
 	NoClatPercentiles bool      `json:"clat_percentiles_off,omitempty"`
 	UnifiedRW         UnifiedRW `json:"unified_rw_reporting,omitempty"`
 	GroupReporting    bool      `json:"group_reporting,omitempty"`
+	// CmdPrio gives I/Os priorities (libaio, io_uring; see CmdPrio).
+	CmdPrio CmdPrio `json:"cmdprio,omitzero"`
 
 	// SS is the steady-state criterion in fio's syntax (steadystate=,
 	// e.g. "iops_slope:0.1%"); the steady package parses it. SSDur is the

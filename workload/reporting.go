@@ -39,7 +39,7 @@ func ParseUnifiedRW(s string) (UnifiedRW, error) {
 // reportOptions are the accepted options about what a run reports and
 // logs rather than the I/O it does. They share fioOptions' index, and
 // doc.go's table lists them too.
-var reportOptions = []fioOption{
+var reportOptions = append([]fioOption{
 	{name: "clat_percentiles", field: "clat_percentiles", isBool: true, doc: "NoClatPercentiles = !value",
 		set: func(st *jobState, v string) error {
 			b, err := ParseBool(v)
@@ -70,7 +70,7 @@ var reportOptions = []fioOption{
 			st.job.Logs.Shared = !b
 			return err
 		}},
-}
+}, cmdprioOptions...)
 
 // reportingString is the job-file text of the reporting options not at
 // their default, in reportOptions' order.
@@ -101,6 +101,7 @@ func (j *Job) reportingString() string {
 	if l.Shared {
 		kv("per_job_logs", "0")
 	}
+	b.WriteString(j.CmdPrio.String())
 	return b.String()
 }
 
@@ -112,6 +113,9 @@ func (j *Job) validateReporting() (option, reason string) {
 		return "unified_rw_reporting", fmt.Sprintf("invalid UnifiedRW %d", j.UnifiedRW)
 	case j.Logs.AvgMsec < 0:
 		return "log_avg_msec", fmt.Sprintf("negative (%d)", j.Logs.AvgMsec)
+	}
+	if opt, reason := j.CmdPrio.validate(j.Engine); opt != "" {
+		return opt, reason
 	}
 	for _, o := range [...]struct{ k, v string }{{"write_lat_log", j.Logs.Lat}, {"write_bw_log", j.Logs.BW}, {"write_iops_log", j.Logs.IOPS}} {
 		if r := checkValue(o.v); r != "" {

@@ -48,9 +48,13 @@ func sumJobs(clones []*JobResult) *JobResult {
 		s.Dirs[d] = cloneDir(first.Dirs[d])
 	}
 	s.Sync = cloneDir(first.Sync)
+	for d := range NumDirs {
+		s.Prios[d] = clonePrios(first.Prios[d])
+	}
 	for _, c := range clones[1:] {
 		for d := range NumDirs {
 			addDir(&s.Dirs[d], &c.Dirs[d])
+			s.Prios[d] = mergePrios(s.Prios[d], c.Prios[d])
 		}
 		addDir(&s.Sync, &c.Sync)
 		s.Runtime = max(s.Runtime, c.Runtime)
@@ -119,8 +123,10 @@ func addDir(s, o *DirStats) {
 func mixed(j *JobResult) *JobResult {
 	m := *j
 	m.Dirs[DirRead] = cloneDir(j.Dirs[DirRead])
+	m.Prios[DirRead] = clonePrios(j.Prios[DirRead])
 	for d := DirWrite; d < NumDirs; d++ {
 		addDir(&m.Dirs[DirRead], &j.Dirs[d])
+		m.Prios[DirRead] = mergePrios(m.Prios[DirRead], j.Prios[d])
 	}
 	m.Seconds = slices.Clone(j.Seconds)
 	for i := range m.Seconds {
@@ -139,11 +145,24 @@ func fioDirs(j *JobResult, format OutputFormat) []field {
 	var out []field
 	if j.Job.UnifiedRW != UnifiedMixed {
 		for d := range NumDirs {
-			out = append(out, field{d.String(), fioDir(j, d, format)})
+			out = append(out, field{d.String(), withPrios(fioDir(j, d, format), j, j.Prios[d], format)})
 		}
 	}
 	if j.Job.UnifiedRW != UnifiedNone {
-		out = append(out, field{"mixed", fioDir(mixed(j), DirRead, format)})
+		m := mixed(j)
+		out = append(out, field{"mixed", withPrios(fioDir(m, DirRead, format), m, m.Prios[DirRead], format)})
 	}
 	return out
+}
+
+// withPrios inserts a direction's "prios" after its "lat_ns", where fio
+// 3.33 writes them, when the job gives I/Os priorities and the direction
+// completed any.
+func withPrios(dir ordered, j *JobResult, slots []PrioStats, format OutputFormat) ordered {
+	p := fioPrios(j, slots, format)
+	if len(p) == 0 {
+		return dir
+	}
+	i := slices.IndexFunc(dir, func(f field) bool { return f.K == "lat_ns" })
+	return slices.Insert(dir, i+1, field{"prios", p})
 }

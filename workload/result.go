@@ -130,6 +130,9 @@ type JobResult struct {
 	// Sync holds fsync/fdatasync latencies (total_ios and lat_ns in fio's
 	// "sync" object).
 	Sync DirStats
+	// Prios are each direction's latencies per I/O priority, when the
+	// job gives I/Os priorities (Job.CmdPrio); nil otherwise.
+	Prios [NumDirs][]PrioStats
 
 	Start   time.Time     // wall clock at the start of the measured part
 	Runtime time.Duration // measured time (ramp excluded)

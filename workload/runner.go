@@ -235,6 +235,7 @@ type worker struct {
 
 	hist            *histLog     // write_hist_log, nil when off
 	logs            *ioLogs      // write_lat_log, write_bw_log, write_iops_log; nil when off
+	prio            *prioPicker  // cmdprio options; nil when off
 	syncUnit        engines.Unit // fsync's own unit
 	held            bool         // reap before issuing more (rate limit, drain)
 	writesSinceSync int          // writes issued since the last fsync
@@ -317,6 +318,12 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 	if w.logs, err = newIOLogs(&job, jobNum); err != nil {
 		w.close()
 		return nil, err
+	}
+	if job.CmdPrio.On() {
+		w.prio = newPrioPicker(&job.CmdPrio, job.Seed(clone, uint64(jobNum)))
+		for d := range NumDirs {
+			w.res.Prios[d] = prioSlots(&job.CmdPrio, d, layout)
+		}
 	}
 	if opts.Faults != nil {
 		f := *opts.Faults
@@ -422,6 +429,9 @@ func (w *worker) run(start int64) {
 			u := w.free[len(w.free)-1]
 			sst, wait := w.src.next(u, now, w.infl == 0 && len(w.staged) == 0)
 			w.held = false
+			if w.prio != nil && sst != srcDone {
+				u.Prio = w.prio.pick(dirOf(u.Op), int64(len(u.Buf)))
+			}
 			if sst == srcDone {
 				w.ended = true
 				break
@@ -579,7 +589,7 @@ func (w *worker) commit() int64 {
 		if measuring {
 			w.res.Dirs[dirOf(u.Op)].Slat.Add(uint64(t - u.Start))
 			if w.logs != nil {
-				w.logs.slat(t-w.measureStart, dirOf(u.Op), uint64(t-u.Start), uint64(len(u.Buf)), u.Offset)
+				w.logs.slat(t-w.measureStart, dirOf(u.Op), uint64(t-u.Start), uint64(len(u.Buf)), u.Offset, u.Prio)
 			}
 		}
 	}
@@ -615,7 +625,10 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 	s.Clat.Add(uint64(t - u.Issue))
 	s.Lat.Add(uint64(t - u.Start))
 	if w.logs != nil {
-		w.logs.done(t-w.measureStart, d, uint64(t-u.Issue), uint64(t-u.Start), uint64(max(u.Res, 0)), uint64(len(u.Buf)), u.Offset)
+		w.logs.done(t-w.measureStart, d, uint64(t-u.Issue), uint64(t-u.Start), uint64(max(u.Res, 0)), uint64(len(u.Buf)), u.Offset, u.Prio)
+	}
+	if w.prio != nil {
+		addPrio(w.res.Prios[d], u.Prio, uint64(t-u.Issue), uint64(t-u.Start))
 	}
 	w.pub.ios[d].Store(s.IOs)
 	w.pub.bytes[d].Store(s.Bytes)
