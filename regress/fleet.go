@@ -1,8 +1,11 @@
 package regress
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 
 	"stortest.dev/baselines"
 	"stortest.dev/latency"
@@ -36,7 +39,9 @@ type FleetDir struct {
 	ClatP50, ClatP99, ClatP999 uint64
 }
 
-// Slow returns the hosts whose comparison with the others regressed.
+// Slow returns the hosts whose comparison with the others regressed, the
+// worst first: by the largest change (as a factor, either way) among
+// their regressions.
 func (f FleetReport) Slow() []Report {
 	var out []Report
 	for _, r := range f.Hosts {
@@ -44,6 +49,18 @@ func (f FleetReport) Slow() []Report {
 			out = append(out, r)
 		}
 	}
+	severity := func(r Report) float64 {
+		worst := 0.0
+		for _, x := range r.Regressions() {
+			if x.Ratio > 0 && finite(x.Ratio) {
+				worst = max(worst, math.Abs(math.Log(x.Ratio)))
+			} else {
+				worst = math.Inf(1)
+			}
+		}
+		return worst
+	}
+	slices.SortStableFunc(out, func(a, b Report) int { return cmp.Compare(severity(b), severity(a)) })
 	return out
 }
 
