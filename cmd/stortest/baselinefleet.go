@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -34,7 +35,8 @@ func fleetHosts(dir string) ([]string, error) {
 
 // baselineFleet is baseline diff --fleet DIR: DIR holds one directory per
 // host, each with the baselines that host left (as `baseline import-fio
-// --out` or -stortest.baselines write them); every job found on two
+// --out` writes them) or its history (-stortest.history: the newest run
+// of each job stands for the host); every job found on two
 // hosts or more is compared host by host with the other hosts pooled
 // (regress.CompareFleet), and the fleet's figures are printed with the
 // slow hosts named.
@@ -50,15 +52,25 @@ func baselineFleet(dir string, cfg regress.Config, flagRules []regress.Rule, for
 		if err != nil {
 			return nil, err
 		}
+		newest := map[string]int{} // job -> index in byJob[job] of this host's run
 		for _, rel := range rels {
 			b, err := baselines.Load(filepath.Join(dir, h, rel))
 			if err != nil {
 				return nil, err
 			}
-			job := strings.TrimSuffix(rel, ".json")
+			job := fleetJob(rel, b.Name)
 			if _, ok := byJob[job]; !ok {
 				jobs = append(jobs, job)
 			}
+			if i, ok := newest[job]; ok {
+				// A history holds many runs of a job: the newest stands
+				// for the host.
+				if b.Created.After(byJob[job][i].Baseline.Created) {
+					byJob[job][i].Baseline = b
+				}
+				continue
+			}
+			newest[job] = len(byJob[job])
 			byJob[job] = append(byJob[job], regress.HostRun{Host: h, Baseline: b})
 		}
 	}
@@ -127,6 +139,20 @@ func baselineFleet(dir string, cfg regress.Config, flagRules []regress.Rule, for
 		}
 	}
 	return reports, err
+}
+
+// fleetJob is the key that matches a job's baselines across hosts: the
+// relative path of a baseline file without ".json"
+// ("TestX/randread-4k"), or for a history's run files
+// (<TestName>/<job>/<time>-<host>-....json, as -stortest.history and
+// stortest history add write them) their directory, whose name is the
+// job's.
+func fleetJob(rel, name string) string {
+	dir := path.Dir(rel)
+	if path.Base(dir) == name && path.Base(rel) != name+".json" {
+		return dir
+	}
+	return strings.TrimSuffix(rel, ".json")
 }
 
 // slowLine names the hosts that regressed against the rest of the fleet,
