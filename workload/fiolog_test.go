@@ -225,3 +225,23 @@ func TestFioLogsAllocationsPerIO(t *testing.T) {
 	t.Logf("allocations: %v for 16384 I/Os, %v for 147456: %.6f per I/O", one, many, perIO)
 	assert.Less(t, perIO, 0.001)
 }
+
+// A job that names no file and whose engine needs one gets fio's default
+// name, jobname.clone.0, one file per clone, laid out in the working
+// directory as fio 3.33 does (t/latency_percentiles.py's libaio cases
+// leave latency.0.0 ... latency.3.0 behind).
+func TestDefaultFilename(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	job := Job{Name: "dflt", Engine: "psync", RW: RandRead, BlockSize: 4096, Size: 256 << 10, NumJobs: 2}
+	res, err := Run(context.Background(), job, Options{})
+	require.NoError(t, err)
+	require.NoError(t, res.Err())
+	for i, r := range res.Jobs {
+		name := "dflt." + strconv.Itoa(i) + ".0"
+		assert.Equal(t, name, r.Target)
+		st, err := os.Stat(filepath.Join(dir, name))
+		require.NoError(t, err)
+		assert.EqualValues(t, 256<<10, st.Size())
+	}
+}
