@@ -291,3 +291,45 @@ func TestRunVerifyPhases(t *testing.T) {
 		t.Errorf("zeroed blocks passed a read-only verify: %+v", res.Jobs[0].Verify)
 	}
 }
+
+func TestParseFioWithArgs(t *testing.T) {
+	file := "[global]\nbs=8k\n[a]\n[b]\nruntime=1\niodepth=2\n"
+	jobs, err := ParseFioWithArgs(strings.NewReader(file), "t.fio", []string{"--runtime=5", "-iodepth", "4", "--bs=16k", "--time_based"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := norm(Job{Name: "a", BlockSize: 8192, IODepth: 4, Runtime: 5 * time.Second, TimeBased: true},
+		Job{Name: "b", BlockSize: 8192, IODepth: 2, Runtime: time.Second, TimeBased: true})
+	if fmt.Sprint(jobs) != fmt.Sprint(want) {
+		t.Errorf("got\n%v\nwant\n%v", jobs, want)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--name=x"}, "args[0]: name: --name beside a job file"},
+		{[]string{"--runtime=2", "--threads=1", "--cpuload=3"}, "args[2]: fio option cpuload (ioengine cpuio) is not supported"},
+		{[]string{"--output=x"}, "args[0]: fio command-line option --output is not a job option"},
+		{[]string{"--iodepth=0"}, "args[0]: iodepth: 0 is less than 1"},
+	} {
+		_, err := ParseFioWithArgs(strings.NewReader(file), "t.fio", tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	files, opts := SplitFioArgs([]string{"--runtime", "2", "a.fio", "--time_based", "--bs=4k", "b.fio"})
+	if fmt.Sprint(files, opts) != "[a.fio b.fio] [--runtime 2 --time_based --bs=4k]" {
+		t.Errorf("SplitFioArgs: %q %q", files, opts)
+	}
+}
+
+func FuzzParseFioWithArgs(f *testing.F) {
+	f.Add("[global]\nbs=8k\n[a]\n[b]\nstonewall\nruntime=1\n", "--runtime=5\x00-iodepth\x004")
+	f.Add("[a]\nwait_for=a\n[b]\nwait_for=a\nverify=md5\nverify_backlog=2\n", "--filesize=1m\x00--directory=/tmp")
+	f.Fuzz(func(t *testing.T, file, args string) {
+		jobs, err := ParseFioWithArgs(strings.NewReader(file), "fuzz.fio", strings.Split(args, "\x00"))
+		if err == nil {
+			checkJobs(t, jobs)
+		}
+	})
+}

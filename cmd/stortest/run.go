@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +18,7 @@ import (
 	"stortest.dev/workload"
 )
 
-const runUsage = "[--output-format normal|json|json+|terse[,...]] [--output FILE] [--max-jobs N] [--parse-only] [--debug=parse] [--report FILE.html] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [--faults SPEC] [JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
+const runUsage = "[--output-format normal|json|json+|terse[,...]] [--output FILE] [--max-jobs N] [--parse-only] [--debug=parse] [--report FILE.html] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [--faults SPEC] [[--option=value ...] JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
 
 func init() {
 	c := &command{
@@ -99,7 +101,7 @@ func splitRunArgs(args []string) (runFlags, []string, error) {
 			}
 			err = f.fio.set(name, v, hasVal)
 		case "h", "help":
-			return f, nil, fmt.Errorf("%w: help", errUsage)
+			return f, nil, flag.ErrHelp
 		default:
 			rest = append(rest, a)
 		}
@@ -131,9 +133,14 @@ func defaultJob(target string) workload.Job {
 
 func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	flags, rest, err := splitRunArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stdout, "usage: stortest %s %s\n\n%s.\nA job file may come with fio job options, which apply to its jobs as fio's\ncommand line does: as defaults that the file overrides.\n", c.name, c.usage, c.short)
+		return err
+	}
 	if err != nil {
 		return err
 	}
+	files, jobOpts := workload.SplitFioArgs(rest)
 	// SIGINT/SIGTERM stop the run; results so far are still printed. They
 	// are caught from here on, so an interrupt while the scratch target is
 	// laid out still detaches and removes it.
@@ -148,12 +155,14 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		jobs = []workload.Job{defaultJob(scratch.Path)}
-	case len(rest) == 1 && !strings.HasPrefix(rest[0], "-"):
-		f, err := os.Open(rest[0])
+	case len(files) == 1:
+		// fio applies job options given beside a job file as defaults
+		// of its jobs: `stortest run --runtime=2 job.fio`.
+		f, err := os.Open(files[0])
 		if err != nil {
 			return err
 		}
-		jobs, err = workload.ParseFio(f, rest[0])
+		jobs, err = workload.ParseFioWithArgs(f, files[0], jobOpts)
 		f.Close()
 		if err != nil {
 			return err
@@ -161,7 +170,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	default:
 		for _, a := range rest {
 			if !strings.HasPrefix(a, "-") {
-				return fmt.Errorf("%w: give either one job file or --option=value job options, not %q among options", errUsage, a)
+				return fmt.Errorf("%w: give one job file (with or without --option=value job options), not %q", errUsage, a)
 			}
 		}
 		if flags.fio.parseOnly {

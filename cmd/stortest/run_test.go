@@ -130,7 +130,7 @@ func TestRunErrors(t *testing.T) {
 		{"unknown-option", []string{"run", "--name=x", "--rw=read", "--nonsense=1"}, 1, "nonsense"},
 		{"bad-format", []string{"run", "--output-format=xml"}, 2, "--output-format"},
 		{"missing-file", []string{"run", "/nonexistent/job.fio"}, 1, "no such file"},
-		{"mixed", []string{"run", "a.fio", "--name=x"}, 2, "either one job file"},
+		{"two-files", []string{"run", "a.fio", "--name=x", "b.fio"}, 2, "give one job file"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

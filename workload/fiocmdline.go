@@ -1,0 +1,69 @@
+package workload
+
+import (
+	"io"
+	"os"
+	"strings"
+)
+
+// ParseFioWithArgs reads a job file as ParseFio does, with fio job options
+// from a command line around it (args, as ParseFioArgs takes them: --key=value,
+// --key value, bare --key) applied as fio applies them: as defaults of every
+// job, which the file's [global] and job sections override. A --name in args
+// would add a job of its own beside the file's: that is refused. Errors in
+// args name the argument's index.
+func ParseFioWithArgs(r io.Reader, name string, args []string) ([]Job, error) {
+	p := parser{file: "args", env: os.Getenv}
+	global := newJobState(0)
+	for i := 0; i < len(args); i++ {
+		p.arg = i
+		a := args[i]
+		opt, ok := strings.CutPrefix(a, "--")
+		if !ok {
+			opt, ok = strings.CutPrefix(a, "-")
+		}
+		if !ok || opt == "" {
+			return nil, p.errorf("", syntaxErr("%q is not an option: give one job file", a))
+		}
+		key, val, hasVal := strings.Cut(opt, "=")
+		key = strings.TrimSpace(key)
+		if !hasVal && p.needsValue(key) && i+1 < len(args) {
+			i++
+			val, hasVal = args[i], true
+		}
+		if key == "name" {
+			return nil, p.errorf("name", unsupported("--name beside a job file (a command-line job with the file's)"))
+		}
+		if cliOnly[key] {
+			return nil, p.errorf("", &msgError{"fio command-line option --" + key + " is not a job option", ErrUnsupported})
+		}
+		if err := p.apply(global, key, strings.TrimSpace(val), hasVal, true); err != nil {
+			return nil, err
+		}
+	}
+	// What the arguments set is reported at the section of each job.
+	clear(global.lines)
+	return parseFio(r, name, global)
+}
+
+// SplitFioArgs separates job files from job options in a fio command
+// line: an argument that does not start with '-' is a job file unless it
+// is the value of the option before it ("--runtime 2", for an option that
+// takes a value).
+func SplitFioArgs(args []string) (files, opts []string) {
+	p := parser{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			files = append(files, a)
+			continue
+		}
+		opts = append(opts, a)
+		key, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !hasVal && (key == "name" || p.needsValue(key)) && i+1 < len(args) {
+			i++
+			opts = append(opts, args[i])
+		}
+	}
+	return files, opts
+}
