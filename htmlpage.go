@@ -87,7 +87,7 @@ func (r *Result) page(title string, host iostat.Host) (*page.Run, error) {
 		p.Notes = append(p.Notes, "host "+host.Nodename+", "+host.Sysname+" "+host.Release+" "+host.Machine)
 	}
 	if r.cut != nil {
-		p.Notes = append(p.Notes, "run "+r.cut.cause.after(r.cut.elapsed)+": the figures are partial")
+		p.Warnings = append(p.Warnings, "run "+r.cut.cause.after(r.cut.elapsed)+": the figures are partial")
 	}
 	collected.mu.Lock()
 	p.Checks = append([]page.Check(nil), r.checks...)

@@ -29,8 +29,7 @@ type Run struct {
 	Checks []Check
 	// Warnings are reasons to doubt the figures.
 	Warnings []string
-	// Notes are further lines shown under the title (the host, a run cut
-	// short).
+	// Notes are further lines shown under the title (the host).
 	Notes []string
 }
 
@@ -71,7 +70,7 @@ func NewRun(title string, res *workload.Result, fp baselines.Fingerprint) (*Run,
 		// what was measured; the page says it was cut short.
 		c := *j
 		if c.Canceled || c.Err != nil {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s.%d: %s", j.Name, j.Clone, partialWhy(j)))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s.%d: %s", j.Name, j.Clone, partialWhy(j)))
 		}
 		c.Canceled, c.Err = false, nil
 		byName[j.Name] = append(byName[j.Name], &c)
@@ -124,7 +123,7 @@ func RenderRun(r *Run) string {
 	}
 	d.begin(r.Title, sub)
 	for _, n := range r.Notes {
-		d.p("warn", n)
+		d.p("sub", n)
 	}
 	for _, w := range r.Warnings {
 		d.p("warn", "warning: "+w)
@@ -380,24 +379,65 @@ func rate(n uint64, dur time.Duration) float64 {
 // the steady-state marks.
 func (d *doc) throughput(id string, j RunJob) {
 	b := j.Baseline
-	ss, ms := spans(j, b.Runtime.Seconds())
-	iops := &chart{id: id + "-iops", title: "IOPS per second", x: secondsAxis(b, j.Ramp),
-		y: axis{label: "throughput", kind: kindCount, unit: "IOPS"}, spans: ss, marks: ms}
-	bw := &chart{id: id + "-bw", title: "Bandwidth per second", x: secondsAxis(b, j.Ramp),
-		y: axis{label: "bandwidth", kind: kindBytes}, spans: ss, marks: ms}
-	for _, dir := range b.Dirs {
-		di := dirIndex(dir.Name)
-		xs, ys := perSecond(b, di, func(s *baselines.Second, sd *baselines.SecondDir) float64 { return rate(sd.IOs, s.Dur) })
-		iops.lines = append(iops.lines, series{name: dir.Name, class: dirClass[dir.Name], xs: xs, ys: ys, step: true})
-		xs, ys = perSecond(b, di, func(s *baselines.Second, sd *baselines.SecondDir) float64 { return rate(sd.Bytes, s.Dur) })
-		bw.lines = append(bw.lines, series{name: dir.Name, class: dirClass[dir.Name], xs: xs, ys: ys, step: true})
-	}
 	if len(b.Seconds) == 0 {
 		d.p("note", "No per-second samples (an imported fio result).")
 		return
 	}
+	ss, ms := spans(j, b.Runtime.Seconds())
+	// A short run is drawn from its slices (a tenth of a second each), so
+	// that a few seconds still show their shape.
+	per, fine := "second", len(b.Seconds) < sliceRunSeconds && len(b.Slices) > 0
+	if fine {
+		per = b.SliceInterval.String()
+	}
+	iops := &chart{id: id + "-iops", title: "IOPS per " + per, x: secondsAxis(b, j.Ramp),
+		y: axis{label: "throughput", kind: kindCount, unit: "IOPS"}, spans: ss, marks: ms}
+	bw := &chart{id: id + "-bw", title: "Bandwidth per " + per, x: secondsAxis(b, j.Ramp),
+		y: axis{label: "bandwidth", kind: kindBytes}, spans: ss, marks: ms}
+	for _, dir := range b.Dirs {
+		di := dirIndex(dir.Name)
+		var xs, ys, bx, by []float64
+		if fine {
+			xs, ys = perSlice(b, di, func(sd *baselines.SliceDir, dur time.Duration) float64 { return rate(sd.IOs, dur) })
+			bx, by = perSlice(b, di, func(sd *baselines.SliceDir, dur time.Duration) float64 { return rate(sd.Bytes, dur) })
+		} else {
+			xs, ys = perSecond(b, di, func(s *baselines.Second, sd *baselines.SecondDir) float64 { return rate(sd.IOs, s.Dur) })
+			bx, by = perSecond(b, di, func(s *baselines.Second, sd *baselines.SecondDir) float64 { return rate(sd.Bytes, s.Dur) })
+		}
+		iops.lines = append(iops.lines, series{name: dir.Name, class: dirClass[dir.Name], xs: xs, ys: ys, step: true})
+		bw.lines = append(bw.lines, series{name: dir.Name, class: dirClass[dir.Name], xs: bx, ys: by, step: true})
+	}
 	d.chart(iops)
 	d.chart(bw)
+}
+
+// sliceRunSeconds: runs of fewer seconds draw their throughput per slice.
+const sliceRunSeconds = 20
+
+// perSlice is perSecond over the baseline's slices; the last slice,
+// shorter than a tenth of its interval, is left out as noise.
+func perSlice(b *baselines.Baseline, di int, v func(sd *baselines.SliceDir, dur time.Duration) float64) (xs, ys []float64) {
+	var end time.Duration
+	for i := range b.Slices {
+		s := &b.Slices[i]
+		if i > 0 && i == len(b.Slices)-1 && s.Dur < b.SliceInterval/10 {
+			break
+		}
+		if start := s.T - s.Dur; i > 0 && start != end {
+			xs, ys = append(xs, end.Seconds()), append(ys, ys[len(ys)-1])
+		}
+		xs = append(xs, (s.T - s.Dur).Seconds())
+		sd := s.Dirs[di]
+		if sd == nil {
+			sd = &baselines.SliceDir{}
+		}
+		ys = append(ys, v(sd, s.Dur))
+		end = s.T
+	}
+	if len(xs) > 0 {
+		xs, ys = append(xs, end.Seconds()), append(ys, ys[len(ys)-1])
+	}
+	return xs, ys
 }
 
 // latencyOverTime draws each second's clat p50, p99 and p99.9, from the

@@ -93,3 +93,36 @@ func TestRunPageEdges(t *testing.T) {
 		})
 	}
 }
+
+// TestRunPageShortRunSlices: a run of a few seconds draws its throughput
+// per slice (100 ms), so that it has a shape.
+func TestRunPageShortRunSlices(t *testing.T) {
+	b := loadBaseline(t, "randread-30s-a.json.gz")
+	short := *b
+	short.Seconds = b.Seconds[:3]
+	short.Runtime = 3 * time.Second
+	var slices []baselines.Slice
+	for _, s := range b.Slices {
+		if s.T <= short.Runtime {
+			slices = append(slices, s)
+		}
+	}
+	short.Slices = slices
+	if len(slices) < 25 {
+		t.Fatalf("the recording has %d slices in its first 3 s", len(slices))
+	}
+	page := RenderRun(&Run{Title: "short", Jobs: []RunJob{{Baseline: &short}}})
+	p := parsePage(t, page)
+	f := p.want(t, "job0-iops", []string{"read"}, []string{"throughput (IOPS)"})
+	if !strings.Contains(f.caption, "per 100ms") {
+		t.Errorf("caption %q: want per 100ms", f.caption)
+	}
+	i := strings.Index(page, `id="job0-iops"`)
+	d := page[i:]
+	d = d[strings.Index(d, ` d="`)+4:]
+	d = d[:strings.IndexByte(d, '"')]
+	if n := strings.Count(d, "H"); n < 25 {
+		t.Errorf("the IOPS line has %d steps, want one per slice", n)
+	}
+	tidyCheck(t, page)
+}
