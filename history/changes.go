@@ -56,6 +56,12 @@ type Config struct {
 	Metrics []string
 	// Split configures the change-point search.
 	Split SplitConfig
+	// PerMetric tests each metric's change points at Split.Alpha. By
+	// default a change point must hold at the family-wise level: Alpha
+	// divided by the number of metrics searched in the series
+	// (Bonferroni), so that searching more metrics does not raise the
+	// chance of a false change, as regress judges its comparisons.
+	PerMetric bool
 	// MinChange is the smallest relative change reported (0.02 for 2%);
 	// it sets Split.MinChange on the log scale. 0 reports every
 	// significant change.
@@ -102,6 +108,9 @@ type MetricReport struct {
 	// Latest is the verdict of the latest segment against the one before
 	// it: that of the last change, Pass when there is none.
 	Latest regress.Verdict `json:"latest"`
+	// Alpha is the p-value a change point of this metric had to reach:
+	// Split.Alpha over the metrics searched (Config.PerMetric).
+	Alpha float64 `json:"alpha"`
 	// TooFew is set when the history is too short to search (fewer than
 	// two segments of MinRuns runs).
 	TooFew  bool `json:"too_few,omitempty"`
@@ -216,16 +225,30 @@ func Changes(entries []Entry, cfg Config) (Report, error) {
 		pts := groups[k]
 		sr := SeriesReport{Series: k.series, Host: k.host, Runs: len(pts),
 			First: pts[0].run.Created, Last: pts[len(pts)-1].run.Created}
+		var ms []metricSeries
 		for _, dir := range baselines.DirNames {
 			for _, def := range metricDefs {
 				name := dir + "." + def.name
 				if !matchAny(cfg.Metrics, name) {
 					continue
 				}
-				if mr, ok := metricChanges(pts, dir, def, name, cfg); ok {
-					sr.Metrics = append(sr.Metrics, mr)
+				if m, ok := seriesOf(pts, dir, def, name); ok {
+					ms = append(ms, m)
 				}
 			}
+		}
+		// Every metric searched is a chance of a false change point: a
+		// change must hold at the family-wise level (Bonferroni), as
+		// regress' comparisons do, unless PerMetric.
+		split := cfg.Split.withDefaults()
+		if !cfg.PerMetric && len(ms) > 1 {
+			split.Alpha /= float64(len(ms))
+		}
+		if cfg.MinChange > 0 {
+			split.MinChange = math.Log1p(cfg.MinChange)
+		}
+		for _, m := range ms {
+			sr.Metrics = append(sr.Metrics, metricChanges(pts, m, split, cfg))
 		}
 		rep.Series = append(rep.Series, sr)
 	}
@@ -253,11 +276,18 @@ func matchAny(patterns []string, name string) bool {
 	return false
 }
 
-// metricChanges searches one metric of a series; false when no run has
-// a value of it.
-func metricChanges(pts []point, dir string, def metricDef, name string, cfg Config) (MetricReport, bool) {
-	var xs []float64 // log values
-	var at []int     // the run (index into pts) of each value
+// metricSeries is one metric's values in a series: the log of each run's
+// value, and the run (index into the series' points) of each.
+type metricSeries struct {
+	name string
+	def  metricDef
+	xs   []float64
+	at   []int
+}
+
+// seriesOf gathers a metric's values; false when no run has one.
+func seriesOf(pts []point, dir string, def metricDef, name string) (metricSeries, bool) {
+	m := metricSeries{name: name, def: def}
 	for i, p := range pts {
 		for j := range p.run.Dirs {
 			d := &p.run.Dirs[j]
@@ -265,21 +295,20 @@ func metricChanges(pts []point, dir string, def metricDef, name string, cfg Conf
 				continue
 			}
 			if v := def.get(d); v > 0 && !math.IsInf(v, 0) {
-				xs = append(xs, math.Log(v))
-				at = append(at, i)
+				m.xs = append(m.xs, math.Log(v))
+				m.at = append(m.at, i)
 			}
 		}
 	}
-	if len(xs) == 0 {
-		return MetricReport{}, false
-	}
+	return m, len(m.xs) > 0
+}
+
+// metricChanges searches one metric of a series.
+func metricChanges(pts []point, m metricSeries, split SplitConfig, cfg Config) MetricReport {
+	xs, at, def, name := m.xs, m.at, m.def, m.name
 	rule := regress.Config{Rules: cfg.Rules}.Rule(name)
 	mr := MetricReport{Metric: name, Unit: def.unit, Better: def.better, Runs: len(xs),
-		Judged: !rule.Off, Tolerance: rule.Tolerance}
-	split := cfg.Split.withDefaults()
-	if cfg.MinChange > 0 {
-		split.MinChange = math.Log1p(cfg.MinChange)
-	}
+		Judged: !rule.Off, Tolerance: rule.Tolerance, Alpha: split.Alpha}
 	if len(xs) < 2*split.MinSize {
 		mr.TooFew, mr.MinRuns = true, split.MinSize
 	}
@@ -298,12 +327,12 @@ func metricChanges(pts []point, dir string, def metricDef, name string, cfg Conf
 		mr.Changes = append(mr.Changes, c)
 	}
 	last := xs[bounds[len(bounds)-2]:]
-	m, _ := meanVar(last)
-	mr.Current, mr.CurrentRuns = math.Exp(m), len(last)
+	mean, _ := meanVar(last)
+	mr.Current, mr.CurrentRuns = math.Exp(mean), len(last)
 	if n := len(mr.Changes); n > 0 {
 		mr.Latest = mr.Changes[n-1].Verdict
 	}
-	return mr, true
+	return mr
 }
 
 // describe makes the Change of a split: the segments' levels, the ratio

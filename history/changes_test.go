@@ -88,6 +88,34 @@ func TestChangesNoStepFalseAlarms(t *testing.T) {
 	if quiet < 95 {
 		t.Errorf("read.clat.p99 reported no change in %d of 100 unchanged histories, want at least 95", quiet)
 	}
+	// Searching eight metrics holds the family-wise rate (Bonferroni),
+	// not eight times it.
+	if quietAll < 95 {
+		t.Errorf("all 8 read metrics reported no change in %d of 100 unchanged histories, want at least 95", quietAll)
+	}
+}
+
+// Alpha is divided among the metrics searched unless PerMetric.
+func TestChangesFamilyWiseAlpha(t *testing.T) {
+	es := entries(simHistory(3, 60, 0, 1, 0.05))
+	for _, c := range []struct {
+		cfg  Config
+		want float64
+	}{
+		{Config{Metrics: []string{"read.clat.p99"}}, DefaultAlpha},
+		{Config{Metrics: []string{"read.clat.p99", "read.iops"}}, DefaultAlpha / 2},
+		{Config{Metrics: []string{"read.clat.p99", "read.iops"}, PerMetric: true}, DefaultAlpha},
+	} {
+		rep, err := Changes(es, c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range rep.Series[0].Metrics {
+			if m.Alpha != c.want {
+				t.Errorf("%v per-metric %v: %s alpha %v, want %v", c.cfg.Metrics, c.cfg.PerMetric, m.Metric, m.Alpha, c.want)
+			}
+		}
+	}
 }
 
 // An improvement is a change point, not a regression; a change within

@@ -56,7 +56,8 @@ func historyChanges(c *command, args []string, stdout, stderr io.Writer) error {
 	fs.Var(&metrics, "metric", `metrics to search, patterns allowed ("read.clat.p99", "*.iops"), repeated or comma-separated; default: all (`+strings.Join(history.Metrics()[:8], ", ")+", and write and trim's)")
 	format := fs.String("format", "text", "output format: text, markdown (for a pull-request comment or job summary) or json")
 	tolerance := fs.String("tolerance", "", `rules after the defaults deciding which changes are regressions, e.g. "*.clat.p99=5%,*.clat.mean=10%"`)
-	alpha := fs.Float64("alpha", history.DefaultAlpha, "p-value below which a candidate is a change point")
+	alpha := fs.Float64("alpha", history.DefaultAlpha, "p-value below which a candidate is a change point, shared among the metrics searched")
+	perMetric := fs.Bool("per-metric", false, "test each metric at --alpha instead of sharing it among the metrics searched (more change points, more false ones)")
 	minRuns := fs.Int("min-runs", history.DefaultMinSize, "fewest runs of a segment")
 	minChange := fs.String("min-change", "", `smallest change reported, e.g. "2%" (on a long history a shift far below any tolerance is significant); default: every significant change`)
 	pos, err := parseArgs(fs, args)
@@ -94,7 +95,7 @@ func historyChanges(c *command, args []string, stdout, stderr io.Writer) error {
 		return trouble(err)
 	}
 	rep, err := history.Changes(runs, history.Config{Metrics: metrics, Rules: rules, MinChange: max(minCh, 0),
-		Split: history.SplitConfig{Alpha: *alpha, MinSize: *minRuns}})
+		PerMetric: *perMetric, Split: history.SplitConfig{Alpha: *alpha, MinSize: *minRuns}})
 	if err != nil {
 		return trouble(err)
 	}
