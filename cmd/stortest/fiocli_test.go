@@ -23,7 +23,7 @@ func TestRunParseOnlyDebugParse(t *testing.T) {
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	require.Len(t, lines, 12)
-	prefix := regexp.MustCompile(`^parse +[0-9]+ `)
+	prefix := regexp.MustCompile(`^parse +[0-9]+ +`) // pids pad to 5 digits, as fio's
 	for i := 0; i < len(lines); i += 2 {
 		arg, want := lines[i], lines[i+1]
 		t.Run(arg, func(t *testing.T) {
