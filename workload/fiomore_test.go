@@ -81,7 +81,7 @@ func TestFioMoreErrors(t *testing.T) {
 		{"[a]\nioengine=cpuio\n", "t.fio:2: job \"a\": ioengine: fio ioengine cpuio is not supported by stortest"},
 		{"[a]\ncpuload=50\n", "t.fio:2: job \"a\": fio option cpuload (ioengine cpuio) is not supported by stortest"},
 		{"[a]\nport=8888\n", "t.fio:2: job \"a\": fio option port (ioengine net, netsplice or rdma) is not supported by stortest"},
-		{"[a]\ncmdprio_percentage=20\n", "t.fio:2: job \"a\": fio option cmdprio_percentage is not supported by stortest"},
+		{"[a]\ncmdprio_percentage=20\n", "t.fio:2: job \"a\": cmdprio_percentage: ioengine=psync does not take the cmdprio options (only libaio, io_uring)"},
 		{"[a]\nrandom_generator=mt\n", "unknown random_generator \"mt\""},
 	} {
 		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
