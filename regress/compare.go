@@ -919,8 +919,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	}
 	f.Verdict = Inconclusive
 	if byRuns {
-		f.Reason += fmt.Sprintf("; the spread between runs (%s, from %s) dominates: record the baseline from more runs (go test -count=5 -stortest.update)",
-			pctOf(f.run.shown()), runsText(f.Runs))
+		f.Reason += "; " + runsAdvice(f.run, f.Runs)
 		return
 	}
 	if margin > 1e-9 && n > 0 {
@@ -970,12 +969,27 @@ func (c *comparer) unshared(f *Finding) {
 // pctOf prints a log-scale spread as a percentage: "2.0%".
 func pctOf(sd float64) string { return strconv.FormatFloat(100*sd, 'f', 1, 64) + "%" }
 
-// runsText says what a run-to-run spread rests on.
-func runsText(runs int) string {
-	if runs < 2 {
-		return "the assumed spread, as the baseline holds one run"
+// runsAdvice says why the spread between runs decides a finding, and
+// what would help. More runs cannot narrow the interval below the
+// assumed spread (runs recorded together share the host's moment), so
+// they are asked for only when the baseline's runs disagree beyond it;
+// otherwise only a steadier device, said with Config.RunSpread, can.
+func runsAdvice(s runSpread, runs int) string {
+	steadier := "if this device varies less from run to run, say so (stortest.AssumeRunSpread, baseline diff --run-spread)"
+	switch {
+	case runs < 2:
+		return fmt.Sprintf("the spread between runs (%s, assumed, as the baseline holds one run) dominates: %s",
+			pctOf(s.shown()), steadier)
+	case s.prior > 0 && s.sd <= s.prior:
+		return fmt.Sprintf("the spread between runs (%s, assumed: the %d baseline runs agree within it, and runs recorded together do not narrow it) dominates: %s",
+			pctOf(s.shown()), runs, steadier)
 	}
-	return fmt.Sprintf("%d baseline runs", runs)
+	from := fmt.Sprintf("from %d baseline runs", runs)
+	if s.prior > 0 {
+		from += ", beyond the " + pctOf(s.prior) + " assumed"
+	}
+	return fmt.Sprintf("the spread between runs (%s, %s) dominates: the baseline's runs disagree; record it again on a quiet host, or from more runs (go test -count=5 -stortest.update)",
+		pctOf(s.shown()), from)
 }
 
 // toleranceBound is the ratio at which the worse side leaves tolerance;

@@ -427,3 +427,32 @@ func TestSharedDevice(t *testing.T) {
 	sharedCur.Shared = shared
 	require.Equal(t, Improvement, iops(multiRun(t, slowed(runs[2], 0.2), slowed(runs[3], 0.2), slowed(runs[4], 0.2)), &sharedCur).Verdict)
 }
+
+// An inconclusive finding decided by the spread between runs asks for
+// what would narrow it: more runs only when the baseline's runs disagree
+// beyond the assumed spread (runs that agree never narrow it), else a
+// device known to be steadier.
+func TestRunsAdvice(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    runSpread
+		runs int
+		want string
+		not  string
+	}{
+		{"one run", runSpread{sd: 0.1, df: 6, k: 1, prior: 0.1, priorDF: 6}, 1,
+			"(10.0%, assumed, as the baseline holds one run) dominates: if this device varies less", "-count=5"},
+		{"runs agree", runSpread{sd: 0.08, df: 8, k: 3, prior: 0.1, priorDF: 6}, 3,
+			"(10.0%, assumed: the 3 baseline runs agree within it", "-count=5"},
+		{"runs disagree", runSpread{sd: 0.25, df: 8, k: 3, prior: 0.1, priorDF: 6}, 3,
+			"(25.0%, from 3 baseline runs, beyond the 10.0% assumed) dominates: the baseline's runs disagree", "AssumeRunSpread"},
+		{"no prior", runSpread{sd: 0.05, df: 2, k: 3}, 3,
+			"(5.0%, from 3 baseline runs) dominates", "assumed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := runsAdvice(tc.s, tc.runs)
+			require.Contains(t, got, tc.want)
+			require.NotContains(t, got, tc.not)
+		})
+	}
+}

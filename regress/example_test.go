@@ -93,6 +93,6 @@ func ExampleParseRules() {
 	//   read.clat.p50    99.84µs    99.84µs    +0.0%   -40.8%..+68.9%   pass
 	//   read.clat.p99    201.73µs   199.68µs   -1.0%   -47.2%..+85.7%   pass
 	//   read.clat.p99.9  259.07µs   252.93µs   -2.4%   -55.5%..+114.4%  pass
-	//   read iops 1.5k IOPS vs baseline 2k IOPS (-25.0%, 99% CI -55.6%..+26.7%): inconclusive: beyond 5% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between runs (10.0%, from the assumed spread, as the baseline holds one run) dominates: record the baseline from more runs (go test -count=5 -stortest.update)
-	//   read bw 5.86MiB/s vs baseline 7.81MiB/s (-25.0%, 99% CI -55.6%..+26.7%): inconclusive: beyond 10% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between runs (10.0%, from the assumed spread, as the baseline holds one run) dominates: record the baseline from more runs (go test -count=5 -stortest.update)
+	//   read iops 1.5k IOPS vs baseline 2k IOPS (-25.0%, 99% CI -55.6%..+26.7%): inconclusive: beyond 5% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between runs (10.0%, assumed, as the baseline holds one run) dominates: if this device varies less from run to run, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
+	//   read bw 5.86MiB/s vs baseline 7.81MiB/s (-25.0%, 99% CI -55.6%..+26.7%): inconclusive: beyond 10% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between runs (10.0%, assumed, as the baseline holds one run) dominates: if this device varies less from run to run, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
 }

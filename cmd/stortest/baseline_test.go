@@ -340,7 +340,7 @@ func TestBaselineDiffRunSpread(t *testing.T) {
 	synthBaseline(t, slow, 1400, 1)
 	code, out, errOut := run(t, "baseline", "diff", base, slow)
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
-	require.Contains(t, out, "the spread between runs (10.0%, from the assumed spread, as the baseline holds one run) dominates")
+	require.Contains(t, out, "the spread between runs (10.0%, assumed, as the baseline holds one run) dominates")
 	code, _, _ = run(t, "baseline", "diff", "--run-spread", "2%", base, slow)
 	require.Equal(t, 1, code)
 	code, _, errOut = run(t, "baseline", "diff", "--run-spread", "lots", base, slow)
