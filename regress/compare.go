@@ -925,7 +925,11 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	if margin > 1e-9 && n > 0 {
 		if need := math.Ceil(float64(n) * sq(spread/margin)); need > float64(n) && need < 1e15 {
 			f.More = uint64(need) - n
-			f.Reason += fmt.Sprintf("; about %d more %s per run needed", f.More, f.Samples.Kind)
+			kind := f.Samples.Kind
+			if f.More == 1 {
+				kind = strings.TrimSuffix(kind, "s") // "1 more second"
+			}
+			f.Reason += fmt.Sprintf("; about %d more %s per run needed", f.More, kind)
 		}
 	}
 }
