@@ -221,7 +221,7 @@ func importJob(doc *fioDoc, jd *fioJobDoc, jl *latency.FioJob, global []fioOptio
 			BWSamples: Moments{N: dd.BWSamples, Min: dd.BWMin * 1024, Max: dd.BWMax * 1024,
 				Mean: dd.BWMean * 1024, Stddev: dd.BWDev * 1024},
 		}
-		dir.IOPSSamples, dir.BWSamples = saneMoments(dir.IOPSSamples), saneMoments(dir.BWSamples)
+		dir.IOPSSamples, dir.BWSamples = saneMoments(dir.IOPSSamples, 1), saneMoments(dir.BWSamples, 1024)
 		ld := jl.Direction(DirNames[i])
 		if ld != nil {
 			for _, s := range []struct {
@@ -258,11 +258,17 @@ func fioTime(sec int64) time.Time {
 }
 
 // saneMoments drops per-interval moments that do not describe samples
-// (none, or printed inconsistently): they are only ever a fallback.
-func saneMoments(m Moments) Moments {
-	if m.N <= 0 || m.Stddev < 0 || m.Min > m.Mean || m.Mean > m.Max {
+// (none, or printed inconsistently): they are only ever a fallback. Min
+// and max are printed as whole units (unit: 1 I/O per second, or 1 KiB/s
+// in bytes), the mean with decimals, so a min or max less than one unit
+// on the wrong side of the mean is rounding, not damage (stortest's own
+// JSON once truncated fractional samples: iops_max 400 under an
+// iops_mean of 400.08); such a min or max is taken as the mean.
+func saneMoments(m Moments, unit float64) Moments {
+	if m.N <= 0 || m.Stddev < 0 || m.Min > m.Mean+unit || m.Mean > m.Max+unit {
 		return Moments{}
 	}
+	m.Min, m.Max = min(m.Min, m.Mean), max(m.Max, m.Mean)
 	return m
 }
 

@@ -218,3 +218,29 @@ func TestImportFioWithoutBins(t *testing.T) {
 	require.Equal(t, uint64(138240), c.P99)
 	require.Equal(t, uint64(85504), c.P90)
 }
+
+// fio prints iops_min/iops_max and bw_min/bw_max as whole units and the
+// means with decimals: a max a fraction below its mean is print rounding
+// (a run held at 400 IOPS printed iops_max 400, iops_mean 400.08), and
+// the samples are kept, so a short run still has them to be judged on;
+// a max far below its mean is damage, and they are dropped.
+func TestImportFioMomentsRounding(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "fio", "psync-randrw.json"))
+	require.NoError(t, err)
+	edit := func(max, mean float64) []*Baseline {
+		var doc map[string]any
+		require.NoError(t, json.Unmarshal(data, &doc))
+		for _, j := range doc["jobs"].([]any) {
+			d := j.(map[string]any)["read"].(map[string]any)
+			d["iops_min"], d["iops_max"], d["iops_mean"], d["iops_samples"] = 399.0, max, mean, 4.0
+		}
+		edited, err := json.Marshal(doc)
+		require.NoError(t, err)
+		bs, err := ImportFio(bytes.NewReader(edited), "edited")
+		require.NoError(t, err)
+		return bs
+	}
+	m := edit(400, 400.08)[0].Dir("read").IOPSSamples
+	require.Equal(t, Moments{N: 4, Min: 399, Max: 400.08, Mean: 400.08, Stddev: m.Stddev}, m)
+	require.Zero(t, edit(390, 400.08)[0].Dir("read").IOPSSamples.N, "a max 10 below the mean is no rounding")
+}

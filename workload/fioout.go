@@ -153,8 +153,7 @@ func fioDir(j *JobResult, d Dir, format OutputFormat) ordered {
 		iops = 1000 * float64(s.IOs) / float64(ms)
 	}
 	pcts := j.Job.percentileList()
-	bw := perSecond(j.Seconds, func(sec *Second) float64 { return sec.BW(d) / 1024 })
-	io := perSecond(j.Seconds, func(sec *Second) float64 { return sec.IOPS(d) })
+	bw, io := fioRates(j.Seconds, d)
 	return ordered{
 		{"io_bytes", s.Bytes},
 		{"io_kbytes", s.Bytes / 1024},
@@ -250,6 +249,18 @@ func stortestExtras(j *JobResult) ordered {
 		o = append(o, field{"error", j.Err.Error()})
 	}
 	return o
+}
+
+// fioRates summarises direction d's per-second bandwidth (KiB/s) and
+// IOPS as fio's bw_* and iops_* fields. fio's samples are integers (its
+// integer division of bytes or I/Os by the interval's ms), so their
+// printed min and max bracket the mean; fractional samples printed as
+// integers would not (iops_max 400 under a mean of 400.08, which
+// importers rightly take for damaged figures).
+func fioRates(secs []Second, d Dir) (bw, iops moments) {
+	bw = perSecond(secs, func(sec *Second) float64 { return math.Floor(sec.BW(d) / 1024) })
+	iops = perSecond(secs, func(sec *Second) float64 { return math.Floor(sec.IOPS(d)) })
+	return bw, iops
 }
 
 type moments struct {

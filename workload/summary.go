@@ -60,8 +60,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 			if j.Job.LatPercentiles {
 				writePercentiles(&b, " lat", s.Lat, pcts)
 			}
-			bw := perSecond(j.Seconds, func(sec *Second) float64 { return sec.BW(d) / 1024 })
-			io := perSecond(j.Seconds, func(sec *Second) float64 { return sec.IOPS(d) })
+			bw, io := fioRates(j.Seconds, d)
 			if bw.n > 0 {
 				fmt.Fprintf(&b, "   bw (  KiB/s): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%d\n", bw.min, bw.max, bw.mean, bw.stddev, bw.n)
 				fmt.Fprintf(&b, "   iops        : min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%d\n", io.min, io.max, io.mean, io.stddev, io.n)
