@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"stortest.dev/fio"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 )
@@ -78,11 +79,9 @@ func ImportFio(r io.Reader, name string) ([]*Baseline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("baselines: import: %w", err)
 	}
-	start := bytes.IndexByte(data, '{') // ReadFio found one
 	var doc fioDoc
-	if err := json.Unmarshal(data[start:], &doc); err != nil {
-		d := &decoder{data: data, name: name}
-		return nil, fmt.Errorf("baselines: import: %w", d.jsonError(err, "", start))
+	if err := fio.UnmarshalJSON(data, name, &doc); err != nil {
+		return nil, fmt.Errorf("baselines: import: %w", err)
 	}
 	if len(doc.Jobs) == 0 || len(doc.Jobs) != len(lat.Jobs) {
 		return nil, fmt.Errorf("baselines: import %s: no jobs", name)

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strconv"
 
-	"stortest.dev/internal/jsonin"
+	"stortest.dev/fio"
 )
 
 // Directions fio reports, in its order.
@@ -211,12 +211,13 @@ func (s *FioStat) Histogram(l Layout) (*Histogram, error) {
 // ErrNoBins means a stat has no json+ bins to rebuild a histogram from.
 var ErrNoBins = errors.New("latency: no json+ bins")
 
-// ReadFio decodes fio's JSON output. Text before the first '{' (fio prints
-// warnings there when stderr is merged) is skipped. Syntax errors name the
-// line and column; name is used in error messages (a file name, or "-").
+// ReadFio decodes fio's JSON output with fio.DecodeJSON: text before the
+// first '{' (fio prints warnings there when stderr is merged) is skipped,
+// bare nan and inf are null. Syntax errors name the line and column; name
+// is used in error messages (a file name, or "-").
 func ReadFio(r io.Reader, name string) (*FioOutput, error) {
 	var out FioOutput
-	if err := jsonin.Decode(r, name, &out, nil); err != nil {
+	if err := fio.DecodeJSON(r, name, &out); err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
 	return &out, nil

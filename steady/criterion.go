@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"stortest.dev/fio"
 )
 
 // Metric is the per-second series a criterion judges.
@@ -152,9 +154,9 @@ var ErrSyntax = errors.New("steady: bad criterion")
 //	bw_slope:LIMIT[%]     slope of bandwidth (bytes/s per second)
 //
 // A bw limit is an integer with an optional size suffix read as fio reads it
-// with its default kb_base=1024: k, m, g, t, p (and kb, mb...) are powers of
-// 1024, kib, mib... powers of 1000. An absolute iops limit is a plain
-// number. Forms that fio reads differently from how they look are refused
+// with its default kb_base=1024 (package fio): k, m, g, t, p (and kb, ki,
+// mb...) are powers of 1024, kib, mib... powers of 1000. An absolute iops
+// limit is a plain number. Forms that fio reads differently from how they look are refused
 // rather than misread: fio takes "iops:10k" as 10 and "bw:1.5m" as 1.
 //
 // stortest adds latency percentiles and SNIA PTS:
@@ -304,53 +306,17 @@ func parseFloat(s string) (float64, error) {
 }
 
 // parseBytes reads fio's bw limit: a decimal integer and an optional size
-// suffix, with kb_base=1024 (fio's default): k/kb/m/mb/... are powers of
-// 1024 and kib/mib/... powers of 1000, case-insensitive.
+// suffix, read as fio reads sizes (package fio: k/kb/ki are powers of
+// 1024, kib powers of 1000, case-insensitive).
 func parseBytes(s string) (float64, error) {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 {
+	if s == "" || s[0] < '0' || s[0] > '9' || len(s) > 1 && (s[1] == 'x' || s[1] == 'X') {
 		return 0, parseError(fmt.Sprintf("bw limit %q: want an integer with an optional size suffix (k, m, g, t, p)", s))
 	}
-	n, err := strconv.ParseUint(s[:i], 10, 64)
+	n, err := fio.ParseSize(s)
 	if err != nil {
-		return 0, parseError(fmt.Sprintf("bw limit %q: %v", s, err))
+		return 0, parseError(fmt.Sprintf("bw limit: %v", err))
 	}
-	suffix := strings.ToLower(strings.TrimSpace(s[i:]))
-	var pow int
-	mult := uint64(1024)
-	switch suffix {
-	case "":
-	case "k", "kb":
-		pow = 1
-	case "m", "mb":
-		pow = 2
-	case "g", "gb":
-		pow = 3
-	case "t", "tb":
-		pow = 4
-	case "p", "pb":
-		pow = 5
-	case "kib":
-		pow, mult = 1, 1000
-	case "mib":
-		pow, mult = 2, 1000
-	case "gib":
-		pow, mult = 3, 1000
-	case "tib":
-		pow, mult = 4, 1000
-	case "pib":
-		pow, mult = 5, 1000
-	default:
-		return 0, parseError(fmt.Sprintf("bw limit %q: unknown size suffix %q (fractions are not accepted: fio drops them)", s, s[i:]))
-	}
-	v := float64(n)
-	for range pow {
-		v *= float64(mult)
-	}
-	return v, nil
+	return float64(n), nil
 }
 
 // parseLatency reads an absolute latency limit; a unit is required.
@@ -379,41 +345,13 @@ func parseLatency(s string) (time.Duration, error) {
 
 // ParseFioDuration reads a duration as fio reads ss_dur and ss_ramp: a
 // decimal integer of seconds, or an integer with a unit us, ms, s, m, h or
-// d (case-insensitive).
+// d (case-insensitive); package fio's ParseTime.
 func ParseFioDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, fmt.Errorf("steady: duration %q: want an integer with an optional unit (us, ms, s, m, h, d)", s)
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
+	d, err := fio.ParseTime(strings.TrimSpace(s), time.Second)
 	if err != nil {
-		return 0, fmt.Errorf("steady: duration %q: %w", s, err)
+		return 0, fmt.Errorf("steady: duration: %w", err)
 	}
-	var unit time.Duration
-	switch strings.ToLower(s[i:]) {
-	case "", "s":
-		unit = time.Second
-	case "us", "usec":
-		unit = time.Microsecond
-	case "ms", "msec":
-		unit = time.Millisecond
-	case "m":
-		unit = time.Minute
-	case "h":
-		unit = time.Hour
-	case "d":
-		unit = 24 * time.Hour
-	default:
-		return 0, fmt.Errorf("steady: duration %q: unknown unit %q", s, s[i:])
-	}
-	if n > math.MaxInt64/int64(unit) {
-		return 0, fmt.Errorf("steady: duration %q: too large", s)
-	}
-	return time.Duration(n) * unit, nil
+	return d, nil
 }
 
 // Name returns the criterion's name in criterion syntax, without the limit:

@@ -24,6 +24,7 @@ func TestParse(t *testing.T) {
 		{"bw:20M", Criterion{Metric: BW, Method: Deviation, Limit: 20 << 20}},
 		{"bw:20mb", Criterion{Metric: BW, Method: Deviation, Limit: 20 << 20}},
 		{"bw:3KiB", Criterion{Metric: BW, Method: Deviation, Limit: 3000}}, // fio's kb_base=1024 inverts IEC
+		{"bw:4ki", Criterion{Metric: BW, Method: Deviation, Limit: 4096}},  // fio 3.33 reads ki as 1024 (package fio)
 		{"bw:1g", Criterion{Metric: BW, Method: Deviation, Limit: 1 << 30}},
 		{"bw:2t", Criterion{Metric: BW, Method: Deviation, Limit: 2 << 40}},
 		{"bw:1p", Criterion{Metric: BW, Method: Deviation, Limit: 1 << 50}},
@@ -78,8 +79,8 @@ func TestParseErrors(t *testing.T) {
 		{"iops:-1", ">= 0"},
 		{"iops:NaN", "want a number"},
 		{"iops:inf%", "want a number"},
-		{"bw:1.5m", "fractions are not accepted"}, // fio reads it as 1
-		{"bw:20x", "unknown size suffix"},
+		{"bw:1.5m", "fractions are not allowed"}, // fio reads it as 1
+		{"bw:20x", "unknown suffix"},
 		{"bw:m", "want an integer"},
 		{"bw:99999999999999999999", "out of range"},
 		{"iopz:5%", "unknown metric"},

@@ -1,14 +1,13 @@
 package steady
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 
-	"stortest.dev/internal/jsonin"
+	"stortest.dev/fio"
 )
 
 // FioOutput is the part of fio's JSON output (--output-format=json or
@@ -36,7 +35,7 @@ var ErrNoSteadyState = errors.New("steady: no job has a steadystate object")
 // (a file name or "-") prefixes them.
 func ReadFio(r io.Reader, name string) (*FioOutput, error) {
 	var out FioOutput
-	if err := jsonin.Decode(r, name, &out, nullNonFinite); err != nil {
+	if err := fio.DecodeJSON(r, name, &out); err != nil {
 		return nil, fmt.Errorf("steady: %w", err)
 	}
 	for i, j := range out.Jobs {
@@ -51,63 +50,6 @@ func ReadFio(r io.Reader, name string) (*FioOutput, error) {
 	}
 	return &out, nil
 }
-
-// nullNonFinite returns data with fio's bare nan, -nan, inf and -inf
-// (printf "%f" of a non-finite double) replaced by null, keeping every
-// byte offset: "-nan" becomes "null", " nan" (fio always prints a space
-// before a value) becomes "null".
-func nullNonFinite(data []byte) []byte {
-	var out []byte // copied on the first change
-	inString, escaped := false, false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		if c == '"' {
-			inString = true
-			continue
-		}
-		at := -1
-		switch {
-		case hasWord(data, i, "-nan") || hasWord(data, i, "-inf"):
-			at = i
-		case (hasWord(data, i, "nan") || hasWord(data, i, "inf")) && i > 0 && isSpace(data[i-1]):
-			at = i - 1
-		}
-		if at < 0 {
-			continue
-		}
-		if out == nil {
-			out = append([]byte(nil), data...)
-		}
-		copy(out[at:], "null")
-		i = at + 3
-	}
-	if out == nil {
-		return data
-	}
-	return out
-}
-
-// hasWord reports whether data[i:] starts with w followed by a non-letter.
-func hasWord(data []byte, i int, w string) bool {
-	if !bytes.HasPrefix(data[i:], []byte(w)) {
-		return false
-	}
-	j := i + len(w)
-	return j == len(data) || !(data[j] >= 'a' && data[j] <= 'z' || data[j] >= 'A' && data[j] <= 'Z')
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // FioCheck is fio's steady-state judgement of one job recomputed from the
 // window fio printed.

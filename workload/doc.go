@@ -19,10 +19,10 @@
 // the jobs after them, ';' and '#' start comments anywhere on a line,
 // ${VAR} is replaced by the environment variable. Values use fio's units:
 // sizes with k, m, g, t, p (powers of 1024, fio's default kb_base=1024;
-// "ki" too, but "KiB"-style suffixes are refused because fio 3.33 reads
-// them as powers of 1000), times with us, ms, s, m, h, d (bare numbers are
-// seconds), booleans 1/0, true/false, yes/no, on/off (fio itself takes
-// only 1/0). Errors carry the file and line (or argument index), the job
+// "ki" too, and "KiB"-style suffixes powers of 1000, as fio 3.33 reads
+// them: package fio holds this one reading), times with us, ms, s, m, h,
+// d (bare numbers are seconds), booleans 1/0, true/false, yes/no, on/off
+// (fio itself takes only 1/0). Errors carry the file and line (or argument index), the job
 // and the option; an option fio has but stortest does not is
 // ErrUnsupported ("fio option X is not supported by stortest"), any other
 // ErrUnknownOption. Include directives, fio's $keywords, arithmetic,

@@ -153,7 +153,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"no jobs", "[global]\nbs=4k\n", ErrSyntax, "no job sections"},
 		{"empty", "", ErrSyntax, "job.fio:0: no job sections"},
 		{"bad size", "[a]\nbs=4q\n", ErrInvalid, `job.fio:2: job "a": bs: invalid size "4q"`},
-		{"kib", "[a]\nsize=4KiB\n", ErrInvalid, "power of 1000"},
+		{"kib", "[a]\nsize=4KiB\n", ErrInvalid, "size: 4000 is smaller than the block size 4k"}, // fio reads KiB as 1000
 		{"needs value", "[a]\nbs\n", ErrInvalid, "bs: needs a value"},
 		{"bad bool", "[a]\ndirect=maybe\n", ErrInvalid, "direct: invalid boolean"},
 		{"bad time", "[a]\nruntime=10sec\n", ErrInvalid, "runtime: invalid time"},

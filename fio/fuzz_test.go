@@ -1,4 +1,4 @@
-package jsonin
+package fio
 
 import (
 	"bytes"
@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// Decode never panics on any input, its errors start with the name, and
-// what it accepts is the JSON object from the first '{' on.
-func FuzzDecode(f *testing.F) {
+// DecodeJSON never panics on any input, its errors start with the name,
+// and what it accepts is the JSON object from the first '{' on, with
+// fio's non-finite numbers read as null.
+func FuzzDecodeJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"a": 1}`,
 		"note: something\n{\"jobs\": [{\"jobname\": \"x\"}]}\n",
@@ -20,10 +21,9 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	nanToNull := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(": nan"), []byte(": null")) }
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var v map[string]any
-		err := Decode(bytes.NewReader(in), "fuzz.json", &v, nanToNull)
+		err := DecodeJSON(bytes.NewReader(in), "fuzz.json", &v)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.json: ") {
 				t.Fatalf("error %q does not start with the name", err)
@@ -35,7 +35,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("accepted input without '{'")
 		}
 		var want map[string]any
-		if json.Unmarshal(nanToNull(in[start:]), &want) != nil {
+		if json.Unmarshal(NullNonFinite(in[start:]), &want) != nil {
 			t.Fatal("accepted what encoding/json rejects")
 		}
 	})
