@@ -105,7 +105,7 @@
 //	verify_backlog                               VerifyBacklog (blocks)
 //	thread                                       No effect: every job runs on its own OS thread
 //	threads                                      No effect (fio's tiobench profile option; without profile= fio ignores it too)
-//	random_generator                             No effect: tausworthe, lfsr, tausworthe64; stortest's generators are its own
+//	random_generator                             tausworthe, lfsr, tausworthe64: stortest's generators are its own; lfsr with one block size visits every block once per pass even with norandommap, as fio's
 //	verify_dump                                  No effect: mismatches are reported, not dumped to files
 //	verify_state_save                            No effect: no verify state file is written
 //	verify_fatal                                 No effect: a pass with mismatches ends the job (continue_on_error=verify goes on)

@@ -325,6 +325,12 @@ func (p *parser) finish(st *jobState) error {
 		return p.errorAt(st.at("rwmixread"), "rwmixread",
 			valueErr("0% reads leaves rw="+j.RW.String()+" without reads: use rw=write or rw=randwrite"))
 	}
+	if st.lfsr && j.NoRandomMap && j.MinBlockSize() == j.MaxBlockSize() {
+		// fio's lfsr never draws an offset twice in a pass, map or
+		// not; stortest's random map is a permutation of the blocks
+		// (no memory either) and does the same for one block size.
+		j.NoRandomMap = false
+	}
 	j = j.Normalized()
 	if err := j.Validate(); err != nil {
 		var fe *FieldError
@@ -344,6 +350,7 @@ type jobState struct {
 	lines     map[string]int // Job field's option name -> line/argument that set it
 	batchZero bool           // iodepth_batch=0: resolved to iodepth at the end
 	mixZero   bool           // rwmixread=0 (or rwmixwrite=100)
+	lfsr      bool           // random_generator=lfsr
 }
 
 func newJobState(section int) *jobState {

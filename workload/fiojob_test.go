@@ -424,3 +424,42 @@ func TestFioOptions(t *testing.T) {
 		}
 	}
 }
+
+// fio's random_generator=lfsr never draws an offset twice in a pass, with
+// norandommap too (fio's t/jobs/t0021: 256 blocks of 4k, every offset
+// read once): the job keeps the random map, a permutation without
+// memory. With several block sizes (where fio's lfsr does not apply),
+// or another generator, norandommap stays.
+func TestParseFioLFSR(t *testing.T) {
+	parse := func(in string) Job {
+		t.Helper()
+		jobs, err := ParseFio(strings.NewReader(in), "t0021.fio")
+		if err != nil || len(jobs) != 1 {
+			t.Fatalf("%v (%d jobs)", err, len(jobs))
+		}
+		return jobs[0]
+	}
+	j := parse("[test]\nioengine=null\nfilesize=1M\nrw=randread\nnorandommap=1\nrandom_generator=lfsr\n")
+	if j.NoRandomMap {
+		t.Fatal("lfsr with one block size kept norandommap")
+	}
+	p, err := NewPattern(&j, 1<<20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	for range 256 {
+		seen[p.Next().Offset] = true
+	}
+	if len(seen) != 256 {
+		t.Errorf("%d of 256 offsets in a pass, want every one", len(seen))
+	}
+	for _, in := range []string{
+		"[test]\nsize=1M\nrw=randread\nnorandommap=1\nrandom_generator=tausworthe\n",
+		"[test]\nsize=1M\nrw=randread\nbsrange=512-4k\nrandom_generator=lfsr\nnorandommap\n",
+	} {
+		if !parse(in).NoRandomMap {
+			t.Errorf("%q: norandommap dropped", in)
+		}
+	}
+}

@@ -97,10 +97,11 @@ var moreOptions = []fioOption{
 		set: noEffect(true)},
 	{name: "threads", field: "threads", doc: "No effect (fio's tiobench profile option; without profile= fio ignores it too)",
 		set: noEffect(false)},
-	{name: "random_generator", field: "random_generator", doc: "No effect: tausworthe, lfsr, tausworthe64; stortest's generators are its own",
-		set: func(_ *jobState, v string) error {
+	{name: "random_generator", field: "random_generator", doc: "tausworthe, lfsr, tausworthe64: stortest's generators are its own; lfsr with one block size visits every block once per pass even with norandommap, as fio's",
+		set: func(st *jobState, v string) error {
 			switch v {
 			case "tausworthe", "lfsr", "tausworthe64":
+				st.lfsr = v == "lfsr"
 				return nil
 			}
 			return fmt.Errorf("unknown random_generator %q (want tausworthe, lfsr or tausworthe64)", v)
