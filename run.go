@@ -158,7 +158,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	for _, w := range job.Warnings() {
 		t.Logf("stortest: %s: warning: %s", job.Name, w)
 	}
-	if job.RW.Writes() && target.Kind == KindDevice {
+	if job.RW.Modifies() && target.Kind == KindDevice { // a trim destroys data too
 		if err := liveHost.checkWrite(target.Path, os.Getenv(EnvAllowDestructive)); err != nil {
 			t.Fatalf("%v", err)
 		}

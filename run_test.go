@@ -255,6 +255,16 @@ func TestRunRefusesUnsafeWrite(t *testing.T) {
 		t.Fatalf("fatals %q", f.fatals)
 	}
 
+	// A trim discards data as surely as a write.
+	f = newFake(t)
+	f.run(func(tb testing.TB) {
+		Run(tb, Device(tb, loop.Path), workload.Job{Name: "discard", RW: workload.RandTrim, BlockSize: 64 << 10, Size: 1 << 20})
+	})
+	f.finish()
+	if len(f.fatals) != 1 || !strings.Contains(f.fatals[0], "refusing to write "+loop.Path) {
+		t.Fatalf("trim: fatals %q", f.fatals)
+	}
+
 	// Reads are not refused.
 	f = newFake(t)
 	f.run(func(tb testing.TB) {

@@ -36,7 +36,7 @@
 //	description                                  Description
 //	filename                                     Filename; one file (\: escapes a colon)
 //	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap
-//	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw
+//	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
 //	bs                    blocksize              BlockSize; one value for all directions

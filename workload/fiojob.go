@@ -491,7 +491,7 @@ var fioOptions = []fioOption{
 			st.job.Engine = v
 			return unsupportedEngine(v)
 		}},
-	{name: "rw", aliases: []string{"readwrite"}, field: "rw", doc: "RW: read, write, randread, randwrite, rw (readwrite), randrw",
+	{name: "rw", aliases: []string{"readwrite"}, field: "rw", doc: "RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite",
 		set: func(st *jobState, v string) error {
 			rw, err := ParseRW(v)
 			st.job.RW = rw

@@ -142,7 +142,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"unknown option", "[a]\nblcksize=4k\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "blcksize" (did you mean blocksize?)`},
 		{"unknown far", "[a]\nzzzzzz=1\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "zzzzzz"`},
 		{"unsupported option", "[global]\nexitall\n[a]\n", ErrUnsupported, "job.fio:2: fio option exitall is not supported by stortest"},
-		{"unsupported value", "[a]\nrw=trim\n", ErrUnsupported, `job.fio:2: job "a": rw: rw=trim is not supported by stortest`},
+		{"unsupported value", "[a]\nrw=read:8k\n", ErrUnsupported, `job.fio:2: job "a": rw: rw=read:8k (an offset modifier) is not supported by stortest`},
 		{"include", "[a]\ninclude other.fio\n", ErrUnsupported, `job.fio:2: job "a": include directives are not supported`},
 		{"keyword", "[a]\nsize=8*$mb_memory\n", ErrUnsupported, "size: fio's keyword $mb_memory is not supported"},
 		{"arithmetic", "[a]\nsize=(1+2)\n", ErrUnsupported, "arithmetic expression"},

@@ -162,6 +162,7 @@ func newIOLogs(job *Job, jobNum int) (*ioLogs, error) {
 	l.next = l.every
 	l.dirs[DirRead] = job.RW.Reads()
 	l.dirs[DirWrite] = job.RW.Writes()
+	l.dirs[DirTrim] = job.RW.Trims()
 	prefixes := [numLogKinds]string{o.Lat, o.Lat, o.Lat, o.BW, o.IOPS}
 	for k, p := range prefixes {
 		if p == "" {

@@ -378,13 +378,15 @@ func (b *BlockSizes) Min() int64 { return b.lo }
 // Max returns the largest size Next can return.
 func (b *BlockSizes) Max() int64 { return b.hi }
 
-// Mixer draws the direction of each I/O of a job: always read or always
-// write, or for rw/randrw a read with probability RWMixRead percent, drawn
-// independently per I/O. Next allocates nothing.
+// Mixer draws the direction of each I/O of a job: always read, write or
+// trim, for rw/randrw a read with probability RWMixRead percent, drawn
+// independently per I/O, and for trimwrite/randtrimwrite a trim, then a
+// write, in turn. Next allocates nothing.
 type Mixer struct {
 	rw      RW
 	readPct uint64
 	rng     rand.PCG
+	trimmed bool // trimwrite: the last I/O was the trim, the write is next
 }
 
 // NewMixer returns the direction chooser for rw with readPercent reads
@@ -398,6 +400,14 @@ func NewMixer(rw RW, readPercent int, seed uint64) Mixer {
 // Next returns the direction of the next I/O.
 func (m *Mixer) Next() Dir {
 	switch {
+	case m.rw.TrimWrites():
+		m.trimmed = !m.trimmed
+		if m.trimmed {
+			return DirTrim
+		}
+		return DirWrite
+	case m.rw.Trims():
+		return DirTrim
 	case m.rw.Mixed():
 		if uniform(&m.rng, 100) < m.readPct {
 			return DirRead
@@ -422,6 +432,11 @@ type Pattern struct {
 	shared bool
 	size   int64
 	bytes  int64
+	// trimmed is the last trim of a trimwrite job, which the next write
+	// rewrites: the same offset and length; until then the passes are
+	// those before the trim (trimPasses), so a pass ends with its write.
+	trimmed    IO
+	trimPasses int64
 }
 
 // NewPattern returns the pattern of job j (validated, then normalized) on
@@ -482,16 +497,33 @@ func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
 // runner may issue another direction instead (see Pacer.Choose).
 func (p *Pattern) NextDir() Dir { return p.mix.Next() }
 
-// NextIO returns the next I/O in direction d (DirRead or DirWrite): the
-// block size draw and the offset from d's stream.
+// NextIO returns the next I/O in direction d: the block size draw and the
+// offset from d's stream; for a trimwrite job's write, the block its trim
+// just discarded.
 func (p *Pattern) NextIO(d Dir) IO {
+	if p.mix.rw.TrimWrites() {
+		if d == DirWrite && p.trimmed.Len > 0 {
+			w := p.trimmed
+			w.Dir, p.trimmed = DirWrite, IO{}
+			p.bytes += w.Len
+			return w
+		}
+		d = DirTrim
+	}
 	o := p.off[0]
 	if d == DirWrite {
 		o = p.off[1]
 	}
+	if p.mix.rw.TrimWrites() {
+		p.trimPasses = p.Passes()
+	}
 	off, n := o.Next(p.bs.Next())
 	p.bytes += n
-	return IO{Dir: d, Offset: off, Len: n}
+	io := IO{Dir: d, Offset: off, Len: n}
+	if p.mix.rw.TrimWrites() {
+		p.trimmed = io
+	}
+	return io
 }
 
 // Next returns NextIO(NextDir()).
@@ -501,6 +533,9 @@ func (p *Pattern) Next() IO { return p.NextIO(p.NextDir()) }
 // time based is done after Loops passes. With a random map a pass is one
 // visit of every block; otherwise it is the region's size in bytes issued.
 func (p *Pattern) Passes() int64 {
+	if p.trimmed.Len > 0 {
+		return p.trimPasses // the pass's last write is still to come
+	}
 	if p.shared {
 		return p.off[0].Passes()
 	}

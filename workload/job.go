@@ -19,15 +19,19 @@ import (
 type RW uint8
 
 const (
-	Read      RW = iota // sequential reads (fio's default)
-	Write               // sequential writes
-	RandRead            // random reads
-	RandWrite           // random writes
-	ReadWrite           // sequential mixed reads and writes ("rw", "readwrite")
-	RandRW              // random mixed reads and writes
+	Read          RW = iota // sequential reads (fio's default)
+	Write                   // sequential writes
+	RandRead                // random reads
+	RandWrite               // random writes
+	ReadWrite               // sequential mixed reads and writes ("rw", "readwrite")
+	RandRW                  // random mixed reads and writes
+	Trim                    // sequential trims (discards)
+	RandTrim                // random trims
+	TrimWrite               // sequential: each block trimmed, then written
+	RandTrimWrite           // random: each block trimmed, then written
 )
 
-var rwNames = [...]string{"read", "write", "randread", "randwrite", "rw", "randrw"}
+var rwNames = [...]string{"read", "write", "randread", "randwrite", "rw", "randrw", "trim", "randtrim", "trimwrite", "randtrimwrite"}
 
 // String returns fio's name of the pattern.
 func (rw RW) String() string {
@@ -47,17 +51,16 @@ func ParseRW(s string) (RW, error) {
 			return RW(i), nil
 		}
 	}
-	switch {
-	case strings.Contains(s, ":"):
+	if strings.Contains(s, ":") {
 		return 0, unsupported("rw=" + s + " (an offset modifier)")
-	case strings.Contains(s, "trim"):
-		return 0, unsupported("rw=" + s)
 	}
 	return 0, fmt.Errorf("unknown rw %q (want %s or readwrite)", s, strings.Join(rwNames[:], ", "))
 }
 
 // Random reports whether offsets are random.
-func (rw RW) Random() bool { return rw == RandRead || rw == RandWrite || rw == RandRW }
+func (rw RW) Random() bool {
+	return rw == RandRead || rw == RandWrite || rw == RandRW || rw == RandTrim || rw == RandTrimWrite
+}
 
 // Mixed reports whether the job both reads and writes.
 func (rw RW) Mixed() bool { return rw == ReadWrite || rw == RandRW }
@@ -66,7 +69,18 @@ func (rw RW) Mixed() bool { return rw == ReadWrite || rw == RandRW }
 func (rw RW) Reads() bool { return rw == Read || rw == RandRead || rw.Mixed() }
 
 // Writes reports whether the job issues writes.
-func (rw RW) Writes() bool { return rw == Write || rw == RandWrite || rw.Mixed() }
+func (rw RW) Writes() bool { return rw == Write || rw == RandWrite || rw.Mixed() || rw.TrimWrites() }
+
+// Trims reports whether the job issues trims.
+func (rw RW) Trims() bool { return rw >= Trim && rw <= RandTrimWrite }
+
+// Modifies reports whether the job changes the data on its target: it
+// writes or trims (opens it read-write, and is destructive on a device).
+func (rw RW) Modifies() bool { return rw.Writes() || rw.Trims() }
+
+// TrimWrites reports whether the job writes each block right after
+// trimming it (trimwrite, randtrimwrite).
+func (rw RW) TrimWrites() bool { return rw == TrimWrite || rw == RandTrimWrite }
 
 // MarshalText writes fio's name, so JSON holds "randread".
 func (rw RW) MarshalText() ([]byte, error) {

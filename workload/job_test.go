@@ -83,7 +83,7 @@ func fullJob() Job {
 }
 
 func TestRWNames(t *testing.T) {
-	for rw := Read; rw <= RandRW; rw++ {
+	for rw := Read; rw <= RandTrimWrite; rw++ {
 		got, err := ParseRW(rw.String())
 		if err != nil || got != rw {
 			t.Errorf("ParseRW(%q) = %v, %v", rw.String(), got, err)
@@ -92,13 +92,18 @@ func TestRWNames(t *testing.T) {
 	if rw, err := ParseRW("readwrite"); err != nil || rw != ReadWrite {
 		t.Errorf("ParseRW(readwrite) = %v, %v", rw, err)
 	}
-	for _, bad := range []string{"trim", "randtrim", "trimwrite", "randread:8", "Read", ""} {
+	for _, bad := range []string{"randread:8", "Read", "trimread", ""} {
 		if _, err := ParseRW(bad); err == nil {
 			t.Errorf("ParseRW(%q): want an error", bad)
 		}
 	}
-	if _, err := ParseRW("trim"); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("ParseRW(trim) = %v, want ErrUnsupported", err)
+	if _, err := ParseRW("randread:8"); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("ParseRW(randread:8) = %v, want ErrUnsupported", err)
+	}
+	for rw, trims := range map[RW]bool{Trim: true, RandTrim: true, TrimWrite: true, RandTrimWrite: true, RandRW: false, Write: false} {
+		if rw.Trims() != trims || rw.TrimWrites() != (rw == TrimWrite || rw == RandTrimWrite) {
+			t.Errorf("%v: Trims %v, TrimWrites %v", rw, rw.Trims(), rw.TrimWrites())
+		}
 	}
 	checks := []struct {
 		rw                           RW
@@ -110,6 +115,10 @@ func TestRWNames(t *testing.T) {
 		{RandWrite, true, false, false, true},
 		{ReadWrite, false, true, true, true},
 		{RandRW, true, true, true, true},
+		{Trim, false, false, false, false},
+		{RandTrim, true, false, false, false},
+		{TrimWrite, false, false, false, true},
+		{RandTrimWrite, true, false, false, true},
 	}
 	for _, c := range checks {
 		if c.rw.Random() != c.random || c.rw.Mixed() != c.mixed || c.rw.Reads() != c.reads || c.rw.Writes() != c.writes {
@@ -175,7 +184,7 @@ func TestValidate(t *testing.T) {
 		{"filename space", func(j *Job) { j.Filename = " /tmp/x" }, "filename", "white space"},
 		{"description hash", func(j *Job) { j.Description = "a # b" }, "description", "comment"},
 		{"engine", func(j *Job) { j.Engine = "windowsaio" }, "ioengine", "unknown engine"},
-		{"rw", func(j *Job) { j.RW = 9 }, "rw", "invalid RW"},
+		{"rw", func(j *Job) { j.RW = RandTrimWrite + 1 }, "rw", "invalid RW"},
 		{"rwmix", func(j *Job) { j.RWMixRead = 101 }, "rwmixread", "percentage"},
 		{"bs negative", func(j *Job) { j.BlockSize = -1 }, "bs", "outside"},
 		{"bs huge", func(j *Job) { j.BlockSize = 2 << 30 }, "bs", "outside"},
@@ -284,8 +293,8 @@ func TestJobJSON(t *testing.T) {
 		}
 	}
 	var bad Job
-	if err := json.Unmarshal([]byte(`{"rw":"trim"}`), &bad); err == nil {
-		t.Error("unmarshal rw=trim: want an error")
+	if err := json.Unmarshal([]byte(`{"rw":"trimread"}`), &bad); err == nil {
+		t.Error("unmarshal rw=trimread: want an error")
 	}
 }
 

@@ -9,8 +9,9 @@ import (
 
 // The runner's view of a Job.
 
-// writes reports whether the job writes (and so opens its file read-write).
-func (j *Job) writes() bool { return j.RW.Writes() }
+// writes reports whether the job writes or trims (and so opens its file
+// read-write).
+func (j *Job) writes() bool { return j.RW.Modifies() }
 
 func (j *Job) engineConfig(f *os.File, bufs [][]byte, size int64) engines.Config {
 	return engines.Config{

@@ -143,12 +143,15 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 	s.hasPending = false
 	u.Offset = io.Offset
 	u.Buf = u.Buf[:io.Len]
-	if io.Dir == DirWrite {
+	switch io.Dir {
+	case DirWrite:
 		u.Op = engines.OpWrite
 		if s.ver != nil {
 			s.ver.Fill(u.Buf, io.Offset, s.seed+s.gen)
 		}
-	} else {
+	case DirTrim:
+		u.Op = engines.OpTrim
+	default:
 		u.Op = engines.OpRead
 	}
 	s.pacer.Issued(io.Dir, io.Len)
@@ -197,10 +200,7 @@ func (s *ioSource) verifyDue() bool {
 
 // unget returns u's I/O to the source: the engine was busy.
 func (s *ioSource) unget(u *engines.Unit) {
-	d := DirRead
-	if u.Op == engines.OpWrite {
-		d = DirWrite
-	}
+	d := dirOf(u.Op)
 	s.pacer.Unissued(d, int64(len(u.Buf)))
 	if s.verifying {
 		s.replayPending, s.hasReplayPending = IO{Dir: d, Offset: u.Offset, Len: int64(len(u.Buf))}, true

@@ -195,9 +195,22 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 			return nil
 		}
 	}
+	// The output is opened before the run, and a job's notices go at its
+	// head, as fio puts its own ("fio: verification read phase will never
+	// start ...") before its results: readers of fio's output skip such
+	// lines, and fio's test harness wants stderr empty.
+	out := stdout
+	if flags.output != "" {
+		f, err := os.Create(flags.output)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	}
 	for i := range jobs {
 		for _, w := range jobs[i].Warnings() {
-			fmt.Fprintf(stderr, "stortest run: job %s: %s\n", jobs[i].Name, w)
+			fmt.Fprintf(out, "stortest: job %s: %s\n", jobs[i].Name, w)
 		}
 	}
 	opts := workload.Options{SteadyContinue: flags.ssContinue, SteadyLatencyWindow: flags.ssLatency, Faults: flags.faults}
@@ -214,15 +227,6 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	}
 	if err := rep.finish(res); err != nil {
 		return err
-	}
-	out := stdout
-	if flags.output != "" {
-		f, err := os.Create(flags.output)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		out = f
 	}
 	if err := writeOutputs(out, res, flags.format, time.Now()); err != nil {
 		return err

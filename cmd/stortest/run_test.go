@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/baselines"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 )
@@ -143,13 +144,29 @@ func TestRunErrors(t *testing.T) {
 }
 
 // verify with time_based on a write-only job: nothing is read back, as in
-// fio 3.33, and the run says so on stderr with fio's words; it still
-// succeeds, as fio's does.
+// fio 3.33, and the run says so with fio's words where fio does, at the
+// head of its output (stdout, or the --output file before the JSON,
+// which readers skip), leaving stderr empty; it still succeeds, as fio's
+// does.
 func TestRunVerifyTimeBasedWarns(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	code := runMain([]string{"run", "--progress=off", "--name=vtb", "--rw=write", "--bs=4k", "--size=1m",
+	args := []string{"run", "--progress=off", "--name=vtb", "--rw=write", "--bs=4k", "--size=1m",
 		"--ioengine=psync", "--verify=crc32c", "--time_based", "--runtime=200ms",
-		"--filename=" + filepath.Join(t.TempDir(), "data")}, &stdout, &stderr)
+		"--filename=" + filepath.Join(t.TempDir(), "data")}
+	notice := "stortest: job vtb: " + workload.FioVerifyNeverStarts + "\n"
+	var stdout, stderr bytes.Buffer
+	code := runMain(args, &stdout, &stderr)
 	require.Equal(t, 0, code, "stderr: %s", stderr.String())
-	assert.Contains(t, stderr.String(), "stortest run: job vtb: "+workload.FioVerifyNeverStarts+"\n")
+	assert.True(t, strings.HasPrefix(stdout.String(), notice), "stdout: %s", stdout.String())
+	assert.Empty(t, stderr.String())
+
+	stdout.Reset()
+	out := filepath.Join(t.TempDir(), "out.json")
+	code = runMain(append(args, "--output-format=json", "--output="+out), &stdout, &stderr)
+	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	assert.Empty(t, stdout.String()+stderr.String())
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(data), notice+"{"), "%s", data)
+	_, err = baselines.ImportFio(bytes.NewReader(data), out)
+	require.NoError(t, err, "the notice is skipped as fio's are")
 }
