@@ -39,7 +39,7 @@
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
-//	bs                    blocksize              BlockSize; one value for all directions
+//	bs                    blocksize              BlockSize; one value for all directions (8k,8k,8k is 8k)
 //	bsrange               blocksize_range        BlockSizeRange: min-max (or min:max)
 //	bssplit                                      BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest
 //	iodepth                                      IODepth
@@ -74,7 +74,7 @@
 //	percentile_list                              PercentileList: p:p:...; sorted, cut at the first 0
 //	lat_percentiles                              LatPercentiles
 //	slat_percentiles                             SlatPercentiles
-//	write_hist_log                               WriteHistLog (file name prefix)
+//	write_hist_log                               WriteHistLog (file name prefix; bare: the job's name)
 //	log_hist_msec                                LogHistMsec
 //	steadystate           ss                     SS, e.g. iops_slope:0.1%
 //	ss_dur                steadystate_duration   SSDur (default unit s)
@@ -83,9 +83,9 @@
 //	clat_percentiles                             NoClatPercentiles = !value
 //	unified_rw_reporting                         UnifiedRW: none, mixed, both (0, 1, 2)
 //	group_reporting                              GroupReporting: the job's clones report as one
-//	write_lat_log                                Logs.Lat (file name prefix)
-//	write_bw_log                                 Logs.BW (file name prefix)
-//	write_iops_log                               Logs.IOPS (file name prefix)
+//	write_lat_log                                Logs.Lat (file name prefix; bare: the job's name)
+//	write_bw_log                                 Logs.BW (file name prefix; bare: the job's name)
+//	write_iops_log                               Logs.IOPS (file name prefix; bare: the job's name)
 //	log_avg_msec                                 Logs.AvgMsec; 0 logs every I/O
 //	log_offset                                   Logs.Offset
 //	per_job_logs                                 Logs.Shared = !value

@@ -281,6 +281,11 @@ func (p *parser) apply(st *jobState, key, val string, hasVal, inGlobal bool) err
 		}
 		return p.errorf("", &msgError{msg, ErrUnknownOption})
 	}
+	if !hasVal && o.bare != nil {
+		o.bare(st)
+		st.lines[o.field] = p.pos()
+		return nil
+	}
 	if !hasVal {
 		if !o.isBool {
 			return p.errorf(o.name, valueErr("needs a value"))
@@ -325,6 +330,11 @@ func (p *parser) finish(st *jobState) error {
 		return p.errorAt(st.at("rwmixread"), "rwmixread",
 			valueErr("0% reads leaves rw="+j.RW.String()+" without reads: use rw=write or rw=randwrite"))
 	}
+	for i, p := range []*string{&j.Logs.Lat, &j.Logs.BW, &j.Logs.IOPS, &j.WriteHistLog} {
+		if st.logByName[i] && *p == "" {
+			*p = j.Name
+		}
+	}
 	if st.lfsr && j.NoRandomMap && j.MinBlockSize() == j.MaxBlockSize() {
 		// fio's lfsr never draws an offset twice in a pass, map or
 		// not; stortest's random map is a permutation of the blocks
@@ -351,6 +361,10 @@ type jobState struct {
 	batchZero bool           // iodepth_batch=0: resolved to iodepth at the end
 	mixZero   bool           // rwmixread=0 (or rwmixwrite=100)
 	lfsr      bool           // random_generator=lfsr
+	// logByName: write_lat_log, write_bw_log, write_iops_log and
+	// write_hist_log given bare, a log named after the job (fio's
+	// default), resolved at its end.
+	logByName [4]bool
 }
 
 func newJobState(section int) *jobState {
@@ -387,8 +401,11 @@ type fioOption struct {
 	aliases []string // fio's other names
 	field   string   // the option name Validate reports for the Job field it sets
 	isBool  bool     // may appear bare, meaning 1
-	set     func(st *jobState, v string) error
-	doc     string // Job field and notes, for the table in doc.go
+	// bare, when set, is what the option means without a value (the
+	// log options: a log named after the job).
+	bare func(st *jobState)
+	set  func(st *jobState, v string) error
+	doc  string // Job field and notes, for the table in doc.go
 }
 
 func valueErr(msg string) error { return &valueError{errors.New(msg)} }
@@ -509,10 +526,11 @@ var fioOptions = []fioOption{
 			st.job.RWMixRead, st.mixZero = 100-int(n), n == 100
 			return err
 		}},
-	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; one value for all directions",
+	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; one value for all directions (8k,8k,8k is 8k)",
 		set: func(st *jobState, v string) error {
-			if strings.Contains(v, ",") {
-				return unsupported("bs=" + v + ": per-direction block sizes")
+			v, err := oneForAllDirections("bs", v)
+			if err != nil {
+				return err
 			}
 			n, err := parseBlockSize(v)
 			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = n, BlockSizeRange{}, nil
@@ -520,8 +538,9 @@ var fioOptions = []fioOption{
 		}},
 	{name: "bsrange", aliases: []string{"blocksize_range"}, field: "bsrange", doc: "BlockSizeRange: min-max (or min:max)",
 		set: func(st *jobState, v string) error {
-			if strings.Contains(v, ",") {
-				return unsupported("bsrange=" + v + ": per-direction block sizes")
+			v, err := oneForAllDirections("bsrange", v)
+			if err != nil {
+				return err
 			}
 			lo, hi, ok := strings.Cut(v, "-")
 			if !ok {
@@ -546,8 +565,9 @@ var fioOptions = []fioOption{
 		}},
 	{name: "bssplit", field: "bssplit", doc: "BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest",
 		set: func(st *jobState, v string) error {
-			if strings.Contains(v, ",") {
-				return unsupported("bssplit=" + v + ": per-direction block sizes")
+			v, err := oneForAllDirections("bssplit", v)
+			if err != nil {
+				return err
 			}
 			split, err := parseSplit(v)
 			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = 0, BlockSizeRange{}, split
@@ -685,8 +705,9 @@ var fioOptions = []fioOption{
 		set: setBool(func(j *Job) *bool { return &j.LatPercentiles })},
 	{name: "slat_percentiles", field: "slat_percentiles", isBool: true, doc: "SlatPercentiles",
 		set: setBool(func(j *Job) *bool { return &j.SlatPercentiles })},
-	{name: "write_hist_log", field: "write_hist_log", doc: "WriteHistLog (file name prefix)",
-		set: setString(func(j *Job) *string { return &j.WriteHistLog })},
+	{name: "write_hist_log", field: "write_hist_log", doc: "WriteHistLog (file name prefix; bare: the job's name)",
+		bare: func(st *jobState) { st.logByName[3], st.job.WriteHistLog = true, "" },
+		set:  setString(func(j *Job) *string { return &j.WriteHistLog })},
 	{name: "log_hist_msec", field: "log_hist_msec", doc: "LogHistMsec",
 		set: setInt(0, 1<<31-1, func(j *Job) *int { return &j.LogHistMsec })},
 	{name: "steadystate", aliases: []string{"ss"}, field: "steadystate", doc: "SS, e.g. iops_slope:0.1%",
@@ -702,6 +723,19 @@ var fioOptions = []fioOption{
 			}
 			return nil
 		}},
+}
+
+// oneForAllDirections reads fio's per-direction form of a block size
+// option ("read,write,trim"): the same value for every direction given
+// ("8k,8k,8k") is that value; different ones are not supported.
+func oneForAllDirections(name, v string) (string, error) {
+	parts := strings.Split(v, ",")
+	for _, p := range parts[1:] {
+		if strings.TrimSpace(p) != strings.TrimSpace(parts[0]) {
+			return "", unsupported(name + "=" + v + ": per-direction block sizes")
+		}
+	}
+	return strings.TrimSpace(parts[0]), nil
 }
 
 // parseSplit parses bssplit entries size/percent separated by ':'. Blank

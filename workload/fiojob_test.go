@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -158,6 +159,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"bad bool", "[a]\ndirect=maybe\n", ErrInvalid, "direct: invalid boolean"},
 		{"bad time", "[a]\nruntime=10sec\n", ErrInvalid, "runtime: invalid time"},
 		{"per-direction bs", "[a]\nbs=4k,8k\n", ErrUnsupported, "per-direction block sizes"},
+		{"per-direction bsrange", "[a]\nbsrange=512-4k,1k-4k\n", ErrUnsupported, "bsrange=512-4k,1k-4k: per-direction block sizes"},
 		{"several files", "[a]\nfilename=/a:/b\n", ErrUnsupported, "several files"},
 		{"percent size", "[a]\nsize=20%\n", ErrInvalid, "percentages"},
 		{"kb_base 1000", "[a]\nkb_base=1000\n", ErrUnsupported, "kb_base=1000"},
@@ -461,5 +463,42 @@ func TestParseFioLFSR(t *testing.T) {
 		if !parse(in).NoRandomMap {
 			t.Errorf("%q: norandommap dropped", in)
 		}
+	}
+}
+
+// write_lat_log, write_bw_log, write_iops_log and write_hist_log given
+// bare name their logs after the job, as fio does (t/jobs/t0023 reads basic_bw.log); in
+// [global], after each job's own name.
+func TestParseFioBareLogOptions(t *testing.T) {
+	jobs, err := ParseFio(strings.NewReader("[global]\nioengine=null\nsize=1m\nwrite_bw_log\nper_job_logs=0\n[basic]\n[named]\nwrite_bw_log=mine\nwrite_lat_log\n"), "t0023.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [][3]string{}
+	for _, j := range jobs {
+		got = append(got, [3]string{j.Logs.Lat, j.Logs.BW, j.Logs.IOPS})
+	}
+	want := [][3]string{{"", "basic", ""}, {"named", "mine", ""}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("logs %q, want %q", got, want)
+	}
+	h, err := ParseFio(strings.NewReader("[a]\nsize=1m\nwrite_hist_log\n"), "h.fio")
+	if err != nil || h[0].WriteHistLog != "a" {
+		t.Errorf("bare write_hist_log: %v, %+v", err, h)
+	}
+	if _, err := ParseFio(strings.NewReader("[a]\nsize=1m\nfilename\n"), "f.fio"); err == nil || !strings.Contains(err.Error(), "needs a value") {
+		t.Errorf("bare filename: %v, want needs a value", err)
+	}
+}
+
+// A block size given per direction with the same value for each ("bs=8k,8k,8k",
+// fio's t/jobs/t0023) is that one size.
+func TestParseFioSameBlockSizeEveryDirection(t *testing.T) {
+	jobs, err := ParseFio(strings.NewReader("[a]\nsize=1m\nbs=8k,8k,8k\n[b]\nsize=1m\nbsrange=512-4k,512-4k\n[c]\nsize=1m\nbssplit=4k/50:8k/50,4k/50:8k/50\n"), "t.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs[0].BlockSize != 8<<10 || jobs[1].BlockSizeRange != (BlockSizeRange{512, 4096}) || len(jobs[2].BlockSizeSplit) != 2 {
+		t.Errorf("jobs %+v", jobs)
 	}
 }
