@@ -158,6 +158,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"needs value", "[a]\nbs\n", ErrInvalid, "bs: needs a value"},
 		{"bad bool", "[a]\ndirect=maybe\n", ErrInvalid, "direct: invalid boolean"},
 		{"bad time", "[a]\nruntime=10sec\n", ErrInvalid, "runtime: invalid time"},
+		{"bad steadystate", "[a]\nsize=1m\nss=iopz:5%\nss_dur=5\n", ErrInvalid, `job.fio:3: job "a": steadystate: steady: bad criterion "iopz:5%": unknown metric "iopz"`},
 		{"per-direction bs", "[a]\nbs=4k,8k\n", ErrUnsupported, "per-direction block sizes"},
 		{"per-direction bsrange", "[a]\nbsrange=512-4k,1k-4k\n", ErrUnsupported, "bsrange=512-4k,1k-4k: per-direction block sizes"},
 		{"several files", "[a]\nfilename=/a:/b\n", ErrUnsupported, "several files"},

@@ -43,7 +43,7 @@ func WriteFioJSON(w io.Writer, r *Result, format OutputFormat, now time.Time) er
 		{"time", now.Format("Mon Jan _2 15:04:05 2006")},
 		{"global options", ordered{}},
 		{"jobs", jobs},
-		{"disk_util", []any{}},
+		{"disk_util", fioDiskUtil(r.DiskUtil)},
 	}
 	compact, err := json.Marshal(doc)
 	if err != nil {
@@ -249,6 +249,25 @@ func stortestExtras(j *JobResult) ordered {
 		o = append(o, field{"error", j.Err.Error()})
 	}
 	return o
+}
+
+// fioDiskUtil is fio's "disk_util" array: one object per device.
+func fioDiskUtil(ds []DiskUtil) []any {
+	out := make([]any, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, ordered{
+			{"name", d.Name},
+			{"read_ios", d.ReadIOs},
+			{"write_ios", d.WriteIOs},
+			{"read_merges", d.ReadMerges},
+			{"write_merges", d.WriteMerges},
+			{"read_ticks", d.ReadTicks},
+			{"write_ticks", d.WriteTicks},
+			{"in_queue", d.InQueue},
+			{"util", fixed6(d.Util)},
+		})
+	}
+	return out
 }
 
 // fioRates summarises direction d's per-second bandwidth (KiB/s) and

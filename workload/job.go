@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"stortest.dev/latency"
+	"stortest.dev/steady"
 )
 
 // RW is fio's rw (readwrite) option: the direction and order of I/O.
@@ -653,6 +654,11 @@ func (j *Job) Validate() error {
 		crit, limit, ok := strings.Cut(n.SS, ":")
 		if !ok || crit == "" || limit == "" || strings.ContainsFunc(n.SS, unicode.IsSpace) {
 			return bad("steadystate", "%q is not <criterion>:<limit> (e.g. iops_slope:0.1%%)", n.SS)
+		}
+		// The criteria themselves, so that a job file's bad one is
+		// refused with its line (and by --parse-only), not at the run.
+		if _, err := steady.ParseSet(n.SS); err != nil {
+			return bad("steadystate", "%v", err)
 		}
 	}
 	return nil

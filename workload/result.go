@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"time"
 
+	"stortest.dev/iostat"
 	"stortest.dev/latency"
 )
 
@@ -249,6 +250,23 @@ func (r *JobResult) TotalErrors() uint64 {
 // Result is the outcome of a Run: one JobResult per job clone.
 type Result struct {
 	Jobs []*JobResult
+	// DiskUtil is what the devices under the jobs did over the run, as
+	// fio's "disk_util" reports it; the caller that took the device
+	// counters around the run fills it (stortest run does).
+	DiskUtil []DiskUtil
+}
+
+// DiskUtil is one device's counters over a run, as fio reports them:
+// requests, merges and ms spent per direction, in_queue (fio 3.33 prints
+// the sum of the two ticks) and util, the share of the run with a
+// request in flight (percent).
+type DiskUtil struct {
+	Name                    string
+	ReadIOs, WriteIOs       uint64
+	ReadMerges, WriteMerges uint64
+	ReadTicks, WriteTicks   uint64 // ms
+	InQueue                 uint64 // ms
+	Util                    float64
 }
 
 // Err returns the first job failure, if any.
@@ -283,4 +301,20 @@ func (r *Result) Merged() [NumDirs]DirStats {
 		}
 	}
 	return out
+}
+
+// DiskUtilOf is fio's disk_util entry for a device's counters over a run
+// (an iostat delta of the snapshots taken around it): util is the share
+// of the delta's elapsed time with a request in flight, at most 100%.
+func DiskUtilOf(d iostat.DiskDelta, elapsed time.Duration) DiskUtil {
+	u := DiskUtil{
+		Name: d.Name, ReadIOs: d.Diff.ReadIOs, WriteIOs: d.Diff.WriteIOs,
+		ReadMerges: d.Diff.ReadMerges, WriteMerges: d.Diff.WriteMerges,
+		ReadTicks: d.Diff.ReadTicks, WriteTicks: d.Diff.WriteTicks,
+		InQueue: d.Diff.ReadTicks + d.Diff.WriteTicks,
+	}
+	if ms := elapsed.Milliseconds(); ms > 0 {
+		u.Util = min(100, 100*float64(d.Diff.IOTicks)/float64(ms))
+	}
+	return u
 }

@@ -84,6 +84,13 @@ func WriteSummary(w io.Writer, r *Result) error {
 			}
 		}
 	}
+	if len(r.DiskUtil) > 0 {
+		b.WriteString("\nDisk stats (read/write):\n")
+		for _, d := range r.DiskUtil {
+			fmt.Fprintf(&b, "  %s: ios=%d/%d, merge=%d/%d, ticks=%d/%d, in_queue=%d, util=%.2f%%\n",
+				d.Name, d.ReadIOs, d.WriteIOs, d.ReadMerges, d.WriteMerges, d.ReadTicks, d.WriteTicks, d.InQueue, d.Util)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -221,10 +221,12 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		opts.Progress = progressPrinter(stderr)
 	}
 	rep := startRunReport(ctx, flags.report, jobs, stderr)
+	du := startDiskUtil(jobs)
 	res, err := workload.RunJobs(ctx, jobs, opts)
 	if err != nil {
 		return err
 	}
+	res.DiskUtil = du()
 	if err := rep.finish(res); err != nil {
 		return err
 	}

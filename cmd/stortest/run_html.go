@@ -34,25 +34,12 @@ func startRunReport(ctx context.Context, path string, jobs []workload.Job, stder
 	}
 	r := &runReport{path: path, stderr: stderr}
 	fsys := iostat.DefaultFS()
-	var devices []string
 	for _, j := range jobs {
-		n := j.Normalized()
-		if r.target == "" {
+		if n := j.Normalized(); r.target == "" {
 			r.target, r.engine = n.Filename, n.Engine
 		}
-		if n.Filename == "" {
-			continue
-		}
-		res, err := fsys.Resolve(n.Filename)
-		if err != nil {
-			continue
-		}
-		for _, d := range append([]string{res.Device}, res.Disks...) {
-			if !slices.Contains(devices, d) {
-				devices = append(devices, d)
-			}
-		}
 	}
+	devices := jobDevices(fsys, jobs, true)
 	src := iostat.FromDiskstats
 	if len(devices) == 0 {
 		src = iostat.NoDevices // the CPUs' figures all the same
@@ -63,6 +50,60 @@ func startRunReport(ctx context.Context, path string, jobs []workload.Job, stder
 	}
 	r.sampler = s
 	return r
+}
+
+// jobDevices lists the block devices under the jobs' targets: each
+// target's device (a loop device, or the one a file's file system is on)
+// and, with disks, the whole devices under it, in order, once each.
+func jobDevices(fsys iostat.FS, jobs []workload.Job, disks bool) []string {
+	var devices []string
+	for _, j := range jobs {
+		n := j.Normalized()
+		if n.Filename == "" {
+			continue
+		}
+		res, err := fsys.Resolve(n.Filename)
+		if err != nil {
+			continue
+		}
+		ds := []string{res.Device}
+		if disks {
+			ds = append(ds, res.Disks...)
+		}
+		for _, d := range ds {
+			if !slices.Contains(devices, d) {
+				devices = append(devices, d)
+			}
+		}
+	}
+	return devices
+}
+
+// startDiskUtil reads the counters of the jobs' devices; the function it
+// returns reads them again and gives fio's disk_util of the run between
+// (nil when the jobs have no device, or /proc/diskstats cannot be read).
+func startDiskUtil(jobs []workload.Job) func() []workload.DiskUtil {
+	fsys := iostat.DefaultFS()
+	devices := jobDevices(fsys, jobs, false)
+	if len(devices) == 0 {
+		return func() []workload.DiskUtil { return nil }
+	}
+	before, err := fsys.Snapshot(iostat.FromDiskstats, devices...)
+	if err != nil {
+		return func() []workload.DiskUtil { return nil }
+	}
+	return func() []workload.DiskUtil {
+		after, err := fsys.Snapshot(iostat.FromDiskstats, devices...)
+		if err != nil {
+			return nil
+		}
+		d := iostat.NewDelta(before, after)
+		var out []workload.DiskUtil
+		for _, dd := range d.Disks {
+			out = append(out, workload.DiskUtilOf(dd, d.Elapsed))
+		}
+		return out
+	}
 }
 
 // finish stops the sampling and writes the page of res.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/baselines"
+	"stortest.dev/iostat"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 )
@@ -169,4 +170,41 @@ func TestRunVerifyTimeBasedWarns(t *testing.T) {
 	require.True(t, strings.HasPrefix(string(data), notice+"{"), "%s", data)
 	_, err = baselines.ImportFio(bytes.NewReader(data), out)
 	require.NoError(t, err, "the notice is skipped as fio's are")
+}
+
+// disk_util reports the device under the job's file over the run, as
+// fio does: its reads include the job's direct reads.
+func TestRunDiskUtil(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	require.NoError(t, os.WriteFile(data, make([]byte, 1<<20), 0o644))
+	res, err := iostat.DefaultFS().Resolve(data)
+	if err != nil {
+		t.Skipf("the device under %s: %v", dir, err)
+	}
+	out := filepath.Join(dir, "out.json")
+	var stdout, stderr bytes.Buffer
+	code := runMain([]string{"run", "--progress=off", "--name=du", "--rw=randread", "--bs=4k", "--size=1m",
+		"--ioengine=psync", "--direct=1", "--filename=" + data, "--output-format=json", "--output=" + out}, &stdout, &stderr)
+	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var doc struct {
+		Jobs []struct {
+			Read struct {
+				TotalIOs uint64 `json:"total_ios"`
+			} `json:"read"`
+		} `json:"jobs"`
+		DiskUtil []struct {
+			Name    string  `json:"name"`
+			ReadIOs uint64  `json:"read_ios"`
+			Util    float64 `json:"util"`
+		} `json:"disk_util"`
+	}
+	require.NoError(t, json.Unmarshal(b, &doc))
+	require.Len(t, doc.DiskUtil, 1, "%s", b)
+	du := doc.DiskUtil[0]
+	assert.Equal(t, res.Device, du.Name)
+	assert.GreaterOrEqual(t, du.ReadIOs, doc.Jobs[0].Read.TotalIOs, "the device saw the job's direct reads")
+	assert.True(t, du.Util > 0 && du.Util <= 100, "util %v", du.Util)
 }
