@@ -482,14 +482,22 @@ type FieldError struct {
 	Job    string
 	Field  string
 	Reason string
+	// Err is the cause, when another package's (a steady.ErrSyntax
+	// for a bad steadystate); it matches too.
+	Err error
 }
 
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("workload: job %q: %s: %s", e.Job, e.Field, e.Reason)
 }
 
-// Unwrap returns ErrInvalid.
-func (e *FieldError) Unwrap() error { return ErrInvalid }
+// Unwrap returns ErrInvalid, and Err when set.
+func (e *FieldError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInvalid, e.Err}
+	}
+	return []error{ErrInvalid}
+}
 
 // FioVerifyNeverStarts is fio 3.33's notice (after "fio: ") for a
 // write-only, time-based job with verify on: the write phase takes the
@@ -658,7 +666,7 @@ func (j *Job) Validate() error {
 		// The criteria themselves, so that a job file's bad one is
 		// refused with its line (and by --parse-only), not at the run.
 		if _, err := steady.ParseSet(n.SS); err != nil {
-			return bad("steadystate", "%v", err)
+			return &FieldError{Job: j.Name, Field: "steadystate", Reason: err.Error(), Err: err}
 		}
 	}
 	return nil
