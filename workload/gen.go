@@ -502,28 +502,31 @@ func (p *Pattern) NextDir() Dir { return p.mix.Next() }
 // just discarded.
 func (p *Pattern) NextIO(d Dir) IO {
 	if p.mix.rw.TrimWrites() {
-		if d == DirWrite && p.trimmed.Len > 0 {
-			w := p.trimmed
-			w.Dir, p.trimmed = DirWrite, IO{}
-			p.bytes += w.Len
-			return w
-		}
-		d = DirTrim
+		return p.nextTrimWrite(d)
 	}
 	o := p.off[0]
 	if d == DirWrite {
 		o = p.off[1]
 	}
-	if p.mix.rw.TrimWrites() {
-		p.trimPasses = p.Passes()
-	}
 	off, n := o.Next(p.bs.Next())
 	p.bytes += n
-	io := IO{Dir: d, Offset: off, Len: n}
-	if p.mix.rw.TrimWrites() {
-		p.trimmed = io
+	return IO{Dir: d, Offset: off, Len: n}
+}
+
+// nextTrimWrite is NextIO of a trimwrite job: a write rewrites the block
+// just trimmed; anything else is the next trim.
+func (p *Pattern) nextTrimWrite(d Dir) IO {
+	if d == DirWrite && p.trimmed.Len > 0 {
+		w := p.trimmed
+		w.Dir, p.trimmed = DirWrite, IO{}
+		p.bytes += w.Len
+		return w
 	}
-	return io
+	p.trimPasses = p.Passes()
+	off, n := p.off[0].Next(p.bs.Next())
+	p.bytes += n
+	p.trimmed = IO{Dir: DirTrim, Offset: off, Len: n}
+	return p.trimmed
 }
 
 // Next returns NextIO(NextDir()).
