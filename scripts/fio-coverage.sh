@@ -136,6 +136,18 @@ firstline() {
 		grep -m1 . "$1" 2>/dev/null || echo "(no output)"
 }
 
+# reap DIR: kills what is left running in DIR, the working directory of
+# one fio or stortest run: a fio past its time limit can leave job
+# processes that timeout's signals did not reach.
+reap() {
+	local p
+	for p in /proc/[0-9]*; do
+		if [ "$(readlink "$p/cwd" 2>/dev/null)" = "$1" ]; then
+			kill -9 "${p#/proc/}" 2>/dev/null || true
+		fi
+	done
+}
+
 total=0 fiook=0 ok=0 refused=0 failed=0
 declare -A why=()
 for rel in "${files[@]}"; do
@@ -149,6 +161,7 @@ for rel in "${files[@]}"; do
 	rc=0
 	(cd "$fdir" && exec timeout -k 5 "$limit" "$fio" --output-format=json --output=out.json job.fio \
 		>stdout 2>stderr) 2>/dev/null || rc=$?
+	reap "$fdir"
 	if [ "$rc" != 0 ]; then
 		msg=$(firstline "$fdir/stderr")
 		[ "$msg" = "(no output)" ] && msg=$(firstline "$fdir/stdout")
@@ -162,6 +175,7 @@ for rel in "${files[@]}"; do
 	rc=0
 	(cd "$sdir" && exec timeout -k 5 "$limit" "$tmp/stortest" run --output-format=json --output=out.json job.fio \
 		>stdout 2>stderr) 2>/dev/null || rc=$?
+	reap "$sdir"
 	if [ "$rc" = 0 ]; then
 		ok=$((ok + 1))
 		echo "OK       $rel"
