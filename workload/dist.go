@@ -14,13 +14,15 @@ import (
 type DistKind uint8
 
 const (
-	DistRandom DistKind = iota // uniform (fio's default "random")
-	DistZipf                   // Zipf with exponent theta
-	DistPareto                 // Pareto with power h
-	DistNormal                 // Gaussian with a standard deviation in percent of the range
+	DistRandom   DistKind = iota // uniform (fio's default "random")
+	DistZipf                     // Zipf with exponent theta
+	DistPareto                   // Pareto with power h
+	DistNormal                   // Gaussian with a standard deviation in percent of the range
+	DistZoned                    // zones: access percent / range percent pairs
+	DistZonedAbs                 // zones: access percent / range size pairs
 )
 
-var distNames = [...]string{"random", "zipf", "pareto", "normal"}
+var distNames = [...]string{"random", "zipf", "pareto", "normal", "zoned", "zoned_abs"}
 
 func (k DistKind) String() string {
 	if int(k) < len(distNames) {
@@ -43,12 +45,24 @@ func (k DistKind) String() string {
 // where the hottest block lies, the next hottest following it upwards
 // (wrapping). Without c, zipf and pareto scatter their hot blocks over the
 // range with a seeded permutation, as fio scatters them with a hash.
-// fio's zoned and zoned_abs are not supported. The zero value is random.
+//
+//	zoned:a/r:a/r...    a percent of the I/Os fall uniformly in the next r
+//	                    percent of the range, zone after zone from its
+//	                    start; the a's sum to 100, the r's to at most 100
+//	                    (a blank r is what is left)
+//	zoned_abs:a/s:...   the same with zone sizes s in bytes (fio's size
+//	                    syntax); fio also writes zoned_abs=...
+//
+// Per-direction zones (fio's "r:...,w:...") are not supported. The zero
+// value is random.
 type Distribution struct {
 	Kind      DistKind
 	Param     float64 // theta, h or dev
 	Center    float64 // c; meaningful when HasCenter
 	HasCenter bool
+	// Zones of zoned and zoned_abs, canonical: "a/r:a/r" with every r
+	// filled in (percent, or bytes for zoned_abs).
+	Zones string
 }
 
 // ParseDistribution parses fio's random_distribution syntax.
@@ -67,13 +81,11 @@ func ParseDistribution(s string) (Distribution, error) {
 		d.Kind = DistPareto
 	case "normal":
 		d.Kind = DistNormal
-	case "zoned", "zoned_abs":
-		return d, unsupported("random_distribution=" + parts[0])
 	default:
-		if strings.HasPrefix(s, "zoned") {
-			return d, unsupported("random_distribution=" + s)
+		if k, rest, ok := cutZoned(s); ok {
+			return parseZones(s, k, rest)
 		}
-		return d, fmt.Errorf("unknown distribution %q (want random, zipf:theta, pareto:h or normal:dev)", s)
+		return d, fmt.Errorf("unknown distribution %q (want random, zipf:theta, pareto:h, normal:dev, zoned:a/r... or zoned_abs:a/size...)", s)
 	}
 	if len(parts) < 2 || len(parts) > 3 {
 		return d, fmt.Errorf("%q: want %s:value[:center]", s, parts[0])
@@ -115,6 +127,11 @@ func (d Distribution) validate() string {
 		if !(p > 0 && p <= 100) {
 			return "normal deviation must be in (0, 100] percent"
 		}
+	case DistZoned, DistZonedAbs:
+		if _, err := parseZones(d.Kind.String()+":"+d.Zones, d.Kind, d.Zones); err != nil {
+			return err.Error()
+		}
+		return ""
 	default:
 		return "invalid kind " + d.Kind.String()
 	}
@@ -131,6 +148,8 @@ func (d Distribution) canonical() Distribution {
 	switch {
 	case d.Kind == DistRandom:
 		return Distribution{}
+	case d.Kind == DistZoned || d.Kind == DistZonedAbs:
+		return Distribution{Kind: d.Kind, Zones: d.Zones}
 	case d.Kind == DistNormal && d.HasCenter && d.Center == 0.5:
 		d.HasCenter = false
 	}
@@ -145,8 +164,11 @@ func (d Distribution) IsZero() bool { return d.canonical() == Distribution{} }
 
 // String prints fio's syntax.
 func (d Distribution) String() string {
-	if d.Kind == DistRandom {
+	switch d.Kind {
+	case DistRandom:
 		return "random"
+	case DistZoned, DistZonedAbs:
+		return d.Kind.String() + ":" + d.Zones
 	}
 	s := d.Kind.String() + ":" + strconv.FormatFloat(d.Param, 'g', -1, 64)
 	if d.HasCenter {
@@ -196,10 +218,21 @@ type Sampler struct {
 	scatter bool
 	perm    permutation
 	shift   uint64
+
+	// zoned: zone i takes access percent up to cumul[i] (of 100) and the
+	// blocks [from[i], from[i+1]).
+	cumul    []uint64
+	from, to []uint64
 }
 
 // NewSampler returns a sampler of d over n blocks (n >= 1), seeded.
+// zoned_abs zones, in bytes, are taken as shares of their sum; the
+// offset generator, which knows the block size, places them exactly.
 func NewSampler(d Distribution, n, seed uint64) (*Sampler, error) {
+	return newSampler(d, n, 0, seed)
+}
+
+func newSampler(d Distribution, n uint64, blockBytes int64, seed uint64) (*Sampler, error) {
 	if n == 0 {
 		return nil, errors.New("workload: sampler over 0 blocks")
 	}
@@ -216,6 +249,8 @@ func NewSampler(d Distribution, n, seed uint64) (*Sampler, error) {
 	}
 	nf := float64(n)
 	switch d.Kind {
+	case DistZoned, DistZonedAbs:
+		s.zones(d, n, blockBytes)
 	case DistZipf:
 		s.theta = d.Param
 		s.zetan = zeta(n, s.theta)
@@ -254,6 +289,8 @@ func (s *Sampler) Next() uint64 {
 		return r
 	case DistNormal:
 		return s.nextNormal()
+	case DistZoned, DistZonedAbs:
+		return s.nextZoned()
 	}
 	return uniform(&s.rng, s.n)
 }
@@ -349,4 +386,168 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
+}
+
+// cutZoned splits "zoned:..." (or zoned_abs with ':' or '=') into its
+// kind and zone list.
+func cutZoned(s string) (DistKind, string, bool) {
+	for _, z := range [...]struct {
+		prefix string
+		kind   DistKind
+	}{{"zoned_abs:", DistZonedAbs}, {"zoned_abs=", DistZonedAbs}, {"zoned:", DistZoned}} {
+		if rest, ok := strings.CutPrefix(s, z.prefix); ok {
+			return z.kind, rest, true
+		}
+	}
+	return 0, "", false
+}
+
+// maxZones is fio's limit on zones.
+const maxZones = 256
+
+// zone is one access/range pair of a zoned distribution.
+type zone struct {
+	access uint64 // percent of the I/Os
+	span   uint64 // percent of the range (zoned) or bytes (zoned_abs); 0: the rest
+}
+
+// parseZones parses the zone list of a zoned (percent ranges) or
+// zoned_abs (byte ranges) distribution; s is the whole option value.
+func parseZones(s string, kind DistKind, list string) (Distribution, error) {
+	zs, err := splitZones(s, kind, list)
+	if err != nil {
+		return Distribution{}, err
+	}
+	parts := make([]string, len(zs))
+	for i, z := range zs {
+		span := strconv.FormatUint(z.span, 10)
+		if kind == DistZonedAbs {
+			span = FormatSize(int64(z.span))
+		}
+		parts[i] = strconv.FormatUint(z.access, 10) + "/" + span
+	}
+	return Distribution{Kind: kind, Zones: strings.Join(parts, ":")}, nil
+}
+
+func splitZones(s string, kind DistKind, list string) ([]zone, error) {
+	if strings.Contains(list, ",") {
+		return nil, unsupported("random_distribution=" + s + " (zones per direction)")
+	}
+	fields := strings.Split(list, ":")
+	if len(fields) > maxZones {
+		return nil, fmt.Errorf("%q: more than %d zones", s, maxZones)
+	}
+	var zs []zone
+	var access, span uint64
+	blank := -1
+	for _, f := range fields {
+		a, r, ok := strings.Cut(f, "/")
+		if !ok {
+			return nil, fmt.Errorf("%q: zone %q is not access/range", s, f)
+		}
+		pa, err := strconv.ParseUint(strings.TrimSpace(a), 10, 8)
+		if err != nil || pa > 100 {
+			return nil, fmt.Errorf("%q: access percent %q is not a whole number in [0, 100]", s, a)
+		}
+		z := zone{access: pa}
+		switch r = strings.TrimSpace(r); {
+		case r == "":
+			if blank >= 0 {
+				return nil, fmt.Errorf("%q: only one zone may leave its range blank", s)
+			}
+			blank = len(zs)
+		case kind == DistZonedAbs:
+			n, err := ParseSize(r)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("%q: zone size %q is not a positive size", s, r)
+			}
+			z.span = uint64(n)
+		default:
+			p, err := strconv.ParseUint(r, 10, 8)
+			if err != nil || p == 0 || p > 100 {
+				return nil, fmt.Errorf("%q: range percent %q is not a whole number in [1, 100]", s, r)
+			}
+			z.span = p
+		}
+		access += z.access
+		span += z.span
+		zs = append(zs, z)
+	}
+	if access != 100 {
+		return nil, fmt.Errorf("%q: access percentages sum to %d, not 100", s, access)
+	}
+	if kind == DistZoned {
+		if span > 100 {
+			return nil, fmt.Errorf("%q: range percentages sum to %d, more than 100", s, span)
+		}
+		if blank >= 0 {
+			if span == 100 {
+				return nil, fmt.Errorf("%q: a blank range has nothing left", s)
+			}
+			zs[blank].span = 100 - span
+		}
+	} else if blank >= 0 {
+		return nil, fmt.Errorf("%q: zoned_abs needs every zone's size", s)
+	}
+	return zs, nil
+}
+
+// zones lays the zones of d out over n blocks of blockBytes bytes. A
+// zoned_abs zone covers its bytes from where the one before it ends,
+// clipped to the region; with blockBytes 0 (unknown) the sizes are
+// taken as shares of their sum. A zone left with no block takes the
+// region's last block.
+func (s *Sampler) zones(d Distribution, n uint64, blockBytes int64) {
+	zs, _ := splitZones(d.String(), d.Kind, d.Zones) // validated
+	total, unit := uint64(100), uint64(0)
+	if d.Kind == DistZonedAbs {
+		if blockBytes > 0 {
+			unit = uint64(blockBytes)
+		} else {
+			total = 0
+			for _, z := range zs {
+				total += z.span
+			}
+		}
+	}
+	blocksAt := func(span uint64) uint64 {
+		if unit > 0 {
+			return min(span/unit, n)
+		}
+		return mulDiv(span, n, total)
+	}
+	var acc, spanned uint64
+	for _, z := range zs {
+		lo := blocksAt(spanned)
+		spanned += z.span
+		hi := blocksAt(spanned)
+		if z.access == 0 {
+			continue
+		}
+		lo = min(lo, n-1)
+		hi = max(hi, lo+1)
+		acc += z.access
+		s.cumul = append(s.cumul, acc)
+		s.from = append(s.from, lo)
+		s.to = append(s.to, hi)
+	}
+}
+
+// mulDiv returns a*b/c without overflow for the values used here.
+func mulDiv(a, b, c uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	q, _ := bits.Div64(hi%c, lo, c)
+	return q
+}
+
+// nextZoned draws a zone by its access percent, then a block in it.
+func (s *Sampler) nextZoned() uint64 {
+	r := uniform(&s.rng, 100)
+	for i, c := range s.cumul {
+		if r < c {
+			return s.from[i] + uniform(&s.rng, s.to[i]-s.from[i])
+		}
+	}
+	i := len(s.cumul) - 1
+	return s.from[i] + uniform(&s.rng, s.to[i]-s.from[i])
 }

@@ -23,6 +23,10 @@ func TestParseDistribution(t *testing.T) {
 		{"normal:50", Distribution{Kind: DistNormal, Param: 50}, "normal:50"},
 		{"normal:5:0.5", Distribution{Kind: DistNormal, Param: 5}, "normal:5"}, // 0.5 is normal's default center
 		{"normal:5:1", Distribution{Kind: DistNormal, Param: 5, Center: 1, HasCenter: true}, "normal:5:1"},
+		{"zoned:60/10:40/90", Distribution{Kind: DistZoned, Zones: "60/10:40/90"}, "zoned:60/10:40/90"},
+		// examples/rand-zones.fio: a blank range is the rest, as fio 3.33 reads it.
+		{"zoned:50/5:30/15:20/", Distribution{Kind: DistZoned, Zones: "50/5:30/15:20/80"}, "zoned:50/5:30/15:20/80"},
+		{"zoned_abs=60/20G:40/1024m", Distribution{Kind: DistZonedAbs, Zones: "60/20g:40/1g"}, "zoned_abs:60/20g:40/1g"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := ParseDistribution(tc.in)
@@ -47,10 +51,66 @@ func TestParseDistribution(t *testing.T) {
 	}
 	for _, bad := range []string{"", "uniform", "random:1", "zipf", "zipf:1", "zipf:0", "zipf:-1", "zipf:x",
 		"zipf:1.2:2", "zipf:1.2:0.5:1", "pareto:1", "pareto:0", "normal:0", "normal:101", "normal:NaN",
-		"zipf:Inf", "zoned:60/10:40/90", "zoned_abs=60/20G"} {
+		"zipf:Inf", "zoned_abs=60/20G", "zoned:60/10:30/20", "zoned:50/60:50/50", "zoned:50/:50/",
+		"zoned:100/100:0/", "zoned:50/10,w:50/10", "zoned:50", "zoned:x/10:100/10", "zoned_abs:50/10g:50/", "zoned:101/10"} {
 		if d, err := ParseDistribution(bad); err == nil {
 			t.Errorf("ParseDistribution(%q) = %+v, want an error", bad, d)
 		}
+	}
+}
+
+// TestZonedSampler: each zone gets its share of the draws, spread over
+// its blocks only; zoned_abs places zones by bytes through the offset
+// generator's block size.
+func TestZonedSampler(t *testing.T) {
+	const blocks, n = 1000, 200000
+	d, err := ParseDistribution("zoned:60/10:30/20:8/30:2/40")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := counts(t, d, blocks, n, 7)
+	zone := func(lo, hi int) float64 {
+		s := 0
+		for _, v := range c[lo:hi] {
+			s += v
+		}
+		return float64(s) / n
+	}
+	for _, z := range []struct {
+		lo, hi int
+		want   float64
+	}{{0, 100, 0.60}, {100, 300, 0.30}, {300, 600, 0.08}, {600, 1000, 0.02}} {
+		if got := zone(z.lo, z.hi); math.Abs(got-z.want) > 0.01 {
+			t.Errorf("blocks [%d,%d): %.3f of the draws, want %.2f", z.lo, z.hi, got, z.want)
+		}
+	}
+	// Within a zone the draws are uniform: both halves of the hot zone
+	// get about 30%.
+	if a, b := zone(0, 50), zone(50, 100); math.Abs(a-b) > 0.01 {
+		t.Errorf("hot zone halves %.3f and %.3f, want equal", a, b)
+	}
+
+	// zoned_abs over 4 KiB blocks: 50% in the first 64 KiB (16 blocks),
+	// 50% in the next 128 KiB (32 blocks), nothing past 192 KiB.
+	o, err := NewOffsets(OffsetConfig{Size: 1 << 20, Align: 4096, Random: true,
+		Dist: Distribution{Kind: DistZonedAbs, Zones: "50/64k:50/128k"}, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, second int
+	for range 10000 {
+		off, _ := o.Next(4096)
+		switch {
+		case off < 64<<10:
+			first++
+		case off < 192<<10:
+			second++
+		default:
+			t.Fatalf("offset %d is past the zones", off)
+		}
+	}
+	if math.Abs(float64(first)/10000-0.5) > 0.03 {
+		t.Errorf("first zone took %d of 10000, want about half", first)
 	}
 }
 

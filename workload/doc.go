@@ -36,7 +36,7 @@
 //	description                                  Description
 //	filename                                     Filename; one file (\: escapes a colon)
 //	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap
-//	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite
+//	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
 //	bs                    blocksize              BlockSize; one value for all directions (8k,8k,8k is 8k)
@@ -62,7 +62,7 @@
 //	norandommap                                  NoRandomMap
 //	randrepeat                                   RandRepeat
 //	randseed                                     RandSeed (decimal or 0x hex)
-//	random_distribution                          RandomDistribution: random, zipf:theta[:c], pareto:h[:c], normal:dev[:c]
+//	random_distribution                          RandomDistribution: random, zipf:theta[:c], pareto:h[:c], normal:dev[:c], zoned:a/r:..., zoned_abs:a/size:...
 //	verify                                       Verify: 0 (none), crc32c (crc32c-intel), sha256, md5, crc64, crc32, crc16, crc7, xxhash, sha1, sha512, sha3-*, meta, pattern, null
 //	verify_pattern                               VerifyPattern: 0x hex and "quoted" text
 //	continue_on_error                            ContinueOnError: none, read, write, io, verify, all (0, 1)
@@ -112,6 +112,8 @@
 //	experimental_verify                          No effect: blocks are read back the same way
 //	verify_interval                              No effect: one header per block (the I/O is the same)
 //	create_serialize                             No effect: files are laid out one at a time
+//	rw_sequencer                                 RWSequencer: sequential or identical (with a random rw's :N)
+//	blockalign            ba                     BlockAlign (bytes; one value for all directions)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank

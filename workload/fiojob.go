@@ -508,10 +508,10 @@ var fioOptions = []fioOption{
 			st.job.Engine = v
 			return unsupportedEngine(v)
 		}},
-	{name: "rw", aliases: []string{"readwrite"}, field: "rw", doc: "RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite",
+	{name: "rw", aliases: []string{"readwrite"}, field: "rw", doc: "RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier",
 		set: func(st *jobState, v string) error {
-			rw, err := ParseRW(v)
-			st.job.RW = rw
+			rw, mod, err := parseRWModifier(v)
+			st.job.RW, st.job.RWModifier = rw, mod
 			return err
 		}},
 	{name: "rwmixread", field: "rwmixread", doc: "RWMixRead (percent)",
@@ -798,7 +798,7 @@ func parseBlockSize(v string) (int64, error) {
 
 var optionIndex = func() map[string]*fioOption {
 	m := map[string]*fioOption{}
-	for _, table := range [][]fioOption{fioOptions, reportOptions, moreOptions} {
+	for _, table := range [][]fioOption{fioOptions, reportOptions, moreOptions, extraOptions} {
 		for i := range table {
 			o := &table[i]
 			m[o.name] = o
@@ -826,8 +826,8 @@ func FioOptions() []string {
 // knownFio are fio 3.33's other job options (fio --cmdhelp=all and the
 // engine options of --enghelp), so that they get ErrUnsupported rather
 // than ErrUnknownOption.
-var knownFio = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic ba block_error_percentiles
-blockalign bs_is_seq_rand bs_unaligned blocksize_unaligned buffer_compress_chunk
+var knownFio = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic block_error_percentiles
+bs_is_seq_rand bs_unaligned blocksize_unaligned buffer_compress_chunk
 buffer_compress_percentage buffer_pattern bwavgtime cgroup cgroup_nodelete cgroup_weight
 cmd_type cpumask cpus_allowed
 cpus_allowed_policy create_fsync create_on_open create_only dedupe_global dedupe_mode
@@ -846,7 +846,7 @@ number_ios offset_align offset_increment opendir openfiles overwrite percentage_
 pre_read prio prioclass profile rate_cycle rate_ignore_thinktime rate_iops_min rate_min
 rate_process ratecycle ratemin read_beyond_wp read_iolog read_iolog_chunked refill_buffers
 replay_align replay_no_stall replay_redirect replay_scale replay_skip replay_time_scale
-rw_sequencer scramble_buffers serialize_overlap significant_figures sqthread_poll_cpu stats
+scramble_buffers serialize_overlap significant_figures sqthread_poll_cpu stats
 sync sync_file_range thinktime thinktime_blocks thinktime_blocks_type thinktime_iotime
 thinktime_spin thp trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid
 uncached unique_filename unit_base unlink unlink_each_loop userspace_reap verify_async

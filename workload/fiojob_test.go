@@ -143,7 +143,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"unknown option", "[a]\nblcksize=4k\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "blcksize" (did you mean blocksize?)`},
 		{"unknown far", "[a]\nzzzzzz=1\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "zzzzzz"`},
 		{"unsupported option", "[global]\nexitall\n[a]\n", ErrUnsupported, "job.fio:2: fio option exitall is not supported by stortest"},
-		{"unsupported value", "[a]\nrw=read:8k\n", ErrUnsupported, `job.fio:2: job "a": rw: rw=read:8k (an offset modifier) is not supported by stortest`},
+		{"unsupported value", "[a]\nrw=randread\nrandom_distribution=zoned:50/10:50/90,50/10:50/90\n", ErrUnsupported, `job.fio:3: job "a": random_distribution: random_distribution=zoned:50/10:50/90,50/10:50/90 (zones per direction) is not supported by stortest`},
 		{"include", "[a]\ninclude other.fio\n", ErrUnsupported, `job.fio:2: job "a": include directives are not supported`},
 		{"keyword", "[a]\nsize=8*$mb_memory\n", ErrUnsupported, "size: fio's keyword $mb_memory is not supported"},
 		{"arithmetic", "[a]\nsize=(1+2)\n", ErrUnsupported, "arithmetic expression"},
@@ -165,7 +165,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"percent size", "[a]\nsize=20%\n", ErrInvalid, "percentages"},
 		{"kb_base 1000", "[a]\nkb_base=1000\n", ErrUnsupported, "kb_base=1000"},
 		{"thinktime", "[a]\nthinktime=5\n", ErrUnsupported, "fio option thinktime is not supported by stortest"},
-		{"zoned", "[a]\nrandom_distribution=zoned:50/50:50/50\n", ErrUnsupported, "zoned"},
+		{"zoned per direction", "[a]\nrandom_distribution=zoned:50/50:50/50,50/10:50/90\n", ErrUnsupported, "zones per direction"},
 		{"validate at its line", "[a]\nrw=randread\niodepth=4\niodepth_batch=8\n", ErrInvalid,
 			`job.fio:4: job "a": iodepth_batch_submit: 8 is outside [1, iodepth=4]`},
 		{"validate at global line", "[global]\nioengine=libaio\nhipri\n[a]\n", ErrInvalid,
@@ -325,7 +325,7 @@ func TestDocTable(t *testing.T) {
 		}
 		documented[m[1]] = strings.TrimSpace(m[2])
 	}
-	for _, o := range slices.Concat(fioOptions, reportOptions, moreOptions) {
+	for _, o := range slices.Concat(fioOptions, reportOptions, moreOptions, extraOptions) {
 		got, ok := documented[o.name]
 		if !ok {
 			t.Errorf("doc.go does not list option %s", o.name)

@@ -38,6 +38,13 @@ type OffsetConfig struct {
 	MaxLen int64
 	Dist   Distribution // random offsets only
 	Seed   uint64
+	// Add is fio's offset modifier of a sequential pattern (Job.RWModifier):
+	// bytes added to the offset after each I/O, negative to go backwards.
+	// A pass then ends when an I/O ends at the end of the region, when
+	// the next one would not fit before it, or when a region's size has
+	// moved; an offset past the end wraps to the start, one before the
+	// start to the end plus Add.
+	Add int64
 }
 
 // MaxMapBytes bounds the random map's bits (OffsetConfig.MaxLen): 256
@@ -63,6 +70,7 @@ type Offsets struct {
 	seed               uint64
 
 	pos   int64  // sequential: next offset relative to start
+	add   int64  // sequential: the offset modifier
 	drawn uint64 // random map: blocks drawn in this pass
 	bytes int64  // uniform and distributions: bytes in this pass
 	pass  int64
@@ -88,12 +96,15 @@ func NewOffsets(c OffsetConfig) (*Offsets, error) {
 		blocks: uint64(c.Size / c.Align),
 		seed:   c.Seed,
 	}
+	if !c.Random {
+		o.add = c.Add
+	}
 	switch {
 	case !c.Random:
 		o.mode = modeSequential
 	case c.Dist.canonical() != Distribution{}:
 		o.mode = modeDist
-		d, err := NewSampler(c.Dist, o.blocks, splitmix(c.Seed^0xd157))
+		d, err := newSampler(c.Dist, o.blocks, c.Align, splitmix(c.Seed^0xd157))
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +137,9 @@ func (o *Offsets) Next(bs int64) (off, n int64) {
 		rel = o.pos
 		n = min(bs, o.size-rel)
 		o.pos += n
-		if o.pos >= o.size {
+		if o.add != 0 {
+			o.stride(n)
+		} else if o.pos >= o.size {
 			o.pos = 0
 			o.pass++
 		}
@@ -165,6 +178,30 @@ func (o *Offsets) Next(bs int64) (off, n int64) {
 		o.pass++
 	}
 	return o.start + rel, n
+}
+
+// stride moves a sequential position with an offset modifier on past an
+// I/O of n bytes that ended at o.pos, as fio moves it.
+func (o *Offsets) stride(n int64) {
+	o.bytes += n
+	next := o.pos + o.add
+	switch {
+	case o.pos >= o.size || o.bytes >= o.size:
+		next = -1 // the end of the region, or a region's worth moved
+	case next >= o.size:
+		next = 0
+	case next < 0:
+		next = o.size + o.add
+		if next < 0 {
+			next = 0
+		}
+	}
+	if next < 0 || next+o.align > o.size {
+		o.pos, o.bytes = 0, 0
+		o.pass++
+		return
+	}
+	o.pos = next
 }
 
 // Passes returns the passes completed over the region: wraps of sequential
@@ -437,6 +474,16 @@ type Pattern struct {
 	// those before the trim (trimPasses), so a pass ends with its write.
 	trimmed    IO
 	trimPasses int64
+	// seqN is a random job's offset modifier (rw=randread:N): one I/O in
+	// seqN draws a random offset, the others follow the last I/O of
+	// their direction (or repeat it: seqSame). seqAt counts the I/Os.
+	seqN    int64
+	seqSame bool
+	seqAt   int64
+	last    [2]IO
+	// byBytes: a pass is the region's size moved (random offset
+	// modifiers, whose sequential I/Os the offset streams do not see).
+	byBytes bool
 }
 
 // NewPattern returns the pattern of job j (validated, then normalized) on
@@ -475,7 +522,16 @@ func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
 	cfg := OffsetConfig{
 		Start: n.Offset, Size: size, Align: align, MaxLen: n.MaxBlockSize(),
 		Random: n.RW.Random(), RandomMap: !n.NoRandomMap,
-		Dist: n.RandomDistribution, Seed: splitmix(seed ^ 3),
+		Dist: n.RandomDistribution, Seed: splitmix(seed ^ 3), Add: n.RWModifier,
+	}
+	if n.RW.Random() {
+		if n.BlockAlign > 0 {
+			// fio: blockalign turns the random map off.
+			cfg.Align, cfg.RandomMap = n.BlockAlign, false
+		}
+		if n.RWModifier > 1 {
+			p.seqN, p.seqSame, p.byBytes = n.RWModifier, n.RWSequencer == "identical", true
+		}
 	}
 	var err error
 	if p.off[0], err = NewOffsets(cfg); err != nil {
@@ -504,6 +560,9 @@ func (p *Pattern) NextIO(d Dir) IO {
 	if p.mix.rw.TrimWrites() {
 		return p.nextTrimWrite(d)
 	}
+	if p.seqN > 0 {
+		return p.nextSequenced(d)
+	}
 	o := p.off[0]
 	if d == DirWrite {
 		o = p.off[1]
@@ -511,6 +570,38 @@ func (p *Pattern) NextIO(d Dir) IO {
 	off, n := o.Next(p.bs.Next())
 	p.bytes += n
 	return IO{Dir: d, Offset: off, Len: n}
+}
+
+// nextSequenced is NextIO of a random job with an offset modifier: every
+// seqN-th I/O draws a random offset; the others follow the last I/O of
+// their direction, or repeat its offset, and draw a random one only where
+// the region ends.
+func (p *Pattern) nextSequenced(d Dir) IO {
+	bs := p.bs.Next()
+	k := 0
+	if d == DirWrite {
+		k = 1
+	}
+	at := p.seqAt
+	p.seqAt++
+	last := p.last[k]
+	if at%p.seqN != 0 && last.Len > 0 {
+		off := last.Offset
+		if !p.seqSame {
+			off += last.Len
+		}
+		start, size := p.Region()
+		if end := start + size; off+bs <= end {
+			io := IO{Dir: d, Offset: off, Len: bs}
+			p.bytes += bs
+			p.last[k] = io
+			return io
+		}
+	}
+	off, n := p.off[k].Next(bs)
+	p.bytes += n
+	p.last[k] = IO{Dir: d, Offset: off, Len: n}
+	return p.last[k]
 }
 
 // nextTrimWrite is NextIO of a trimwrite job: a write rewrites the block
@@ -539,8 +630,15 @@ func (p *Pattern) Passes() int64 {
 	if p.trimmed.Len > 0 {
 		return p.trimPasses // the pass's last write is still to come
 	}
-	if p.shared {
+	switch {
+	case p.byBytes:
+		return p.bytes / p.size
+	case p.shared:
 		return p.off[0].Passes()
+	case p.off[0].add != 0:
+		// rw with an offset modifier: the job ends where either
+		// direction's stream reaches the end, as fio's does.
+		return max(p.bytes/p.size, p.off[0].Passes(), p.off[1].Passes())
 	}
 	return p.bytes / p.size
 }

@@ -291,6 +291,8 @@ type Job struct {
 
 	// Files, order and amount: see FioMore.
 	FioMore
+	// Offset modifiers and alignment: see FioExtra.
+	FioExtra
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -617,6 +619,9 @@ func (j *Job) Validate() error {
 	if opt, reason := n.validateMore(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
+	if opt, reason := n.validateExtra(); opt != "" {
+		return bad(opt, "%s", reason)
+	}
 	if err := n.RandomDistribution.validate(); err != "" {
 		return bad("random_distribution", "%s", err)
 	}
@@ -794,7 +799,7 @@ func (j Job) String() string {
 	str("description", n.Description)
 	str("filename", strings.ReplaceAll(n.Filename, ":", `\:`))
 	kv("ioengine", n.Engine)
-	kv("rw", n.RW.String())
+	kv("rw", n.rwString())
 	num("rwmixread", int64(n.RWMixRead), DefaultRWMixRead)
 	switch {
 	case len(n.BlockSizeSplit) > 0:
@@ -847,6 +852,7 @@ func (j Job) String() string {
 	}
 	str("verify_pattern", n.VerifyPattern)
 	b.WriteString(n.moreString())
+	b.WriteString(n.extraString())
 	if n.ContinueOnError != ContinueNone {
 		kv("continue_on_error", n.ContinueOnError.String())
 	}

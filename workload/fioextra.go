@@ -1,0 +1,118 @@
+package workload
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FioExtra are fio's options that shape where each I/O goes beyond the
+// region and the pattern: offset modifiers and block alignment. Job
+// embeds it, so the fields read as Job's.
+type FioExtra struct {
+	// RWModifier is the number after rw's colon (fio's offset modifier).
+	// For a sequential job it is added to the offset after each I/O, in
+	// bytes: rw=write:4k leaves a 4 KiB hole after every write, and a
+	// negative value walks the region backwards (rw=read:-8k with bs=4k).
+	// The region wraps as fio's does: past the end to its start, before
+	// the start to its end plus the modifier; a pass ends when an I/O
+	// ends at the end of the region or the next one would not fit there,
+	// or when it has moved the region's size. For a random job it is the
+	// number of I/Os per random offset: the others follow the previous
+	// I/O (RWSequencer "sequential", fio's default) or repeat its offset
+	// ("identical").
+	RWModifier  int64  `json:"rw_modifier,omitempty"`
+	RWSequencer string `json:"rw_sequencer,omitempty"`
+	// BlockAlign is fio's blockalign (ba): random offsets are multiples
+	// of it rather than of the smallest block size. As in fio, it turns
+	// the random map off.
+	BlockAlign int64 `json:"blockalign,omitempty"`
+}
+
+// extraOptions are FioExtra's options.
+var extraOptions = []fioOption{
+	{name: "rw_sequencer", field: "rw_sequencer", doc: "RWSequencer: sequential or identical (with a random rw's :N)",
+		set: func(st *jobState, v string) error {
+			switch v {
+			case "sequential", "identical":
+				st.job.RWSequencer = v
+				return nil
+			}
+			return fmt.Errorf("unknown rw_sequencer %q (want sequential or identical)", v)
+		}},
+	{name: "blockalign", aliases: []string{"ba"}, field: "blockalign", doc: "BlockAlign (bytes; one value for all directions)",
+		set: func(st *jobState, v string) error {
+			v, err := oneForAllDirections("blockalign", v)
+			if err != nil {
+				return err
+			}
+			n, err := ParseSize(v)
+			st.job.BlockAlign = n
+			return err
+		}},
+}
+
+// parseRWModifier parses fio's rw value with its optional ":N" offset
+// modifier: a size, negative for backwards, for sequential patterns; a
+// count of I/Os for random ones.
+func parseRWModifier(v string) (RW, int64, error) {
+	name, mod, ok := strings.Cut(v, ":")
+	rw, err := ParseRW(name)
+	if err != nil || !ok {
+		return rw, 0, err
+	}
+	neg := strings.HasPrefix(mod, "-")
+	n, err := ParseSize(strings.TrimPrefix(mod, "-"))
+	if err != nil {
+		return rw, 0, fmt.Errorf("rw=%s: bad offset modifier: %w", v, err)
+	}
+	if rw.Random() && neg {
+		return rw, 0, fmt.Errorf("rw=%s: a random pattern's modifier is a count of I/Os, not negative", v)
+	}
+	if neg {
+		n = -n
+	}
+	return rw, n, nil
+}
+
+// rwString prints rw with its modifier, as fio writes it.
+func (j *Job) rwString() string {
+	if j.RWModifier == 0 {
+		return j.RW.String()
+	}
+	if j.RWModifier < 0 {
+		return j.RW.String() + ":-" + FormatSize(-j.RWModifier)
+	}
+	if j.RW.Random() {
+		return j.RW.String() + ":" + strconv.FormatInt(j.RWModifier, 10)
+	}
+	return j.RW.String() + ":" + FormatSize(j.RWModifier)
+}
+
+// validateExtra checks FioExtra's fields of the normalized job: the option
+// and why, or "".
+func (j *Job) validateExtra() (string, string) {
+	switch {
+	case j.RWModifier != 0 && (j.RW.TrimWrites()):
+		return "rw", "an offset modifier is not supported with " + j.RW.String()
+	case j.RWSequencer != "" && j.RWSequencer != "sequential" && j.RWSequencer != "identical":
+		return "rw_sequencer", fmt.Sprintf("unknown %q", j.RWSequencer)
+	case j.BlockAlign < 0:
+		return "blockalign", fmt.Sprintf("negative (%d)", j.BlockAlign)
+	case j.BlockAlign > 0 && j.Direct && j.BlockAlign%512 != 0:
+		return "blockalign", fmt.Sprintf("%d is not a multiple of 512, which direct=1 needs", j.BlockAlign)
+	}
+	return "", ""
+}
+
+// extraString prints FioExtra's options but rw's modifier (see rwString).
+func (j *Job) extraString() string {
+	var b strings.Builder
+	if j.RWSequencer != "" && j.RWSequencer != "sequential" {
+		b.WriteString("rw_sequencer=" + j.RWSequencer + "\n")
+	}
+	if j.BlockAlign != 0 {
+		b.WriteString("blockalign=" + FormatSize(j.BlockAlign) + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,120 @@
+package workload
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// onePass returns the offsets, in blocks of 4 KiB, of the I/Os of the
+// job's first pass (at most 1000).
+func onePass(t *testing.T, src string) []int64 {
+	t.Helper()
+	jobs, err := ParseFio(strings.NewReader(src), "job.fio")
+	require.NoError(t, err)
+	p, err := NewPattern(&jobs[0], jobs[0].Size, 1)
+	require.NoError(t, err)
+	var offs []int64
+	for p.Passes() < 1 && len(offs) < 1000 {
+		io := p.Next()
+		offs = append(offs, io.Offset/4096)
+	}
+	return offs
+}
+
+// TestOffsetModifierAsFio: the offsets fio 3.33 issues for rw=...:N on a
+// 64 KiB file with bs=4k, from its write_iolog (psync), and t/jobs/t0007's
+// count.
+func TestOffsetModifierAsFio(t *testing.T) {
+	for _, tc := range []struct {
+		rw   string
+		want []int64
+	}{
+		{"read:-8k", []int64{0, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}},
+		{"read:-12k", []int64{0, 13, 11, 9, 7, 5, 3, 1, 13, 11, 9, 7, 5, 3, 1, 13}},
+		{"read:-4k", []int64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+		{"read:8k", []int64{0, 3, 6, 9, 12, 15}},
+		{"read:12k", []int64{0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12}},
+		{"read:20k", []int64{0, 6, 12, 0, 6, 12, 0, 6, 12, 0, 6, 12, 0, 6, 12, 0}},
+		{"write:8k", []int64{0, 3, 6, 9, 12, 15}},
+	} {
+		t.Run(tc.rw, func(t *testing.T) {
+			assert.Equal(t, tc.want, onePass(t, "[a]\nsize=64k\nbs=4k\nrw="+tc.rw+"\n"))
+		})
+	}
+	// t/jobs/t0007-37cf9e3c.fio: fio reads 87040 KiB, 85 I/Os of 1 MiB
+	// 1.5 MiB apart; the 86th would not fit.
+	got := onePass(t, "[foo]\nsize=128mb\nrw=read:512k\nbs=1m\nnorandommap\n")
+	require.Len(t, got, 85)
+	assert.Equal(t, int64(84*384), got[84])
+}
+
+// TestRandomOffsetModifier: rw=randread:4 draws a random offset every 4th
+// I/O; the others follow (rw_sequencer=sequential) or repeat it
+// (identical). A pass is the region's size moved.
+func TestRandomOffsetModifier(t *testing.T) {
+	seq := onePass(t, "[a]\nsize=1m\nbs=4k\nrw=randread:4\n")
+	require.Len(t, seq, 256)
+	runs := 0
+	for i := 1; i < len(seq); i++ {
+		if i%4 != 0 && seq[i] == seq[i-1]+1 {
+			runs++
+		}
+	}
+	assert.GreaterOrEqual(t, runs, 180, "most non-random I/Os follow the one before: %v", seq[:16])
+	same := onePass(t, "[a]\nsize=1m\nbs=4k\nrw=randread:4\nrw_sequencer=identical\n")
+	for i := 1; i < len(same); i++ {
+		if i%4 != 0 {
+			require.Equal(t, same[i-1], same[i], "I/O %d repeats the offset: %v", i, same[:16])
+		}
+	}
+}
+
+func TestRWModifierParse(t *testing.T) {
+	for _, tc := range []struct{ in, rw string }{
+		{"[a]\nrw=read:-8k\n", "rw=read:-8k"},
+		{"[a]\nrw=write:4096\n", "rw=write:4k"},
+		{"[a]\nrw=randread:8\n", "rw=randread:8"},
+		{"[a]\nrw=randread:8\nrw_sequencer=identical\nblockalign=4k\n", "rw=randread:8"},
+	} {
+		jobs, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+		require.NoError(t, err, tc.in)
+		s := jobs[0].String()
+		assert.Contains(t, s, tc.rw+"\n")
+		back, err := ParseFio(strings.NewReader(s), "back.fio")
+		require.NoError(t, err, s)
+		assert.Equal(t, jobs[0], back[0], "String reads back the same job")
+	}
+	for _, tc := range []struct{ in, err string }{
+		{"[a]\nrw=randread:-8\n", "a random pattern's modifier is a count"},
+		{"[a]\nrw=read:x\n", "bad offset modifier"},
+		{"[a]\nrw=trimwrite:4k\n", "offset modifier is not supported with trimwrite"},
+		{"[a]\nrw_sequencer=backwards\n", "unknown rw_sequencer"},
+		{"[a]\ndirect=1\nblockalign=100\n", "not a multiple of 512"},
+		{"[a]\nblockalign=4k,8k\n", "per-direction"},
+	} {
+		_, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+		require.Error(t, err, tc.in)
+		assert.Contains(t, err.Error(), tc.err, tc.in)
+	}
+}
+
+// TestBlockAlign: examples/jesd219.fio's bssplit from 512 bytes with
+// blockalign=4k puts every random I/O on a 4 KiB boundary.
+func TestBlockAlign(t *testing.T) {
+	jobs, err := ParseFio(strings.NewReader("[a]\nsize=1m\nrw=randrw\nbssplit=512/50:8k/50\nblockalign=4k\n"), "job.fio")
+	require.NoError(t, err)
+	p, err := NewPattern(&jobs[0], 1<<20, 1)
+	require.NoError(t, err)
+	var small int
+	for range 2000 {
+		io := p.Next()
+		require.Zero(t, io.Offset%4096, "offset %d", io.Offset)
+		if io.Len == 512 {
+			small++
+		}
+	}
+	assert.Greater(t, small, 800, "512-byte I/Os are still drawn")
+}
