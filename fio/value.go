@@ -61,6 +61,31 @@ func ParseSize(s string) (int64, error) {
 	return int64(v), nil
 }
 
+// ParseSizePrefix reads the longest size at the start of s, as fio 3.33
+// reads its size options: a number and a suffix, with whatever follows
+// them ignored ("512/25" is 512, "4kx" is 4096). It returns the size and
+// the text it ignored; a fraction or a percentage is still an error, and
+// so is text without a leading number.
+func ParseSizePrefix(s string) (int64, string, error) {
+	if n, err := ParseSize(s); err == nil {
+		return n, "", nil
+	}
+	num, suffix := splitNumber(s)
+	if num == "" || strings.HasPrefix(suffix, ".") || strings.HasPrefix(suffix, "%") {
+		n, err := ParseSize(s)
+		return n, "", err
+	}
+	for k := len(suffix) - 1; k >= 0; k-- {
+		if _, _, err := sizeSuffix(s, suffix[:k]); err != nil {
+			continue
+		}
+		n, err := ParseSize(num + suffix[:k])
+		return n, suffix[k:], err
+	}
+	n, err := ParseSize(s)
+	return n, "", err
+}
+
 // splitNumber splits s into its leading number (decimal digits, or 0x and
 // hexadecimal digits) and the rest.
 func splitNumber(s string) (num, rest string) {

@@ -169,3 +169,26 @@ func TestParseBool(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSizePrefix: what fio 3.33 reads of sizes with trailing text
+// (checked with its write_iolog: bsrange=512/25:4k issues 512 to 4096,
+// bs=4kx issues 4096).
+func TestParseSizePrefix(t *testing.T) {
+	for _, tc := range []struct {
+		in, rest string
+		want     int64
+	}{
+		{"4k", "", 4096}, {"512/25", "/25", 512}, {"4kx", "x", 4096}, {"1k:25:2k", ":25:2k", 1024},
+		{"4KiB", "", 4000}, {"4kib/3", "/3", 4000}, {"0x10z", "z", 16}, {"64", "", 64},
+	} {
+		n, rest, err := ParseSizePrefix(tc.in)
+		if err != nil || n != tc.want || rest != tc.rest {
+			t.Errorf("ParseSizePrefix(%q) = %d, %q, %v; want %d, %q", tc.in, n, rest, err, tc.want, tc.rest)
+		}
+	}
+	for _, bad := range []string{"", "x4k", "1.5k", "10%", "99999999999999999999"} {
+		if n, rest, err := ParseSizePrefix(bad); err == nil {
+			t.Errorf("ParseSizePrefix(%q) = %d, %q, want an error", bad, n, rest)
+		}
+	}
+}

@@ -39,7 +39,7 @@
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
-//	bs                    blocksize              BlockSize; one value for all directions (8k,8k,8k is 8k)
+//	bs                    blocksize              BlockSize; r,w,t sizes: the size of the direction the job issues (trimwrite: t)
 //	bsrange               blocksize_range        BlockSizeRange: min-max (or min:max)
 //	bssplit                                      BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest
 //	iodepth                                      IODepth

@@ -27,6 +27,10 @@ type FioExtra struct {
 	// of it rather than of the smallest block size. As in fio, it turns
 	// the random map off.
 	BlockAlign int64 `json:"blockalign,omitempty"`
+	// Notes are what the parser read differently from how it was
+	// written, as fio reads it (a size with trailing text); Warnings
+	// returns them. They are not part of the workload.
+	Notes []string `json:"-"`
 }
 
 // extraOptions are FioExtra's options.
@@ -115,4 +119,56 @@ func (j *Job) extraString() string {
 		b.WriteString("blockalign=" + FormatSize(j.BlockAlign) + "\n")
 	}
 	return b.String()
+}
+
+// parseDirectionSizes parses bs=r,w[,t]: a blank or missing write size
+// is the read size, a missing trim size the write size, as fio fills
+// them.
+func parseDirectionSizes(v string) ([]int64, error) {
+	parts := strings.Split(v, ",")
+	if len(parts) > 3 {
+		return nil, fmt.Errorf("%q: at most three sizes (read,write,trim)", v)
+	}
+	dirs := make([]int64, 3)
+	for i := range dirs {
+		switch {
+		case i < len(parts) && strings.TrimSpace(parts[i]) != "":
+			n, err := parseBlockSize(strings.TrimSpace(parts[i]))
+			if err != nil {
+				return nil, err
+			}
+			dirs[i] = n
+		case i == 0:
+			return nil, fmt.Errorf("%q: the read size is missing", v)
+		default:
+			dirs[i] = dirs[i-1]
+		}
+	}
+	return dirs, nil
+}
+
+// finishBlockSizes resolves bs=r,w,t sizes that differ: a job that
+// issues one direction takes that direction's size, and a trimwrite job
+// the trim size for its trims and writes alike, as fio 3.33 issues them
+// (t/jobs/t0023.fio). A job that reads and writes with different sizes
+// is refused.
+func (p *parser) finishBlockSizes(st *jobState) error {
+	d := st.bsDirs
+	if d == nil {
+		return nil
+	}
+	j := &st.job
+	switch {
+	case j.RW.TrimWrites() || j.RW.Trims():
+		j.BlockSize = d[2]
+	case j.RW.Mixed():
+		if d[0] != d[1] {
+			return p.errorAt(st.at("bs"), "bs", unsupported(fmt.Sprintf("bs=%s,%s for a job that reads and writes: per-direction block sizes", FormatSize(d[0]), FormatSize(d[1]))))
+		}
+	case j.RW.Writes():
+		j.BlockSize = d[1]
+	default:
+		j.BlockSize = d[0]
+	}
+	return nil
 }

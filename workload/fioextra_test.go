@@ -118,3 +118,35 @@ func TestBlockAlign(t *testing.T) {
 	}
 	assert.Greater(t, small, 800, "512-byte I/Os are still drawn")
 }
+
+// TestDirectionBlockSizes: bs=r,w,t gives a job that issues one direction
+// that direction's size; trimwrite takes the trim size for both (fio
+// 3.33, t/jobs/t0023.fio's bs_no_rm job); bsrange takes what fio reads of
+// a malformed size, with a notice.
+func TestDirectionBlockSizes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{
+		{"[a]\nbs=4k,64k\n", 4 << 10},
+		{"[a]\nrw=randwrite\nbs=4k,64k\n", 64 << 10},
+		{"[a]\nbs=4k,64k\nrw=write\n", 64 << 10},
+		{"[a]\nrw=trimwrite\nbs=4k,4k,8k\n", 8 << 10},
+		{"[a]\nrw=randtrim\nbs=4k,,16k\n", 16 << 10},
+		{"[a]\nrw=randrw\nbs=8k,8k,4k\n", 8 << 10},
+		{"[a]\nrw=randwrite\nbs=8k,\n", 8 << 10},
+	} {
+		jobs, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, jobs[0].BlockSize, tc.in)
+	}
+	jobs, err := ParseFio(strings.NewReader("[bssplit]\nrw=randtrimwrite\nbsrange=512/25:1k:25:2k:25:4k/25\n"), "job.fio")
+	require.NoError(t, err)
+	assert.Equal(t, BlockSizeRange{512, 1024}, jobs[0].BlockSizeRange)
+	assert.Equal(t, []string{`bsrange=512/25:1k:25:2k:25:4k/25: "512/25" read as 512, as fio reads it ("/25" ignored)`,
+		`bsrange=512/25:1k:25:2k:25:4k/25: "1k:25:2k:25:4k/25" read as 1k, as fio reads it (":25:2k:25:4k/25" ignored)`}, jobs[0].Warnings())
+	for _, bad := range []string{"[a]\nbs=,4k\n", "[a]\nbs=4k,8k,16k,32k\n", "[a]\nbs=4k,0\nrw=write\n", "[a]\nbsrange=x-4k\n", "[a]\nbsrange=1.5k-4k\n"} {
+		_, err := ParseFio(strings.NewReader(bad), "job.fio")
+		assert.Error(t, err, bad)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"stortest.dev/fio"
 )
 
 // Errors of ParseFio and ParseFioArgs, for errors.Is. Bad values also
@@ -322,6 +324,9 @@ func (p *parser) finish(st *jobState) error {
 	if err := p.finishMore(st); err != nil {
 		return err
 	}
+	if err := p.finishBlockSizes(st); err != nil {
+		return err
+	}
 	j := st.job
 	if st.batchZero {
 		j.IODepthBatch = max(j.IODepth, 1) // fio: iodepth_batch=0 means iodepth
@@ -365,6 +370,9 @@ type jobState struct {
 	// write_hist_log given bare, a log named after the job (fio's
 	// default), resolved at its end.
 	logByName [4]bool
+	// bsDirs is bs=r,w,t with sizes that differ, resolved at the job's
+	// end to the one size of the direction the job issues.
+	bsDirs []int64
 }
 
 func newJobState(section int) *jobState {
@@ -526,13 +534,18 @@ var fioOptions = []fioOption{
 			st.job.RWMixRead, st.mixZero = 100-int(n), n == 100
 			return err
 		}},
-	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; one value for all directions (8k,8k,8k is 8k)",
+	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; r,w,t sizes: the size of the direction the job issues (trimwrite: t)",
 		set: func(st *jobState, v string) error {
-			v, err := oneForAllDirections("bs", v)
+			st.bsDirs = nil
+			one, err := oneForAllDirections("bs", v)
 			if err != nil {
-				return err
+				dirs, derr := parseDirectionSizes(v)
+				if derr != nil {
+					return derr
+				}
+				st.bsDirs, one = dirs, FormatSize(dirs[0])
 			}
-			n, err := parseBlockSize(v)
+			n, err := parseBlockSize(one)
 			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = n, BlockSizeRange{}, nil
 			return err
 		}},
@@ -549,11 +562,11 @@ var fioOptions = []fioOption{
 			if !ok {
 				return fmt.Errorf("%q is not a range min-max", v)
 			}
-			a, err := parseBlockSize(strings.TrimSpace(lo))
+			a, err := st.lenientBlockSize("bsrange", v, strings.TrimSpace(lo))
 			if err != nil {
 				return err
 			}
-			b, err := parseBlockSize(strings.TrimSpace(hi))
+			b, err := st.lenientBlockSize("bsrange", v, strings.TrimSpace(hi))
 			if err != nil {
 				return err
 			}
@@ -788,6 +801,23 @@ func parseSplit(v string) ([]BlockSizeSplit, error) {
 
 // parseBlockSize parses a block size, which must not be 0 (the zero
 // value of the Job fields means "default").
+// lenientBlockSize reads a block size as fio does, ignoring what follows
+// the number and its suffix (t/jobs/t0023.fio's bsrange=512/25:1k:...
+// is 512-1k to fio); what it ignores becomes a notice of the job.
+func (st *jobState) lenientBlockSize(option, whole, v string) (int64, error) {
+	n, rest, err := fio.ParseSizePrefix(v)
+	if err != nil {
+		return parseBlockSize(v)
+	}
+	if n == 0 {
+		return parseBlockSize("0")
+	}
+	if rest != "" {
+		st.job.Notes = append(st.job.Notes, fmt.Sprintf("%s=%s: %q read as %s, as fio reads it (%q ignored)", option, whole, v, FormatSize(n), rest))
+	}
+	return n, nil
+}
+
 func parseBlockSize(v string) (int64, error) {
 	n, err := ParseSize(v)
 	if err == nil && n == 0 {

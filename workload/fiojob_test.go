@@ -159,7 +159,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"bad bool", "[a]\ndirect=maybe\n", ErrInvalid, "direct: invalid boolean"},
 		{"bad time", "[a]\nruntime=10sec\n", ErrInvalid, "runtime: invalid time"},
 		{"bad steadystate", "[a]\nsize=1m\nss=iopz:5%\nss_dur=5\n", ErrInvalid, `job.fio:3: job "a": steadystate: steady: bad criterion "iopz:5%": unknown metric "iopz"`},
-		{"per-direction bs", "[a]\nbs=4k,8k\n", ErrUnsupported, "per-direction block sizes"},
+		{"per-direction bs", "[a]\nbs=4k,8k\nrw=randrw\n", ErrUnsupported, `job.fio:2: job "a": bs: bs=4k,8k for a job that reads and writes: per-direction block sizes is not supported by stortest`},
 		{"per-direction bsrange", "[a]\nbsrange=512-4k,1k-4k\n", ErrUnsupported, "bsrange=512-4k,1k-4k: per-direction block sizes"},
 		{"several files", "[a]\nfilename=/a:/b\n", ErrUnsupported, "several files"},
 		{"percent size", "[a]\nsize=20%\n", ErrInvalid, "percentages"},

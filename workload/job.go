@@ -517,7 +517,7 @@ const FioVerifyNeverStarts = "verification read phase will never start because w
 // nor by stortest; fio says nothing, stortest says so.
 func (j *Job) Warnings() []string {
 	n := j.Normalized()
-	var w []string
+	w := slices.Clone(n.Notes)
 	if n.Verify != VerifyNone && n.TimeBased && n.RW.Writes() {
 		if n.RW.Reads() {
 			w = append(w, "verify: the writes of a time-based "+n.RW.String()+" job are not read back (stortest verifies jobs that end with their size)")
