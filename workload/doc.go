@@ -114,6 +114,11 @@
 //	create_serialize                             No effect: files are laid out one at a time
 //	rw_sequencer                                 RWSequencer: sequential or identical (with a random rw's :N)
 //	blockalign            ba                     BlockAlign (bytes; one value for all directions)
+//	gtod_reduce                                  DisableLat, DisableClat, DisableSlat and DisableBW
+//	disable_lat                                  DisableLat
+//	disable_clat                                 DisableClat
+//	disable_slat                                 DisableSlat
+//	disable_bw_measurement disable_bw             DisableBW
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank

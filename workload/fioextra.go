@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"stortest.dev/latency"
 )
 
 // FioExtra are fio's options that shape where each I/O goes beyond the
@@ -27,6 +29,16 @@ type FioExtra struct {
 	// of it rather than of the smallest block size. As in fio, it turns
 	// the random map off.
 	BlockAlign int64 `json:"blockalign,omitempty"`
+	// DisableLat, DisableClat, DisableSlat and DisableBW are fio's
+	// disable_lat, disable_clat, disable_slat and disable_bw_measurement
+	// (gtod_reduce sets all four): the latency histograms and the
+	// per-second bandwidth and IOPS samples are not reported (N=0, as
+	// fio prints them). stortest still takes its timestamps: they cost
+	// it less than a clock read costs fio.
+	DisableLat  bool `json:"disable_lat,omitempty"`
+	DisableClat bool `json:"disable_clat,omitempty"`
+	DisableSlat bool `json:"disable_slat,omitempty"`
+	DisableBW   bool `json:"disable_bw_measurement,omitempty"`
 	// Notes are what the parser read differently from how it was
 	// written, as fio reads it (a size with trailing text); Warnings
 	// returns them. They are not part of the workload.
@@ -54,6 +66,38 @@ var extraOptions = []fioOption{
 			st.job.BlockAlign = n
 			return err
 		}},
+	{name: "gtod_reduce", field: "gtod_reduce", isBool: true, doc: "DisableLat, DisableClat, DisableSlat and DisableBW",
+		set: func(st *jobState, v string) error {
+			b, err := ParseBool(v)
+			j := &st.job
+			j.DisableLat, j.DisableClat, j.DisableSlat, j.DisableBW = b, b, b, b
+			return err
+		}},
+	{name: "disable_lat", field: "disable_lat", isBool: true, doc: "DisableLat",
+		set: setBool(func(j *Job) *bool { return &j.DisableLat })},
+	{name: "disable_clat", field: "disable_clat", isBool: true, doc: "DisableClat",
+		set: setBool(func(j *Job) *bool { return &j.DisableClat })},
+	{name: "disable_slat", field: "disable_slat", isBool: true, doc: "DisableSlat",
+		set: setBool(func(j *Job) *bool { return &j.DisableSlat })},
+	{name: "disable_bw_measurement", aliases: []string{"disable_bw"}, field: "disable_bw_measurement", isBool: true, doc: "DisableBW",
+		set: setBool(func(j *Job) *bool { return &j.DisableBW })},
+}
+
+// dropDisabled empties the histograms the job's disable_* options leave
+// unreported, once the job is over.
+func (r *JobResult) dropDisabled() {
+	j := &r.Job
+	for d := range r.Dirs {
+		s := &r.Dirs[d]
+		for _, h := range [...]struct {
+			off bool
+			h   *latency.Histogram
+		}{{j.DisableLat, s.Lat}, {j.DisableClat, s.Clat}, {j.DisableSlat, s.Slat}} {
+			if h.off && h.h != nil {
+				h.h.Reset()
+			}
+		}
+	}
 }
 
 // parseRWModifier parses fio's rw value with its optional ":N" offset
@@ -117,6 +161,14 @@ func (j *Job) extraString() string {
 	}
 	if j.BlockAlign != 0 {
 		b.WriteString("blockalign=" + FormatSize(j.BlockAlign) + "\n")
+	}
+	for _, f := range [...]struct {
+		name string
+		on   bool
+	}{{"disable_lat", j.DisableLat}, {"disable_clat", j.DisableClat}, {"disable_slat", j.DisableSlat}, {"disable_bw_measurement", j.DisableBW}} {
+		if f.on {
+			b.WriteString(f.name + "=1\n")
+		}
 	}
 	return b.String()
 }

@@ -1,8 +1,14 @@
 package workload
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"stortest.dev/latency"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -149,4 +155,33 @@ func TestDirectionBlockSizes(t *testing.T) {
 		_, err := ParseFio(strings.NewReader(bad), "job.fio")
 		assert.Error(t, err, bad)
 	}
+}
+
+// TestGtodReduce: examples/null.fio's gtod_reduce=1 reports what fio 3.33
+// does: the I/O and its rate, no latency (N=0) and no bw or iops samples.
+func TestGtodReduce(t *testing.T) {
+	jobs, err := ParseFio(strings.NewReader("[global]\nbs=4k\ngtod_reduce=1\n[null]\nioengine=null\nsize=64m\nrw=randread\nnorandommap\n"), "null.fio")
+	require.NoError(t, err)
+	res, err := Run(context.Background(), jobs[0], Options{})
+	require.NoError(t, err)
+	r := res.Jobs[0]
+	assert.Equal(t, uint64(64<<20), r.Dirs[DirRead].Bytes)
+	for _, h := range []*latency.Histogram{r.Dirs[DirRead].Clat, r.Dirs[DirRead].Lat, r.Dirs[DirRead].Slat} {
+		assert.Zero(t, h.Count())
+	}
+	var out bytes.Buffer
+	require.NoError(t, WriteFioJSON(&out, res, FormatJSON, time.Unix(0, 0)))
+	var doc struct {
+		Jobs []struct {
+			Read map[string]any `json:"read"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &doc))
+	rd := doc.Jobs[0].Read
+	assert.EqualValues(t, 64<<20, rd["io_bytes"])
+	assert.Positive(t, rd["iops"])
+	assert.EqualValues(t, 0, rd["bw_samples"])
+	assert.EqualValues(t, 0, rd["iops_samples"])
+	assert.EqualValues(t, 0, rd["clat_ns"].(map[string]any)["N"])
+	assert.Contains(t, jobs[0].String(), "disable_clat=1\n")
 }

@@ -154,6 +154,9 @@ func fioDir(j *JobResult, d Dir, format OutputFormat) ordered {
 	}
 	pcts := j.Job.percentileList()
 	bw, io := fioRates(j.Seconds, d)
+	if j.Job.DisableBW {
+		bw, io = moments{}, moments{}
+	}
 	return ordered{
 		{"io_bytes", s.Bytes},
 		{"io_kbytes", s.Bytes / 1024},

@@ -352,6 +352,7 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 }
 
 func (w *worker) close() {
+	w.res.dropDisabled()
 	if w.hist != nil {
 		if err := w.hist.close(); err != nil && w.res.Err == nil {
 			w.res.Err = err
