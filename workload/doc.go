@@ -114,6 +114,9 @@
 //	create_serialize                             No effect: files are laid out one at a time
 //	rw_sequencer                                 RWSequencer: sequential or identical (with a random rw's :N)
 //	blockalign            ba                     BlockAlign (bytes; one value for all directions)
+//	rate_min              ratemin                RateMin (bytes/s): r[,w[,t]]
+//	rate_iops_min                                RateIOPSMin: r[,w[,t]]
+//	rate_cycle            ratecycle              RateCycle (ms)
 //	gtod_reduce                                  DisableLat, DisableClat, DisableSlat and DisableBW
 //	disable_lat                                  DisableLat
 //	disable_clat                                 DisableClat

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"stortest.dev/latency"
 )
@@ -39,6 +41,15 @@ type FioExtra struct {
 	DisableClat bool `json:"disable_clat,omitempty"`
 	DisableSlat bool `json:"disable_slat,omitempty"`
 	DisableBW   bool `json:"disable_bw_measurement,omitempty"`
+	// RateMin (fio's rate_min, ratemin) and RateIOPSMin (rate_iops_min)
+	// are the least bytes and I/Os per second per direction (read, write,
+	// trim; those the job issues): a job that moves less over a RateCycle
+	// (default 1 s), judged at its completions after its first 2 s, fails
+	// with EIO, as fio's does. Each must stay under
+	// the direction's Rate or RateIOPS.
+	RateMin     [3]int64      `json:"rate_min,omitzero"`
+	RateIOPSMin [3]int64      `json:"rate_iops_min,omitzero"`
+	RateCycle   time.Duration `json:"rate_cycle_ns,omitempty"`
 	// Notes are what the parser read differently from how it was
 	// written, as fio reads it (a size with trailing text); Warnings
 	// returns them. They are not part of the workload.
@@ -64,6 +75,24 @@ var extraOptions = []fioOption{
 			}
 			n, err := ParseSize(v)
 			st.job.BlockAlign = n
+			return err
+		}},
+	{name: "rate_min", aliases: []string{"ratemin"}, field: "rate_min", doc: "RateMin (bytes/s): r[,w[,t]]",
+		set: func(st *jobState, v string) error {
+			t, err := parseTriple(v, ParseSize)
+			st.job.RateMin = t
+			return err
+		}},
+	{name: "rate_iops_min", field: "rate_iops_min", doc: "RateIOPSMin: r[,w[,t]]",
+		set: func(st *jobState, v string) error {
+			t, err := parseTriple(v, ParseSize)
+			st.job.RateIOPSMin = t
+			return err
+		}},
+	{name: "rate_cycle", aliases: []string{"ratecycle"}, field: "rate_cycle", doc: "RateCycle (ms)",
+		set: func(st *jobState, v string) error {
+			n, err := ParseCount(v, 1<<31-1)
+			st.job.RateCycle = time.Duration(n) * time.Millisecond
 			return err
 		}},
 	{name: "gtod_reduce", field: "gtod_reduce", isBool: true, doc: "DisableLat, DisableClat, DisableSlat and DisableBW",
@@ -145,10 +174,21 @@ func (j *Job) validateExtra() (string, string) {
 		return "rw", "an offset modifier is not supported with " + j.RW.String()
 	case j.RWSequencer != "" && j.RWSequencer != "sequential" && j.RWSequencer != "identical":
 		return "rw_sequencer", fmt.Sprintf("unknown %q", j.RWSequencer)
+	case j.RateCycle < 0:
+		return "rate_cycle", fmt.Sprintf("negative (%v)", j.RateCycle)
 	case j.BlockAlign < 0:
 		return "blockalign", fmt.Sprintf("negative (%d)", j.BlockAlign)
 	case j.BlockAlign > 0 && j.Direct && j.BlockAlign%512 != 0:
 		return "blockalign", fmt.Sprintf("%d is not a multiple of 512, which direct=1 needs", j.BlockAlign)
+	}
+	for d := range 3 {
+		switch {
+		case j.RateMin[d] < 0 || j.RateIOPSMin[d] < 0:
+			return "rate_min", "negative"
+		case j.RateMin[d] > 0 && j.Rate[d] > 0 && j.RateMin[d] > j.Rate[d],
+			j.RateIOPSMin[d] > 0 && j.RateIOPS[d] > 0 && j.RateIOPSMin[d] > int64(j.RateIOPS[d]):
+			return "rate_min", "the minimum rate exceeds the rate, " + Dir(d).String() + " (fio refuses it too)"
+		}
 	}
 	return "", ""
 }
@@ -161,6 +201,15 @@ func (j *Job) extraString() string {
 	}
 	if j.BlockAlign != 0 {
 		b.WriteString("blockalign=" + FormatSize(j.BlockAlign) + "\n")
+	}
+	if j.RateMin != [3]int64{} {
+		b.WriteString("rate_min=" + formatTriple(j.RateMin, func(v int64, _ int) string { return FormatSize(v) }) + "\n")
+	}
+	if j.RateIOPSMin != [3]int64{} {
+		b.WriteString("rate_iops_min=" + formatTriple(j.RateIOPSMin, strconv.FormatInt) + "\n")
+	}
+	if j.RateCycle != 0 {
+		b.WriteString("rate_cycle=" + strconv.FormatInt(j.RateCycle.Milliseconds(), 10) + "\n")
 	}
 	for _, f := range [...]struct {
 		name string
@@ -223,4 +272,68 @@ func (p *parser) finishBlockSizes(st *jobState) error {
 		j.BlockSize = d[0]
 	}
 	return nil
+}
+
+// Issues reports whether the pattern issues I/O in direction d.
+func (rw RW) Issues(d Dir) bool {
+	switch d {
+	case DirRead:
+		return rw.Reads()
+	case DirWrite:
+		return rw.Writes()
+	case DirTrim:
+		return rw.Trims()
+	}
+	return false
+}
+
+// minRate checks a job's rate_min and rate_iops_min as fio does: at
+// completions, from 2 s after the start; the first such completion sets
+// the baseline, and each one at least a rate_cycle after the last check
+// compares what moved since then with the minimum. A job whose I/Os are
+// further apart than that (rate=1250 with 4 KiB blocks) is judged at its
+// completions only, as fio judges it.
+type minRate struct {
+	cycle      int64 // ns
+	based      bool  // the baseline is set
+	at, next   int64 // the last check; the earliest next one
+	bytes, ios [3]uint64
+}
+
+func newMinRate(j *Job, start int64) *minRate {
+	if j.RateMin == [3]int64{} && j.RateIOPSMin == [3]int64{} {
+		return nil
+	}
+	cycle := int64(j.RateCycle)
+	if cycle <= 0 {
+		cycle = int64(time.Second)
+	}
+	return &minRate{cycle: cycle, next: start + 2*int64(time.Second)}
+}
+
+// check is called with the time of a completion at or after m.next and
+// the job's totals: the error of the first direction below its minimum
+// since the last check, or nil.
+func (m *minRate) check(j *Job, dirs *[NumDirs]DirStats, now int64) error {
+	el := now - m.at
+	var err error
+	for d := range 3 {
+		db, di := dirs[d].Bytes-m.bytes[d], dirs[d].IOs-m.ios[d]
+		m.bytes[d], m.ios[d] = dirs[d].Bytes, dirs[d].IOs
+		if err != nil || !m.based || el <= 0 || !j.RW.Issues(Dir(d)) {
+			continue
+		}
+		if min := j.RateMin[d]; min > 0 {
+			if got := int64(float64(db) * 1e9 / float64(el)); got < min {
+				err = fmt.Errorf("%w: rate_min=%dB/s not met, got %dB/s", syscall.EIO, min, got)
+			}
+		}
+		if min := j.RateIOPSMin[d]; min > 0 && err == nil {
+			if got := int64(float64(di) * 1e9 / float64(el)); got < min {
+				err = fmt.Errorf("%w: rate_iops_min=%d not met, got %d IOPS", syscall.EIO, min, got)
+			}
+		}
+	}
+	m.based, m.at, m.next = true, now, now+m.cycle
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -184,4 +185,60 @@ func TestGtodReduce(t *testing.T) {
 	assert.EqualValues(t, 0, rd["iops_samples"])
 	assert.EqualValues(t, 0, rd["clat_ns"].(map[string]any)["N"])
 	assert.Contains(t, jobs[0].String(), "disable_clat=1\n")
+}
+
+// TestRateMin: from 2 s after the start, the first completion sets the
+// baseline and each completion a rate_cycle later compares what moved
+// with rate_min (fio 3.33 with ratemin=100g fails at 3.0 s with a 1 s
+// cycle, at 2.2 s with 200 ms); a job below it ends with EIO and fio's
+// message; a minimum above the rate is refused, as fio refuses it.
+func TestRateMin(t *testing.T) {
+	j := Job{Name: "m", RW: RandRW, FioExtra: FioExtra{RateMin: [3]int64{1000, 0, 0}, RateIOPSMin: [3]int64{0, 5, 0}}}
+	m := newMinRate(&j, 0)
+	require.NotNil(t, m)
+	var dirs [NumDirs]DirStats
+	sec := int64(time.Second)
+	require.Equal(t, 2*sec, m.next, "nothing is judged in the first 2 s")
+	dirs[DirRead].Bytes, dirs[DirWrite].IOs = 10, 1
+	require.NoError(t, m.check(&j, &dirs, 2*sec+5), "the first check sets the baseline")
+	assert.Equal(t, 3*sec+5, m.next)
+	dirs[DirRead].Bytes += 2000
+	dirs[DirWrite].IOs += 10
+	require.NoError(t, m.check(&j, &dirs, 4*sec+5), "1000 B/s and 5 IOPS over 2 s")
+	dirs[DirRead].Bytes += 999
+	err := m.check(&j, &dirs, 5*sec+5)
+	require.ErrorIs(t, err, syscall.EIO)
+	assert.Contains(t, err.Error(), "rate_min=1000B/s not met, got 999B/s")
+	dirs[DirRead].Bytes += 1000
+	dirs[DirWrite].IOs += 4
+	assert.ErrorContains(t, m.check(&j, &dirs, 6*sec+5), "rate_iops_min=5 not met, got 4 IOPS")
+	// A read-only job is not judged on its writes.
+	j.RW = RandRead
+	dirs[DirRead].Bytes += 1000
+	assert.NoError(t, m.check(&j, &dirs, 7*sec+5))
+
+	// A run: 3 s of null reads held to 100 IOPS with rate_iops_min=200
+	// can only be refused; with a cycle of 200 ms and rate_min under the
+	// rate it runs its 3 s.
+	_, err = ParseFio(strings.NewReader("[a]\nrate_iops=100\nrate_iops_min=200\n"), "job.fio")
+	assert.ErrorContains(t, err, "the minimum rate exceeds the rate, read")
+	jobs, err := ParseFio(strings.NewReader("[a]\nioengine=null\nsize=1g\nrate=400k\nratemin=100k\nratecycle=200\nruntime=3\ntime_based\n"), "job.fio")
+	require.NoError(t, err)
+	r := runJob(t, jobs[0], Options{})
+	require.NoError(t, r.Err)
+	assert.InDelta(t, 1200<<10, float64(r.Dirs[DirRead].Bytes), 100<<10)
+	// The same job held to a rate below its minimum by the device: a
+	// null engine cannot be slowed, so the floor is set above what 4 KiB
+	// null reads at 400 KiB/s can reach.
+	jobs[0].Rate = [3]int64{}
+	jobs[0].RateIOPS = [3]int{100, 0, 0}
+	jobs[0].RateMin = [3]int64{1 << 20, 0, 0}
+	jobs[0].Runtime = 20 * time.Second
+	r = runJob(t, jobs[0], Options{})
+	require.ErrorIs(t, r.Err, syscall.EIO)
+	assert.ErrorContains(t, r.Err, "rate_min=1048576B/s not met")
+	// A cycle after the baseline at 2 s: 2.2 s, with room for a loaded
+	// machine's scheduling delays, and far short of the 20 s runtime.
+	assert.GreaterOrEqual(t, r.Runtime, 2200*time.Millisecond)
+	assert.Less(t, r.Runtime, 8*time.Second)
 }

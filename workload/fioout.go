@@ -3,11 +3,13 @@ package workload
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
+	"syscall"
 	"time"
 
 	"stortest.dev/latency"
@@ -64,6 +66,10 @@ func fioJob(j *JobResult, format OutputFormat) ordered {
 		if errno == 0 || e < errno {
 			errno = e
 		}
+	}
+	var en syscall.Errno
+	if errno == 0 && errors.As(j.Err, &en) {
+		errno = int(en) // a job ended by an errno (rate_min: EIO), as fio reports it
 	}
 	ms := j.Runtime.Milliseconds()
 	o := ordered{

@@ -199,16 +199,17 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 // worker runs one job clone. Every field is owned by the worker's
 // goroutine except pub, which the progress reporter reads.
 type worker struct {
-	job  Job
-	opts Options
-	res  *JobResult
-	file *os.File
-	eng  engines.Engine
-	bufs *engines.Buffers
-	src  *ioSource
-	stop *atomic.Bool
-	lbs  int
-	ss   *steadyRun // nil without steady-state options
+	job     Job
+	opts    Options
+	res     *JobResult
+	file    *os.File
+	eng     engines.Engine
+	bufs    *engines.Buffers
+	src     *ioSource
+	stop    *atomic.Bool
+	lbs     int
+	ss      *steadyRun // nil without steady-state options
+	minRate *minRate   // nil without rate_min and rate_iops_min
 
 	units  []engines.Unit
 	free   []*engines.Unit // units ready for use
@@ -404,6 +405,7 @@ func (w *worker) run(start int64) {
 		w.deadline = w.measureStart + int64(j.Runtime)
 	}
 	w.nextTick = w.measureStart + int64(time.Second)
+	w.minRate = newMinRate(j, start)
 	w.nextSlice = w.measureStart + int64(SliceInterval)
 	var ru0 unix.Rusage
 	measuring := false
@@ -540,6 +542,11 @@ func (w *worker) run(start int64) {
 		}
 		if measuring && now >= w.nextTick {
 			w.tick(now)
+		}
+		if w.minRate != nil && w.lastDone >= w.minRate.next {
+			if err := w.minRate.check(j, &w.res.Dirs, w.lastDone); err != nil {
+				w.fail(err)
+			}
 		}
 		if w.ended && w.infl == 0 && len(w.staged) == 0 {
 			break
