@@ -88,6 +88,7 @@
 //	write_iops_log                               Logs.IOPS (file name prefix; bare: the job's name)
 //	log_avg_msec                                 Logs.AvgMsec; 0 logs every I/O
 //	log_offset                                   Logs.Offset
+//	log_prio                                     Logs.Prio
 //	per_job_logs                                 Logs.Shared = !value
 //	cmdprio_percentage                           CmdPrio.Percentage: r[,w] (libaio, io_uring)
 //	cmdprio_class                                CmdPrio.Class: r[,w], 1-3 (libaio, io_uring)
@@ -122,6 +123,8 @@
 //	disable_clat                                 DisableClat
 //	disable_slat                                 DisableSlat
 //	disable_bw_measurement disable_bw             DisableBW
+//	prioclass                                    PrioClass: 1 real time, 2 best effort, 3 idle
+//	prio                                         PrioLevel: 0-7 (best effort without prioclass)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank

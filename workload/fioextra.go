@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"stortest.dev/latency"
 )
 
@@ -50,6 +52,13 @@ type FioExtra struct {
 	RateMin     [3]int64      `json:"rate_min,omitzero"`
 	RateIOPSMin [3]int64      `json:"rate_iops_min,omitzero"`
 	RateCycle   time.Duration `json:"rate_cycle_ns,omitempty"`
+	// PrioClass and PrioLevel are fio's prioclass (1 real time, 2 best
+	// effort, 3 idle) and prio (0-7, 0 highest): the job's I/O priority,
+	// set on its thread (ioprio_set) and passed with each I/O the
+	// cmdprio options leave alone, so logs and "prios" show it as fio's
+	// do. prio alone is best effort; 0 keeps the thread's own.
+	PrioClass int `json:"prioclass,omitempty"`
+	PrioLevel int `json:"prio,omitempty"`
 	// Notes are what the parser read differently from how it was
 	// written, as fio reads it (a size with trailing text); Warnings
 	// returns them. They are not part of the workload.
@@ -93,6 +102,24 @@ var extraOptions = []fioOption{
 		set: func(st *jobState, v string) error {
 			n, err := ParseCount(v, 1<<31-1)
 			st.job.RateCycle = time.Duration(n) * time.Millisecond
+			return err
+		}},
+	{name: "prioclass", field: "prioclass", doc: "PrioClass: 1 real time, 2 best effort, 3 idle",
+		set: func(st *jobState, v string) error {
+			n, err := ParseCount(v, 3)
+			if err == nil && n == 0 {
+				err = valueErr("class 0 is the thread's own: leave prioclass out")
+			}
+			st.job.PrioClass = int(n)
+			return err
+		}},
+	{name: "prio", field: "prio", doc: "PrioLevel: 0-7 (best effort without prioclass)",
+		set: func(st *jobState, v string) error {
+			n, err := ParseCount(v, 7)
+			st.job.PrioLevel = int(n)
+			if st.job.PrioClass == 0 {
+				st.job.PrioClass = 2
+			}
 			return err
 		}},
 	{name: "gtod_reduce", field: "gtod_reduce", isBool: true, doc: "DisableLat, DisableClat, DisableSlat and DisableBW",
@@ -174,6 +201,12 @@ func (j *Job) validateExtra() (string, string) {
 		return "rw", "an offset modifier is not supported with " + j.RW.String()
 	case j.RWSequencer != "" && j.RWSequencer != "sequential" && j.RWSequencer != "identical":
 		return "rw_sequencer", fmt.Sprintf("unknown %q", j.RWSequencer)
+	case j.PrioClass < 0 || j.PrioClass > 3:
+		return "prioclass", fmt.Sprintf("%d is not 1, 2 or 3", j.PrioClass)
+	case j.PrioLevel < 0 || j.PrioLevel > 7:
+		return "prio", fmt.Sprintf("%d is not in [0, 7]", j.PrioLevel)
+	case j.PrioLevel != 0 && j.PrioClass == 0:
+		return "prio", "needs a class (prioclass)"
 	case j.RateCycle < 0:
 		return "rate_cycle", fmt.Sprintf("negative (%v)", j.RateCycle)
 	case j.BlockAlign < 0:
@@ -201,6 +234,9 @@ func (j *Job) extraString() string {
 	}
 	if j.BlockAlign != 0 {
 		b.WriteString("blockalign=" + FormatSize(j.BlockAlign) + "\n")
+	}
+	if j.PrioClass != 0 {
+		b.WriteString("prioclass=" + strconv.Itoa(j.PrioClass) + "\nprio=" + strconv.Itoa(j.PrioLevel) + "\n")
 	}
 	if j.RateMin != [3]int64{} {
 		b.WriteString("rate_min=" + formatTriple(j.RateMin, func(v int64, _ int) string { return FormatSize(v) }) + "\n")
@@ -336,4 +372,28 @@ func (m *minRate) check(j *Job, dirs *[NumDirs]DirStats, now int64) error {
 	}
 	m.based, m.at, m.next = true, now, now+m.cycle
 	return err
+}
+
+// jobIOPrio is the ioprio value of the job's own I/O: 0 when it keeps
+// the thread's.
+func (j *Job) jobIOPrio() uint16 {
+	if j.PrioClass == 0 {
+		return 0
+	}
+	return ioprio(j.PrioClass, j.PrioLevel)
+}
+
+// setThreadIOPrio sets the calling thread's I/O priority (the runner locks
+// the job to its thread) and returns a function that restores the one it
+// had, for the thread goes back to the Go runtime after the job.
+func setThreadIOPrio(p uint16) (restore func(), err error) {
+	const whoProcess = 1 // IOPRIO_WHO_PROCESS: with 0, the calling thread
+	old, _, e := unix.Syscall(unix.SYS_IOPRIO_GET, whoProcess, 0, 0)
+	if e != 0 {
+		return nil, fmt.Errorf("ioprio_get: %w", e)
+	}
+	if _, _, e := unix.Syscall(unix.SYS_IOPRIO_SET, whoProcess, 0, uintptr(p)); e != 0 {
+		return nil, fmt.Errorf("ioprio_set class %d level %d: %w", p>>13, p&0x1fff, e)
+	}
+	return func() { _, _, _ = unix.Syscall(unix.SYS_IOPRIO_SET, whoProcess, 0, old) }, nil
 }

@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"stortest.dev/latency"
 
@@ -241,4 +246,44 @@ func TestRateMin(t *testing.T) {
 	// machine's scheduling delays, and far short of the 20 s runtime.
 	assert.GreaterOrEqual(t, r.Runtime, 2200*time.Millisecond)
 	assert.Less(t, r.Runtime, 8*time.Second)
+}
+
+// TestLogPrio: with log_prio the priority column is the ioprio value in
+// hex, as fio 3.33 writes it ("0, 109444, 0, 4096, 0x6000" for
+// prioclass=3); the job's own class applies to the I/O cmdprio leaves
+// alone. The job's thread gets the class and has its own back after.
+func TestLogPrio(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "p")
+	jobs, err := ParseFio(strings.NewReader("[p]\nioengine=null\nrw=randread\nsize=64k\nprioclass=3\nprio=2\nlog_prio=1\nwrite_lat_log="+prefix+"\n"), "job.fio")
+	require.NoError(t, err)
+	assert.Contains(t, jobs[0].String(), "prioclass=3\nprio=2\n")
+	assert.Contains(t, jobs[0].String(), "log_prio=1\n")
+	_, err = Run(context.Background(), jobs[0], Options{})
+	require.NoError(t, err)
+	b, err := os.ReadFile(LogFileName(prefix, "clat", 1, false))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 16)
+	for _, l := range lines {
+		require.True(t, strings.HasSuffix(l, ", 4096, 0x6002"), l)
+	}
+
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	get := func() uintptr {
+		p, _, e := unix.Syscall(unix.SYS_IOPRIO_GET, 1, 0, 0)
+		require.Zero(t, e)
+		return p
+	}
+	before := get()
+	restore, err := setThreadIOPrio(ioprio(3, 0))
+	require.NoError(t, err)
+	assert.Equal(t, uintptr(0x6000), get())
+	restore()
+	assert.Equal(t, before, get())
+
+	for _, bad := range []string{"[a]\nprioclass=4\n", "[a]\nprio=8\n", "[a]\nprioclass=0\n"} {
+		_, err := ParseFio(strings.NewReader(bad), "job.fio")
+		assert.Error(t, err, bad)
+	}
 }

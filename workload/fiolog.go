@@ -35,6 +35,10 @@ type LogOptions struct {
 	IOPS    string `json:"write_iops_log,omitempty"` // file name prefix; "" is off
 	AvgMsec int    `json:"log_avg_msec,omitempty"`   // 0: a line per I/O
 	Offset  bool   `json:"log_offset,omitempty"`     // add each I/O's offset
+	// Prio is fio's log_prio: the priority column holds each I/O's
+	// ioprio value in hex (0x2000 is class 1, level 0), not 1 for a
+	// real-time I/O and 0 otherwise.
+	Prio bool `json:"log_prio,omitempty"`
 	// Shared is fio's per_job_logs=0: one file per prefix and kind,
 	// without the job number, which every job appends to.
 	Shared bool `json:"shared_logs,omitempty"`
@@ -80,8 +84,9 @@ const (
 
 // logFile is one log being written by one job clone.
 type logFile struct {
-	f   *os.File
-	buf []byte
+	f       *os.File
+	buf     []byte
+	hexPrio bool // log_prio: the whole ioprio value, 0x%04x
 }
 
 func (l *logFile) flush() error {
@@ -94,6 +99,7 @@ func (l *logFile) flush() error {
 }
 
 // line appends one line; it writes the buffer out when it is nearly full.
+// prio is the I/O's ioprio value.
 func (l *logFile) line(ms, value uint64, d Dir, bs uint64, offset int64, withOffset bool, prio uint64) error {
 	b := l.buf
 	b = strconv.AppendUint(b, ms, 10)
@@ -108,7 +114,14 @@ func (l *logFile) line(ms, value uint64, d Dir, bs uint64, offset int64, withOff
 		b = strconv.AppendInt(b, offset, 10)
 	}
 	b = append(b, ", "...)
-	b = strconv.AppendUint(b, prio, 10)
+	if l.hexPrio {
+		b = append(b, "0x"...)
+		for sh := 12; sh >= 0; sh -= 4 {
+			b = append(b, "0123456789abcdef"[prio>>sh&0xf])
+		}
+	} else {
+		b = strconv.AppendUint(b, logPrio(uint16(prio)), 10)
+	}
 	b = append(b, '\n')
 	l.buf = b
 	if cap(b)-len(b) < logLineMax {
@@ -183,7 +196,7 @@ func newIOLogs(job *Job, jobNum int) (*ioLogs, error) {
 			l.close(0)
 			return nil, fmt.Errorf("workload: job %s: %s log: %w", job.Name, logSuffixes[k], err)
 		}
-		l.files[k] = &logFile{f: f, buf: make([]byte, 0, logBufSize)}
+		l.files[k] = &logFile{f: f, buf: make([]byte, 0, logBufSize), hexPrio: o.Prio}
 	}
 	return l, nil
 }
@@ -202,7 +215,7 @@ func (l *ioLogs) slat(t int64, d Dir, ns uint64, bs uint64, offset int64, prio u
 		return
 	}
 	if l.every == 0 {
-		l.fail(f.line(uint64(t/1e6), ns, d, bs, offset, l.opts.Offset, logPrio(prio)))
+		l.fail(f.line(uint64(t/1e6), ns, d, bs, offset, l.opts.Offset, uint64(prio)))
 		return
 	}
 	l.roll(t)
@@ -222,7 +235,7 @@ func (l *ioLogs) done(t int64, d Dir, clat, lat uint64, bytes uint64, bs uint64,
 	}
 	ms := uint64(t / 1e6)
 	off := l.opts.Offset
-	p := logPrio(prio)
+	p := uint64(prio)
 	if f := l.files[logClat]; f != nil {
 		l.fail(f.line(ms, clat, d, bs, offset, off, p))
 	}

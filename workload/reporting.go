@@ -67,6 +67,8 @@ var reportOptions = append([]fioOption{
 		set: setInt(0, 1<<31-1, func(j *Job) *int { return &j.Logs.AvgMsec })},
 	{name: "log_offset", field: "log_offset", isBool: true, doc: "Logs.Offset",
 		set: setBool(func(j *Job) *bool { return &j.Logs.Offset })},
+	{name: "log_prio", field: "log_prio", isBool: true, doc: "Logs.Prio",
+		set: setBool(func(j *Job) *bool { return &j.Logs.Prio })},
 	{name: "per_job_logs", field: "per_job_logs", isBool: true, doc: "Logs.Shared = !value",
 		set: func(st *jobState, v string) error {
 			b, err := ParseBool(v)
@@ -100,6 +102,9 @@ func (j *Job) reportingString() string {
 	}
 	if l.Offset {
 		kv("log_offset", "1")
+	}
+	if l.Prio {
+		kv("log_prio", "1")
 	}
 	if l.Shared {
 		kv("per_job_logs", "0")

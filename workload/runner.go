@@ -394,6 +394,15 @@ func (w *worker) run(start int64) {
 	// come from this thread's rusage.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	basePrio := w.job.jobIOPrio()
+	if basePrio != 0 {
+		restore, err := setThreadIOPrio(basePrio)
+		if err != nil {
+			w.fail(err)
+			return
+		}
+		defer restore()
+	}
 	if w.opts.OnStart != nil {
 		w.opts.OnStart(w.res, unix.Gettid())
 	}
@@ -434,6 +443,9 @@ func (w *worker) run(start int64) {
 			w.held = false
 			if w.prio != nil && sst != srcDone {
 				u.Prio = w.prio.pick(dirOf(u.Op), int64(len(u.Buf)))
+			}
+			if u.Prio == 0 {
+				u.Prio = basePrio
 			}
 			if sst == srcDone {
 				w.ended = true
