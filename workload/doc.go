@@ -112,6 +112,10 @@
 //	experimental_verify                          No effect: blocks are read back the same way
 //	verify_interval                              No effect: one header per block (the I/O is the same)
 //	create_serialize                             No effect: files are laid out one at a time
+//	flow                                         Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)
+//	flow_id                                      Flow.ID (default 0)
+//	flow_sleep                                   Flow.Sleep (whole microseconds, no unit)
+//	flow_watermark                               No effect: fio 3.33 ignores it (deprecated)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
