@@ -9,8 +9,8 @@ import (
 )
 
 // FioMore are fio's options about where a job's file is, when the job
-// starts and how much it moves; Job embeds it, so the fields read as
-// Job's.
+// starts, how much it moves and at what pace against other jobs; Job
+// embeds it, so the fields read as Job's.
 type FioMore struct {
 	// Directory is fio's directory: a relative Filename, and fio's default
 	// file name, are made in it.
@@ -32,12 +32,15 @@ type FioMore struct {
 	// StartDelay is fio's startdelay: the job starts this long after the
 	// run (or the jobs it waits for).
 	StartDelay time.Duration `json:"startdelay_ns,omitempty"`
+	// Flow holds the job's I/O in a ratio to other jobs' (fio's flow,
+	// flow_id, flow_sleep; see Flow).
+	Flow Flow `json:"flow,omitzero"`
 }
 
 // moreOptions are fio options accepted beside fioOptions and
 // reportOptions: those of FioMore and of verification, and those that
 // change nothing stortest measures. doc.go's table lists them.
-var moreOptions = []fioOption{
+var moreOptions = append([]fioOption{
 	{name: "directory", field: "directory", doc: "Directory; one directory",
 		set: func(st *jobState, v string) error {
 			if strings.Contains(strings.ReplaceAll(v, `\:`, ""), ":") {
@@ -118,7 +121,7 @@ var moreOptions = []fioOption{
 		set: func(_ *jobState, v string) error { _, err := ParseSize(v); return err }},
 	{name: "create_serialize", field: "create_serialize", isBool: true, doc: "No effect: files are laid out one at a time",
 		set: noEffect(true)},
-}
+}, flowOptions...)
 
 // noEffect accepts a boolean (isBool) or any value and changes nothing.
 func noEffect(isBool bool) func(*jobState, string) error {
@@ -147,6 +150,9 @@ func (j *Job) validateMore() (string, string) {
 		return "startdelay", fmt.Sprintf("negative (%v)", j.StartDelay)
 	case j.WaitFor == j.Name && j.WaitFor != "":
 		return "wait_for", "a job cannot wait for itself"
+	}
+	if opt, reason := j.Flow.validate(); opt != "" {
+		return opt, reason
 	}
 	for _, s := range [...]struct{ name, v string }{{"directory", j.Directory}, {"wait_for", j.WaitFor}} {
 		if err := checkValue(s.v); err != "" {
@@ -188,6 +194,7 @@ func (j *Job) moreString() string {
 	if j.StartDelay != 0 {
 		kv("startdelay", FormatTime(j.StartDelay))
 	}
+	b.WriteString(j.Flow.String())
 	return b.String()
 }
 

@@ -89,11 +89,11 @@ type Progress struct {
 
 // Run executes job: NumJobs clones, each on its own goroutine locked to an
 // OS thread, each with its own file descriptor, engine, buffers and
-// histograms (nothing shared per I/O). It returns when every clone has
-// finished or ctx is cancelled; a cancelled run returns its partial
-// results with Canceled set and a nil error. The error is for failures
-// before any I/O (bad job, missing target); failures during the run are in
-// each JobResult.Err.
+// histograms (nothing shared per I/O but the atomic counters of a flow,
+// Job.Flow). It returns when every clone has finished or ctx is
+// cancelled; a cancelled run returns its partial results with Canceled
+// set and a nil error. The error is for failures before any I/O (bad job,
+// missing target); failures during the run are in each JobResult.Err.
 func Run(ctx context.Context, job Job, opts Options) (*Result, error) {
 	return RunJobs(ctx, []Job{job}, opts)
 }
@@ -134,6 +134,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 		}
 	}
 	var longest time.Duration
+	flows := flowGroups{}
 	for _, job := range jobs {
 		longest = max(longest, job.RampTime+job.Runtime)
 		for i := range job.NumJobs {
@@ -147,6 +148,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 				closeAll()
 				return nil, err
 			}
+			w.src.flow = flows.member(job.Flow)
 			workers = append(workers, w)
 			res.Jobs = append(res.Jobs, w.res)
 		}
@@ -408,6 +410,10 @@ func (w *worker) run(start int64) {
 	}
 
 	j := &w.job
+	if f := w.src.flow; f != nil {
+		f.join()
+		defer f.leave()
+	}
 	w.src.pacer.Start(start)
 	w.measureStart = start + int64(j.RampTime)
 	if j.Runtime > 0 {
@@ -455,12 +461,16 @@ func (w *worker) run(start int64) {
 				w.held = true // reap what is in flight first
 				break
 			}
-			if sst == srcWait {
+			if sst == srcWait || sst == srcHeld {
 				w.held = true
 				if w.infl > 0 || len(w.staged) > 0 {
 					break // reap meanwhile
 				}
-				time.Sleep(time.Duration(min(wait, int64(100*time.Millisecond))))
+				if sst == srcHeld {
+					w.src.flow.pause(now)
+				} else {
+					time.Sleep(time.Duration(min(wait, int64(100*time.Millisecond))))
+				}
 				now = clock.Now()
 				break
 			}

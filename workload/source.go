@@ -49,6 +49,8 @@ type ioSource struct {
 
 	replayPending    IO // a verify read the engine was too busy for
 	hasReplayPending bool
+
+	flow *flowMember // flow control (Job.Flow); nil when off
 }
 
 func newIOSource(job Job, clone int, size int64) (*ioSource, error) {
@@ -80,6 +82,7 @@ type srcStatus uint8
 const (
 	srcReady srcStatus = iota // u is prepared
 	srcWait                   // the rate limit holds the next I/O back
+	srcHeld                   // the flow holds the next I/O back (flowMember.pause)
 	srcDrain                  // wait for every I/O in flight, then call again
 	srcDone                   // no more I/O (a time-based job never ends here)
 )
@@ -117,6 +120,9 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		}
 		if s.over() {
 			return srcDone, 0
+		}
+		if s.flow != nil && !s.flow.admit(now) {
+			return srcHeld, 0
 		}
 		d := s.pat.NextDir()
 		if s.pacer.Enabled() {
