@@ -125,6 +125,7 @@
 //	disable_bw_measurement disable_bw             DisableBW
 //	prioclass                                    PrioClass: 1 real time, 2 best effort, 3 idle
 //	prio                                         PrioLevel: 0-7 (best effort without prioclass)
+//	fill_device           fill_fs                FillDevice: no size: until the device or file system is full
 //	flow                                         Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)
 //	flow_id                                      Flow.ID (default 0)
 //	flow_sleep                                   Flow.Sleep (whole microseconds, no unit)

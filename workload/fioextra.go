@@ -1,7 +1,10 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,6 +62,12 @@ type FioExtra struct {
 	// do. prio alone is best effort; 0 keeps the thread's own.
 	PrioClass int `json:"prioclass,omitempty"`
 	PrioLevel int `json:"prio,omitempty"`
+	// FillDevice is fio's fill_device (fill_fs): a job without a size
+	// writes until the device or file system is full. On a device the
+	// region is the device; on a file it is the file system's free space
+	// when the job starts, nothing is laid out first, and ENOSPC or
+	// EDQUOT ends the job without an error.
+	FillDevice bool `json:"fill_device,omitempty"`
 	// Notes are what the parser read differently from how it was
 	// written, as fio reads it (a size with trailing text); Warnings
 	// returns them. They are not part of the workload.
@@ -122,6 +131,8 @@ var extraOptions = []fioOption{
 			}
 			return err
 		}},
+	{name: "fill_device", aliases: []string{"fill_fs"}, field: "fill_device", isBool: true, doc: "FillDevice: no size: until the device or file system is full",
+		set: setBool(func(j *Job) *bool { return &j.FillDevice })},
 	{name: "gtod_reduce", field: "gtod_reduce", isBool: true, doc: "DisableLat, DisableClat, DisableSlat and DisableBW",
 		set: func(st *jobState, v string) error {
 			b, err := ParseBool(v)
@@ -234,6 +245,9 @@ func (j *Job) extraString() string {
 	}
 	if j.BlockAlign != 0 {
 		b.WriteString("blockalign=" + FormatSize(j.BlockAlign) + "\n")
+	}
+	if j.FillDevice {
+		b.WriteString("fill_device=1\n")
 	}
 	if j.PrioClass != 0 {
 		b.WriteString("prioclass=" + strconv.Itoa(j.PrioClass) + "\nprio=" + strconv.Itoa(j.PrioLevel) + "\n")
@@ -396,4 +410,40 @@ func setThreadIOPrio(p uint16) (restore func(), err error) {
 		return nil, fmt.Errorf("ioprio_set class %d level %d: %w", p>>13, p&0x1fff, e)
 	}
 	return func() { _, _, _ = unix.Syscall(unix.SYS_IOPRIO_SET, whoProcess, 0, old) }, nil
+}
+
+// isFull reports whether an I/O's result is ENOSPC or EDQUOT.
+func isFull(res int64) bool {
+	return res == -int64(unix.ENOSPC) || res == -int64(unix.EDQUOT)
+}
+
+// fillSize gives a fill_device job on a file, without a size, the free
+// space of its file system (and what the file holds already) past its
+// offset, in whole blocks of the largest size.
+func (j Job) fillSize() (Job, error) {
+	if j.Size != 0 || j.Filename == "" {
+		return j, nil
+	}
+	st, err := os.Stat(j.Filename)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return j, nil // a device: the region is the device
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return j, fmt.Errorf("workload: job %s: %w", j.Name, err)
+	}
+	var fs unix.Statfs_t
+	if err := unix.Statfs(filepath.Dir(j.Filename), &fs); err != nil {
+		return j, fmt.Errorf("workload: job %s: fill_device: %w", j.Name, err)
+	}
+	free := int64(fs.Bavail) * fs.Bsize
+	if st != nil {
+		free += st.Size()
+	}
+	bs := j.MaxBlockSize()
+	size := (free - j.Offset) / bs * bs
+	if size < bs {
+		return j, fmt.Errorf("workload: job %s: fill_device: %s has no room for one block of %d bytes", j.Name, filepath.Dir(j.Filename), bs)
+	}
+	j.Size = size
+	return j, nil
 }

@@ -287,3 +287,43 @@ func TestLogPrio(t *testing.T) {
 		assert.Error(t, err, bad)
 	}
 }
+
+// TestFillDevice: examples/surface-scan.fio's write phase on a file in a
+// 4 MiB tmpfs writes until the file system is full and ends without an
+// error; its read phase reads back what it wrote. On a device the region
+// is the device.
+func TestFillDevice(t *testing.T) {
+	needDevice(t) // root, for the mount
+	dir := t.TempDir()
+	require.NoError(t, unix.Mount("tmpfs", dir, "tmpfs", 0, "size=4m"))
+	t.Cleanup(func() { assert.NoError(t, unix.Unmount(dir, 0)) })
+	file := filepath.Join(dir, "datafile.tmp")
+	jobs, err := ParseFio(strings.NewReader("[global]\nthread\nbs=64k\nioengine=sync\nverify=meta\nverify_pattern=0xaa555aa5\n"+
+		"[write-phase]\nfilename="+file+"\nrw=write\nfill_device=1\ndo_verify=0\n"+
+		"[verify-phase]\nstonewall\nfilename="+file+"\nrw=read\ndo_verify=1\n"), "surface-scan.fio")
+	require.NoError(t, err)
+	assert.Contains(t, jobs[0].String(), "fill_device=1\n")
+	res, err := Run(context.Background(), jobs[0], Options{})
+	require.NoError(t, err)
+	w := res.Jobs[0]
+	require.NoError(t, w.Err)
+	assert.Zero(t, w.TotalErrors())
+	st, err := os.Stat(file)
+	require.NoError(t, err)
+	assert.Equal(t, int64(w.Dirs[DirWrite].Bytes), st.Size())
+	assert.InDelta(t, 4<<20, st.Size(), 128<<10, "the file fills the 4 MiB file system")
+	res, err = Run(context.Background(), jobs[1], Options{})
+	require.NoError(t, err)
+	r := res.Jobs[0]
+	require.NoError(t, r.Err)
+	assert.Equal(t, w.Dirs[DirWrite].Bytes, r.Dirs[DirRead].Bytes)
+	assert.Equal(t, st.Size()/(64<<10), int64(r.Verify.Checked), "every block read back and checked")
+	assert.Zero(t, r.Verify.Mismatches)
+
+	// On a device: the whole device, however large.
+	target := loopTarget(t, 2<<20)
+	job := Job{Name: "f", Filename: target.Path, RW: Write, BlockSize: 64 << 10, Direct: true, FioExtra: FioExtra{FillDevice: true}}
+	d := runJob(t, job, Options{})
+	require.NoError(t, d.Err)
+	assert.Equal(t, uint64(2<<20), d.Dirs[DirWrite].Bytes)
+}

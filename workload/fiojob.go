@@ -864,7 +864,7 @@ cpus_allowed_policy create_fsync create_on_open create_only dedupe_global dedupe
 dedupe_percentage dedupe_working_set_percentage
 disk_util end_fsync error_dump exec_postrun
 exec_prerun exit_what exitall exitall_on_error fadvise_hint fallocate fdatasync file_append
-file_service_type filename_format fill_device fill_fs force_async
+file_service_type filename_format force_async
 fsync_on_close gid gtod_cpu hipri_percentage hugepage-size ignore_error
 ignore_zone_limits invalidate io_submit_mode iomem iopsavgtime ioscheduler
 job_max_open_zones latency_percentile latency_run latency_target latency_window lockfile

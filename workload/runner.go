@@ -139,6 +139,13 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 		longest = max(longest, job.RampTime+job.Runtime)
 		for i := range job.NumJobs {
 			job := job.withDefaultFile(i)
+			if job.FillDevice {
+				var err error
+				if job, err = job.fillSize(); err != nil {
+					closeAll()
+					return nil, err
+				}
+			}
 			if err := prepareTarget(job); err != nil {
 				closeAll()
 				return nil, err
@@ -285,6 +292,9 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 			f.Close()
 			return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
+	}
+	if job.FillDevice && size < job.Offset+job.Size {
+		size = 0 // a file that grows until the file system is full
 	}
 	src, err := newIOSource(job, clone, size)
 	if err != nil {
@@ -636,6 +646,10 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 		return // fsync() accounts its own
 	}
 	d := dirOf(u.Op)
+	if u.Res < 0 && w.job.FillDevice && isFull(u.Res) {
+		w.ended = true // fill_device: full is the end, not an error
+		return
+	}
 	if u.Res < 0 {
 		w.ioError(u)
 	} else if u.Op == engines.OpRead {

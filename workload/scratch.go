@@ -141,6 +141,15 @@ func prepareTarget(job Job) error {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
+	if job.FillDevice {
+		// fill_device writes the file until the file system is full:
+		// nothing is laid out first.
+		f, err := os.OpenFile(job.Filename, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("workload: job %s: %w", job.Name, err)
+		}
+		return f.Close()
+	}
 	want := max(job.Offset+job.Size, job.FileSize) // fio lays out filesize
 	if job.Size == 0 && job.FileSize == 0 {
 		if err != nil {
