@@ -303,22 +303,28 @@ func TestFillDevice(t *testing.T) {
 		"[verify-phase]\nstonewall\nfilename="+file+"\nrw=read\ndo_verify=1\n"), "surface-scan.fio")
 	require.NoError(t, err)
 	assert.Contains(t, jobs[0].String(), "fill_device=1\n")
-	res, err := Run(context.Background(), jobs[0], Options{})
+	// Both phases in one run, as the job file runs them: the read phase
+	// takes its size from the file the write phase fills, so it is set up
+	// when the stonewall releases it.
+	res, err := RunJobs(context.Background(), jobs, Options{})
 	require.NoError(t, err)
-	w := res.Jobs[0]
+	w, r := res.Jobs[0], res.Jobs[1]
 	require.NoError(t, w.Err)
 	assert.Zero(t, w.TotalErrors())
 	st, err := os.Stat(file)
 	require.NoError(t, err)
 	assert.Equal(t, int64(w.Dirs[DirWrite].Bytes), st.Size())
 	assert.InDelta(t, 4<<20, st.Size(), 128<<10, "the file fills the 4 MiB file system")
-	res, err = Run(context.Background(), jobs[1], Options{})
-	require.NoError(t, err)
-	r := res.Jobs[0]
 	require.NoError(t, r.Err)
 	assert.Equal(t, w.Dirs[DirWrite].Bytes, r.Dirs[DirRead].Bytes)
 	assert.Equal(t, st.Size()/(64<<10), int64(r.Verify.Checked), "every block read back and checked")
 	assert.Zero(t, r.Verify.Mismatches)
+
+	// Without stonewall the read job needs the file at the start.
+	require.NoError(t, os.Remove(file))
+	jobs[1].Stonewall = false
+	_, err = RunJobs(context.Background(), jobs, Options{})
+	assert.ErrorContains(t, err, "size is needed when the file size is unknown")
 
 	// On a device: the whole device, however large.
 	target := loopTarget(t, 2<<20)

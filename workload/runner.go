@@ -135,27 +135,46 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	}
 	var longest time.Duration
 	flows := flowGroups{}
-	for _, job := range jobs {
+	seq := newSequence(jobs)
+	// setup prepares a clone's target and worker. A clone that waits for
+	// earlier jobs (stonewall, wait_for) and takes its size from a file
+	// that is not there yet, or is empty, is set up when its turn comes,
+	// as fio opens a job's files when it starts: the earlier jobs write
+	// the file.
+	setup := func(w *worker, job Job, clone, jobNum int) error {
+		if job.FillDevice {
+			var err error
+			if job, err = job.fillSize(); err != nil {
+				return err
+			}
+		}
+		if err := prepareTarget(job); err != nil {
+			return err
+		}
+		if err := w.init(job, clone, jobNum, layout, opts); err != nil {
+			return err
+		}
+		w.src.flow = flows.member(job.Flow)
+		return nil
+	}
+	var late []func() error // by worker; nil when set up already
+	for k, job := range jobs {
 		longest = max(longest, job.RampTime+job.Runtime)
 		for i := range job.NumJobs {
 			job := job.withDefaultFile(i)
-			if job.FillDevice {
-				var err error
-				if job, err = job.fillSize(); err != nil {
+			w := &worker{}
+			jobNum := len(workers) + 1
+			if len(seq.deps[k]) > 0 && job.fileLater() {
+				w.job, w.opts = job, opts
+				w.res = NewJobResult(job, i, layout)
+				late = append(late, func() error { return setup(w, job, i, jobNum) })
+			} else {
+				if err := setup(w, job, i, jobNum); err != nil {
 					closeAll()
 					return nil, err
 				}
+				late = append(late, nil)
 			}
-			if err := prepareTarget(job); err != nil {
-				closeAll()
-				return nil, err
-			}
-			w, err := newWorker(job, i, len(workers)+1, layout, opts)
-			if err != nil {
-				closeAll()
-				return nil, err
-			}
-			w.src.flow = flows.member(job.Flow)
 			workers = append(workers, w)
 			res.Jobs = append(res.Jobs, w.res)
 		}
@@ -175,14 +194,20 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 
 	start := clock.Now()
 	var wg sync.WaitGroup
-	seq := newSequence(jobs)
 	for k, w := range workers {
 		w.stop = stop
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.run(seq.wait(ctx, k, start))
-			seq.finished(k)
+			defer seq.finished(k)
+			t := seq.wait(ctx, k, start)
+			if late[k] != nil {
+				if err := late[k](); err != nil {
+					w.res.Err = err
+					return
+				}
+			}
+			w.run(t)
 		}()
 	}
 	done := make(chan struct{})
@@ -260,8 +285,20 @@ type published struct {
 }
 
 func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) (*worker, error) {
-	w := &worker{job: job, opts: opts}
-	w.res = NewJobResult(job, clone, layout)
+	w := &worker{}
+	if err := w.init(job, clone, jobNum, layout, opts); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// init sets w up for job's clone; a deferred worker (see RunJobs) keeps
+// the result it already has.
+func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Options) error {
+	w.job, w.opts = job, opts
+	if w.res == nil {
+		w.res = NewJobResult(job, clone, layout)
+	}
 	for d := range NumDirs {
 		w.clatPrev[d] = latency.New(layout)
 		w.clatDelta[d] = latency.New(layout)
@@ -269,7 +306,7 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 	w.res.Slices = make([]Slice, 0, sliceRoom(job.Runtime))
 	ss, err := newSteadyRun(job, layout, opts)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	w.ss = ss
 
@@ -282,7 +319,7 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 	} else {
 		var err error
 		if f, err = engines.OpenFile(job.Filename, job.writes(), job.Direct); err != nil {
-			return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
 		w.file = f
 		if lbs, err := engines.LogicalBlockSize(f); err == nil && lbs > 0 {
@@ -290,7 +327,7 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 		}
 		if size, err = engines.Size(f); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
 	}
 	if job.FillDevice && size < job.Offset+job.Size {
@@ -299,7 +336,7 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 	src, err := newIOSource(job, clone, size)
 	if err != nil {
 		w.close()
-		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
 	w.src = src
 	if opts.BeforeVerify != nil {
@@ -309,28 +346,28 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 	maxBS := int(job.MaxBlockSize())
 	if job.Direct && maxBS%w.lbs != 0 {
 		w.close()
-		return nil, fmt.Errorf("workload: job %s: block size %d is not a multiple of %s's logical block size %d (O_DIRECT needs it)",
+		return fmt.Errorf("workload: job %s: block size %d is not a multiple of %s's logical block size %d (O_DIRECT needs it)",
 			job.Name, maxBS, job.Filename, w.lbs)
 	}
 	w.bufs, err = engines.AllocBuffers(job.IODepth, maxBS)
 	if err != nil {
 		w.close()
-		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
 	w.eng, err = engines.New(job.Engine, job.engineConfig(f, w.bufs.All(), size))
 	if err != nil {
 		w.close()
-		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
 	if prefix := cmp.Or(opts.HistLogPrefix, job.WriteHistLog); prefix != "" {
 		if w.hist, err = newHistLog(&job, prefix, jobNum); err != nil {
 			w.close()
-			return nil, err
+			return err
 		}
 	}
 	if w.logs, err = newIOLogs(&job, jobNum); err != nil {
 		w.close()
-		return nil, err
+		return err
 	}
 	if job.CmdPrio.On() {
 		w.prio = newPrioPicker(&job.CmdPrio, job.Seed(clone, uint64(jobNum)))
@@ -344,7 +381,7 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 		fe, err := engines.WithFaults(w.eng, job.IODepth, f)
 		if err != nil {
 			w.close()
-			return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
+			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
 		w.eng = fe
 	}
@@ -361,7 +398,7 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 		u.Buf = w.bufs.Buf(i)
 		w.free = append(w.free, u)
 	}
-	return w, nil
+	return nil
 }
 
 func (w *worker) close() {

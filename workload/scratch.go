@@ -182,3 +182,17 @@ func prepareTarget(job Job) error {
 	}
 	return nil
 }
+
+// fileLater reports whether the job takes its size from a regular file
+// that does not exist yet or is empty: a job that waits for earlier ones
+// is then set up when it starts.
+func (j Job) fileLater() bool {
+	if j.Size != 0 || j.Filename == "" {
+		return false
+	}
+	st, err := os.Stat(j.Filename)
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	return st.Mode().IsRegular() && st.Size() <= j.Offset
+}
