@@ -126,6 +126,12 @@
 //	prioclass                                    PrioClass: 1 real time, 2 best effort, 3 idle
 //	prio                                         PrioLevel: 0-7 (best effort without prioclass)
 //	fill_device           fill_fs                FillDevice: no size: until the device or file system is full
+//	thinktime                                    ThinkTime (default unit us)
+//	thinktime_spin                               ThinkTimeSpin (default unit us)
+//	thinktime_blocks                             ThinkTimeBlocks (default 1)
+//	number_ios                                   NumberIOs
+//	exitall                                      ExitAll
+//	exit_what                                    ExitWhat: group, stonewall or all
 //	flow                                         Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)
 //	flow_id                                      Flow.ID (default 0)
 //	flow_sleep                                   Flow.Sleep (whole microseconds, no unit)

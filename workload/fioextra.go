@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"stortest.dev/clock"
 	"stortest.dev/latency"
 )
 
@@ -68,6 +69,24 @@ type FioExtra struct {
 	// when the job starts, nothing is laid out first, and ENOSPC or
 	// EDQUOT ends the job without an error.
 	FillDevice bool `json:"fill_device,omitempty"`
+	// ThinkTime is fio's thinktime: after every ThinkTimeBlocks I/Os
+	// (thinktime_blocks, default 1) the job waits for its I/Os in
+	// flight, then stalls this long, spinning on the CPU for the first
+	// ThinkTimeSpin (thinktime_spin) of it, as an application between
+	// requests.
+	ThinkTime       time.Duration `json:"thinktime_ns,omitempty"`
+	ThinkTimeSpin   time.Duration `json:"thinktime_spin_ns,omitempty"`
+	ThinkTimeBlocks int           `json:"thinktime_blocks,omitempty"`
+	// NumberIOs is fio's number_ios: the job stops after this many I/Os
+	// if nothing ends it sooner; it never extends the job.
+	NumberIOs int64 `json:"number_ios,omitempty"`
+	// ExitAll is fio's exitall: when this job finishes, the others
+	// stop: those of its reporting group (ExitWhat "group", the
+	// default; groups start at new_group and stonewall), every job
+	// ("all"), or every job running at that moment, after which the
+	// next stonewalled jobs start ("stonewall").
+	ExitAll  bool   `json:"exitall,omitempty"`
+	ExitWhat string `json:"exit_what,omitempty"`
 	// Notes are what the parser read differently from how it was
 	// written, as fio reads it (a size with trailing text); Warnings
 	// returns them. They are not part of the workload.
@@ -133,6 +152,29 @@ var extraOptions = []fioOption{
 		}},
 	{name: "fill_device", aliases: []string{"fill_fs"}, field: "fill_device", isBool: true, doc: "FillDevice: no size: until the device or file system is full",
 		set: setBool(func(j *Job) *bool { return &j.FillDevice })},
+	{name: "thinktime", field: "thinktime", doc: "ThinkTime (default unit us)",
+		set: setMicros(func(j *Job) *time.Duration { return &j.ThinkTime })},
+	{name: "thinktime_spin", field: "thinktime_spin", doc: "ThinkTimeSpin (default unit us)",
+		set: setMicros(func(j *Job) *time.Duration { return &j.ThinkTimeSpin })},
+	{name: "thinktime_blocks", field: "thinktime_blocks", doc: "ThinkTimeBlocks (default 1)",
+		set: setInt(1, 1<<31-1, func(j *Job) *int { return &j.ThinkTimeBlocks })},
+	{name: "number_ios", field: "number_ios", doc: "NumberIOs",
+		set: func(st *jobState, v string) error {
+			n, err := ParseCount(v, 1<<62)
+			st.job.NumberIOs = n
+			return err
+		}},
+	{name: "exitall", field: "exitall", isBool: true, doc: "ExitAll",
+		set: setBool(func(j *Job) *bool { return &j.ExitAll })},
+	{name: "exit_what", field: "exit_what", doc: "ExitWhat: group, stonewall or all",
+		set: func(st *jobState, v string) error {
+			switch v {
+			case "group", "stonewall", "all":
+				st.job.ExitWhat = v
+				return nil
+			}
+			return fmt.Errorf("unknown exit_what %q (want group, stonewall or all)", v)
+		}},
 	{name: "gtod_reduce", field: "gtod_reduce", isBool: true, doc: "DisableLat, DisableClat, DisableSlat and DisableBW",
 		set: func(st *jobState, v string) error {
 			b, err := ParseBool(v)
@@ -218,6 +260,16 @@ func (j *Job) validateExtra() (string, string) {
 		return "prio", fmt.Sprintf("%d is not in [0, 7]", j.PrioLevel)
 	case j.PrioLevel != 0 && j.PrioClass == 0:
 		return "prio", "needs a class (prioclass)"
+	case j.ThinkTime < 0 || j.ThinkTimeSpin < 0:
+		return "thinktime", "negative"
+	case j.ThinkTimeSpin > j.ThinkTime:
+		return "thinktime_spin", fmt.Sprintf("%v is longer than thinktime %v", j.ThinkTimeSpin, j.ThinkTime)
+	case j.ThinkTimeBlocks < 0:
+		return "thinktime_blocks", fmt.Sprintf("negative (%d)", j.ThinkTimeBlocks)
+	case j.NumberIOs < 0:
+		return "number_ios", fmt.Sprintf("negative (%d)", j.NumberIOs)
+	case j.ExitWhat != "" && j.ExitWhat != "group" && j.ExitWhat != "stonewall" && j.ExitWhat != "all":
+		return "exit_what", fmt.Sprintf("unknown %q", j.ExitWhat)
 	case j.RateCycle < 0:
 		return "rate_cycle", fmt.Sprintf("negative (%v)", j.RateCycle)
 	case j.BlockAlign < 0:
@@ -248,6 +300,24 @@ func (j *Job) extraString() string {
 	}
 	if j.FillDevice {
 		b.WriteString("fill_device=1\n")
+	}
+	if j.ThinkTime != 0 {
+		b.WriteString("thinktime=" + FormatTime(j.ThinkTime) + "\n")
+	}
+	if j.ThinkTimeSpin != 0 {
+		b.WriteString("thinktime_spin=" + FormatTime(j.ThinkTimeSpin) + "\n")
+	}
+	if j.ThinkTimeBlocks > 1 {
+		b.WriteString("thinktime_blocks=" + strconv.Itoa(j.ThinkTimeBlocks) + "\n")
+	}
+	if j.NumberIOs != 0 {
+		b.WriteString("number_ios=" + strconv.FormatInt(j.NumberIOs, 10) + "\n")
+	}
+	if j.ExitAll {
+		b.WriteString("exitall=1\n")
+	}
+	if j.ExitWhat != "" && j.ExitWhat != "group" {
+		b.WriteString("exit_what=" + j.ExitWhat + "\n")
 	}
 	if j.PrioClass != 0 {
 		b.WriteString("prioclass=" + strconv.Itoa(j.PrioClass) + "\nprio=" + strconv.Itoa(j.PrioLevel) + "\n")
@@ -446,4 +516,37 @@ func (j Job) fillSize() (Job, error) {
 	}
 	j.Size = size
 	return j, nil
+}
+
+// setMicros parses a time whose bare numbers are microseconds.
+func setMicros(f func(*Job) *time.Duration) func(*jobState, string) error {
+	return func(st *jobState, v string) error {
+		d, err := ParseTime(v, time.Microsecond)
+		*f(&st.job) = d
+		return err
+	}
+}
+
+// think stalls a job for its thinktime: spinning for the spin part, then
+// sleeping.
+func think(total, spin time.Duration) {
+	end := clock.Now() + int64(total)
+	for spinEnd := clock.Now() + int64(spin); clock.Now() < spinEnd; {
+	}
+	if left := end - clock.Now(); left > 0 {
+		time.Sleep(time.Duration(left))
+	}
+}
+
+// exitGroups are the reporting groups of jobs, for exitall: a group
+// starts at each job with new_group or stonewall.
+func exitGroups(jobs []Job) []int {
+	g := make([]int, len(jobs))
+	for i := 1; i < len(jobs); i++ {
+		g[i] = g[i-1]
+		if jobs[i].NewGroup || jobs[i].Stonewall {
+			g[i]++
+		}
+	}
+	return g
 }

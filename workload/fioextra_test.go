@@ -333,3 +333,55 @@ func TestFillDevice(t *testing.T) {
 	require.NoError(t, d.Err)
 	assert.Equal(t, uint64(2<<20), d.Dirs[DirWrite].Bytes)
 }
+
+// TestThinkTimeAndNumberIOs: number_ios ends a job early; thinktime stalls
+// after every thinktime_blocks I/Os, so 20 I/Os with a 10 ms think after
+// each take at least 190 ms, and with thinktime_blocks=5 at least 30 ms.
+func TestThinkTimeAndNumberIOs(t *testing.T) {
+	jobs, err := ParseFio(strings.NewReader("[a]\nioengine=null\nsize=1g\nnumber_ios=20\nthinktime=10ms\nthinktime_spin=1ms\n"+
+		"[b]\nioengine=null\nsize=1g\nnumber_ios=20\nthinktime=10000\nthinktime_blocks=5\n"), "job.fio")
+	require.NoError(t, err)
+	assert.Contains(t, jobs[0].String(), "thinktime=10ms\nthinktime_spin=1ms\nnumber_ios=20\n")
+	for i, want := range []time.Duration{190 * time.Millisecond, 30 * time.Millisecond} {
+		r := runJob(t, jobs[i], Options{})
+		require.NoError(t, r.Err)
+		assert.Equal(t, uint64(20), r.Dirs[DirRead].IOs, jobs[i].Name)
+		assert.GreaterOrEqual(t, r.Runtime, want, jobs[i].Name)
+	}
+	_, err = ParseFio(strings.NewReader("[a]\nthinktime=1ms\nthinktime_spin=2ms\n"), "job.fio")
+	assert.ErrorContains(t, err, "longer than thinktime")
+}
+
+// TestExitAll: examples/exitwhat.fio's rules. A job with exitall ends the
+// others of its group when it finishes (the default), every running job
+// with exit_what=stonewall, and every job with exit_what=all; a job in
+// another group runs on.
+func TestExitAll(t *testing.T) {
+	const long = "ioengine=null\nsize=1g\ntime_based\nruntime=30\nrate_iops=1000\n"
+	for _, tc := range []struct {
+		name, file string
+		stopped    []bool // per job: ended well before its 30 s
+	}{
+		{"group", "[global]\nexitall\n[short]\nioengine=null\nsize=1m\n[same]\n" + long + "[other]\nnew_group\n" + long + "runtime=2\n",
+			[]bool{true, true, false}},
+		{"stonewall", "[short]\nexitall\nexit_what=stonewall\nioengine=null\nsize=1m\nthinktime=1ms\n[running]\nnew_group\n" + long +
+			"[next]\nstonewall\n" + long + "runtime=1\n", []bool{true, true, false}},
+		{"all", "[short]\nexitall\nexit_what=all\nioengine=null\nsize=1m\n[a]\nnew_group\n" + long + "[b]\nnew_group\n" + long,
+			[]bool{true, true, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			jobs, err := ParseFio(strings.NewReader(tc.file), "exitwhat.fio")
+			require.NoError(t, err)
+			res, err := RunJobs(context.Background(), jobs, Options{})
+			require.NoError(t, err)
+			for i, r := range res.Jobs {
+				require.NoError(t, r.Err, r.Name)
+				if tc.stopped[i] {
+					assert.Less(t, r.Runtime, 10*time.Second, "%s stopped by exitall", r.Name)
+				} else {
+					assert.GreaterOrEqual(t, r.Runtime, 900*time.Millisecond, "%s ran its runtime", r.Name)
+				}
+			}
+		})
+	}
+}

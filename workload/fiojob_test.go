@@ -142,7 +142,7 @@ func TestParseFioErrors(t *testing.T) {
 	}{
 		{"unknown option", "[a]\nblcksize=4k\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "blcksize" (did you mean blocksize?)`},
 		{"unknown far", "[a]\nzzzzzz=1\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "zzzzzz"`},
-		{"unsupported option", "[global]\nexitall\n[a]\n", ErrUnsupported, "job.fio:2: fio option exitall is not supported by stortest"},
+		{"unsupported option", "[global]\nlockmem=1m\n[a]\n", ErrUnsupported, "job.fio:2: fio option lockmem is not supported by stortest"},
 		{"unsupported value", "[a]\nrw=randread\nrandom_distribution=zoned:50/10:50/90,50/10:50/90\n", ErrUnsupported, `job.fio:3: job "a": random_distribution: random_distribution=zoned:50/10:50/90,50/10:50/90 (zones per direction) is not supported by stortest`},
 		{"include", "[a]\ninclude other.fio\n", ErrUnsupported, `job.fio:2: job "a": include directives are not supported`},
 		{"keyword", "[a]\nsize=8*$mb_memory\n", ErrUnsupported, "size: fio's keyword $mb_memory is not supported"},
@@ -164,7 +164,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"several files", "[a]\nfilename=/a:/b\n", ErrUnsupported, "several files"},
 		{"percent size", "[a]\nsize=20%\n", ErrInvalid, "percentages"},
 		{"kb_base 1000", "[a]\nkb_base=1000\n", ErrUnsupported, "kb_base=1000"},
-		{"thinktime", "[a]\nthinktime=5\n", ErrUnsupported, "fio option thinktime is not supported by stortest"},
+		{"ioscheduler", "[a]\nioscheduler=none\n", ErrUnsupported, "fio option ioscheduler is not supported by stortest"},
 		{"zoned per direction", "[a]\nrandom_distribution=zoned:50/50:50/50,50/10:50/90\n", ErrUnsupported, "zones per direction"},
 		{"validate at its line", "[a]\nrw=randread\niodepth=4\niodepth_batch=8\n", ErrInvalid,
 			`job.fio:4: job "a": iodepth_batch_submit: 8 is outside [1, iodepth=4]`},
@@ -244,7 +244,7 @@ func TestParseFioArgsErrors(t *testing.T) {
 	}{
 		{"job file", []string{"job.fio"}, ErrSyntax, `args[0]: "job.fio" is not an option`},
 		{"unknown", []string{"--name=a", "--iodeth=4"}, ErrUnknownOption, `args[1]: job "a": unknown option "iodeth" (did you mean iodepth?)`},
-		{"unsupported", []string{"--name=a", "--bs=4k", "--thinktime=5"}, ErrUnsupported, "args[2]: job \"a\": fio option thinktime is not supported by stortest"},
+		{"unsupported", []string{"--name=a", "--bs=4k", "--ioscheduler=none"}, ErrUnsupported, "args[2]: job \"a\": fio option ioscheduler is not supported by stortest"},
 		{"cli only", []string{"--output-format=json", "--name=a"}, ErrUnsupported, "args[0]: fio command-line option --output-format is not a job option"},
 		{"bad value", []string{"--name=a", "--size=1x"}, ErrInvalid, `args[1]: job "a": size: invalid size "1x"`},
 		{"name without value", []string{"--name"}, ErrInvalid, "args[0]: name: needs a value"},

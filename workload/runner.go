@@ -188,14 +188,34 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
 	}
 
-	stop := &atomic.Bool{}
-	unhook := context.AfterFunc(ctx, func() { stop.Store(true) })
+	// Each clone has its own stop flag: cancellation sets them all,
+	// exitall those of the jobs it ends.
+	stops := make([]atomic.Bool, len(workers))
+	running := make([]atomic.Bool, len(workers))
+	unhook := context.AfterFunc(ctx, func() {
+		for k := range stops {
+			stops[k].Store(true)
+		}
+	})
 	defer unhook()
+	exitGroup := exitGroups(jobs)
+	exitAll := func(k int) {
+		j := &workers[k].job
+		for i := range workers {
+			switch {
+			case i == k:
+			case j.ExitWhat == "all",
+				j.ExitWhat == "stonewall" && running[i].Load(),
+				(j.ExitWhat == "" || j.ExitWhat == "group") && exitGroup[seq.jobOf[i]] == exitGroup[seq.jobOf[k]]:
+				stops[i].Store(true)
+			}
+		}
+	}
 
 	start := clock.Now()
 	var wg sync.WaitGroup
 	for k, w := range workers {
-		w.stop = stop
+		w.stop = &stops[k]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -207,7 +227,12 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 					return
 				}
 			}
+			running[k].Store(true)
 			w.run(t)
+			running[k].Store(false)
+			if w.job.ExitAll {
+				exitAll(k)
+			}
 		}()
 	}
 	done := make(chan struct{})
@@ -274,6 +299,7 @@ type worker struct {
 	syncUnit        engines.Unit // fsync's own unit
 	held            bool         // reap before issuing more (rate limit, drain)
 	writesSinceSync int          // writes issued since the last fsync
+	sinceThink      int          // I/Os issued since the last thinktime
 
 	pub published
 }
@@ -491,6 +517,15 @@ func (w *worker) run(start int64) {
 		// cancellation and the per-second tick are checked between them.
 		busy := false
 		for n := 0; n < depth && !w.ended && len(w.free) > 0; n++ {
+			if j.ThinkTime > 0 && w.sinceThink >= max(j.ThinkTimeBlocks, 1) {
+				if w.infl > 0 || len(w.staged) > 0 {
+					w.held = true // thinktime follows the completion of the blocks
+					break
+				}
+				think(j.ThinkTime, j.ThinkTimeSpin)
+				w.sinceThink = 0
+				now = clock.Now()
+			}
 			u := w.free[len(w.free)-1]
 			sst, wait := w.src.next(u, now, w.infl == 0 && len(w.staged) == 0)
 			w.held = false
@@ -522,6 +557,7 @@ func (w *worker) run(start int64) {
 				break
 			}
 			w.free = w.free[:len(w.free)-1] // u is taken: fsync may refill the list
+			w.sinceThink++
 			if u.Op == engines.OpWrite && j.FsyncEvery > 0 {
 				if w.writesSinceSync >= j.FsyncEvery {
 					w.fsync()

@@ -173,10 +173,13 @@ func (s *ioSource) drawn() {
 	}
 }
 
-// over reports whether the job has moved all it should: io_size times
-// loops, else loops passes over the region; a time-based job never is.
+// over reports whether the job has moved all it should: number_ios I/Os
+// if it gets there first, else io_size times loops, else loops passes
+// over the region; a time-based job never is.
 func (s *ioSource) over() bool {
 	switch {
+	case s.job.NumberIOs > 0 && s.issued >= uint64(s.job.NumberIOs):
+		return true
 	case s.job.TimeBased:
 		return false
 	case s.limit > 0:
