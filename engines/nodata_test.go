@@ -1,0 +1,255 @@
+package engines
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// movesData reports whether the engine reads and writes data, so that a
+// test can write a block and read it back.
+func movesData(name string) bool {
+	switch name {
+	case "null", "falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete":
+		return false
+	}
+	return true
+}
+
+// blocks returns the 512-byte blocks allocated to path.
+func blocks(t *testing.T, path string) (size, blocks int64) {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Size, st.Blocks
+}
+
+// queue runs one unit through a synchronous engine.
+func queue(t *testing.T, e Engine, u *Unit) {
+	t.Helper()
+	u.Res = -999
+	if st, err := e.Queue(u); st != Completed || err != nil {
+		t.Fatalf("Queue %v offset %d: %v %v", u.Op, u.Offset, st, err)
+	}
+}
+
+// TestFalloc: a write allocates its range and may grow the file, a read
+// allocates without growing it, a trim frees it; every unit counts its
+// length.
+func TestFalloc(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := openT(t, path, false)
+	e := newEngine(t, "falloc", Config{File: f})
+	buf := make([]byte, 256<<10)
+
+	w := &Unit{Op: OpWrite, Offset: 1 << 20, Buf: buf}
+	queue(t, e, w)
+	size, b1 := blocks(t, path)
+	if w.Res != int64(len(buf)) || size != 1<<20+256<<10 || b1 < 512 {
+		t.Fatalf("write: Res %d, size %d, %d blocks; want %d, %d, >= 512", w.Res, size, b1, len(buf), 1<<20+256<<10)
+	}
+	r := &Unit{Op: OpRead, Offset: 4 << 20, Buf: buf}
+	queue(t, e, r)
+	size, b2 := blocks(t, path)
+	if r.Res != int64(len(buf)) || size != 1<<20+256<<10 || b2 < b1+512 {
+		t.Fatalf("read: Res %d, size %d, %d blocks; want %d, size unchanged, >= %d blocks", r.Res, size, b2, len(buf), b1+512)
+	}
+	tr := &Unit{Op: OpTrim, Offset: 1 << 20, Buf: buf}
+	queue(t, e, tr)
+	size, b3 := blocks(t, path)
+	if tr.Res != int64(len(buf)) || size != 1<<20+256<<10 || b3 > b2-512 {
+		t.Fatalf("trim: Res %d, size %d, %d blocks; want %d, size unchanged, <= %d blocks", tr.Res, size, b3, len(buf), b2-512)
+	}
+}
+
+// TestFtruncate: a write sets the file's size to its offset; reads fail
+// with EINVAL, as fio's do.
+func TestFtruncate(t *testing.T) {
+	path := tempFile(t, 1<<20)
+	f := openT(t, path, false)
+	e := newEngine(t, "ftruncate", Config{File: f})
+	buf := make([]byte, 4096)
+	for _, off := range []int64{12 << 10, 3 << 20, 0} {
+		u := &Unit{Op: OpWrite, Offset: off, Buf: buf}
+		queue(t, e, u)
+		if size, _ := blocks(t, path); u.Res != 4096 || size != off {
+			t.Errorf("write at %d: Res %d, size %d; want 4096, %d", off, u.Res, size, off)
+		}
+	}
+	r := &Unit{Op: OpRead, Buf: buf}
+	queue(t, e, r)
+	if !errors.Is(r.Err(), unix.EINVAL) {
+		t.Errorf("read: Res %d, want -EINVAL", r.Res)
+	}
+}
+
+// threadCPU is the calling thread's user and system time.
+func threadCPU() time.Duration {
+	var ru unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru)
+	return time.Duration(unix.TimevalToNsec(ru.Utime) + unix.TimevalToNsec(ru.Stime))
+}
+
+// TestCPUIO: a unit keeps the CPU busy for the chunk, in both modes, and
+// moves nothing.
+func TestCPUIO(t *testing.T) {
+	runtime.LockOSThread() // the CPU time is this thread's
+	defer runtime.UnlockOSThread()
+	for _, qsort := range []bool{false, true} {
+		e := newEngine(t, "cpuio", Config{CPUChunk: 30 * time.Millisecond, CPUQsort: qsort})
+		u := &Unit{Op: OpRead, Buf: make([]byte, 4096)}
+		cpu0, t0 := threadCPU(), time.Now()
+		queue(t, e, u)
+		wall, cpu := time.Since(t0), threadCPU()-cpu0
+		if u.Res != 0 {
+			t.Errorf("qsort=%v: Res %d, want 0", qsort, u.Res)
+		}
+		if wall < 30*time.Millisecond || wall > 300*time.Millisecond {
+			t.Errorf("qsort=%v: the unit took %v, want 30 ms", qsort, wall)
+		}
+		// The thread may be preempted on a busy machine, but it burns
+		// rather than sleeps: most of the chunk is CPU time.
+		if cpu < 15*time.Millisecond {
+			t.Errorf("qsort=%v: %v of CPU in %v, want most of 30 ms", qsort, cpu, wall)
+		}
+	}
+	if e := newEngine(t, "cpuio", Config{}); e.(*cpuio).chunk != DefaultCPUChunk {
+		t.Errorf("default chunk %v, want %v", e.(*cpuio).chunk, DefaultCPUChunk)
+	}
+}
+
+// TestFileOps creates, stats and deletes a set of files; each file's
+// call is done by its first unit only.
+func TestFileOps(t *testing.T) {
+	dir := t.TempDir()
+	files := FileSet{Dir: dir, Prefix: "job.1.", N: 3, Size: 8192}
+	buf := make([]byte, 4096)
+	run := func(name string, cfg Config) []Unit {
+		t.Helper()
+		cfg.Files = files
+		e := newEngine(t, name, cfg)
+		if e.Flags()&FlagFileOps == 0 {
+			t.Fatalf("%s: flags %v lack fileops", name, e.Flags())
+		}
+		units := make([]Unit, 6)
+		for i := range units {
+			units[i] = Unit{Op: OpRead, Offset: int64(i) * 4096, Buf: buf}
+			queue(t, e, &units[i])
+			if want := i%2 == 0; units[i].FileOp != want {
+				t.Errorf("%s: unit at %d: FileOp %v, want %v", name, units[i].Offset, units[i].FileOp, want)
+			}
+		}
+		return units
+	}
+	ok := func(name string, units []Unit) {
+		t.Helper()
+		for _, u := range units {
+			if u.Res != 4096 {
+				t.Errorf("%s: unit at %d: Res %d (%v), want 4096", name, u.Offset, u.Res, u.Err())
+			}
+		}
+	}
+	ok("filecreate", run("filecreate", Config{}))
+	for i := range 3 {
+		st, err := os.Stat(filepath.Join(dir, "job.1."+string(rune('0'+i))))
+		if err != nil || st.Size() != 0 || st.Mode().Perm() != 0o600 {
+			t.Fatalf("file %d after filecreate: %v %v", i, st, err)
+		}
+	}
+	ok("filestat", run("filestat", Config{}))
+	ok("filestat lstat", run("filestat", Config{StatType: "lstat"}))
+	ok("filestat statx", run("filestat", Config{StatType: "statx"}))
+	ok("filedelete", run("filedelete", Config{}))
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("after filedelete: %v left", left)
+	}
+
+	// The files are gone: stat fails on each file's first unit only, and
+	// the explanation names the file.
+	files.Dir = dir
+	e := newEngine(t, "filestat", Config{Files: files})
+	units := run("filestat", Config{})
+	for i, u := range units {
+		if failed := u.Res == -int64(unix.ENOENT); failed != (i%2 == 0) {
+			t.Errorf("stat of a deleted file, unit %d: Res %d", i, u.Res)
+		}
+	}
+	msg := e.Explain(&units[2]).Error()
+	for _, s := range []string{"filestat: stat ", filepath.Join(dir, "job.1.1"), "no such file", "the file is gone"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("Explain = %q, lacks %q", msg, s)
+		}
+	}
+	past := &Unit{Op: OpRead, Offset: 3 * 8192, Buf: buf}
+	queue(t, e, past)
+	if past.Res != -int64(unix.EINVAL) {
+		t.Errorf("unit past the last file: Res %d, want -EINVAL", past.Res)
+	}
+}
+
+func TestFileOpsConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"filestat", Config{Files: FileSet{Prefix: "a.", N: 1}}},
+		{"filestat", Config{Files: FileSet{Prefix: "a.", Size: 1}}},
+		{"filestat", Config{Files: FileSet{N: 1, Size: 1}}},
+		{"filestat", Config{Files: FileSet{Name: "a", N: 2, Size: 1}}},
+		{"filestat", Config{Files: FileSet{Name: "a", N: 1, Size: 1}, StatType: "fstat"}},
+		{"filedelete", Config{Files: FileSet{Name: "a", N: 1, Size: 1}, StatType: "lstat"}},
+	} {
+		if _, err := New(tc.name, tc.cfg); !errors.Is(err, ErrConfig) {
+			t.Errorf("New(%s, %+v) = %v, want ErrConfig", tc.name, tc.cfg, err)
+		}
+	}
+	// One named file: every unit at a multiple of the size works on it.
+	path := tempFile(t, 4096)
+	e := newEngine(t, "filestat", Config{Files: FileSet{Name: path, N: 1, Size: 4096}})
+	u := &Unit{Op: OpRead, Buf: make([]byte, 4096)}
+	queue(t, e, u)
+	if u.Res != 4096 || !u.FileOp {
+		t.Errorf("stat of %s: Res %d FileOp %v", path, u.Res, u.FileOp)
+	}
+	if got := (FileSet{Dir: "d", Prefix: "j.0.", N: 20, Size: 1}).Path(12); got != "d/j.0.12" {
+		t.Errorf("Path(12) = %q", got)
+	}
+}
+
+// TestFileOpsNoAllocs: formatting a file's name and calling the kernel
+// allocate nothing.
+func TestFileOpsNoAllocs(t *testing.T) {
+	dir := t.TempDir()
+	files := FileSet{Dir: dir, Prefix: "a.0.", N: 100, Size: 4096}
+	for i := range files.N {
+		if err := os.WriteFile(files.Path(i), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, st := range []string{"stat", "statx"} {
+		e := newEngine(t, "filestat", Config{Files: files, StatType: st})
+		u := &Unit{Op: OpRead, Buf: make([]byte, 4096)}
+		i := 0
+		if a := testing.AllocsPerRun(200, func() {
+			u.Offset = int64(i%files.N) * 4096
+			i++
+			_, _ = e.Queue(u)
+			if u.Res != 4096 {
+				t.Fatalf("stat: %v", e.Explain(u))
+			}
+		}); a != 0 {
+			t.Errorf("%s: %v allocations per unit, want 0", st, a)
+		}
+	}
+}
