@@ -503,7 +503,7 @@ var fioOptions = []fioOption{
 			st.job.Filename = b.String()
 			return nil
 		}},
-	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap",
+	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete",
 		set: func(st *jobState, v string) error {
 			st.job.Engine = v
 			return unsupportedEngine(v)
@@ -798,7 +798,7 @@ func parseBlockSize(v string) (int64, error) {
 
 var optionIndex = func() map[string]*fioOption {
 	m := map[string]*fioOption{}
-	for _, table := range [][]fioOption{fioOptions, reportOptions, moreOptions} {
+	for _, table := range [][]fioOption{fioOptions, reportOptions, moreOptions, engineOptions} {
 		for i := range table {
 			o := &table[i]
 			m[o.name] = o
@@ -830,10 +830,10 @@ var knownFio = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic
 blockalign bs_is_seq_rand bs_unaligned blocksize_unaligned buffer_compress_chunk
 buffer_compress_percentage buffer_pattern bwavgtime cgroup cgroup_nodelete cgroup_weight
 cmd_type cpumask cpus_allowed
-cpus_allowed_policy create_fsync create_on_open create_only dedupe_global dedupe_mode
+cpus_allowed_policy create_fsync create_only dedupe_global dedupe_mode
 dedupe_percentage dedupe_working_set_percentage disable_bw disable_bw_measurement
 disable_clat disable_lat disable_slat disk_util end_fsync error_dump exec_postrun
-exec_prerun exit_what exitall exitall_on_error fadvise_hint fallocate fdatasync file_append
+exec_prerun exit_what exitall exitall_on_error fadvise_hint fdatasync file_append
 file_service_type filename_format fill_device fill_fs flow flow_id flow_sleep force_async
 fsync_on_close gid gtod_cpu gtod_reduce hipri_percentage hugepage-size ignore_error
 ignore_zone_limits invalidate io_submit_mode iomem iopsavgtime ioscheduler
@@ -842,14 +842,14 @@ lockmem log_alternate_epoch log_alternate_epoch_clock_id log_compression
 log_compression_cpus log_entries log_hist_coarseness log_max_value log_prio
 log_store_compressed log_unix_epoch max_latency max_open_zones mem merge_blktrace_file
 merge_blktrace_iters merge_blktrace_scalars nice nonvectored numa_cpu_nodes numa_mem_policy
-number_ios offset_align offset_increment opendir openfiles overwrite percentage_random
+number_ios offset_align offset_increment opendir overwrite percentage_random
 pre_read prio prioclass profile rate_cycle rate_ignore_thinktime rate_iops_min rate_min
 rate_process ratecycle ratemin read_beyond_wp read_iolog read_iolog_chunked refill_buffers
 replay_align replay_no_stall replay_redirect replay_scale replay_skip replay_time_scale
 rw_sequencer scramble_buffers serialize_overlap significant_figures sqthread_poll_cpu stats
 sync sync_file_range thinktime thinktime_blocks thinktime_blocks_type thinktime_iotime
 thinktime_spin thp trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid
-uncached unique_filename unit_base unlink unlink_each_loop userspace_reap verify_async
+uncached unique_filename unit_base unlink_each_loop userspace_reap verify_async
 verify_backlog_batch verify_offset verify_only verify_state_load write_barrier write_hint
 write_iolog zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity zonemode
 zonerange zonesize zoneskip`)

@@ -291,6 +291,8 @@ type Job struct {
 
 	// Files, order and amount: see FioMore.
 	FioMore
+	// Options of the engines that move no data: see FioEngines.
+	FioEngines
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -349,7 +351,8 @@ var DefaultPercentiles = latency.DefaultPercentiles
 // Engines lists the ioengine names a Job accepts, and EngineOptions which
 // engines take each engine-specific option.
 var (
-	Engines       = []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap"}
+	Engines = []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap",
+		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete"}
 	EngineOptions = map[string][]string{
 		"hipri":         {"io_uring", "pvsync2"},
 		"fixedbufs":     {"io_uring"},
@@ -417,6 +420,7 @@ func (j Job) Normalized() Job {
 	if j.SSDur > 0 && j.SS == "" {
 		j.SS = DefaultSS
 	}
+	j.normalizeEngines()
 	return j
 }
 
@@ -616,6 +620,9 @@ func (j *Job) Validate() error {
 	}
 	if opt, reason := n.validateMore(); opt != "" {
 		return bad(opt, "%s", reason)
+	}
+	if err := n.validateEngines(); err != nil {
+		return err
 	}
 	if err := n.RandomDistribution.validate(); err != "" {
 		return bad("random_distribution", "%s", err)
@@ -847,6 +854,7 @@ func (j Job) String() string {
 	}
 	str("verify_pattern", n.VerifyPattern)
 	b.WriteString(n.moreString())
+	b.WriteString(n.enginesString())
 	if n.ContinueOnError != ContinueNone {
 		kv("continue_on_error", n.ContinueOnError.String())
 	}

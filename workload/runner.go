@@ -209,6 +209,10 @@ type worker struct {
 	stop *atomic.Bool
 	lbs  int
 	ss   *steadyRun // nil without steady-state options
+	// files are a file engine's files (FlagFileOps); fileOps records
+	// latency as fio does for them: the file's call as clat, no lat.
+	files   engines.FileSet
+	fileOps bool
 
 	units  []engines.Unit
 	free   []*engines.Unit // units ready for use
@@ -263,12 +267,16 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 	}
 	w.ss = ss
 
-	// The null engine needs no file, as in fio: its region is the size.
+	// The null engine needs no file, as in fio: its region is the size;
+	// nor do cpuio and the file engines (setupNoFile).
 	var f *os.File
 	var size int64
 	w.lbs = 512
-	if job.Filename == "" && job.Engine == "null" {
-		size = job.Offset + job.Size
+	if job.opensNoFile() {
+		if job, size, err = w.setupNoFile(job, clone); err != nil {
+			return nil, err
+		}
+		w.job = job
 	} else {
 		var err error
 		if f, err = engines.OpenFile(job.Filename, job.writes(), job.Direct); err != nil {
@@ -304,7 +312,9 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 		w.close()
 		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
-	w.eng, err = engines.New(job.Engine, job.engineConfig(f, w.bufs.All(), size))
+	cfg := job.engineConfig(f, w.bufs.All(), size)
+	cfg.Files = w.files
+	w.eng, err = engines.New(job.Engine, cfg)
 	if err != nil {
 		w.close()
 		return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
@@ -338,6 +348,7 @@ func newWorker(job Job, clone, jobNum int, layout latency.Layout, opts Options) 
 	if w.eng.Flags()&engines.FlagNoIO != 0 {
 		src.ver = nil // no data moves: nothing to read back
 	}
+	w.fileOps = w.eng.Flags()&engines.FlagFileOps != 0
 	w.units = make([]engines.Unit, job.IODepth)
 	w.free = make([]*engines.Unit, 0, job.IODepth)
 	w.staged = make([]*engines.Unit, 0, job.IODepth)
@@ -375,6 +386,11 @@ func (w *worker) close() {
 	if w.file != nil {
 		w.file.Close()
 		w.file = nil
+	}
+	if w.job.Unlink {
+		if err := w.unlinkFiles(); err != nil && w.res.Err == nil {
+			w.res.Err = err
+		}
 	}
 }
 
@@ -622,8 +638,12 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 			s.ShortIOs++
 		}
 	}
-	s.Clat.Add(uint64(t - u.Issue))
-	s.Lat.Add(uint64(t - u.Start))
+	if !w.fileOps {
+		s.Clat.Add(uint64(t - u.Issue))
+		s.Lat.Add(uint64(t - u.Start))
+	} else if u.FileOp {
+		s.Clat.Add(uint64(t - u.Issue)) // the file's call; fio records no lat
+	}
 	if w.logs != nil {
 		w.logs.done(t-w.measureStart, d, uint64(t-u.Issue), uint64(t-u.Start), uint64(max(u.Res, 0)), uint64(len(u.Buf)), u.Offset, u.Prio)
 	}
