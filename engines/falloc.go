@@ -46,10 +46,13 @@ func (e *falloc) Queue(u *Unit) (Status, error) {
 	return Completed, nil
 }
 
-// sysFallocate returns n or -errno.
+// sysFallocate returns n or -errno. Like the data transfers (see
+// syscalls.go), the calls of the engines that move no data are raw: a
+// call that waits for the inode's lock would otherwise pay the runtime's
+// hand-off of the thread's P, tens of microseconds each.
 func sysFallocate(fd int, mode uintptr, off int64, n int) int64 {
 	for {
-		r, _, e := unix.Syscall6(unix.SYS_FALLOCATE, uintptr(fd), mode, uintptr(off), uintptr(n), 0, 0)
+		r, _, e := unix.RawSyscall6(unix.SYS_FALLOCATE, uintptr(fd), mode, uintptr(off), uintptr(n), 0, 0)
 		if e == unix.EINTR {
 			continue
 		}
@@ -87,7 +90,7 @@ func (e *ftruncate) Queue(u *Unit) (Status, error) {
 	switch u.Op {
 	case OpWrite:
 		for {
-			r, _, errno := unix.Syscall(unix.SYS_FTRUNCATE, uintptr(e.fd), uintptr(u.Offset), 0)
+			r, _, errno := unix.RawSyscall(unix.SYS_FTRUNCATE, uintptr(e.fd), uintptr(u.Offset), 0)
 			if errno == unix.EINTR {
 				continue
 			}

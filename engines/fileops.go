@@ -173,22 +173,22 @@ func (e *fileOps) do() int64 {
 		var errno unix.Errno
 		switch e.kind {
 		case opCreate:
-			r, _, errno = unix.Syscall6(unix.SYS_OPENAT, atFDCWD, p, unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC, 0o600, 0, 0)
+			r, _, errno = unix.RawSyscall6(unix.SYS_OPENAT, atFDCWD, p, unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC, 0o600, 0, 0)
 			if errno == 0 {
-				unix.Syscall(unix.SYS_CLOSE, r, 0, 0)
+				unix.RawSyscall(unix.SYS_CLOSE, r, 0, 0)
 			}
 		case opStat:
 			if e.statx {
-				r, _, errno = unix.Syscall6(unix.SYS_STATX, atFDCWD, p, unix.AT_STATX_SYNC_AS_STAT, unix.STATX_ALL, uintptr(unsafe.Pointer(&e.stx)), 0)
+				r, _, errno = unix.RawSyscall6(unix.SYS_STATX, atFDCWD, p, unix.AT_STATX_SYNC_AS_STAT, unix.STATX_ALL, uintptr(unsafe.Pointer(&e.stx)), 0)
 			} else {
 				flags := uintptr(0)
 				if e.lstat {
 					flags = unix.AT_SYMLINK_NOFOLLOW
 				}
-				r, _, errno = unix.Syscall6(unix.SYS_NEWFSTATAT, atFDCWD, p, uintptr(unsafe.Pointer(&e.st)), flags, 0, 0)
+				r, _, errno = unix.RawSyscall6(unix.SYS_NEWFSTATAT, atFDCWD, p, uintptr(unsafe.Pointer(&e.st)), flags, 0, 0)
 			}
 		case opDelete:
-			r, _, errno = unix.Syscall(unix.SYS_UNLINKAT, atFDCWD, p, 0)
+			r, _, errno = unix.RawSyscall(unix.SYS_UNLINKAT, atFDCWD, p, 0)
 		}
 		if errno == unix.EINTR {
 			continue
