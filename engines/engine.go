@@ -216,6 +216,9 @@ type Config struct {
 	// filestat's call (stat, lstat or statx; "" is stat).
 	Files    FileSet
 	StatType string
+
+	// exec: the program to run.
+	Exec *ExecSpec
 }
 
 func (c Config) depth() int {
@@ -257,6 +260,7 @@ var registry = []struct {
 	{"filecreate", newFileCreate},
 	{"filestat", newFileStat},
 	{"filedelete", newFileDelete},
+	{"exec", newExec},
 }
 
 // Names lists the engines New knows, in a fixed order.

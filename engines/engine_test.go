@@ -10,7 +10,7 @@ import (
 
 func TestNames(t *testing.T) {
 	want := []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap",
-		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete"}
+		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec"}
 	if diff := cmp.Diff(want, Names()); diff != "" {
 		t.Errorf("Names (-want +got):\n%s", diff)
 	}
@@ -73,12 +73,12 @@ func TestFlagsAndClose(t *testing.T) {
 		"falloc": FlagSync | FlagNoIO | FlagNoAlign, "ftruncate": FlagSync | FlagNoIO | FlagNoAlign,
 		"cpuio":      FlagSync | FlagNoIO | FlagNoAlign,
 		"filecreate": FlagSync | FlagNoIO | FlagNoAlign | FlagFileOps, "filestat": FlagSync | FlagNoIO | FlagNoAlign | FlagFileOps,
-		"filedelete": FlagSync | FlagNoIO | FlagNoAlign | FlagFileOps,
+		"filedelete": FlagSync | FlagNoIO | FlagNoAlign | FlagFileOps, "exec": FlagSync | FlagNoIO | FlagNoAlign,
 	}
 	files := FileSet{Dir: t.TempDir(), Prefix: "f.0.", N: 1, Size: 4096}
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
-			e, err := New(name, Config{File: f, Depth: 4, Files: files})
+			e, err := New(name, Config{File: f, Depth: 4, Files: files, Exec: &ExecSpec{Path: "/bin/true"}})
 			if err != nil {
 				t.Fatal(err)
 			}

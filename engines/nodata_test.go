@@ -16,7 +16,7 @@ import (
 // test can write a block and read it back.
 func movesData(name string) bool {
 	switch name {
-	case "null", "falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete":
+	case "null", "falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec":
 		return false
 	}
 	return true
@@ -251,5 +251,56 @@ func TestFileOpsNoAllocs(t *testing.T) {
 		}); a != 0 {
 			t.Errorf("%s: %v allocations per unit, want 0", st, a)
 		}
+	}
+}
+
+// TestExec runs a program for the job: units wait on it, its output goes
+// to the files named, Stop ends it with SIGTERM or, past the grace time,
+// SIGKILL, and a program that cannot start fails the first unit.
+func TestExec(t *testing.T) {
+	dir := t.TempDir()
+	out, errf := filepath.Join(dir, "j.stdout"), filepath.Join(dir, "j.stderr")
+	e := newEngine(t, "exec", Config{Exec: &ExecSpec{Path: "/bin/sh", Args: []string{"-c", "echo out; echo err >&2; exec sleep 30"},
+		Stdout: out, Stderr: errf, Grace: 5 * time.Second}})
+	u := &Unit{Op: OpRead, Buf: make([]byte, 4096)}
+	t0 := time.Now()
+	queue(t, e, u)
+	queue(t, e, u)
+	if d := time.Since(t0); u.Res != 0 || d < 2*execPoll || d > 20*execPoll {
+		t.Errorf("two units: Res %d in %v, want 0 in about %v", u.Res, d, 2*execPoll)
+	}
+	x := e.(*execEngine)
+	pid := x.proc.Pid
+	t0 = time.Now()
+	if err := x.Stop(); err != nil || !x.exited || time.Since(t0) > 2*time.Second {
+		t.Fatalf("Stop: %v, exited %v after %v: sleep ends at SIGTERM", err, x.exited, time.Since(t0))
+	}
+	if !x.status.Signaled() || x.status.Signal() != unix.SIGTERM {
+		t.Errorf("exit status %v, want killed by SIGTERM", x.status)
+	}
+	if err := unix.Kill(pid, 0); err != unix.ESRCH {
+		t.Errorf("pid %d after Stop: %v, want ESRCH", pid, err)
+	}
+	for path, want := range map[string]string{out: "out\n", errf: "err\n"} {
+		if b, err := os.ReadFile(path); err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", path, b, err, want)
+		}
+	}
+
+	// A program that ignores SIGTERM is killed after the grace time.
+	e = newEngine(t, "exec", Config{Exec: &ExecSpec{Path: "/bin/sh", Args: []string{"-c", "trap '' TERM; sleep 30 & wait"},
+		Grace: 200 * time.Millisecond}})
+	queue(t, e, u)
+	x = e.(*execEngine)
+	t0 = time.Now()
+	x.Stop()
+	if d := time.Since(t0); !x.status.Signaled() || x.status.Signal() != unix.SIGKILL || d < 200*time.Millisecond || d > 3*time.Second {
+		t.Errorf("status %v after %v, want SIGKILL after the 200 ms grace", x.status, d)
+	}
+
+	e = newEngine(t, "exec", Config{Exec: &ExecSpec{Path: filepath.Join(dir, "missing")}})
+	queue(t, e, u)
+	if u.Res != -int64(unix.ENOENT) || !strings.Contains(e.Explain(u).Error(), "exec: start "+filepath.Join(dir, "missing")) {
+		t.Errorf("missing program: Res %d, %v", u.Res, e.Explain(u))
 	}
 }

@@ -35,7 +35,7 @@
 //	name                                         Name; on a command line, starts a new job
 //	description                                  Description
 //	filename                                     Filename; one file (\: escapes a colon)
-//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete
+//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
@@ -120,6 +120,10 @@
 //	cpuchunks                                    CPUChunks (microseconds; cpuio)
 //	cpumode                                      CPUMode: noop, qsort (cpuio)
 //	stat_type                                    StatType: stat, lstat, statx (filestat)
+//	program                                      ExecProgram (exec)
+//	arguments                                    ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)
+//	grace_time                                   ExecGrace (default unit s; exec)
+//	std_redirect                                 ExecNoRedirect = !value (exec)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
@@ -164,7 +168,10 @@
 // (fallocate or ftruncate per I/O, counted as fio counts it). cpuio opens
 // nothing: each I/O is a read of no bytes that burns the CPU for
 // cpuchunks, and the job idles between them so that it uses cpuload
-// percent of a CPU, for its runtime. filecreate, filestat and
+// percent of a CPU, for its runtime. exec runs its program for the
+// runtime (each I/O a 50 ms wait on it, no bytes, 10 a second, as fio's), then stops
+// it with SIGTERM and, grace_time later, SIGKILL; a program that cannot
+// start fails the job (fio's job carries on). filecreate, filestat and
 // filedelete work on nrfiles files per clone, fio's jobname.clone.N in
 // the directory (laid out first, but for filecreate and with
 // create_on_open): the I/O covers each file's bytes a block at a time,

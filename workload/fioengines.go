@@ -13,9 +13,10 @@ import (
 )
 
 // FioEngines are the options of fio's engines that move no data: cpuio,
-// which burns the CPU, and the file engines filecreate, filestat and
-// filedelete, which time one call per file over nrfiles files; Job embeds
-// it, so the fields read as Job's. falloc and ftruncate take none.
+// which burns the CPU, exec, which runs a program beside the other jobs,
+// and the file engines filecreate, filestat and filedelete, which time
+// one call per file over nrfiles files; Job embeds it, so the fields read
+// as Job's. falloc and ftruncate take none.
 type FioEngines struct {
 	// NrFiles is fio's nrfiles: the files of each clone of a file-engine
 	// job (0 means 1), named as fio's jobname.clone.filenum in Directory.
@@ -39,6 +40,16 @@ type FioEngines struct {
 	// StatType is filestat's stat_type: stat (the default), lstat or
 	// statx.
 	StatType string `json:"stat_type,omitempty"`
+	// ExecProgram and ExecArguments are exec's program and arguments
+	// (split at blanks; %r is the runtime in seconds, %n the job's
+	// name). The program runs for the job's runtime, then gets SIGTERM
+	// and, ExecGrace later (grace_time; nil means 1 s), SIGKILL. Its
+	// output goes to <job>.stdout and <job>.stderr in the job's
+	// directory unless ExecNoRedirect (std_redirect=0).
+	ExecProgram    string         `json:"program,omitempty"`
+	ExecArguments  string         `json:"arguments,omitempty"`
+	ExecGrace      *time.Duration `json:"grace_time_ns,omitempty"`
+	ExecNoRedirect bool           `json:"std_redirect_off,omitempty"`
 }
 
 // fileEngines take nrfiles above 1.
@@ -77,13 +88,29 @@ var engineOptions = []fioOption{
 		set: setString(func(j *Job) *string { return &j.CPUMode })},
 	{name: "stat_type", field: "stat_type", doc: "StatType: stat, lstat, statx (filestat)",
 		set: setString(func(j *Job) *string { return &j.StatType })},
+	{name: "program", field: "program", doc: "ExecProgram (exec)",
+		set: setString(func(j *Job) *string { return &j.ExecProgram })},
+	{name: "arguments", field: "arguments", doc: "ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)",
+		set: setString(func(j *Job) *string { return &j.ExecArguments })},
+	{name: "grace_time", field: "grace_time", doc: "ExecGrace (default unit s; exec)",
+		set: func(st *jobState, v string) error {
+			d, err := ParseTime(v, time.Second)
+			st.job.ExecGrace = &d
+			return err
+		}},
+	{name: "std_redirect", field: "std_redirect", isBool: true, doc: "ExecNoRedirect = !value (exec)",
+		set: func(st *jobState, v string) error {
+			b, err := ParseBool(v)
+			st.job.ExecNoRedirect = !b
+			return err
+		}},
 }
 
-// normalizeEngines applies what an engine implies: cpuio runs for its
-// runtime whatever time_based says, as fio's does (Validate wants the
-// runtime).
+// normalizeEngines applies what an engine implies: cpuio and exec run
+// for their runtime whatever time_based says, as fio's do (Validate
+// wants the runtime).
 func (j *Job) normalizeEngines() {
-	if j.Engine == "cpuio" && j.Runtime > 0 {
+	if (j.Engine == "cpuio" || j.Engine == "exec") && j.Runtime > 0 {
 		j.TimeBased = true
 	}
 }
@@ -134,6 +161,29 @@ func (j *Job) validateEngines() error {
 		return bad("stat_type", "ioengine=%s does not take it (only filestat)", j.Engine)
 	case j.StatType != "" && j.StatType != "stat" && j.StatType != "lstat" && j.StatType != "statx":
 		return bad("stat_type", "unknown %q (want stat, lstat or statx)", j.StatType)
+	}
+	for _, o := range [...]struct {
+		name string
+		set  bool
+	}{{"program", j.ExecProgram != ""}, {"arguments", j.ExecArguments != ""}, {"grace_time", j.ExecGrace != nil}, {"std_redirect", j.ExecNoRedirect}} {
+		if o.set && j.Engine != "exec" {
+			return bad(o.name, "ioengine=%s does not take it (only exec)", j.Engine)
+		}
+	}
+	if j.Engine == "exec" {
+		switch {
+		case j.ExecProgram == "":
+			return bad("program", "ioengine=exec needs a program")
+		case j.Runtime == 0:
+			return bad("runtime", "ioengine=exec runs its program for the runtime: give one")
+		case j.ExecGrace != nil && (*j.ExecGrace < 0 || *j.ExecGrace%time.Microsecond != 0):
+			return bad("grace_time", "%v is not a whole positive number of microseconds", *j.ExecGrace)
+		}
+		for _, f := range []struct{ name, v string }{{"program", j.ExecProgram}, {"arguments", j.ExecArguments}} {
+			if err := checkValue(f.v); err != "" {
+				return bad(f.name, "%s", err)
+			}
+		}
 	}
 	if j.Engine == "cpuio" {
 		switch {
@@ -193,6 +243,18 @@ func (j *Job) enginesString() string {
 	if j.StatType != "" {
 		kv("stat_type", j.StatType)
 	}
+	if j.ExecProgram != "" {
+		kv("program", j.ExecProgram)
+	}
+	if j.ExecArguments != "" {
+		kv("arguments", j.ExecArguments)
+	}
+	if j.ExecGrace != nil {
+		kv("grace_time", FormatTime(*j.ExecGrace))
+	}
+	if j.ExecNoRedirect {
+		kv("std_redirect", "0")
+	}
 	return b.String()
 }
 
@@ -209,7 +271,7 @@ func (w *worker) setupNoFile(job Job, clone int) (Job, int64, error) {
 	switch {
 	case job.Engine == "null":
 		return job, job.Offset + job.Size, nil
-	case job.Engine == "cpuio":
+	case job.Engine == "cpuio" || job.Engine == "exec":
 		return job, job.Offset + max(job.Size, job.MaxBlockSize()), nil
 	}
 	per := job.perFile()
@@ -287,7 +349,9 @@ func (w *worker) unlinkFiles() error {
 
 // cpuDuty is cpuio's duty cycle: after each unit the job idles
 // CPUChunks*(100-CPULoad)/CPULoad (fio's cpuio sets that thinktime), so
-// the thread is busy CPULoad percent of the time.
+// the thread is busy CPULoad percent of the time. An exec job idles as
+// long as its units wait on the program, 50 ms: fio's exec job makes
+// 10 units a second of about 50 ms each.
 type cpuDuty struct {
 	idle  int64 // ns after each unit
 	until int64 // ns: the next unit starts then
@@ -295,6 +359,9 @@ type cpuDuty struct {
 }
 
 func newCPUDuty(j *Job) *cpuDuty {
+	if j.Engine == "exec" {
+		return &cpuDuty{idle: int64(50 * time.Millisecond)}
+	}
 	if j.Engine != "cpuio" || j.CPULoad <= 0 || j.CPULoad >= 100 {
 		return nil
 	}
@@ -313,4 +380,34 @@ func (c *cpuDuty) wait(now int64) int64 {
 		c.until, c.armed = now+c.idle, false
 	}
 	return max(c.until-now, 0)
+}
+
+// execSpec is the program of an exec job, its arguments split at blanks
+// with fio's %r (the runtime in whole seconds) and %n (the job's name)
+// replaced; nil for other engines.
+func (j *Job) execSpec() *engines.ExecSpec {
+	if j.Engine != "exec" {
+		return nil
+	}
+	r := strconv.FormatInt(int64(j.Runtime/time.Second), 10)
+	args := strings.Fields(strings.NewReplacer("%r", r, "%n", j.Name).Replace(j.ExecArguments))
+	s := &engines.ExecSpec{Path: j.ExecProgram, Args: args, Grace: time.Second}
+	if j.ExecGrace != nil {
+		s.Grace = *j.ExecGrace
+	}
+	if !j.ExecNoRedirect {
+		s.Stdout, s.Stderr = j.dirFile(j.Name+".stdout"), j.dirFile(j.Name+".stderr")
+	}
+	return s
+}
+
+// stopEngine ends what the engine runs beside the job once the job's
+// I/O is over: exec's program gets its signals at the job's end, not
+// when every job is.
+func (w *worker) stopEngine() {
+	if s, ok := w.eng.(interface{ Stop() error }); ok {
+		if err := s.Stop(); err != nil && w.res.Err == nil {
+			w.res.Err = err
+		}
+	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // noDataEngines are the engines that move no data (FioEngines).
-var noDataEngines = []string{"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete"}
+var noDataEngines = []string{"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec"}
 
 // TestFioEnginesParse reads the options of fio's examples for these
 // engines (examples/cpuio.fio, filestat-ioengine.fio,
@@ -222,3 +222,52 @@ func TestRunFallocFtruncate(t *testing.T) {
 	require.NoError(t, unix.Stat(path, &st))
 	assert.Equal(t, int64(60<<10), st.Size, "the last write's offset")
 }
+
+// TestRunExec runs a program for the job's runtime with fio's %n and %r
+// in its arguments, stops it at the job's end, and fails a job whose
+// program does not start.
+func TestRunExec(t *testing.T) {
+	dir := t.TempDir()
+	jobs, err := ParseFio(strings.NewReader("[global]\nioengine=exec\ndirectory="+dir+`
+[echo]
+runtime=400ms
+program=/bin/echo
+arguments=%n ran  %r s
+[sleep]
+runtime=1
+program=/bin/sleep
+arguments=30
+grace_time=0
+std_redirect=0
+[missing]
+runtime=1
+program=`+dir+"/missing\n"), "t.fio")
+	require.NoError(t, err)
+	assert.True(t, jobs[0].TimeBased)
+	grace := time.Duration(0)
+	assert.Equal(t, FioEngines{ExecProgram: "/bin/sleep", ExecArguments: "30", ExecGrace: &grace, ExecNoRedirect: true}, jobs[1].FioEngines)
+
+	r := runJob(t, jobs[0], Options{})
+	require.NoError(t, r.Err)
+	s := r.Dirs[DirRead]
+	assert.InDelta(t, 4, float64(s.IOs), 1, "50 ms units, 50 ms apart, in 400 ms")
+	assert.Equal(t, uint64(0), s.Bytes)
+	assert.GreaterOrEqual(t, s.Clat.Min(), uint64(execPollFloor))
+	out, err := os.ReadFile(filepath.Join(dir, "echo.stdout"))
+	require.NoError(t, err)
+	assert.Equal(t, "echo ran 0 s\n", string(out))
+	_, err = os.Stat(filepath.Join(dir, "echo.stderr"))
+	assert.NoError(t, err)
+
+	t0 := time.Now()
+	r = runJob(t, jobs[1], Options{})
+	require.NoError(t, r.Err)
+	assert.Less(t, time.Since(t0), 10*time.Second, "sleep 30 is stopped at the job's end")
+
+	r = runJob(t, jobs[2], Options{})
+	require.Error(t, r.Err)
+	assert.Contains(t, r.Err.Error(), "exec: start "+dir+"/missing")
+}
+
+// execPollFloor is less than the exec engine's 50 ms wait per unit.
+const execPollFloor = 40 * time.Millisecond

@@ -503,7 +503,7 @@ var fioOptions = []fioOption{
 			st.job.Filename = b.String()
 			return nil
 		}},
-	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete",
+	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec",
 		set: func(st *jobState, v string) error {
 			st.job.Engine = v
 			return unsupportedEngine(v)

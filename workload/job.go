@@ -352,7 +352,7 @@ var DefaultPercentiles = latency.DefaultPercentiles
 // engines take each engine-specific option.
 var (
 	Engines = []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap",
-		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete"}
+		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec"}
 	EngineOptions = map[string][]string{
 		"hipri":         {"io_uring", "pvsync2"},
 		"fixedbufs":     {"io_uring"},

@@ -19,7 +19,7 @@ func (j *Job) engineConfig(f *os.File, bufs [][]byte, size int64) engines.Config
 		SQPoll: j.SQThreadPoll, FixedBufs: j.FixedBufs, RegisterFiles: j.RegisterFiles,
 		HiPri: j.Hipri, NoWait: j.NoWait, Size: size,
 		OneThread: true, // each worker runs on its own locked thread
-		CPUChunk:  j.CPUChunks, CPUQsort: j.CPUMode == "qsort", StatType: j.StatType,
+		CPUChunk:  j.CPUChunks, CPUQsort: j.CPUMode == "qsort", StatType: j.StatType, Exec: j.execSpec(),
 	}
 }
 

@@ -585,6 +585,7 @@ func (w *worker) run(start int64) {
 		w.res.Steady = w.ss.result()
 	}
 	w.verifyFailed()
+	w.stopEngine()
 }
 
 // commit submits the staged units and stamps their issue time, which it
