@@ -56,6 +56,10 @@ type Unit struct {
 	// level; 0: the thread's own). libaio and io_uring pass it with the
 	// I/O (fio's cmdprio options); the other engines ignore it.
 	Prio uint16
+	// FileOp is set by an engine with FlagFileOps: this unit did its
+	// file's operation (create, stat, unlink), so its completion time is
+	// that operation's latency; false for the file's other units.
+	FileOp bool
 }
 
 // Err returns the errno of a failed unit (Res < 0) and nil otherwise.
@@ -108,6 +112,11 @@ const (
 	// FlagNoAlign: the engine copies through memory (mmap) and imposes no
 	// O_DIRECT alignment.
 	FlagNoAlign
+	// FlagFileOps: units stand for the bytes of whole files (Config.Files)
+	// and the engine's work is one operation per file, done with the
+	// file's first unit (Unit.FileOp); fio's filecreate, filestat and
+	// filedelete. fio records that operation's time as clat, and no lat.
+	FlagFileOps
 )
 
 func (f Flags) String() string {
@@ -115,7 +124,7 @@ func (f Flags) String() string {
 		return "0"
 	}
 	var parts []string
-	names := []string{"sync", "commit", "noio", "noalign"}
+	names := []string{"sync", "commit", "noio", "noalign", "fileops"}
 	for i, n := range names {
 		if f&(1<<i) != 0 {
 			parts = append(parts, n)
@@ -197,6 +206,19 @@ type Config struct {
 	// mmap: bytes to map from offset 0; 0 means the size of File. A regular
 	// file shorter than Size is extended.
 	Size int64
+
+	// cpuio: each unit burns the CPU for CPUChunk (0: 50 ms, fio's
+	// cpuchunks default), in a busy loop or, with CPUQsort, sorting.
+	CPUChunk time.Duration
+	CPUQsort bool
+
+	// filecreate, filestat, filedelete: the files units stand for, and
+	// filestat's call (stat, lstat or statx; "" is stat).
+	Files    FileSet
+	StatType string
+
+	// exec: the program to run.
+	Exec *ExecSpec
 }
 
 func (c Config) depth() int {
@@ -232,6 +254,13 @@ var registry = []struct {
 	{"libaio", newLibaio},
 	{"io_uring", newUring},
 	{"mmap", newMmap},
+	{"falloc", newFalloc},
+	{"ftruncate", newFtruncate},
+	{"cpuio", newCPUIO},
+	{"filecreate", newFileCreate},
+	{"filestat", newFileStat},
+	{"filedelete", newFileDelete},
+	{"exec", newExec},
 }
 
 // Names lists the engines New knows, in a fixed order.
@@ -250,7 +279,7 @@ func New(name string, cfg Config) (Engine, error) {
 			if cfg.Depth < 0 {
 				return nil, fmt.Errorf("engines: %w: depth %d < 0", ErrConfig, cfg.Depth)
 			}
-			if name != "null" && cfg.File == nil {
+			if NeedsFile(name) && cfg.File == nil {
 				return nil, fmt.Errorf("engines: %w: %s needs Config.File", ErrConfig, name)
 			}
 			return r.new(cfg)

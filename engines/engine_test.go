@@ -9,7 +9,8 @@ import (
 )
 
 func TestNames(t *testing.T) {
-	want := []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap"}
+	want := []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap",
+		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec"}
 	if diff := cmp.Diff(want, Names()); diff != "" {
 		t.Errorf("Names (-want +got):\n%s", diff)
 	}
@@ -26,9 +27,10 @@ func TestNewErrors(t *testing.T) {
 		}
 	}
 	for _, name := range Names() {
-		if name == "null" {
+		if name == "null" || name == "cpuio" {
 			continue
 		}
+		// The file engines need Config.Files instead.
 		if _, err := New(name, Config{}); !errors.Is(err, ErrConfig) {
 			t.Errorf("New(%q) without a file: %v, want ErrConfig", name, err)
 		}
@@ -68,10 +70,15 @@ func TestFlagsAndClose(t *testing.T) {
 	want := map[string]Flags{
 		"null": FlagHasCommit | FlagNoIO | FlagNoAlign, "sync": FlagSync, "psync": FlagSync,
 		"pvsync2": FlagSync, "libaio": FlagHasCommit, "io_uring": FlagHasCommit, "mmap": FlagSync | FlagNoAlign,
+		"falloc": FlagSync | FlagNoIO | FlagNoAlign, "ftruncate": FlagSync | FlagNoIO | FlagNoAlign,
+		"cpuio":      FlagSync | FlagNoIO | FlagNoAlign,
+		"filecreate": FlagSync | FlagNoIO | FlagNoAlign | FlagFileOps, "filestat": FlagSync | FlagNoIO | FlagNoAlign | FlagFileOps,
+		"filedelete": FlagSync | FlagNoIO | FlagNoAlign | FlagFileOps, "exec": FlagSync | FlagNoIO | FlagNoAlign,
 	}
+	files := FileSet{Dir: t.TempDir(), Prefix: "f.0.", N: 1, Size: 4096}
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
-			e, err := New(name, Config{File: f, Depth: 4})
+			e, err := New(name, Config{File: f, Depth: 4, Files: files, Exec: &ExecSpec{Path: "/bin/true"}})
 			if err != nil {
 				t.Fatal(err)
 			}

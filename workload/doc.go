@@ -27,7 +27,7 @@
 // ErrUnsupported ("fio option X is not supported by stortest"), any other
 // ErrUnknownOption. Include directives, fio's $keywords, arithmetic,
 // percentages of the device, per-direction block sizes and several files
-// are not supported.
+// per job (but with the file engines: see FioEngines) are not supported.
 //
 // The accepted options, exactly:
 //
@@ -35,7 +35,7 @@
 //	name                                         Name; on a command line, starts a new job
 //	description                                  Description
 //	filename                                     Filename; one file (\: escapes a colon)
-//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap
+//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
@@ -96,7 +96,6 @@
 //	cmdprio_bssplit                              CmdPrio.BSSplit: bs/percent[/class[/level]]:...[,...] (libaio, io_uring)
 //	directory                                    Directory; one directory
 //	filesize                                     FileSize (bytes; one size, not a range)
-//	nrfiles               nr_files               1 only (the default)
 //	io_size               io_limit               IOSize (bytes)
 //	stonewall             wait_for_previous      Stonewall
 //	new_group                                    NewGroup
@@ -136,6 +135,19 @@
 //	flow_id                                      Flow.ID (default 0)
 //	flow_sleep                                   Flow.Sleep (whole microseconds, no unit)
 //	flow_watermark                               No effect: fio 3.33 ignores it (deprecated)
+//	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
+//	openfiles                                    No effect: the file engines hold no file open
+//	create_on_open                               CreateOnOpen (filecreate, filestat, filedelete)
+//	unlink                                       Unlink: remove the job's regular files after it
+//	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)
+//	cpuload                                      CPULoad (percent; cpuio)
+//	cpuchunks                                    CPUChunks (microseconds; cpuio)
+//	cpumode                                      CPUMode: noop, qsort (cpuio)
+//	stat_type                                    StatType: stat, lstat, statx (filestat)
+//	program                                      ExecProgram (exec)
+//	arguments                                    ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)
+//	grace_time                                   ExecGrace (default unit s; exec)
+//	std_redirect                                 ExecNoRedirect = !value (exec)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
@@ -173,6 +185,24 @@
 // fio's do. A time-based job is not read back (without verify_backlog), as
 // fio 3.33 does not read back a write-only one; Job.Warnings says so in
 // fio's words.
+//
+// # Engines that move no data
+//
+// falloc and ftruncate work on the job's file like the other engines
+// (fallocate or ftruncate per I/O, counted as fio counts it). cpuio opens
+// nothing: each I/O is a read of no bytes that burns the CPU for
+// cpuchunks, and the job idles between them so that it uses cpuload
+// percent of a CPU, for its runtime. exec runs its program for the
+// runtime (each I/O a 50 ms wait on it, no bytes, 10 a second, as fio's), then stops
+// it with SIGTERM and, grace_time later, SIGKILL; a program that cannot
+// start fails the job (fio's job carries on). filecreate, filestat and
+// filedelete work on nrfiles files per clone, fio's jobname.clone.N in
+// the directory (laid out first, but for filecreate and with
+// create_on_open): the I/O covers each file's bytes a block at a time,
+// and each file's first block makes the engine's call (open with
+// O_CREAT, stat, unlink), whose time is that I/O's clat; the others
+// record none, and no lat is recorded, as in fio's output. A direction
+// that moved no bytes reports runtime 0, as fio's.
 //
 // # Order of jobs
 //

@@ -511,7 +511,7 @@ var fioOptions = []fioOption{
 			st.job.Filename = b.String()
 			return nil
 		}},
-	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap",
+	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec",
 		set: func(st *jobState, v string) error {
 			st.job.Engine = v
 			return unsupportedEngine(v)
@@ -828,7 +828,7 @@ func parseBlockSize(v string) (int64, error) {
 
 var optionIndex = func() map[string]*fioOption {
 	m := map[string]*fioOption{}
-	for _, table := range [][]fioOption{fioOptions, reportOptions, moreOptions, extraOptions} {
+	for _, table := range [][]fioOption{fioOptions, reportOptions, moreOptions, extraOptions, engineOptions} {
 		for i := range table {
 			o := &table[i]
 			m[o.name] = o
@@ -860,10 +860,10 @@ var knownFio = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic
 bs_is_seq_rand bs_unaligned blocksize_unaligned buffer_compress_chunk
 buffer_compress_percentage buffer_pattern bwavgtime cgroup cgroup_nodelete cgroup_weight
 cmd_type cpumask cpus_allowed
-cpus_allowed_policy create_fsync create_on_open create_only dedupe_global dedupe_mode
+cpus_allowed_policy create_fsync create_only dedupe_global dedupe_mode
 dedupe_percentage dedupe_working_set_percentage
 disk_util end_fsync error_dump exec_postrun
-exec_prerun exitall_on_error fadvise_hint fallocate fdatasync file_append
+exec_prerun exitall_on_error fadvise_hint fdatasync file_append
 file_service_type filename_format force_async
 fsync_on_close gid gtod_cpu hipri_percentage hugepage-size ignore_error
 ignore_zone_limits invalidate io_submit_mode iomem iopsavgtime ioscheduler
@@ -872,14 +872,14 @@ lockmem log_alternate_epoch log_alternate_epoch_clock_id log_compression
 log_compression_cpus log_entries log_hist_coarseness log_max_value
 log_store_compressed log_unix_epoch max_latency max_open_zones mem merge_blktrace_file
 merge_blktrace_iters merge_blktrace_scalars nice nonvectored numa_cpu_nodes numa_mem_policy
-offset_align offset_increment opendir openfiles overwrite percentage_random
+offset_align offset_increment opendir overwrite percentage_random
 pre_read profile rate_ignore_thinktime
 rate_process read_beyond_wp read_iolog read_iolog_chunked refill_buffers
 replay_align replay_no_stall replay_redirect replay_scale replay_skip replay_time_scale
 scramble_buffers serialize_overlap significant_figures sqthread_poll_cpu stats
 sync sync_file_range thinktime_blocks_type thinktime_iotime
 thp trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid
-uncached unique_filename unit_base unlink unlink_each_loop userspace_reap verify_async
+uncached unique_filename unit_base unlink_each_loop userspace_reap verify_async
 verify_backlog_batch verify_offset verify_only verify_state_load write_barrier write_hint
 write_iolog zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity zonemode
 zonerange zonesize zoneskip`)

@@ -325,7 +325,7 @@ func TestDocTable(t *testing.T) {
 		}
 		documented[m[1]] = strings.TrimSpace(m[2])
 	}
-	for _, o := range slices.Concat(fioOptions, reportOptions, moreOptions, extraOptions) {
+	for _, o := range slices.Concat(fioOptions, reportOptions, moreOptions, extraOptions, engineOptions) {
 		got, ok := documented[o.name]
 		if !ok {
 			t.Errorf("doc.go does not list option %s", o.name)

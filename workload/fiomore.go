@@ -58,14 +58,6 @@ var moreOptions = append([]fioOption{
 			st.job.FileSize = n
 			return err
 		}},
-	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "1 only (the default)",
-		set: func(_ *jobState, v string) error {
-			n, err := ParseCount(v, 1<<31-1)
-			if err == nil && n != 1 {
-				return unsupported("nrfiles=" + v + ": several files per job")
-			}
-			return err
-		}},
 	{name: "io_size", aliases: []string{"io_limit"}, field: "io_size", doc: "IOSize (bytes)",
 		set: setSize(func(j *Job) *int64 { return &j.IOSize })},
 	{name: "stonewall", aliases: []string{"wait_for_previous"}, field: "stonewall", isBool: true, doc: "Stonewall",
@@ -199,13 +191,13 @@ func (j *Job) moreString() string {
 }
 
 // finishMore applies, when a job's section ends, what fio derives from
-// FioMore's options: a job with filesize but no size moves filesize; a
-// relative filename is in the directory; wait_for must name an earlier
-// job.
+// FioMore's options: a job with filesize but no size moves filesize
+// (times nrfiles); a relative filename is in the directory; wait_for
+// must name an earlier job.
 func (p *parser) finishMore(st *jobState) error {
 	j := &st.job
 	if j.Size == 0 && j.FileSize > 0 {
-		j.Size = j.FileSize
+		j.Size = j.FileSize * int64(j.nrFiles())
 	}
 	if j.Directory != "" && j.Filename != "" {
 		// The file is named in full: Directory stays only for fio's

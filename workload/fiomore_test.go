@@ -74,12 +74,12 @@ func TestFioMoreOptionsParse(t *testing.T) {
 
 func TestFioMoreErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"[a]\nnrfiles=2\n", "t.fio:2: job \"a\": nrfiles: nrfiles=2: several files per job is not supported by stortest"},
+		{"[a]\nnrfiles=2\n", "t.fio:2: job \"a\": nrfiles: nrfiles=2: several files per job (only with ioengine filecreate, filestat or filedelete) is not supported by stortest"},
 		{"[a]\nfilesize=1k-4k\n", "t.fio:2: job \"a\": filesize: filesize=1k-4k: a range of file sizes is not supported by stortest"},
 		{"[a]\n[b]\nwait_for=c\n", "t.fio:3: job \"b\": wait_for: no job \"c\" before this one"},
 		{"[a]\nverify=pattern\n", "t.fio:2: job \"a\": verify: verify=pattern needs verify_pattern"},
-		{"[a]\nioengine=cpuio\n", "t.fio:2: job \"a\": ioengine: fio ioengine cpuio is not supported by stortest"},
-		{"[a]\ncpuload=50\n", "t.fio:2: job \"a\": fio option cpuload (ioengine cpuio) is not supported by stortest"},
+		{"[a]\nioengine=e4defrag\n", "t.fio:2: job \"a\": ioengine: fio ioengine e4defrag is not supported by stortest"},
+		{"[a]\ndonorname=x\n", "t.fio:2: job \"a\": fio option donorname (ioengine e4defrag) is not supported by stortest"},
 		{"[a]\nport=8888\n", "t.fio:2: job \"a\": fio option port (ioengine net, netsplice or rdma) is not supported by stortest"},
 		{"[a]\ncmdprio_percentage=20\n", "t.fio:2: job \"a\": cmdprio_percentage: ioengine=psync does not take the cmdprio options (only libaio, io_uring)"},
 		{"[a]\nrandom_generator=mt\n", "unknown random_generator \"mt\""},
@@ -308,7 +308,7 @@ func TestParseFioWithArgs(t *testing.T) {
 		want string
 	}{
 		{[]string{"--name=x"}, "args[0]: name: --name beside a job file"},
-		{[]string{"--runtime=2", "--threads=1", "--cpuload=3"}, "args[2]: fio option cpuload (ioengine cpuio) is not supported"},
+		{[]string{"--runtime=2", "--threads=1", "--donorname=x"}, "args[2]: fio option donorname (ioengine e4defrag) is not supported"},
 		{[]string{"--output=x"}, "args[0]: fio command-line option --output is not a job option"},
 		{[]string{"--iodepth=0"}, "args[0]: iodepth: 0 is less than 1"},
 	} {

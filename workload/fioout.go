@@ -150,7 +150,7 @@ func fioDir(j *JobResult, d Dir, format OutputFormat) ordered {
 	s := j.Dirs[d]
 	var ms, bwBytes uint64
 	var iops float64
-	if s.IOs > 0 { // fio reports runtime 0 for a direction without I/O
+	if s.Bytes > 0 { // fio reports runtime 0 for a direction that moved nothing (cpuio's reads too)
 		ms = fioDirRuntime(j.Runtime)
 	}
 	if ms > 0 {
@@ -285,9 +285,24 @@ func fioDiskUtil(ds []DiskUtil) []any {
 // printed min and max bracket the mean; fractional samples printed as
 // integers would not (iops_max 400 under a mean of 400.08, which
 // importers rightly take for damaged figures).
+//
+// fio leaves out the intervals in which nothing moved, so a direction
+// that moved no bytes in the whole run (a read-only job's writes,
+// cpuio's reads of no bytes) has no bw samples, and one without I/O no
+// iops samples; the seconds of a direction that did move something are
+// all kept here.
 func fioRates(secs []Second, d Dir) (bw, iops moments) {
-	bw = perSecond(secs, func(sec *Second) float64 { return math.Floor(sec.BW(d) / 1024) })
-	iops = perSecond(secs, func(sec *Second) float64 { return math.Floor(sec.IOPS(d)) })
+	var ios, bytes uint64
+	for i := range secs {
+		ios += secs[i].IOs[d]
+		bytes += secs[i].Bytes[d]
+	}
+	if bytes > 0 {
+		bw = perSecond(secs, func(sec *Second) float64 { return math.Floor(sec.BW(d) / 1024) })
+	}
+	if ios > 0 {
+		iops = perSecond(secs, func(sec *Second) float64 { return math.Floor(sec.IOPS(d)) })
+	}
 	return bw, iops
 }
 

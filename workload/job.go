@@ -293,6 +293,8 @@ type Job struct {
 	FioMore
 	// Offset modifiers and alignment: see FioExtra.
 	FioExtra
+	// Options of the engines that move no data: see FioEngines.
+	FioEngines
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -351,7 +353,8 @@ var DefaultPercentiles = latency.DefaultPercentiles
 // Engines lists the ioengine names a Job accepts, and EngineOptions which
 // engines take each engine-specific option.
 var (
-	Engines       = []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap"}
+	Engines = []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap",
+		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec"}
 	EngineOptions = map[string][]string{
 		"hipri":         {"io_uring", "pvsync2"},
 		"fixedbufs":     {"io_uring"},
@@ -419,6 +422,7 @@ func (j Job) Normalized() Job {
 	if j.SSDur > 0 && j.SS == "" {
 		j.SS = DefaultSS
 	}
+	j.normalizeEngines()
 	return j
 }
 
@@ -621,6 +625,9 @@ func (j *Job) Validate() error {
 	}
 	if opt, reason := n.validateExtra(); opt != "" {
 		return bad(opt, "%s", reason)
+	}
+	if err := n.validateEngines(); err != nil {
+		return err
 	}
 	if err := n.RandomDistribution.validate(); err != "" {
 		return bad("random_distribution", "%s", err)
@@ -853,6 +860,7 @@ func (j Job) String() string {
 	str("verify_pattern", n.VerifyPattern)
 	b.WriteString(n.moreString())
 	b.WriteString(n.extraString())
+	b.WriteString(n.enginesString())
 	if n.ContinueOnError != ContinueNone {
 		kv("continue_on_error", n.ContinueOnError.String())
 	}

@@ -19,6 +19,7 @@ func (j *Job) engineConfig(f *os.File, bufs [][]byte, size int64) engines.Config
 		SQPoll: j.SQThreadPoll, FixedBufs: j.FixedBufs, RegisterFiles: j.RegisterFiles,
 		HiPri: j.Hipri, NoWait: j.NoWait, Size: size,
 		OneThread: true, // each worker runs on its own locked thread
+		CPUChunk:  j.CPUChunks, CPUQsort: j.CPUMode == "qsort", StatType: j.StatType, Exec: j.execSpec(),
 	}
 }
 
@@ -72,7 +73,7 @@ func (j *Job) fioOptions() ordered {
 // jobname.clone.0 in the job's directory, else the working one (fio's
 // $jobname.$jobnum.$filenum), laid out to the job's size as fio does.
 func (j Job) withDefaultFile(clone int) Job {
-	if j.Filename == "" && j.Engine != "null" {
+	if j.Filename == "" && engines.NeedsFile(j.Engine) {
 		j.Filename = j.dirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
 	}
 	return j

@@ -269,6 +269,10 @@ type worker struct {
 	lbs     int
 	ss      *steadyRun // nil without steady-state options
 	minRate *minRate   // nil without rate_min and rate_iops_min
+	// files are a file engine's files (FlagFileOps); fileOps records
+	// latency as fio does for them: the file's call as clat, no lat.
+	files   engines.FileSet
+	fileOps bool
 
 	units  []engines.Unit
 	free   []*engines.Unit // units ready for use
@@ -336,12 +340,16 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 	}
 	w.ss = ss
 
-	// The null engine needs no file, as in fio: its region is the size.
+	// The null engine needs no file, as in fio: its region is the size;
+	// nor do cpuio and the file engines (setupNoFile).
 	var f *os.File
 	var size int64
 	w.lbs = 512
-	if job.Filename == "" && job.Engine == "null" {
-		size = job.Offset + job.Size
+	if job.opensNoFile() {
+		if job, size, err = w.setupNoFile(job, clone); err != nil {
+			return err
+		}
+		w.job = job
 	} else {
 		var err error
 		if f, err = engines.OpenFile(job.Filename, job.writes(), job.Direct); err != nil {
@@ -380,7 +388,9 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 		w.close()
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
-	w.eng, err = engines.New(job.Engine, job.engineConfig(f, w.bufs.All(), size))
+	cfg := job.engineConfig(f, w.bufs.All(), size)
+	cfg.Files = w.files
+	w.eng, err = engines.New(job.Engine, cfg)
 	if err != nil {
 		w.close()
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
@@ -414,6 +424,7 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 	if w.eng.Flags()&engines.FlagNoIO != 0 {
 		src.ver = nil // no data moves: nothing to read back
 	}
+	w.fileOps = w.eng.Flags()&engines.FlagFileOps != 0
 	w.units = make([]engines.Unit, job.IODepth)
 	w.free = make([]*engines.Unit, 0, job.IODepth)
 	w.staged = make([]*engines.Unit, 0, job.IODepth)
@@ -452,6 +463,11 @@ func (w *worker) close() {
 	if w.file != nil {
 		w.file.Close()
 		w.file = nil
+	}
+	if w.job.Unlink {
+		if err := w.unlinkFiles(); err != nil && w.res.Err == nil {
+			w.res.Err = err
+		}
 	}
 }
 
@@ -682,6 +698,7 @@ func (w *worker) run(start int64) {
 		w.res.Steady = w.ss.result()
 	}
 	w.verifyFailed()
+	w.stopEngine()
 }
 
 // commit submits the staged units and stamps their issue time, which it
@@ -739,8 +756,12 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 			s.ShortIOs++
 		}
 	}
-	s.Clat.Add(uint64(t - u.Issue))
-	s.Lat.Add(uint64(t - u.Start))
+	if !w.fileOps {
+		s.Clat.Add(uint64(t - u.Issue))
+		s.Lat.Add(uint64(t - u.Start))
+	} else if u.FileOp {
+		s.Clat.Add(uint64(t - u.Issue)) // the file's call; fio records no lat
+	}
 	if w.logs != nil {
 		w.logs.done(t-w.measureStart, d, uint64(t-u.Issue), uint64(t-u.Start), uint64(max(u.Res, 0)), uint64(len(u.Buf)), u.Offset, u.Prio)
 	}

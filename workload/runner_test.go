@@ -69,6 +69,9 @@ func TestRunEveryEngineAndMode(t *testing.T) {
 	target := loopTarget(t, 16<<20)
 	modes := []RW{Read, Write, RandRead, RandWrite, ReadWrite, RandRW}
 	for _, engine := range Engines {
+		if slicesContains(noDataEngines, engine) {
+			continue // fioengines_test.go
+		}
 		for _, rw := range modes {
 			t.Run(engine+"/"+rw.String(), func(t *testing.T) {
 				job := Job{Name: "t", Filename: target.Path, Engine: engine, RW: rw, BlockSize: 4096,

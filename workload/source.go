@@ -34,6 +34,8 @@ type ioSource struct {
 	vpass       int64
 	sinceVerify int64
 
+	duty *cpuDuty // cpuio's idle between units; nil for other engines
+
 	pending    IO // drawn but not issued (Busy, or waiting on the rate)
 	hasPending bool
 
@@ -59,7 +61,7 @@ func newIOSource(job Job, clone int, size int64) (*ioSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &ioSource{job: &job, pat: pat, pacer: NewJobPacer(&job), seed: seed, mixed: job.RW.Mixed(), size: size}
+	s := &ioSource{job: &job, pat: pat, pacer: NewJobPacer(&job), seed: seed, mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job)}
 	if !job.TimeBased {
 		s.limit = job.IOSize * int64(job.Loops)
 	}
@@ -92,6 +94,11 @@ const (
 // the verify pass starts only then, so it never reads a block whose write
 // has not completed.
 func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64) {
+	if s.duty != nil {
+		if w := s.duty.wait(now); w > 0 {
+			return srcWait, w
+		}
+	}
 	if s.verifying {
 		if s.nextVerify(u) {
 			return srcReady, 0
@@ -161,6 +168,9 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		u.Op = engines.OpRead
 	}
 	s.pacer.Issued(io.Dir, io.Len)
+	if s.duty != nil {
+		s.duty.armed = true
+	}
 	return srcReady, 0
 }
 

@@ -49,8 +49,8 @@ func TestRunJobOptionsBesideAJobFile(t *testing.T) {
 		}
 	}
 	errb.Reset()
-	if code := runMain([]string{"run", "--cpuload=5", file}, &out, &errb); code != 1 ||
-		!strings.Contains(errb.String(), "args[0]: fio option cpuload (ioengine cpuio) is not supported by stortest") {
+	if code := runMain([]string{"run", "--donorname=x", file}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "args[0]: fio option donorname (ioengine e4defrag) is not supported by stortest") {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
