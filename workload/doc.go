@@ -131,6 +131,10 @@
 //	number_ios                                   NumberIOs
 //	exitall                                      ExitAll
 //	exit_what                                    ExitWhat: group, stonewall or all
+//	zonemode                                     ZoneMode: none or strided
+//	zonerange                                    ZoneRange (bytes)
+//	zonesize                                     ZoneSize (bytes)
+//	zoneskip                                     ZoneSkip (bytes)
 //	flow                                         Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)
 //	flow_id                                      Flow.ID (default 0)
 //	flow_sleep                                   Flow.Sleep (whole microseconds, no unit)

@@ -87,6 +87,16 @@ type FioExtra struct {
 	// next stonewalled jobs start ("stonewall").
 	ExitAll  bool   `json:"exitall,omitempty"`
 	ExitWhat string `json:"exit_what,omitempty"`
+	// ZoneMode is fio's zonemode: "" or "none", or "strided": the job
+	// moves ZoneSize bytes (zonesize) in a zone of ZoneRange bytes
+	// (zonerange, default zonesize), then goes on to the next zone,
+	// ZoneRange+ZoneSkip (zoneskip) bytes further; past the end of the
+	// file or device it starts again at the first. The zones cover the
+	// whole file from Offset; Size is then the bytes the job moves.
+	ZoneMode  string `json:"zonemode,omitempty"`
+	ZoneRange int64  `json:"zonerange,omitempty"`
+	ZoneSize  int64  `json:"zonesize,omitempty"`
+	ZoneSkip  int64  `json:"zoneskip,omitempty"`
 	// Notes are what the parser read differently from how it was
 	// written, as fio reads it (a size with trailing text); Warnings
 	// returns them. They are not part of the workload.
@@ -175,6 +185,23 @@ var extraOptions = []fioOption{
 			}
 			return fmt.Errorf("unknown exit_what %q (want group, stonewall or all)", v)
 		}},
+	{name: "zonemode", field: "zonemode", doc: "ZoneMode: none or strided",
+		set: func(st *jobState, v string) error {
+			switch v {
+			case "none", "strided":
+				st.job.ZoneMode = v
+				return nil
+			case "zbd":
+				return unsupported("zonemode=zbd (zoned block devices)")
+			}
+			return fmt.Errorf("unknown zonemode %q (want none, strided or zbd)", v)
+		}},
+	{name: "zonerange", field: "zonerange", doc: "ZoneRange (bytes)",
+		set: setSize(func(j *Job) *int64 { return &j.ZoneRange })},
+	{name: "zonesize", field: "zonesize", doc: "ZoneSize (bytes)",
+		set: setSize(func(j *Job) *int64 { return &j.ZoneSize })},
+	{name: "zoneskip", field: "zoneskip", doc: "ZoneSkip (bytes)",
+		set: setSize(func(j *Job) *int64 { return &j.ZoneSkip })},
 	{name: "gtod_reduce", field: "gtod_reduce", isBool: true, doc: "DisableLat, DisableClat, DisableSlat and DisableBW",
 		set: func(st *jobState, v string) error {
 			b, err := ParseBool(v)
@@ -270,6 +297,16 @@ func (j *Job) validateExtra() (string, string) {
 		return "number_ios", fmt.Sprintf("negative (%d)", j.NumberIOs)
 	case j.ExitWhat != "" && j.ExitWhat != "group" && j.ExitWhat != "stonewall" && j.ExitWhat != "all":
 		return "exit_what", fmt.Sprintf("unknown %q", j.ExitWhat)
+	case j.ZoneMode != "" && j.ZoneMode != "none" && j.ZoneMode != "strided":
+		return "zonemode", fmt.Sprintf("unknown %q", j.ZoneMode)
+	case j.ZoneRange < 0 || j.ZoneSize < 0 || j.ZoneSkip < 0:
+		return "zonesize", "negative"
+	case j.strided() && j.ZoneSize == 0:
+		return "zonesize", "zonemode=strided needs zonesize"
+	case j.strided() && j.ZoneSize < j.MaxBlockSize():
+		return "zonesize", fmt.Sprintf("%s is smaller than the block size %s", FormatSize(j.ZoneSize), FormatSize(j.MaxBlockSize()))
+	case j.strided() && (j.RWModifier != 0 || j.RW.TrimWrites()):
+		return "zonemode", "strided zones do not take an offset modifier or trimwrite"
 	case j.RateCycle < 0:
 		return "rate_cycle", fmt.Sprintf("negative (%v)", j.RateCycle)
 	case j.BlockAlign < 0:
@@ -318,6 +355,15 @@ func (j *Job) extraString() string {
 	}
 	if j.ExitWhat != "" && j.ExitWhat != "group" {
 		b.WriteString("exit_what=" + j.ExitWhat + "\n")
+	}
+	if j.strided() {
+		b.WriteString("zonemode=strided\nzonesize=" + FormatSize(j.ZoneSize) + "\n")
+		if j.ZoneRange != 0 {
+			b.WriteString("zonerange=" + FormatSize(j.ZoneRange) + "\n")
+		}
+		if j.ZoneSkip != 0 {
+			b.WriteString("zoneskip=" + FormatSize(j.ZoneSkip) + "\n")
+		}
 	}
 	if j.PrioClass != 0 {
 		b.WriteString("prioclass=" + strconv.Itoa(j.PrioClass) + "\nprio=" + strconv.Itoa(j.PrioLevel) + "\n")
@@ -549,4 +595,40 @@ func exitGroups(jobs []Job) []int {
 		}
 	}
 	return g
+}
+
+// strided reports whether the job's I/O goes zone by zone (zonemode=strided).
+func (j *Job) strided() bool { return j.ZoneMode == "strided" }
+
+// zones walks a strided job's zones: the offset streams are moved to each
+// zone in turn.
+type zones struct {
+	start, end int64 // the zones' extent: the job's offset to the end of the file
+	rng, step  int64 // a zone's bytes; from one zone's start to the next's
+	size       int64 // bytes moved in a zone before the next
+	at, moved  int64 // the current zone's start; bytes moved in it
+}
+
+func newZones(j *Job, start, end int64) *zones {
+	rng := j.ZoneRange
+	if rng == 0 {
+		rng = j.ZoneSize
+	}
+	rng = min(rng, end-start)
+	return &zones{start: start, end: end, rng: rng, step: rng + j.ZoneSkip, size: j.ZoneSize, at: start}
+}
+
+// next accounts n bytes and reports whether the job moves to the next
+// zone, which Rebase then applies.
+func (z *zones) next(n int64) bool {
+	z.moved += n
+	if z.moved < z.size {
+		return false
+	}
+	z.moved = 0
+	z.at += z.step
+	if z.at+z.rng > z.end {
+		z.at = z.start
+	}
+	return true
 }

@@ -385,3 +385,46 @@ func TestExitAll(t *testing.T) {
 		})
 	}
 }
+
+// TestStridedZones: the offsets fio 3.33 issues with zonemode=strided on
+// a 1 MiB file with size=256k and bs=4k (its write_iolog, psync): 4
+// blocks per zone, zones zonerange+zoneskip apart across the whole file,
+// wrapping at its end; a random job draws within the zone.
+func TestStridedZones(t *testing.T) {
+	blocks := func(src string) []int64 {
+		jobs, err := ParseFio(strings.NewReader(src), "job.fio")
+		require.NoError(t, err)
+		p, err := NewPattern(&jobs[0], 1<<20, 1)
+		require.NoError(t, err)
+		var offs []int64
+		for p.Passes() < 1 {
+			offs = append(offs, p.Next().Offset/4096)
+		}
+		return offs
+	}
+	seq := func(starts ...int64) []int64 {
+		var out []int64
+		for _, s := range starts {
+			out = append(out, s, s+1, s+2, s+3)
+		}
+		return out
+	}
+	everySixteen := seq(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240)
+	assert.Equal(t, everySixteen, blocks("[a]\nsize=256k\nbs=4k\nzonemode=strided\nzonesize=16k\nzoneskip=48k\n"))
+	assert.Equal(t, everySixteen, blocks("[a]\nsize=256k\nbs=4k\nzonemode=strided\nzonesize=16k\nzonerange=64k\n"))
+	assert.Equal(t, seq(0, 24, 48, 72, 96, 120, 144, 168, 192, 216, 240, 0, 24, 48, 72, 96),
+		blocks("[a]\nsize=256k\nbs=4k\nzonemode=strided\nzonesize=16k\nzonerange=64k\nzoneskip=32k\n"))
+	rnd := blocks("[a]\nsize=256k\nbs=4k\nrw=randread\nnorandommap\nzonemode=strided\nzonesize=16k\nzonerange=64k\n")
+	require.Len(t, rnd, 64)
+	for i, b := range rnd {
+		zone := int64(i / 4)
+		assert.True(t, b >= zone*16 && b < zone*16+16, "I/O %d at block %d is in zone %d", i, b, zone)
+	}
+	// examples/disk-zone-profile.fio on a device smaller than its zone.
+	small := blocks("[a]\nbs=64k\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n")
+	assert.Len(t, small, 16)
+	_, err := ParseFio(strings.NewReader("[a]\nzonemode=zbd\n"), "job.fio")
+	assert.ErrorContains(t, err, "zonemode=zbd (zoned block devices) is not supported by stortest")
+	_, err = ParseFio(strings.NewReader("[a]\nzonemode=strided\n"), "job.fio")
+	assert.ErrorContains(t, err, "needs zonesize")
+}

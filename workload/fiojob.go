@@ -881,8 +881,7 @@ sync sync_file_range thinktime_blocks_type thinktime_iotime
 thp trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid
 uncached unique_filename unit_base unlink_each_loop userspace_reap verify_async
 verify_backlog_batch verify_offset verify_only verify_state_load write_barrier write_hint
-write_iolog zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity zonemode
-zonerange zonesize zoneskip`)
+write_iolog zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity`)
 
 // cliOnly are fio's command-line options that are not job options.
 var cliOnly = setOf(`alloc-size append-terse aux-path bandwidth-log client cmdhelp cpuclock-test

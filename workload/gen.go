@@ -204,6 +204,16 @@ func (o *Offsets) stride(n int64) {
 	o.pos = next
 }
 
+// rebase moves the generator's region to start, its size unchanged, and
+// starts over there (strided zones).
+func (o *Offsets) rebase(start int64) {
+	o.start = start
+	o.pos, o.bytes, o.drawn = 0, 0, 0
+	if o.used != nil {
+		o.used.reset()
+	}
+}
+
 // Passes returns the passes completed over the region: wraps of sequential
 // offsets, full permutations of the random map, else region-sizes worth of
 // bytes.
@@ -482,8 +492,10 @@ type Pattern struct {
 	seqAt   int64
 	last    [2]IO
 	// byBytes: a pass is the region's size moved (random offset
-	// modifiers, whose sequential I/Os the offset streams do not see).
+	// modifiers, whose sequential I/Os the offset streams do not see;
+	// strided zones).
 	byBytes bool
+	zones   *zones // zonemode=strided; nil otherwise
 }
 
 // NewPattern returns the pattern of job j (validated, then normalized) on
@@ -533,6 +545,16 @@ func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
 			p.seqN, p.seqSame, p.byBytes = n.RWModifier, n.RWSequencer == "identical", true
 		}
 	}
+	if n.strided() {
+		// The zones span the file from the offset; size is what moves.
+		end := n.Offset + size
+		if fileSize > 0 {
+			end = fileSize
+		}
+		p.zones = newZones(&n, n.Offset, end)
+		cfg.Size = p.zones.rng
+		p.byBytes = true
+	}
 	var err error
 	if p.off[0], err = NewOffsets(cfg); err != nil {
 		return nil, err
@@ -569,6 +591,10 @@ func (p *Pattern) NextIO(d Dir) IO {
 	}
 	off, n := o.Next(p.bs.Next())
 	p.bytes += n
+	if p.zones != nil && p.zones.next(n) {
+		p.off[0].rebase(p.zones.at)
+		p.off[1].rebase(p.zones.at)
+	}
 	return IO{Dir: d, Offset: off, Len: n}
 }
 
