@@ -26,8 +26,10 @@
 // and the option; an option fio has but stortest does not is
 // ErrUnsupported ("fio option X is not supported by stortest"), any other
 // ErrUnknownOption. Include directives, fio's $keywords, arithmetic,
-// percentages of the device, per-direction block sizes and several files
-// per job (but with the file engines: see FioEngines) are not supported.
+// percentages of the device and several files per job (but with the
+// file engines: see FioEngines) are not supported. Block sizes per
+// direction (bs=4k,64k) go to the direction the job issues, or, for a
+// job that reads and writes, to Job.WriteBlocks.
 //
 // The accepted options, exactly:
 //
@@ -39,9 +41,9 @@
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
-//	bs                    blocksize              BlockSize; r,w,t sizes: the size of the direction the job issues (trimwrite: t)
-//	bsrange               blocksize_range        BlockSizeRange: min-max (or min:max)
-//	bssplit                                      BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest
+//	bs                    blocksize              BlockSize; r,w,t: see WriteBlocks
+//	bsrange               blocksize_range        BlockSizeRange: min-max (or min:max); r,w,t: see WriteBlocks
+//	bssplit                                      BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest; r,w,t: see WriteBlocks
 //	iodepth                                      IODepth
 //	iodepth_batch_submit  iodepth_batch          IODepthBatch; 0 means iodepth
 //	iodepth_batch_complete_min  iodepth_batch_complete  IODepthBatchCompleteMin; 0 means 1

@@ -1,10 +1,12 @@
 package workload
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -97,6 +99,11 @@ type FioExtra struct {
 	ZoneRange int64  `json:"zonerange,omitempty"`
 	ZoneSize  int64  `json:"zonesize,omitempty"`
 	ZoneSkip  int64  `json:"zoneskip,omitempty"`
+	// WriteBlocks are the writes' block sizes of a job that reads and
+	// writes with sizes of their own (fio's bs=4k,64k, bsrange and bssplit
+	// with a ','); the Job's BlockSize, BlockSizeRange and BlockSizeSplit
+	// are then the reads'. nil: both directions use the Job's.
+	WriteBlocks *BlockSpec `json:"write_blocks,omitempty"`
 	// Notes are what the parser read differently from how it was
 	// written, as fio reads it (a size with trailing text); Warnings
 	// returns them. They are not part of the workload.
@@ -388,56 +395,120 @@ func (j *Job) extraString() string {
 	return b.String()
 }
 
-// parseDirectionSizes parses bs=r,w[,t]: a blank or missing write size
-// is the read size, a missing trim size the write size, as fio fills
-// them.
-func parseDirectionSizes(v string) ([]int64, error) {
-	parts := strings.Split(v, ",")
-	if len(parts) > 3 {
-		return nil, fmt.Errorf("%q: at most three sizes (read,write,trim)", v)
-	}
-	dirs := make([]int64, 3)
-	for i := range dirs {
-		switch {
-		case i < len(parts) && strings.TrimSpace(parts[i]) != "":
-			n, err := parseBlockSize(strings.TrimSpace(parts[i]))
-			if err != nil {
-				return nil, err
-			}
-			dirs[i] = n
-		case i == 0:
-			return nil, fmt.Errorf("%q: the read size is missing", v)
-		default:
-			dirs[i] = dirs[i-1]
-		}
-	}
-	return dirs, nil
+// BlockSpec is one direction's block sizes: BlockSize, or a range, or a
+// split (Job's fields of the same names).
+type BlockSpec struct {
+	BlockSize      int64            `json:"bs,omitempty"`
+	BlockSizeRange BlockSizeRange   `json:"bsrange,omitzero"`
+	BlockSizeSplit []BlockSizeSplit `json:"bssplit,omitempty"`
 }
 
-// finishBlockSizes resolves bs=r,w,t sizes that differ: a job that
-// issues one direction takes that direction's size, and a trimwrite job
-// the trim size for its trims and writes alike, as fio 3.33 issues them
-// (t/jobs/t0023.fio). A job that reads and writes with different sizes
-// is refused.
+func (b *BlockSpec) equal(o *BlockSpec) bool {
+	return b.BlockSize == o.BlockSize && b.BlockSizeRange == o.BlockSizeRange && slices.Equal(b.BlockSizeSplit, o.BlockSizeSplit)
+}
+
+// blocksOf returns the job's own (read) block sizes.
+func (j *Job) blocksOf() BlockSpec {
+	return BlockSpec{j.BlockSize, j.BlockSizeRange, j.BlockSizeSplit}
+}
+
+// withBlocks returns the job with b as its block sizes.
+func (j Job) withBlocks(b BlockSpec) Job {
+	j.BlockSize, j.BlockSizeRange, j.BlockSizeSplit = b.BlockSize, b.BlockSizeRange, b.BlockSizeSplit
+	j.WriteBlocks = nil
+	return j
+}
+
+// dirBlocks is a block size option given per direction, "r,w[,t]".
+type dirBlocks struct {
+	option string
+	parts  [3]string
+	set    func(*jobState, string) error
+}
+
+// perDirection wraps a block size option's setter for fio's
+// per-direction form: "r,w,t", a blank or missing write value being the
+// read one and a missing trim value the write one. Values that differ are
+// resolved when the job's section ends (finishBlockSizes).
+func perDirection(option string, one func(*jobState, string) error) func(*jobState, string) error {
+	return func(st *jobState, v string) error {
+		st.dirBlocks = nil
+		parts := strings.Split(v, ",")
+		if len(parts) > 3 {
+			return fmt.Errorf("%q: at most three values (read,write,trim)", v)
+		}
+		var p [3]string
+		for i := range p {
+			switch {
+			case i < len(parts) && strings.TrimSpace(parts[i]) != "":
+				p[i] = strings.TrimSpace(parts[i])
+			case i == 0:
+				return fmt.Errorf("%q: the read value is missing", v)
+			default:
+				p[i] = p[i-1]
+			}
+		}
+		if p[1] != p[0] || p[2] != p[0] {
+			for _, x := range p[1:] { // each is checked where it is written
+				if err := one(&jobState{}, x); err != nil {
+					return err
+				}
+			}
+			st.dirBlocks = &dirBlocks{option: option, parts: p, set: one}
+		}
+		return one(st, p[0])
+	}
+}
+
+// finishBlockSizes resolves block sizes given per direction: a job that
+// issues one direction takes that direction's (a trimwrite job the trim
+// ones for its trims and writes alike, as fio 3.33 issues them: t/jobs/
+// t0023.fio); a job that reads and writes keeps the read ones and gets
+// WriteBlocks.
 func (p *parser) finishBlockSizes(st *jobState) error {
-	d := st.bsDirs
+	d := st.dirBlocks
 	if d == nil {
 		return nil
 	}
 	j := &st.job
+	of := func(i int) BlockSpec {
+		sc := &jobState{}
+		_ = d.set(sc, d.parts[i]) // checked when the option was read
+		return sc.job.blocksOf()
+	}
 	switch {
-	case j.RW.TrimWrites() || j.RW.Trims():
-		j.BlockSize = d[2]
+	case j.RW.Trims():
+		*j = j.withBlocks(of(2))
 	case j.RW.Mixed():
-		if d[0] != d[1] {
-			return p.errorAt(st.at("bs"), "bs", unsupported(fmt.Sprintf("bs=%s,%s for a job that reads and writes: per-direction block sizes", FormatSize(d[0]), FormatSize(d[1]))))
+		if w := of(1); !w.equal(ptr(j.blocksOf())) {
+			j.WriteBlocks = &w
 		}
 	case j.RW.Writes():
-		j.BlockSize = d[1]
-	default:
-		j.BlockSize = d[0]
+		*j = j.withBlocks(of(1))
 	}
 	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// option returns the fio option and value that give b.
+func (b BlockSpec) option() (string, string) {
+	switch {
+	case len(b.BlockSizeSplit) > 0:
+		return "bssplit", b.asSplit()
+	case !b.BlockSizeRange.IsZero():
+		return "bsrange", b.BlockSizeRange.String()
+	}
+	return "bs", FormatSize(cmp.Or(b.BlockSize, DefaultBlockSize))
+}
+
+// asSplit prints b's split in bssplit's syntax.
+func (b BlockSpec) asSplit() string {
+	parts := make([]string, len(b.BlockSizeSplit))
+	for i, s := range b.BlockSizeSplit {
+		parts[i] = FormatSize(s.Size) + "/" + strconv.Itoa(s.Percent)
+	}
+	return strings.Join(parts, ":")
 }
 
 // Issues reports whether the pattern issues I/O in direction d.

@@ -147,6 +147,7 @@ func TestDirectionBlockSizes(t *testing.T) {
 		{"[a]\nrw=randtrim\nbs=4k,,16k\n", 16 << 10},
 		{"[a]\nrw=randrw\nbs=8k,8k,4k\n", 8 << 10},
 		{"[a]\nrw=randwrite\nbs=8k,\n", 8 << 10},
+		{"[a]\nrw=randrw\nbs=4k,64k\n", 4 << 10}, // and WriteBlocks: see TestWriteBlocks
 	} {
 		jobs, err := ParseFio(strings.NewReader(tc.in), "job.fio")
 		require.NoError(t, err, tc.in)
@@ -157,7 +158,8 @@ func TestDirectionBlockSizes(t *testing.T) {
 	assert.Equal(t, BlockSizeRange{512, 1024}, jobs[0].BlockSizeRange)
 	assert.Equal(t, []string{`bsrange=512/25:1k:25:2k:25:4k/25: "512/25" read as 512, as fio reads it ("/25" ignored)`,
 		`bsrange=512/25:1k:25:2k:25:4k/25: "1k:25:2k:25:4k/25" read as 1k, as fio reads it (":25:2k:25:4k/25" ignored)`}, jobs[0].Warnings())
-	for _, bad := range []string{"[a]\nbs=,4k\n", "[a]\nbs=4k,8k,16k,32k\n", "[a]\nbs=4k,0\nrw=write\n", "[a]\nbsrange=x-4k\n", "[a]\nbsrange=1.5k-4k\n"} {
+	for _, bad := range []string{"[a]\nbs=,4k\n", "[a]\nbs=4k,8k,16k,32k\n", "[a]\nbs=4k,0\nrw=write\n", "[a]\nbsrange=x-4k\n", "[a]\nbsrange=1.5k-4k\n",
+		"[a]\nrw=randrw\nbssplit=4k/50:8k/40,64k/100\n"} {
 		_, err := ParseFio(strings.NewReader(bad), "job.fio")
 		assert.Error(t, err, bad)
 	}
@@ -427,4 +429,55 @@ func TestStridedZones(t *testing.T) {
 	assert.ErrorContains(t, err, "zonemode=zbd (zoned block devices) is not supported by stortest")
 	_, err = ParseFio(strings.NewReader("[a]\nzonemode=strided\n"), "job.fio")
 	assert.ErrorContains(t, err, "needs zonesize")
+}
+
+// TestWriteBlocks: a job that reads and writes with block sizes per
+// direction (examples/cmdprio-bssplit.fio's bssplit=64k/40:1024k/60,1024k/100)
+// draws each direction's sizes from its own; the job prints and reads back
+// the same; alignment and buffers take both into account.
+func TestWriteBlocks(t *testing.T) {
+	jobs, err := ParseFio(strings.NewReader("[a]\nrw=randrw\nsize=64m\nnorandommap\nbssplit=64k/40:1024k/60,1024k/100\n"+
+		"[b]\nrw=rw\nsize=1m\nbs=4k,16k\n[c]\nrw=randrw\nsize=1m\nbsrange=4k-8k,16k-32k\n"), "job.fio")
+	require.NoError(t, err)
+	a := jobs[0]
+	require.NotNil(t, a.WriteBlocks)
+	assert.Equal(t, []BlockSizeSplit{{Size: 1 << 20, Percent: 100}}, a.WriteBlocks.BlockSizeSplit)
+	assert.Equal(t, int64(64<<10), a.MinBlockSize())
+	assert.Equal(t, int64(1<<20), a.MaxBlockSize())
+	for i, want := range []string{"bssplit=64k/40:1m/60,1m/100\n", "bs=4k,16k\n", "bsrange=4k-8k,16k-32k\n"} {
+		s := jobs[i].String()
+		assert.Contains(t, s, want)
+		back, err := ParseFio(strings.NewReader(s), "back.fio")
+		require.NoError(t, err, s)
+		assert.Equal(t, jobs[i], back[0])
+	}
+	p, err := NewPattern(&a, 64<<20, 1)
+	require.NoError(t, err)
+	var reads, bigReads int
+	for range 4000 {
+		io := p.Next()
+		end := io.Offset+io.Len == 64<<20 // cut short by the region's end
+		switch {
+		case io.Dir == DirWrite:
+			require.True(t, io.Len == 1<<20 || end, "every write is 1m: %d", io.Len)
+		case io.Len == 1<<20 || (end && io.Len > 64<<10):
+			bigReads++
+			reads++
+		default:
+			require.Equal(t, int64(64<<10), io.Len)
+			reads++
+		}
+	}
+	assert.InDelta(t, 0.6, float64(bigReads)/float64(reads), 0.05, "reads: 60%% of 1m")
+	b := jobs[1]
+	r := runJob(t, b, Options{})
+	require.NoError(t, r.Err)
+	assert.Equal(t, r.Dirs[DirRead].Bytes/4096, r.Dirs[DirRead].IOs, "4k reads")
+	assert.Equal(t, r.Dirs[DirWrite].Bytes/16384, r.Dirs[DirWrite].IOs, "16k writes")
+	bad := b
+	bad.RW = Read
+	assert.ErrorContains(t, bad.Validate(), "for jobs that read and write")
+	bad = b
+	bad.WriteBlocks = &BlockSpec{BlockSizeRange: BlockSizeRange{4096, 8192}}
+	assert.ErrorContains(t, bad.Validate(), "give both in one option")
 }

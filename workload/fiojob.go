@@ -370,9 +370,9 @@ type jobState struct {
 	// write_hist_log given bare, a log named after the job (fio's
 	// default), resolved at its end.
 	logByName [4]bool
-	// bsDirs is bs=r,w,t with sizes that differ, resolved at the job's
-	// end to the one size of the direction the job issues.
-	bsDirs []int64
+	// dirBlocks is the last of bs, bsrange and bssplit when its
+	// directions differ, resolved at the job's end (finishBlockSizes).
+	dirBlocks *dirBlocks
 }
 
 func newJobState(section int) *jobState {
@@ -534,27 +534,14 @@ var fioOptions = []fioOption{
 			st.job.RWMixRead, st.mixZero = 100-int(n), n == 100
 			return err
 		}},
-	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; r,w,t sizes: the size of the direction the job issues (trimwrite: t)",
-		set: func(st *jobState, v string) error {
-			st.bsDirs = nil
-			one, err := oneForAllDirections("bs", v)
-			if err != nil {
-				dirs, derr := parseDirectionSizes(v)
-				if derr != nil {
-					return derr
-				}
-				st.bsDirs, one = dirs, FormatSize(dirs[0])
-			}
-			n, err := parseBlockSize(one)
+	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; r,w,t: see WriteBlocks",
+		set: perDirection("bs", func(st *jobState, v string) error {
+			n, err := parseBlockSize(v)
 			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = n, BlockSizeRange{}, nil
 			return err
-		}},
-	{name: "bsrange", aliases: []string{"blocksize_range"}, field: "bsrange", doc: "BlockSizeRange: min-max (or min:max)",
-		set: func(st *jobState, v string) error {
-			v, err := oneForAllDirections("bsrange", v)
-			if err != nil {
-				return err
-			}
+		})},
+	{name: "bsrange", aliases: []string{"blocksize_range"}, field: "bsrange", doc: "BlockSizeRange: min-max (or min:max); r,w,t: see WriteBlocks",
+		set: perDirection("bsrange", func(st *jobState, v string) error {
 			lo, hi, ok := strings.Cut(v, "-")
 			if !ok {
 				lo, hi, ok = strings.Cut(v, ":")
@@ -575,17 +562,13 @@ var fioOptions = []fioOption{
 			}
 			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = 0, BlockSizeRange{a, b}, nil
 			return nil
-		}},
-	{name: "bssplit", field: "bssplit", doc: "BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest",
-		set: func(st *jobState, v string) error {
-			v, err := oneForAllDirections("bssplit", v)
-			if err != nil {
-				return err
-			}
+		})},
+	{name: "bssplit", field: "bssplit", doc: "BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest; r,w,t: see WriteBlocks",
+		set: perDirection("bssplit", func(st *jobState, v string) error {
 			split, err := parseSplit(v)
 			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = 0, BlockSizeRange{}, split
 			return err
-		}},
+		})},
 	{name: "iodepth", field: "iodepth", doc: "IODepth",
 		set: setInt(1, MaxIODepth, func(j *Job) *int { return &j.IODepth })},
 	{name: "iodepth_batch_submit", aliases: []string{"iodepth_batch"}, field: "iodepth_batch_submit", doc: "IODepthBatch; 0 means iodepth",

@@ -383,7 +383,8 @@ type BlockSizes struct {
 // first), seeded.
 func NewBlockSizes(j *Job, seed uint64) *BlockSizes {
 	n := j.Normalized()
-	b := &BlockSizes{lo: n.MinBlockSize(), hi: n.MaxBlockSize()}
+	own := n.blocksOf() // a job's WriteBlocks have a chooser of their own
+	b := &BlockSizes{lo: own.min(), hi: own.max()}
 	b.rng.Seed(splitmix(seed^0xb5), splitmix(seed+0xb5))
 	switch {
 	case len(n.BlockSizeSplit) > 0:
@@ -475,6 +476,7 @@ func (m *Mixer) Next() Dir {
 type Pattern struct {
 	mix    Mixer
 	bs     *BlockSizes
+	wbs    *BlockSizes // the writes' (Job.WriteBlocks); nil: bs
 	off    [2]*Offsets // [DirRead], [DirWrite]; the same when shared
 	shared bool
 	size   int64
@@ -530,6 +532,10 @@ func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
 		mix:  NewMixer(n.RW, n.RWMixRead, splitmix(seed^1)),
 		bs:   NewBlockSizes(&n, splitmix(seed^2)),
 		size: size - size%align,
+	}
+	if w := n.WriteBlocks; w != nil {
+		wj := n.withBlocks(*w)
+		p.wbs = NewBlockSizes(&wj, splitmix(seed^5))
 	}
 	cfg := OffsetConfig{
 		Start: n.Offset, Size: size, Align: align, MaxLen: n.MaxBlockSize(),
@@ -589,7 +595,7 @@ func (p *Pattern) NextIO(d Dir) IO {
 	if d == DirWrite {
 		o = p.off[1]
 	}
-	off, n := o.Next(p.bs.Next())
+	off, n := o.Next(p.sizes(d).Next())
 	p.bytes += n
 	if p.zones != nil && p.zones.next(n) {
 		p.off[0].rebase(p.zones.at)
@@ -598,12 +604,20 @@ func (p *Pattern) NextIO(d Dir) IO {
 	return IO{Dir: d, Offset: off, Len: n}
 }
 
+// sizes returns the block-size chooser of direction d.
+func (p *Pattern) sizes(d Dir) *BlockSizes {
+	if d == DirWrite && p.wbs != nil {
+		return p.wbs
+	}
+	return p.bs
+}
+
 // nextSequenced is NextIO of a random job with an offset modifier: every
 // seqN-th I/O draws a random offset; the others follow the last I/O of
 // their direction, or repeat its offset, and draw a random one only where
 // the region ends.
 func (p *Pattern) nextSequenced(d Dir) IO {
-	bs := p.bs.Next()
+	bs := p.sizes(d).Next()
 	k := 0
 	if d == DirWrite {
 		k = 1

@@ -448,36 +448,54 @@ func (j *Job) Seed(clone int, entropy uint64) uint64 {
 // MinBlockSize returns the smallest block size of the job (offset
 // alignment), MaxBlockSize the largest; both of the normalized job.
 func (j *Job) MinBlockSize() int64 {
-	switch {
-	case len(j.BlockSizeSplit) > 0:
-		m := j.BlockSizeSplit[0].Size
-		for _, s := range j.BlockSizeSplit[1:] {
-			m = min(m, s.Size)
-		}
-		return m
-	case !j.BlockSizeRange.IsZero():
-		return j.BlockSizeRange.Min
-	case j.BlockSize == 0:
-		return DefaultBlockSize
+	m := j.blocksOf().min()
+	if w := j.WriteBlocks; w != nil {
+		m = min(m, w.min())
 	}
-	return j.BlockSize
+	return m
 }
 
 // MaxBlockSize returns the largest block size of the job.
 func (j *Job) MaxBlockSize() int64 {
+	m := j.blocksOf().max()
+	if w := j.WriteBlocks; w != nil {
+		m = max(m, w.max())
+	}
+	return m
+}
+
+// min returns the smallest block size of b.
+func (b BlockSpec) min() int64 {
 	switch {
-	case len(j.BlockSizeSplit) > 0:
-		m := j.BlockSizeSplit[0].Size
-		for _, s := range j.BlockSizeSplit[1:] {
+	case len(b.BlockSizeSplit) > 0:
+		m := b.BlockSizeSplit[0].Size
+		for _, s := range b.BlockSizeSplit[1:] {
+			m = min(m, s.Size)
+		}
+		return m
+	case !b.BlockSizeRange.IsZero():
+		return b.BlockSizeRange.Min
+	case b.BlockSize == 0:
+		return DefaultBlockSize
+	}
+	return b.BlockSize
+}
+
+// max returns the largest block size of b.
+func (b BlockSpec) max() int64 {
+	switch {
+	case len(b.BlockSizeSplit) > 0:
+		m := b.BlockSizeSplit[0].Size
+		for _, s := range b.BlockSizeSplit[1:] {
 			m = max(m, s.Size)
 		}
 		return m
-	case !j.BlockSizeRange.IsZero():
-		return j.BlockSizeRange.Max
-	case j.BlockSize == 0:
+	case !b.BlockSizeRange.IsZero():
+		return b.BlockSizeRange.Max
+	case b.BlockSize == 0:
 		return DefaultBlockSize
 	}
-	return j.BlockSize
+	return b.BlockSize
 }
 
 // ErrInvalid is wrapped by every Validate error.
@@ -562,6 +580,20 @@ func (j *Job) Validate() error {
 	}
 	if err := n.validateBlockSizes(); err != nil {
 		return &FieldError{Job: j.Name, Field: err.field, Reason: err.reason}
+	}
+	if w := n.WriteBlocks; w != nil {
+		wj := n.withBlocks(*w)
+		if err := wj.validateBlockSizes(); err != nil {
+			return &FieldError{Job: j.Name, Field: err.field, Reason: "write: " + err.reason}
+		}
+		rk, _ := n.blocksOf().option()
+		wk, _ := w.option()
+		switch {
+		case !n.RW.Mixed():
+			return bad(rk, "write block sizes of their own are for jobs that read and write (rw, randrw), not rw=%s", n.RW)
+		case wk != rk:
+			return bad(rk, "the writes' block sizes are a %s, the reads' a %s: give both in one option", wk, rk)
+		}
 	}
 	switch {
 	case n.IODepth < 1 || n.IODepth > MaxIODepth:
@@ -808,18 +840,12 @@ func (j Job) String() string {
 	kv("ioengine", n.Engine)
 	kv("rw", n.rwString())
 	num("rwmixread", int64(n.RWMixRead), DefaultRWMixRead)
-	switch {
-	case len(n.BlockSizeSplit) > 0:
-		parts := make([]string, len(n.BlockSizeSplit))
-		for i, s := range n.BlockSizeSplit {
-			parts[i] = FormatSize(s.Size) + "/" + strconv.Itoa(s.Percent)
-		}
-		kv("bssplit", strings.Join(parts, ":"))
-	case !n.BlockSizeRange.IsZero():
-		kv("bsrange", n.BlockSizeRange.String())
-	default:
-		kv("bs", FormatSize(n.BlockSize))
+	k, v := n.blocksOf().option()
+	if w := n.WriteBlocks; w != nil {
+		_, wv := w.option() // the same option: Validate checks it
+		v += "," + wv
 	}
+	kv(k, v)
 	num("iodepth", int64(n.IODepth), 1)
 	num("iodepth_batch_submit", int64(n.IODepthBatch), 1)
 	num("iodepth_batch_complete_min", int64(n.IODepthBatchCompleteMin), 1)
