@@ -1,6 +1,15 @@
 // Package engines performs I/O the way fio's ioengines do: null, sync, psync,
-// pvsync2, libaio, io_uring and mmap, behind one Engine interface, written
-// directly over the Linux system calls (golang.org/x/sys/unix, no cgo).
+// pvsync2, libaio, io_uring, mmap and posixaio, behind one Engine interface,
+// written directly over the Linux system calls (golang.org/x/sys/unix, no
+// cgo).
+//
+// posixaio does what glibc's POSIX AIO does, user threads doing
+// pread(2)/pwrite(2), with a pool of min(Depth, MaxPosixAIOThreads)
+// goroutines: every unit in flight has a thread, so Depth is honoured.
+// glibc itself serves one file descriptor's requests on one thread in turn,
+// so fio's posixaio on one file moves little more at iodepth=16 than at 1
+// (measured on a file with O_DIRECT: 7.9k against 5.3k reads/s, libaio 39k
+// against 12k); stortest's is faster there, by design.
 //
 // # The engine model
 //

@@ -261,6 +261,7 @@ var registry = []struct {
 	{"filestat", newFileStat},
 	{"filedelete", newFileDelete},
 	{"exec", newExec},
+	{"posixaio", newPosixAIO},
 }
 
 // Names lists the engines New knows, in a fixed order.

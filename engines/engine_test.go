@@ -10,18 +10,18 @@ import (
 
 func TestNames(t *testing.T) {
 	want := []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap",
-		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec"}
+		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec", "posixaio"}
 	if diff := cmp.Diff(want, Names()); diff != "" {
 		t.Errorf("Names (-want +got):\n%s", diff)
 	}
 }
 
 func TestNewErrors(t *testing.T) {
-	_, err := New("posixaio", Config{})
+	_, err := New("solarisaio", Config{})
 	if !errors.Is(err, ErrUnknownEngine) {
 		t.Fatalf("unknown engine: %v", err)
 	}
-	for _, s := range []string{`"posixaio"`, "null, sync, psync, pvsync2, libaio, io_uring, mmap", "engines: "} {
+	for _, s := range []string{`"solarisaio"`, "null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio", "engines: "} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("%q lacks %q", err, s)
 		}

@@ -23,6 +23,7 @@ var variants = []variant{
 	{name: "io_uring-fixedbufs-regfiles", engine: "io_uring", cfg: func(c *Config) { c.FixedBufs, c.RegisterFiles = true, true }},
 	{name: "io_uring-sqpoll", engine: "io_uring", cfg: func(c *Config) { c.SQPoll, c.SQPollIdle = true, 20e6 }},
 	{name: "mmap", engine: "mmap"},
+	{name: "posixaio", engine: "posixaio"},
 }
 
 // testTarget is where the round trip runs: a path and how to open it.
