@@ -37,7 +37,7 @@
 //	name                                         Name; on a command line, starts a new job
 //	description                                  Description
 //	filename                                     Filename; one file (\: escapes a colon)
-//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec
+//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
@@ -154,6 +154,9 @@
 //	arguments                                    ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)
 //	grace_time                                   ExecGrace (default unit s; exec)
 //	std_redirect                                 ExecNoRedirect = !value (exec)
+//	io_submit_mode                               Offload: inline (false, the default) or offload (true)
+//	rate_process                                 Poisson: linear (false, the default) or poisson (true)
+//	serialize_overlap                            SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
@@ -179,7 +182,8 @@
 // # Rate and verify
 //
 // Pacer says how long to wait before the next I/O under rate_iops and
-// rate, from a monotonic ns clock reading; it never sleeps. Verifier
+// rate (rate_process=poisson: exponential gaps of the same mean), from a
+// monotonic ns clock reading; it never sleeps. Verifier
 // writes blocks with a header (magic, offset, seed, length, header CRC,
 // checksum) and the checksum of fio's verify kind over the data (the
 // header's format is stortest's own, so fio cannot read stortest's blocks

@@ -511,7 +511,7 @@ var fioOptions = []fioOption{
 			st.job.Filename = b.String()
 			return nil
 		}},
-	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec",
+	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio",
 		set: func(st *jobState, v string) error {
 			st.job.Engine = v
 			return unsupportedEngine(v)
@@ -849,7 +849,7 @@ disk_util end_fsync error_dump exec_postrun
 exec_prerun exitall_on_error fadvise_hint fdatasync file_append
 file_service_type filename_format force_async
 fsync_on_close gid gtod_cpu hipri_percentage hugepage-size ignore_error
-ignore_zone_limits invalidate io_submit_mode iomem iopsavgtime ioscheduler
+ignore_zone_limits invalidate iomem iopsavgtime ioscheduler
 job_max_open_zones latency_percentile latency_run latency_target latency_window lockfile
 lockmem log_alternate_epoch log_alternate_epoch_clock_id log_compression
 log_compression_cpus log_entries log_hist_coarseness log_max_value
@@ -857,9 +857,9 @@ log_store_compressed log_unix_epoch max_latency max_open_zones mem merge_blktrac
 merge_blktrace_iters merge_blktrace_scalars nice nonvectored numa_cpu_nodes numa_mem_policy
 offset_align offset_increment opendir overwrite percentage_random
 pre_read profile rate_ignore_thinktime
-rate_process read_beyond_wp read_iolog read_iolog_chunked refill_buffers
+read_beyond_wp read_iolog read_iolog_chunked refill_buffers
 replay_align replay_no_stall replay_redirect replay_scale replay_skip replay_time_scale
-scramble_buffers serialize_overlap significant_figures sqthread_poll_cpu stats
+scramble_buffers significant_figures sqthread_poll_cpu stats
 sync sync_file_range thinktime_blocks_type thinktime_iotime
 thp trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid
 uncached unique_filename unit_base unlink_each_loop userspace_reap verify_async

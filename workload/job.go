@@ -211,7 +211,7 @@ type Job struct {
 	// runner is given. One file only: fio's ':' list is not supported.
 	Filename string `json:"filename,omitempty"`
 	// Engine is fio's ioengine: null, sync, psync, pvsync2, libaio,
-	// io_uring or mmap. Default psync, as fio on Linux.
+	// io_uring, mmap or posixaio. Default psync, as fio on Linux.
 	Engine string `json:"ioengine"`
 	RW     RW     `json:"rw"`
 	// RWMixRead is the percentage of reads in rw/randrw jobs; default 50.
@@ -295,6 +295,8 @@ type Job struct {
 	FioExtra
 	// Options of the engines that move no data: see FioEngines.
 	FioEngines
+	// Submission mode, rate process, overlap: see FioSubmit.
+	FioSubmit
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -354,7 +356,7 @@ var DefaultPercentiles = latency.DefaultPercentiles
 // engines take each engine-specific option.
 var (
 	Engines = []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap",
-		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec"}
+		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec", "posixaio"}
 	EngineOptions = map[string][]string{
 		"hipri":         {"io_uring", "pvsync2"},
 		"fixedbufs":     {"io_uring"},
@@ -661,6 +663,9 @@ func (j *Job) Validate() error {
 	if err := n.validateEngines(); err != nil {
 		return err
 	}
+	if opt, reason := n.validateSubmit(); opt != "" {
+		return bad(opt, "%s", reason)
+	}
 	if err := n.RandomDistribution.validate(); err != "" {
 		return bad("random_distribution", "%s", err)
 	}
@@ -887,6 +892,7 @@ func (j Job) String() string {
 	b.WriteString(n.moreString())
 	b.WriteString(n.extraString())
 	b.WriteString(n.enginesString())
+	b.WriteString(n.submitString())
 	if n.ContinueOnError != ContinueNone {
 		kv("continue_on_error", n.ContinueOnError.String())
 	}

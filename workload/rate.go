@@ -23,6 +23,7 @@ type Pacer struct {
 	bps     [3]uint64
 	ios     [3]uint64 // issued since Start
 	bytes   [3]uint64
+	poisson *poissonGaps // rate_process=poisson; nil: linear
 }
 
 // NewPacer returns a pacer for the per-direction (read, write, trim)
@@ -52,7 +53,10 @@ func (p *Pacer) Limited(d Dir) bool {
 // starts it when the job starts, ramp time included. Wait and Choose start
 // it at their first call if Start was not called.
 func (p *Pacer) Start(now int64) {
-	*p = Pacer{start: now, started: true, iops: p.iops, bps: p.bps}
+	*p = Pacer{start: now, started: true, iops: p.iops, bps: p.bps, poisson: p.poisson}
+	if p.poisson != nil {
+		p.poisson.restart()
+	}
 }
 
 // Wait returns how long to wait before the next I/O in direction d may be
@@ -73,6 +77,9 @@ func (p *Pacer) Wait(d Dir, now int64) time.Duration {
 
 // due returns the ns time at which direction d's next I/O is due.
 func (p *Pacer) due(d Dir) int64 {
+	if p.poisson != nil {
+		return satAdd(p.start, p.poisson.next[d])
+	}
 	var after uint64
 	if r := p.iops[d]; r != 0 {
 		after = max(after, scaleNs(p.ios[d], r))
@@ -125,6 +132,9 @@ func (p *Pacer) Issued(d Dir, n int64) {
 	}
 	p.ios[d]++
 	p.bytes[d] += uint64(max(n, 0))
+	if p.poisson != nil {
+		p.poisson.issued(d, p.gap(d, n))
+	}
 }
 
 // Unissued takes back an I/O recorded by Issued that the engine refused
@@ -135,4 +145,7 @@ func (p *Pacer) Unissued(d Dir, n int64) {
 	}
 	p.ios[d]--
 	p.bytes[d] -= min(uint64(max(n, 0)), p.bytes[d])
+	if p.poisson != nil {
+		p.poisson.unissued(d)
+	}
 }

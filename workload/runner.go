@@ -183,8 +183,9 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 
 	// Synchronous engines block their thread in the kernel holding its P
 	// (engines use raw syscalls, as fio's threads simply block): give each
-	// worker a P, and one to spare for the rest, for the run.
-	if want := len(workers) + 1; want > runtime.GOMAXPROCS(0) {
+	// worker a P (and each thread of offload and posixaio), and one to
+	// spare for the rest, for the run.
+	if want := len(workers) + 1 + extraThreads(workers); want > runtime.GOMAXPROCS(0) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
 	}
 
@@ -481,6 +482,10 @@ func (w *worker) close() {
 // (completion - issue) by the time between, some tens of ns; slat is not
 // recorded for them, as fio does not.
 func (w *worker) run(start int64) {
+	if w.job.Offload {
+		w.runOffload(start) // io_submit_mode=offload: offload.go
+		return
+	}
 	// io_uring completes on the submitting thread, and the CPU figures
 	// come from this thread's rusage.
 	runtime.LockOSThread()
@@ -673,6 +678,13 @@ func (w *worker) run(start int64) {
 			break
 		}
 	}
+	w.finish(measuring, &ru0)
+}
+
+// finish closes a clone's run: its runtime, the CPU its thread used since
+// ru0 (when measuring started), the last partial slice and second, steady
+// state and verify failures.
+func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 	end := w.lastDone
 	if w.deadline != 0 && end > w.deadline {
 		end = w.deadline

@@ -81,13 +81,13 @@ func TestRunEveryEngineAndMode(t *testing.T) {
 					// fio's does: the blocks of the jobs before it.
 					job.Verify = VerifyCRC32C
 				}
-				if engine == "libaio" || engine == "io_uring" || engine == "null" {
+				if engine == "libaio" || engine == "io_uring" || engine == "null" || engine == "posixaio" {
 					job.IODepth = 8
 				}
 				r := runJob(t, job, Options{})
 				require.NoError(t, r.Err)
 				// fio's null engine is synchronous only at depth 1.
-				async := engine == "libaio" || engine == "io_uring" || (engine == "null" && job.IODepth > 1)
+				async := engine == "libaio" || engine == "io_uring" || engine == "posixaio" || (engine == "null" && job.IODepth > 1)
 				for d := range NumDirs {
 					s := r.Dirs[d]
 					// Verify reads count as reads, as in fio.

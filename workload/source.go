@@ -62,6 +62,9 @@ func newIOSource(job Job, clone int, size int64) (*ioSource, error) {
 		return nil, err
 	}
 	s := &ioSource{job: &job, pat: pat, pacer: NewJobPacer(&job), seed: seed, mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job)}
+	if job.Poisson {
+		s.pacer.SetPoisson(seed)
+	}
 	if !job.TimeBased {
 		s.limit = job.IOSize * int64(job.Loops)
 	}

@@ -1,0 +1,98 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+)
+
+// FioSubmit are fio's options about how and when a job hands its I/O to
+// the engine; Job embeds it, so the fields read as Job's.
+type FioSubmit struct {
+	// Offload is fio's io_submit_mode=offload (the default, inline, is
+	// false): the job's goroutine only prepares each I/O, at the time the
+	// rate limit allows, and hands it to a pool of IODepth submitter
+	// threads, each with an engine of its own, which perform it and hand
+	// it back. Submission then keeps its schedule whatever the device's
+	// completion times, as long as a unit is free. Latencies are measured
+	// as fio 3.33 measures them: lat from the moment the job prepared the
+	// I/O (so it includes the hand-off), clat from the submitter's issue,
+	// slat only for asynchronous engines (their commit, on the
+	// submitter, minus the preparation).
+	Offload bool `json:"io_submit_offload,omitempty"`
+	// Poisson is fio's rate_process=poisson (the default, linear, is
+	// false): under rate or rate_iops the gaps between I/Os are drawn from
+	// an exponential distribution whose mean is the linear gap, so arrivals
+	// form a Poisson process of the same average rate (seeded per job).
+	Poisson bool `json:"rate_poisson,omitempty"`
+	// SerializeOverlap is fio's serialize_overlap: an I/O whose range
+	// overlaps one in flight waits for it. Supported where the runner can
+	// have more than one I/O in flight only with Offload; with one I/O in
+	// flight at a time (iodepth=1, synchronous engines) it holds trivially.
+	SerializeOverlap bool `json:"serialize_overlap,omitempty"`
+}
+
+// submitOptions are the options of FioSubmit; moreOptions includes them,
+// and doc.go's table lists them.
+var submitOptions = []fioOption{
+	{name: "io_submit_mode", field: "io_submit_mode", doc: "Offload: inline (false, the default) or offload (true)",
+		set: func(st *jobState, v string) error {
+			switch v {
+			case "inline":
+				st.job.Offload = false
+			case "offload":
+				st.job.Offload = true
+			default:
+				return fmt.Errorf("unknown io_submit_mode %q (want inline or offload)", v)
+			}
+			return nil
+		}},
+	{name: "rate_process", field: "rate_process", doc: "Poisson: linear (false, the default) or poisson (true)",
+		set: func(st *jobState, v string) error {
+			switch v {
+			case "linear":
+				st.job.Poisson = false
+			case "poisson":
+				st.job.Poisson = true
+			default:
+				return fmt.Errorf("unknown rate_process %q (want linear or poisson)", v)
+			}
+			return nil
+		}},
+	{name: "serialize_overlap", field: "serialize_overlap", isBool: true, doc: "SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)",
+		set: setBool(func(j *Job) *bool { return &j.SerializeOverlap })},
+}
+
+// validateSubmit checks FioSubmit's fields of the normalized job: the
+// option and why, or "".
+func (j *Job) validateSubmit() (string, string) {
+	if j.SerializeOverlap && !j.Offload && j.IODepth > 1 && !syncEngine(j.Engine) {
+		return "serialize_overlap", fmt.Sprintf("with iodepth=%d on ioengine=%s is not supported by stortest unless io_submit_mode=offload", j.IODepth, j.Engine)
+	}
+	return "", ""
+}
+
+// syncEngine reports whether the engine performs one I/O at a time
+// whatever the depth.
+func syncEngine(name string) bool {
+	switch name {
+	case "sync", "psync", "pvsync2", "mmap":
+		return true
+	}
+	return false
+}
+
+// submitString prints FioSubmit's options in job-file syntax, for
+// Job.String.
+func (j *Job) submitString() string {
+	var b strings.Builder
+	if j.Offload {
+		b.WriteString("io_submit_mode=offload\n")
+	}
+	if j.Poisson {
+		b.WriteString("rate_process=poisson\n")
+	}
+	if j.SerializeOverlap {
+		b.WriteString("serialize_overlap=1\n")
+	}
+	return b.String()
+}
