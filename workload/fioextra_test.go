@@ -470,6 +470,7 @@ func TestWriteBlocks(t *testing.T) {
 	}
 	assert.InDelta(t, 0.6, float64(bigReads)/float64(reads), 0.05, "reads: 60%% of 1m")
 	b := jobs[1]
+	t.Chdir(t.TempDir()) // b's file is fio's default name, b.0.0, made here
 	r := runJob(t, b, Options{})
 	require.NoError(t, r.Err)
 	assert.Equal(t, r.Dirs[DirRead].Bytes/4096, r.Dirs[DirRead].IOs, "4k reads")
