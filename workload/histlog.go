@@ -10,9 +10,12 @@ import (
 	"stortest.dev/latency/histlog"
 )
 
-// histLog writes a job clone's clat histogram log (write_hist_log) from
-// the runner's per-second histogram deltas: one row per direction and
-// log_hist_msec interval, and, unlike fio, the final partial interval too.
+// histLog writes a job clone's clat histogram log (write_hist_log) as
+// fio does: the first completion after each log_hist_msec interval ends
+// writes, stamped with its own time, one row per direction of the
+// completions since the row before (the difference of the job's
+// cumulative clat histograms then and now), so any interval works, 1 ms
+// as well as 1 s. Unlike fio, the final partial interval is written too.
 // Rows use fio's 29-group layout, so fio's own tools read the logs:
 // latencies past fio's 17 s ceiling fold into its last bucket, as fio
 // records them (the job's own histograms keep their values).
@@ -20,20 +23,19 @@ type histLog struct {
 	f     *os.File
 	w     *histlog.Writer
 	every time.Duration
-	next  time.Duration // end of the interval being summed
-	last  time.Duration // end of the last second added
-	acc   [NumDirs]*latency.Histogram
-	bs    uint32
+	next  time.Duration // a completion at or after this writes rows: log_hist_msec after the last
+	last  time.Duration // the time of the last row taken
+	// prev is the job's cumulative clat at the last row, delta the
+	// difference since, both in the job's layout; acc is delta in fio's.
+	prev, delta [NumDirs]*latency.Histogram
+	acc         [NumDirs]*latency.Histogram
+	bs          uint32
 }
 
-func newHistLog(job *Job, prefix string, jobNum int) (*histLog, error) {
+func newHistLog(job *Job, prefix string, jobNum int, layout latency.Layout) (*histLog, error) {
 	every := time.Duration(job.LogHistMsec) * time.Millisecond
-	if every == 0 {
+	if every <= 0 {
 		every = time.Second
-	}
-	if every%time.Second != 0 {
-		return nil, &FieldError{Job: job.Name, Field: "log_hist_msec",
-			Reason: fmt.Sprintf("%d is not a multiple of 1000 (the runner samples histograms once a second)", job.LogHistMsec)}
 	}
 	name := histlog.FileName(prefix, jobNum)
 	f, err := os.Create(name)
@@ -48,32 +50,50 @@ func newHistLog(job *Job, prefix string, jobNum int) (*histLog, error) {
 	h := &histLog{f: f, w: w, every: every, next: every, bs: uint32(job.MaxBlockSize())}
 	for d := range NumDirs {
 		h.acc[d] = latency.NewFio()
+		h.prev[d] = latency.New(layout)
+		h.delta[d] = latency.New(layout)
 	}
 	return h, nil
 }
 
-// add takes the second ending at t (since the measured start) and writes
-// the rows of every interval it completes.
-func (h *histLog) add(t time.Duration, delta *[NumDirs]*latency.Histogram) error {
+// due reports whether a completion at t (since the measured start) ends
+// an interval: the runner then calls row.
+func (h *histLog) due(t time.Duration) bool { return t >= h.next }
+
+// row writes the rows of the interval a completion at t ends, from the
+// job's cumulative clat histograms.
+func (h *histLog) row(t time.Duration, clat *[NumDirs]*latency.Histogram) error {
+	if err := h.take(t, clat); err != nil {
+		return err
+	}
+	h.next = t + h.every // from this row, as fio counts: rows drift with completions
+	return h.write(uint64(t.Milliseconds()))
+}
+
+// take adds the completions since the last row to acc.
+func (h *histLog) take(t time.Duration, clat *[NumDirs]*latency.Histogram) error {
 	for d := range NumDirs {
-		if delta[d].Count() == 0 {
+		if clat[d] == nil {
 			continue
 		}
-		l := delta[d].Layout()
-		for i, c := range delta[d].Counts() {
+		if err := h.delta[d].Sub(clat[d], h.prev[d]); err != nil {
+			return err
+		}
+		if err := h.prev[d].CopyFrom(clat[d]); err != nil {
+			return err
+		}
+		if h.delta[d].Count() == 0 {
+			continue
+		}
+		l := h.delta[d].Layout()
+		for i, c := range h.delta[d].Counts() {
 			if c != 0 {
 				h.acc[d].AddBin(l.Value(i), c) // folds past fio's ceiling
 			}
 		}
 	}
-	h.last = t
-	if t < h.next {
-		return nil
-	}
-	for h.next <= t {
-		h.next += h.every
-	}
-	return h.write(uint64(t.Milliseconds()))
+	h.last = max(h.last, t)
+	return nil
 }
 
 // write writes a row per direction with completions since the last row,
@@ -91,14 +111,15 @@ func (h *histLog) write(ms uint64) error {
 	return nil
 }
 
-// close writes the partial interval left, flushes and closes the file.
-// Its row is stamped with its end rounded up to whole ms: rounded down,
-// a tail shorter than a ms after the last row's second would repeat that
-// row's time (rows at 1000, 2000, 3000, 3000), which fio's tools read as
-// an interval of no length.
-func (h *histLog) close() error {
+// close writes the partial interval left, up to the last completion at
+// t, flushes and closes the file. Its row is stamped with its end rounded
+// up to whole ms: rounded down, a tail shorter than a ms after the last
+// row would repeat that row's time (rows at 1000, 2000, 3000, 3000),
+// which fio's tools read as an interval of no length.
+func (h *histLog) close(t time.Duration, clat *[NumDirs]*latency.Histogram) error {
+	err := h.take(t, clat)
 	ms := (h.last + time.Millisecond - 1) / time.Millisecond
-	err := h.write(uint64(ms))
+	err = errors.Join(err, h.write(uint64(ms)))
 	err = errors.Join(err, h.w.Flush(), h.f.Close())
 	if err != nil {
 		return fmt.Errorf("workload: write_hist_log %s: %w", h.f.Name(), err)

@@ -296,7 +296,8 @@ type worker struct {
 	tickBytes [NumDirs]uint64
 	clatPrev  [NumDirs]*latency.Histogram
 	clatDelta [NumDirs]*latency.Histogram
-	clatArena []byte // backs the per-second clat samples (secondClat)
+	clatNow   [NumDirs]*latency.Histogram // clats' array
+	clatArena []byte                      // backs the per-second clat samples (secondClat)
 
 	hist            *histLog     // write_hist_log, nil when off
 	logs            *ioLogs      // write_lat_log, write_bw_log, write_iops_log; nil when off
@@ -397,7 +398,7 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
 	if prefix := cmp.Or(opts.HistLogPrefix, job.WriteHistLog); prefix != "" {
-		if w.hist, err = newHistLog(&job, prefix, jobNum); err != nil {
+		if w.hist, err = newHistLog(&job, prefix, jobNum, layout); err != nil {
 			w.close()
 			return err
 		}
@@ -440,13 +441,17 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 }
 
 func (w *worker) close() {
-	w.res.dropDisabled()
 	if w.hist != nil {
-		if err := w.hist.close(); err != nil && w.res.Err == nil {
+		var end time.Duration
+		if w.measureStart != 0 && w.lastDone > w.measureStart {
+			end = time.Duration(w.lastDone - w.measureStart)
+		}
+		if err := w.hist.close(end, w.clats()); err != nil && w.res.Err == nil {
 			w.res.Err = err
 		}
 		w.hist = nil
 	}
+	w.res.dropDisabled() // after the histogram log, which records clat
 	if w.logs != nil {
 		if err := w.logs.close(max(w.lastDone-w.measureStart, 0)); err != nil && w.res.Err == nil {
 			w.res.Err = err
@@ -774,6 +779,11 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 	} else if u.FileOp {
 		s.Clat.Add(uint64(t - u.Issue)) // the file's call; fio records no lat
 	}
+	if w.hist != nil && w.hist.due(time.Duration(t-w.measureStart)) {
+		if err := w.hist.row(time.Duration(t-w.measureStart), w.clats()); err != nil {
+			w.fail(err)
+		}
+	}
 	if w.logs != nil {
 		w.logs.done(t-w.measureStart, d, uint64(t-u.Issue), uint64(t-u.Start), uint64(max(u.Res, 0)), uint64(len(u.Buf)), u.Offset, u.Prio)
 	}
@@ -782,6 +792,14 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 	}
 	w.pub.ios[d].Store(s.IOs)
 	w.pub.bytes[d].Store(s.Bytes)
+}
+
+// clats returns the job's cumulative clat histograms, per direction.
+func (w *worker) clats() *[NumDirs]*latency.Histogram {
+	for d := range NumDirs {
+		w.clatNow[d] = w.res.Dirs[d].Clat
+	}
+	return &w.clatNow
 }
 
 func (w *worker) ioError(u *engines.Unit) {
@@ -936,11 +954,6 @@ func (w *worker) tick(t int64) {
 		}
 	}
 	w.res.Seconds = append(w.res.Seconds, sec)
-	if w.hist != nil {
-		if err := w.hist.add(sec.T, &w.clatDelta); err != nil {
-			w.fail(err)
-		}
-	}
 	for w.nextTick <= t {
 		w.nextTick += int64(time.Second)
 	}
