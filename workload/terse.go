@@ -19,7 +19,8 @@ const terseMaxPercentiles = 20
 // line of ';'-separated fields per job (after group_reporting), as fio
 // 3.33 writes them, without the disk-utilization fields (stortest has no
 // per-disk figures in a Result). Per direction (read, then write; version
-// 3 has no trim): KiB, KiB/s, IOPS, runtime ms; slat, clat and lat min,
+// 3 has no trim; unified_rw_reporting as fio: mixed alone, or after
+// them): KiB, KiB/s, IOPS, runtime ms; slat, clat and lat min,
 // max (µs, whole), mean and stddev (µs); 20 percentiles "p%=µs" of lat
 // when lat_percentiles is on, else of clat (fio's choice), zeros when
 // neither; bandwidth min, max, aggregate %, mean and stddev (KiB/s). Then
@@ -43,8 +44,14 @@ func writeTerseJob(w *bufio.Writer, j *JobResult) {
 	}
 	f := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	f("%d;stortest-%s;%s;0;%d", TerseVersion, Version, j.Name, errno)
-	for _, d := range []Dir{DirRead, DirWrite} {
-		writeTerseDir(w, j, d)
+	// unified_rw_reporting: read and write; the mixed direction alone;
+	// or read, write and then mixed, as fio 3.33 writes them.
+	if j.Job.UnifiedRW != UnifiedMixed {
+		writeTerseDir(w, j, DirRead)
+		writeTerseDir(w, j, DirWrite)
+	}
+	if j.Job.UnifiedRW != UnifiedNone {
+		writeTerseDir(w, mixed(j), DirRead)
 	}
 	f(";%f%%;%f%%;%d;0;0", cpuPercent(j.UsrCPU, j.Runtime), cpuPercent(j.SysCPU, j.Runtime), j.Ctx)
 	for _, kv := range depthDist(&j.Depths.Level, levelKeys) {

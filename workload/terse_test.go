@@ -58,3 +58,35 @@ func TestWriteTerse(t *testing.T) {
 		}
 	}
 }
+
+// unified_rw_reporting in terse: fio 3.33 writes read and write (none),
+// the mixed direction alone (mixed), or read, write and then mixed
+// (both); the mixed direction's KiB are the job's.
+func TestWriteTerseUnified(t *testing.T) {
+	for u, name := range []string{"none", "mixed", "both"} {
+		t.Run(name, func(t *testing.T) {
+			b, err := os.ReadFile("testdata/fio333/logs/terse-unified-" + strconv.Itoa(u) + ".out")
+			require.NoError(t, err)
+			want := strings.Split(strings.TrimSpace(string(b)), ";")
+			job := Job{Name: "a", Engine: "null", RW: RandRW, BlockSize: 4096, Size: 1 << 20,
+				NoClatPercentiles: true, UnifiedRW: UnifiedRW(u)}
+			res, err := Run(context.Background(), job, Options{})
+			require.NoError(t, err)
+			var out strings.Builder
+			require.NoError(t, WriteTerse(&out, res))
+			got := strings.Split(strings.TrimSuffix(out.String(), "\n"), ";")
+			require.Len(t, got, len(want), "fio's fields")
+			const dirFields = 41 // KiB .. bw stddev of one direction, from field 5
+			kib := func(f []string, k int) string { return f[5+k*dirFields] }
+			switch UnifiedRW(u) {
+			case UnifiedMixed:
+				assert.Equal(t, kib(want, 0), kib(got, 0), "mixed KiB")
+			case UnifiedBoth:
+				assert.Equal(t, kib(want, 2), kib(got, 2), "mixed KiB after read and write")
+			}
+			for i := range got {
+				assert.Equal(t, strings.HasSuffix(want[i], "%"), strings.HasSuffix(got[i], "%"), "field %d: %q vs fio's %q", i, got[i], want[i])
+			}
+		})
+	}
+}
