@@ -1,7 +1,11 @@
 // Package fio holds fio's formats, as a leaf that imports nothing of
 // stortest: the value syntax of fio's options (sizes, times, booleans,
-// with one reading of every size suffix, fio 3.33's) and the one reader
-// of fio's JSON output (leading text skipped, nan and inf read as null).
+// with one reading of every size suffix, fio 3.33's), the job-file lexer
+// (ParseJobFile and Lexer: sections, options with their file and line,
+// include, ${NAME}), every fio 3.33 option name (IsOption), and the one
+// reader of fio's JSON output (leading text skipped, nan and inf read as
+// null). What an option means is not this package's: workload applies
+// the options it takes to a Job.
 // The packages that speak fio (workload's job files and JSON, latency's
 // json+ bins, steady's criteria and steady-state output, baselines'
 // import) take their values and documents from here, so that "4KiB" or a

@@ -49,3 +49,71 @@ func ExampleDecodeJSON() {
 	fmt.Println(doc.Jobs[0].Name, doc.Jobs[0].SteadyState.Slope == nil, err)
 	// Output: j true <nil>
 }
+
+// A job file's sections and options, with the line of each.
+func ExampleParseJobFile() {
+	job := `; 4k random reads
+[global]
+ioengine=libaio
+direct=1
+
+[randread]
+rw=randread
+bs=4k   # a comment
+`
+	jf, err := fio.ParseJobFile(strings.NewReader(job), "randread.fio")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range jf.Sections {
+		fmt.Printf("[%s] %v global=%v\n", s.Name, s.Pos, s.Global())
+		for _, e := range s.Entries {
+			fmt.Printf("  %s=%s %v\n", e.Key, e.Value, e.Pos)
+		}
+	}
+	_, err = fio.ParseJobFile(strings.NewReader("bs=4k\n[a]\n"), "bad.fio")
+	fmt.Println(err)
+	// Output:
+	// [global] randread.fio:2 global=true
+	//   ioengine=libaio randread.fio:3
+	//   direct=1 randread.fio:4
+	// [randread] randread.fio:6 global=false
+	//   rw=randread randread.fio:7
+	//   bs=4k randread.fio:8
+	// bad.fio:1: option "bs=4k" outside a [job] or [global] section
+}
+
+// The lines one at a time, ${NAME} from a map rather than the
+// environment, includes left to the caller.
+func ExampleLexer_Tokens() {
+	vars := map[string]string{"SIZE": "1g"}
+	l := fio.Lexer{Getenv: func(k string) string { return vars[k] }, KeepIncludes: true}
+	job := "[seq]\nsize=${SIZE}\ninclude common.fio\ntime_based\n"
+	for tok, err := range l.Tokens(strings.NewReader(job), "seq.fio") {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%v %s %q %q has=%v (%s)\n", tok.Pos, tok.Kind, tok.Name, tok.Value, tok.HasValue, tok.Text)
+	}
+	// Output:
+	// seq.fio:1 section "seq" "" has=false ([seq])
+	// seq.fio:2 option "size" "1g" has=true (size=${SIZE})
+	// seq.fio:3 include "common.fio" "" has=false (include common.fio)
+	// seq.fio:4 option "time_based" "" has=false (time_based)
+}
+
+// Every fio 3.33 option name is known, aliases and engine options too,
+// so that a typo can be told from an option stortest does not take.
+func ExampleIsOption() {
+	for _, name := range []string{"bs", "blocksize", "sqthread_poll", "blcksize", "output-format"} {
+		fmt.Println(name, fio.IsOption(name), fio.IsCommandLineOption(name))
+	}
+	// Output:
+	// bs true false
+	// blocksize true false
+	// sqthread_poll true false
+	// blcksize false false
+	// output-format false true
+}

@@ -1,7 +1,7 @@
 package workload
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -99,66 +99,46 @@ func ParseFio(r io.Reader, name string) ([]Job, error) {
 // parseFio is ParseFio with global holding the options before the file's.
 func parseFio(r io.Reader, name string, global *jobState) ([]Job, error) {
 	p := parser{file: name, arg: -1, env: os.Getenv}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	lx := fio.Lexer{Getenv: p.env, KeepIncludes: true}
+	lc := &lineCounter{r: r}
 	var cur *jobState
 	inGlobal := false
-	for sc.Scan() {
-		p.line++
-		line := sc.Text()
-		if p.line == 1 {
-			line = strings.TrimPrefix(line, "\ufeff")
+	for tok, err := range lx.Tokens(lc, name) {
+		if err != nil {
+			return nil, p.lexError(cur, err)
 		}
-		line = strings.TrimLeft(line, " \t\r\v\f")
-		if i := strings.IndexAny(line, ";#"); i >= 0 {
-			line = line[:i]
-		}
-		line = strings.TrimRight(line, " \t\r\v\f")
-		if line == "" {
-			continue
-		}
-		if line[0] == '[' {
+		p.line = tok.Pos.Line
+		switch tok.Kind {
+		case fio.SectionToken:
 			if err := p.finish(cur); err != nil {
 				return nil, err
 			}
 			cur = nil
-			if len(line) < 3 || line[len(line)-1] != ']' {
-				return nil, p.errorf("", syntaxErr("bad section header %q: want [name]", line))
-			}
-			sect := line[1 : len(line)-1]
-			if strings.HasPrefix(sect, "global") {
+			if strings.HasPrefix(tok.Name, "global") {
 				// fio matches the prefix, so [global-x] is global too.
 				inGlobal, p.job = true, ""
 				continue
 			}
 			inGlobal = false
 			cur = global.clone(p.line)
-			cur.job.Name = sect
-			p.job = sect
-			continue
-		}
-		if key, _, _ := strings.Cut(line, "="); strings.TrimSpace(key) == "include" || strings.HasPrefix(line, "include ") || strings.HasPrefix(line, "include\t") {
+			cur.job.Name = tok.Name
+			p.job = tok.Name
+		case fio.IncludeToken:
 			return nil, p.errorf("", &msgError{"include directives are not supported by stortest: copy the options into the file", ErrUnsupported})
-		}
-		st := cur
-		if inGlobal {
-			st = global
-		}
-		if st == nil {
-			return nil, p.errorf("", syntaxErr("option %q outside a [job] or [global] section", line))
-		}
-		line = expandEnv(line, p.env)
-		key, val, hasVal := strings.Cut(line, "=")
-		if err := p.apply(st, strings.TrimSpace(key), strings.TrimSpace(val), hasVal, inGlobal); err != nil {
-			return nil, err
+		case fio.OptionToken:
+			st := cur
+			if inGlobal {
+				st = global
+			}
+			if st == nil {
+				return nil, p.errorf("", syntaxErr("option %q outside a [job] or [global] section", tok.Text))
+			}
+			if err := p.apply(st, tok.Name, tok.Value, tok.HasValue, inGlobal); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, p.errorf("", syntaxErr("line %d is longer than %d bytes", p.line+1, maxLine))
-		}
-		return nil, fmt.Errorf("workload: read %s: %w", name, err)
-	}
+	p.line = lc.lines()
 	if err := p.finish(cur); err != nil {
 		return nil, err
 	}
@@ -168,8 +148,58 @@ func parseFio(r io.Reader, name string, global *jobState) ([]Job, error) {
 	return p.jobs, nil
 }
 
+// lineCounter counts the lines read through it as the lexer splits them,
+// so that errors about the whole file name its last line.
+type lineCounter struct {
+	r        io.Reader
+	newlines int
+	last     byte // the last byte read
+	any      bool
+}
+
+func (c *lineCounter) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	if n > 0 {
+		c.newlines += bytes.Count(b[:n], []byte{'\n'})
+		c.last, c.any = b[n-1], true
+	}
+	return n, err
+}
+
+// lines is the number of lines read: a last line without a newline
+// counts.
+func (c *lineCounter) lines() int {
+	if c.any && c.last != '\n' {
+		return c.newlines + 1
+	}
+	return c.newlines
+}
+
+// lexError turns an error of fio's lexer into the parser's: a bad
+// section header ends the job before it first, as a good one would.
+func (p *parser) lexError(cur *jobState, err error) error {
+	var le *fio.JobFileError
+	if !errors.As(err, &le) {
+		return fmt.Errorf("workload: read %s: %w", p.file, err)
+	}
+	switch {
+	case le.Kind == nil:
+		return fmt.Errorf("workload: read %s: %w", p.file, le.Err)
+	case errors.Is(le, fio.ErrSectionHeader):
+		p.line = le.Pos.Line
+		if err := p.finish(cur); err != nil {
+			return err
+		}
+	case errors.Is(le, fio.ErrLineTooLong):
+		p.line = le.Pos.Line - 1 // reported after the last line read
+	default:
+		p.line = le.Pos.Line
+	}
+	return p.errorf("", syntaxErr("%s", le.Msg))
+}
+
 // maxLine bounds a job-file line (fio's own limit is 8 KiB).
-const maxLine = 1 << 20
+const maxLine = fio.MaxLineLength
 
 // ParseFioArgs reads fio's command-line form of jobs, with fio's
 // semantics: --name=x starts job x, --name=global starts global options
@@ -925,34 +955,6 @@ func abs(x int) int {
 	return x
 }
 
-// expandEnv replaces ${NAME} with getenv(NAME), as fio does on job-file
-// option lines: an unset or empty variable gives "", an unterminated "${"
-// stays as it is, and "$NAME" without braces is not expanded.
-func expandEnv(s string, getenv func(string) string) string {
-	if !strings.Contains(s, "${") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(s[i+2:], '}')
-		if j < 0 {
-			break
-		}
-		b.WriteString(s[:i])
-		b.WriteString(getenv(s[i+2 : i+2+j]))
-		s = s[i+2+j+1:]
-	}
-	b.WriteString(s)
-	return b.String()
-}
-
-// fioKeywords are fio's reserved $keywords, replaced by host values.
-var fioKeywords = []string{"$pagesize", "$mb_memory", "$ncpus"}
-
 // checkDollar rejects a '$' left after ${VAR} expansion: fio's $keywords
 // depend on the host, and anything else is a variable fio would not
 // expand.
@@ -960,7 +962,7 @@ func checkDollar(v string) error {
 	if !strings.Contains(v, "$") {
 		return nil
 	}
-	for _, k := range fioKeywords {
+	for _, k := range fio.Keywords {
 		if strings.Contains(v, k) {
 			return unsupported("fio's keyword " + k)
 		}

