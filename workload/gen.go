@@ -436,7 +436,7 @@ type Pattern struct {
 	mix Mixer
 	// drew is the direction NextDir returned, until NextIO takes it
 	// (hasDrew); mixPass the passes at the last mix restart, restarts
-	// whether a new pass restarts the mix (a mixed job, not time based).
+	// whether a new pass restarts the mix (see NextDir).
 	drew     Dir
 	hasDrew  bool
 	mixPass  int64
@@ -504,10 +504,9 @@ func newPattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64)
 	}
 	mixSeed, restart := n.MixSeed(thread, entropy)
 	p := &Pattern{
-		mix:      NewMixer(n.RW, n.RWMixRead, mixSeed),
-		restarts: n.RW.Mixed() && !n.TimeBased,
-		bs:       NewBlockSizes(&n, splitmix(seed^2)),
-		size:     size - size%align,
+		mix:  NewMixer(n.RW, n.RWMixRead, mixSeed),
+		bs:   NewBlockSizes(&n, splitmix(seed^2)),
+		size: size - size%align,
 	}
 	p.mix.restart = restart
 	if w := n.WriteBlocks; w != nil {
@@ -544,6 +543,10 @@ func newPattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64)
 	}
 	p.off[1] = p.off[0]
 	p.shared = true
+	// fio ends a loop, and restarts the mix, where an offset cannot be
+	// had: only the random map runs out, once a pass. Without it the
+	// loops' bytes go in one run of fio's, with one mix.
+	p.restarts = n.RW.Mixed() && !n.TimeBased && p.off[0].mode == modeRandomMap && !p.byBytes
 	if n.RW == ReadWrite {
 		cfg.Seed = splitmix(seed ^ 4)
 		if p.off[1], err = NewOffsets(cfg); err != nil {
@@ -556,7 +559,11 @@ func newPattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64)
 
 // NextDir returns the direction of the next I/O, the rwmix draw. The
 // runner may issue another direction instead (see Pacer.Choose); NextIO
-// tells the mix. A mixed job's mix restarts with each pass (fio's loops).
+// tells the mix. A random mixed job with the random map restarts its mix
+// with each pass, as fio with each loop. (fio ends a loop of rw, sequential,
+// where the direction decided finds its stream at the end of the region,
+// after about twice the size at 50%; this pattern's passes are the size,
+// so its mix does not restart.)
 func (p *Pattern) NextDir() Dir {
 	if p.restarts {
 		if n := p.Passes(); n > p.mixPass {

@@ -21,10 +21,13 @@ package workload
 //     percentage of the new direction, over 100 (rounded down). Only
 //     the workload's own I/Os count: verify reads do not.
 //   - A loop (not time based) ends when fio finds no block left for an
-//     I/O whose direction it has just decided: that decision counts
-//     though nothing is issued. Then the threshold returns to zero and,
-//     with randrepeat (the default, and randseed unset), the generator
-//     restarts from its seed; the direction and the counts go on.
+//     I/O whose direction it has just decided (a random job's map is
+//     full): that decision counts though nothing is issued. Then the
+//     threshold returns to zero and, with randrepeat (the default, and
+//     randseed unset), the generator restarts from its seed; the
+//     direction and the counts go on. Without the map (norandommap, a
+//     random_distribution) nothing runs out: all the loops' bytes go in
+//     one loop of fio's, with one mix.
 
 // taus88 is fio's 32-bit Tausworthe generator: three shift-register
 // components xored together, period about 2^88.

@@ -66,7 +66,7 @@ func TestMixAsFio(t *testing.T) {
 	defer f.Close()
 	jobs, err := ParseFio(f, "jobs.fio")
 	require.NoError(t, err)
-	require.Len(t, jobs, 8)
+	require.Len(t, jobs, 9)
 	for k := range jobs {
 		j := &jobs[k]
 		t.Run(j.Name, func(t *testing.T) {
