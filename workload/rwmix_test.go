@@ -159,3 +159,39 @@ func TestMixCountsAsFio(t *testing.T) {
 		assert.Zero(t, got.Verify.Mismatches, got.Name)
 	}
 }
+
+// TestMixUnseeded: with randrepeat=0 (and no randseed) each run draws its
+// own mix seed, as fio seeds from /dev/urandom; with randrepeat every run
+// has fio's.
+func TestMixUnseeded(t *testing.T) {
+	j := Job{Name: "u", Engine: "null", RW: RandRW, Size: 1 << 20, RandRepeat: Bool(false)}
+	j = j.Normalized()
+	seeds := map[uint32]bool{}
+	for range 4 {
+		s, err := newIOSource(j, 0, 1, 0)
+		require.NoError(t, err)
+		seeds[s.pat.mix.seed] = true
+		assert.False(t, s.pat.mix.restart)
+	}
+	assert.Len(t, seeds, 4, "four runs, four seeds")
+	j.RandRepeat = Bool(true)
+	a, err := newIOSource(j, 0, 1, 0)
+	require.NoError(t, err)
+	b, err := newIOSource(j, 0, 1, 0)
+	require.NoError(t, err)
+	assert.Equal(t, a.pat.mix.seed, b.pat.mix.seed)
+	want, _ := j.MixSeed(1, 0)
+	assert.Equal(t, want, a.pat.mix.seed)
+}
+
+// TestMixAllocatesNothing: the mix's draws, restarts (a pass of 16
+// blocks) and switches allocate nothing.
+func TestMixAllocatesNothing(t *testing.T) {
+	j := Job{Name: "a", RW: RandRW, Size: 16 * 4096}
+	p, err := NewPattern(&j, 0, 1)
+	require.NoError(t, err)
+	if a := testing.AllocsPerRun(1000, func() { p.NextIO(DirWrite - p.NextDir()) }); a != 0 {
+		t.Errorf("Pattern.NextDir and NextIO allocate %v times per I/O", a)
+	}
+	assert.Greater(t, p.Passes(), int64(50))
+}
