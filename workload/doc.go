@@ -162,7 +162,11 @@
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
 // bssplit percentages share the remainder so the total is exactly 100;
 // rwmixread=0 in a mixed job is an error (write rw=write); iodepth_batch=0
-// becomes iodepth.
+// becomes iodepth; a sequential mixed job (rw) with loops moves the size
+// in each loop (fio's loop runs until one direction's stream reaches the
+// end of the region), so its directions are fio's through the first loop
+// only; the end of ramp_time does not reset the mix's counts, as fio's
+// does at a moment that depends on timing.
 //
 // # Generators
 //
