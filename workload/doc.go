@@ -162,12 +162,17 @@
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
 // bssplit percentages share the remainder so the total is exactly 100;
 // rwmixread=0 in a mixed job is an error (write rw=write); iodepth_batch=0
-// becomes iodepth.
+// becomes iodepth; a sequential mixed job (rw) with loops moves the size
+// in each loop (fio's loop runs until one direction's stream reaches the
+// end of the region), so its directions are fio's through the first loop
+// only; the end of ramp_time does not reset the mix's counts, as fio's
+// does at a moment that depends on timing.
 //
 // # Generators
 //
-// Pattern combines a Mixer (direction: read with probability RWMixRead,
-// drawn per I/O), BlockSizes (bs, bsrange multiples of the minimum, or the
+// Pattern combines a Mixer (direction: fio's own draws, RWMixRead percent
+// of them reads, from fio's generator and seed, so a mixed job issues the
+// reads and writes fio issues, in fio's order), BlockSizes (bs, bsrange multiples of the minimum, or the
 // bssplit weights) and Offsets over the job's region, in units of the
 // smallest block size: sequential; uniform random visiting every block
 // exactly once per pass (fio's random map, here a seeded permutation
@@ -175,8 +180,8 @@
 // bsrange or bssplit also a bit per block, as fio's map, so that an I/O
 // uses up every block it covers and a pass moves the region's size);
 // uniform with replacement (norandommap); or a Sampler of zipf, pareto or
-// normal (see Distribution). Everything is seeded from Job.Seed, so the same job
-// and seed give the same I/O sequence; the sequences are not fio's. Next
+// normal (see Distribution). The rest is seeded from Job.Seed, so the same job
+// and seed give the same I/O sequence; offsets and sizes are not fio's. Next
 // allocates nothing.
 //
 // # Rate and verify

@@ -426,47 +426,6 @@ func (b *BlockSizes) Min() int64 { return b.lo }
 // Max returns the largest size Next can return.
 func (b *BlockSizes) Max() int64 { return b.hi }
 
-// Mixer draws the direction of each I/O of a job: always read, write or
-// trim, for rw/randrw a read with probability RWMixRead percent, drawn
-// independently per I/O, and for trimwrite/randtrimwrite a trim, then a
-// write, in turn. Next allocates nothing.
-type Mixer struct {
-	rw      RW
-	readPct uint64
-	rng     rand.PCG
-	trimmed bool // trimwrite: the last I/O was the trim, the write is next
-}
-
-// NewMixer returns the direction chooser for rw with readPercent reads
-// (used by mixed patterns only), seeded.
-func NewMixer(rw RW, readPercent int, seed uint64) Mixer {
-	m := Mixer{rw: rw, readPct: uint64(min(max(readPercent, 0), 100))}
-	m.rng.Seed(splitmix(seed^0x313), splitmix(seed+0x313))
-	return m
-}
-
-// Next returns the direction of the next I/O.
-func (m *Mixer) Next() Dir {
-	switch {
-	case m.rw.TrimWrites():
-		m.trimmed = !m.trimmed
-		if m.trimmed {
-			return DirTrim
-		}
-		return DirWrite
-	case m.rw.Trims():
-		return DirTrim
-	case m.rw.Mixed():
-		if uniform(&m.rng, 100) < m.readPct {
-			return DirRead
-		}
-		return DirWrite
-	case m.rw.Writes():
-		return DirWrite
-	}
-	return DirRead
-}
-
 // Pattern is the whole I/O pattern of one job clone: directions (rwmix),
 // block sizes and offsets. (fsync=N is the runner's: it counts writes.)
 // Sequential mixed jobs (rw) keep an
@@ -474,13 +433,20 @@ func (m *Mixer) Next() Dir {
 // direction; random jobs share one stream (and one random map). Next,
 // NextDir and NextIO allocate nothing.
 type Pattern struct {
-	mix    Mixer
-	bs     *BlockSizes
-	wbs    *BlockSizes // the writes' (Job.WriteBlocks); nil: bs
-	off    [2]*Offsets // [DirRead], [DirWrite]; the same when shared
-	shared bool
-	size   int64
-	bytes  int64
+	mix Mixer
+	// drew is the direction NextDir returned, until NextIO takes it
+	// (hasDrew); mixPass the passes at the last mix restart, restarts
+	// whether a new pass restarts the mix (see NextDir).
+	drew     Dir
+	hasDrew  bool
+	mixPass  int64
+	restarts bool
+	bs       *BlockSizes
+	wbs      *BlockSizes // the writes' (Job.WriteBlocks); nil: bs
+	off      [2]*Offsets // [DirRead], [DirWrite]; the same when shared
+	shared   bool
+	size     int64
+	bytes    int64
 	// trimmed is the last trim of a trimwrite job, which the next write
 	// rewrites: the same offset and length; until then the passes are
 	// those before the trim (trimPasses), so a pass ends with its write.
@@ -504,8 +470,16 @@ type Pattern struct {
 // a file or device of fileSize bytes (0 if unknown: then j.Size must be
 // set), with the seed of the clone (Job.Seed). The region is [j.Offset,
 // j.Offset+j.Size), or up to fileSize when j.Size is 0, rounded down to a
-// multiple of the smallest block size.
+// multiple of the smallest block size. The directions are those fio draws
+// for the first job of a run (thread number 1; see Job.MixSeed), or, with
+// randrepeat=0, from seed.
 func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
+	return newPattern(j, fileSize, seed, 1, seed)
+}
+
+// newPattern is NewPattern for the clone with fio's thread number thread,
+// entropy seeding the directions of a job without randrepeat.
+func newPattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64) (*Pattern, error) {
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
@@ -528,11 +502,13 @@ func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
 	if size < align {
 		return nil, fmt.Errorf("%w: job %q: region of %d bytes is smaller than a block (%d)", ErrRegion, n.Name, size, align)
 	}
+	mixSeed, restart := n.MixSeed(thread, entropy)
 	p := &Pattern{
-		mix:  NewMixer(n.RW, n.RWMixRead, splitmix(seed^1)),
+		mix:  NewMixer(n.RW, n.RWMixRead, mixSeed),
 		bs:   NewBlockSizes(&n, splitmix(seed^2)),
 		size: size - size%align,
 	}
+	p.mix.restart = restart
 	if w := n.WriteBlocks; w != nil {
 		wj := n.withBlocks(*w)
 		p.wbs = NewBlockSizes(&wj, splitmix(seed^5))
@@ -567,6 +543,10 @@ func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
 	}
 	p.off[1] = p.off[0]
 	p.shared = true
+	// fio ends a loop, and restarts the mix, where an offset cannot be
+	// had: only the random map runs out, once a pass. Without it the
+	// loops' bytes go in one run of fio's, with one mix.
+	p.restarts = n.RW.Mixed() && !n.TimeBased && p.off[0].mode == modeRandomMap && !p.byBytes
 	if n.RW == ReadWrite {
 		cfg.Seed = splitmix(seed ^ 4)
 		if p.off[1], err = NewOffsets(cfg); err != nil {
@@ -578,13 +558,31 @@ func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
 }
 
 // NextDir returns the direction of the next I/O, the rwmix draw. The
-// runner may issue another direction instead (see Pacer.Choose).
-func (p *Pattern) NextDir() Dir { return p.mix.Next() }
+// runner may issue another direction instead (see Pacer.Choose); NextIO
+// tells the mix. A random mixed job with the random map restarts its mix
+// with each pass, as fio with each loop. (fio ends a loop of rw, sequential,
+// where the direction decided finds its stream at the end of the region,
+// after about twice the size at 50%; this pattern's passes are the size,
+// so its mix does not restart.)
+func (p *Pattern) NextDir() Dir {
+	if p.restarts {
+		if n := p.Passes(); n > p.mixPass {
+			p.mixPass = n
+			p.mix.Restart()
+		}
+	}
+	p.drew, p.hasDrew = p.mix.Next(), true
+	return p.drew
+}
 
 // NextIO returns the next I/O in direction d: the block size draw and the
 // offset from d's stream; for a trimwrite job's write, the block its trim
 // just discarded.
 func (p *Pattern) NextIO(d Dir) IO {
+	if p.hasDrew {
+		p.hasDrew = false
+		p.mix.Switched(p.drew, d)
+	}
 	if p.mix.rw.TrimWrites() {
 		return p.nextTrimWrite(d)
 	}

@@ -344,8 +344,9 @@ const (
 	DefaultRWMixRead = 50
 	DefaultSS        = "iops_slope:0.01%" // fio's steadystate default
 	// DefaultSeed is fio's randseed default, used when RandRepeat holds
-	// and RandSeed is 0. The generators are not fio's, so the same seed
-	// gives a different (but as repeatable) sequence than fio's.
+	// and RandSeed is 0. The mix of reads and writes is drawn as fio
+	// draws it (Job.MixSeed); the other generators are not fio's, so
+	// offsets and sizes follow a different (but as repeatable) sequence.
 	DefaultSeed uint64 = 0x89
 )
 

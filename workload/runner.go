@@ -369,7 +369,7 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 	if job.FillDevice && size < job.Offset+job.Size {
 		size = 0 // a file that grows until the file system is full
 	}
-	src, err := newIOSource(job, clone, size)
+	src, err := newIOSource(job, clone, jobNum, size)
 	if err != nil {
 		w.close()
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)

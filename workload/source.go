@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"stortest.dev/engines"
 )
@@ -18,17 +19,21 @@ import (
 // pass's data after a lost write reads back as stale (CorruptStale), not
 // as good.
 type ioSource struct {
-	job    *Job
-	pat    *Pattern
-	pacer  Pacer
-	ver    *Verifier
-	seed   uint64 // data of verified writes: seed+gen
-	gen    uint64 // the pass being written: verify passes done so far
-	mixed  bool   // rwmix: the pacer may switch direction
-	size   int64  // file or device size
-	issued uint64 // I/Os drawn from the pattern (replayed by verify)
-	moved  int64  // bytes drawn from the pattern
-	limit  int64  // io_size times loops: bytes to move; 0 for passes
+	job   *Job
+	pat   *Pattern
+	pacer Pacer
+	ver   *Verifier
+	seed  uint64 // data of verified writes: seed+gen
+	// thread is fio's thread number of the clone, entropy the random
+	// seed of its mix under randrepeat=0 (drawn once: replays repeat it).
+	thread  int
+	entropy uint64
+	gen     uint64 // the pass being written: verify passes done so far
+	mixed   bool   // rwmix: the pacer may switch direction
+	size    int64  // file or device size
+	issued  uint64 // I/Os drawn from the pattern (replayed by verify)
+	moved   int64  // bytes drawn from the pattern
+	limit   int64  // io_size times loops: bytes to move; 0 for passes
 	// vpass is the number of passes read back so far, sinceVerify the
 	// writes drawn since the last read-back (verify_backlog).
 	vpass       int64
@@ -55,13 +60,17 @@ type ioSource struct {
 	flow *flowMember // flow control (Job.Flow); nil when off
 }
 
-func newIOSource(job Job, clone int, size int64) (*ioSource, error) {
+// newIOSource returns the source of a job's clone (0-based) whose fio
+// thread number (1-based over the run's clones) is thread.
+func newIOSource(job Job, clone, thread int, size int64) (*ioSource, error) {
 	seed := job.Seed(clone, uint64(clone)+1)
-	pat, err := NewPattern(&job, size, seed)
+	entropy := rand.Uint64()
+	pat, err := newPattern(&job, size, seed, thread, entropy)
 	if err != nil {
 		return nil, err
 	}
-	s := &ioSource{job: &job, pat: pat, pacer: NewJobPacer(&job), seed: seed, mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job)}
+	s := &ioSource{job: &job, pat: pat, pacer: NewJobPacer(&job), seed: seed, thread: thread, entropy: entropy,
+		mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job)}
 	if job.Poisson {
 		s.pacer.SetPoisson(seed)
 	}
@@ -234,7 +243,7 @@ func (s *ioSource) unget(u *engines.Unit) {
 // startVerify starts the verify pass of the pass just written.
 func (s *ioSource) startVerify(u *engines.Unit) bool {
 	if s.replay == nil {
-		pat, err := NewPattern(s.job, s.size, s.seed)
+		pat, err := newPattern(s.job, s.size, s.seed, s.thread, s.entropy)
 		if err != nil {
 			return false // the same arguments worked at the start
 		}

@@ -1,0 +1,197 @@
+package workload
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// iologDirs returns the directions of an iolog fio wrote (write_iolog):
+// 'r' and 'w', one a read or write line.
+func iologDirs(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var b strings.Builder
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 5 {
+			continue
+		}
+		switch fields[2] {
+		case "read":
+			b.WriteByte('r')
+		case "write":
+			b.WriteByte('w')
+		}
+	}
+	require.NoError(t, sc.Err())
+	return b.String()
+}
+
+// patternDirs returns the first n directions of the pattern of job, the
+// clone with fio's thread number thread.
+func patternDirs(t *testing.T, j *Job, thread, n int) string {
+	t.Helper()
+	p, err := newPattern(j, 0, j.Seed(0, 0), thread, 0)
+	require.NoError(t, err)
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = 'r'
+		if p.Next().Dir == DirWrite {
+			b[i] = 'w'
+		}
+	}
+	return string(b)
+}
+
+// TestMixAsFio: the directions of mixed jobs, in order, are those fio
+// 3.33 issued for the same jobs (testdata/rwmix/jobs.fio, one job a
+// thread number, recorded by record.sh): rwmixread 30 to 90, rwmixwrite,
+// a randseed (thread 5), and loops, which restart the mix (with randseed,
+// without reseeding it).
+func TestMixAsFio(t *testing.T) {
+	dir := filepath.Join("testdata", "rwmix")
+	f, err := os.Open(filepath.Join(dir, "jobs.fio"))
+	require.NoError(t, err)
+	defer f.Close()
+	jobs, err := ParseFio(f, "jobs.fio")
+	require.NoError(t, err)
+	require.Len(t, jobs, 9)
+	for k := range jobs {
+		j := &jobs[k]
+		t.Run(j.Name, func(t *testing.T) {
+			want := iologDirs(t, filepath.Join(dir, j.Name+".iolog"))
+			require.NotEmpty(t, want)
+			got := patternDirs(t, j, k+1, len(want))
+			if got != want {
+				i := 0
+				for got[i] == want[i] {
+					i++
+				}
+				t.Errorf("directions differ from fio's first at I/O %d of %d: %d writes, fio %d",
+					i, len(want), strings.Count(got, "w"), strings.Count(want, "w"))
+			}
+		})
+	}
+}
+
+// TestMixSeeds: fio's seeding. The thread number and randseed change the
+// sequence; randrepeat=0 draws from entropy, and only a randrepeat mix
+// restarts from its seed.
+func TestMixSeeds(t *testing.T) {
+	j := Job{Name: "m", RW: RandRW, Size: 1 << 20}
+	one, two := patternDirs(t, &j, 1, 200), patternDirs(t, &j, 2, 200)
+	assert.NotEqual(t, one, two, "threads 1 and 2")
+	s1, r1 := j.MixSeed(1, 0)
+	assert.True(t, r1, "randrepeat restarts")
+	j.RandSeed = 1234
+	s2, r2 := j.MixSeed(1, 0)
+	assert.NotEqual(t, s1, s2)
+	assert.False(t, r2, "randseed does not restart")
+	j.RandSeed, j.RandRepeat = 0, Bool(false)
+	e1, _ := j.MixSeed(1, 1)
+	e2, r3 := j.MixSeed(1, 2)
+	assert.NotEqual(t, e1, e2, "entropy seeds")
+	assert.False(t, r3)
+}
+
+// TestMixerSwitched: when a rate limit issues the other direction, the
+// mix goes on from it, with the counts of what was issued.
+func TestMixerSwitched(t *testing.T) {
+	m := NewMixer(RandRW, 50, 1)
+	d := m.Next()
+	o := DirWrite
+	if d == DirWrite {
+		o = DirRead
+	}
+	m.Switched(d, o)
+	assert.Equal(t, o, m.cur)
+	assert.Equal(t, uint64(1), m.issues[o])
+	assert.Equal(t, uint64(0), m.issues[d])
+}
+
+// TestMixCountsAsFio: every clone of testdata/rwmix/counts.fio (fio's
+// t0008 among them: its harness wants the 16568 KiB written) reads and
+// writes what fio 3.33 did, verify reads included: sequential and random
+// jobs, two clones, verify_backlog on and off, a randseed.
+func TestMixCountsAsFio(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("testdata", "rwmix"))
+	require.NoError(t, err)
+	raw, err := os.ReadFile(filepath.Join(dir, "counts.json"))
+	require.NoError(t, err)
+	var fio struct {
+		Jobs []struct {
+			Name        string `json:"jobname"`
+			Read, Write struct {
+				IOs    uint64 `json:"total_ios"`
+				KBytes uint64 `json:"io_kbytes"`
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal(raw, &fio))
+	f, err := os.Open(filepath.Join(dir, "counts.fio"))
+	require.NoError(t, err)
+	defer f.Close()
+	jobs, err := ParseFio(f, "counts.fio")
+	require.NoError(t, err)
+	t.Chdir(t.TempDir()) // the jobs' default file names
+	res, err := RunJobs(context.Background(), jobs, Options{})
+	require.NoError(t, err)
+	require.Len(t, res.Jobs, len(fio.Jobs))
+	for i, want := range fio.Jobs {
+		got := res.Jobs[i]
+		require.NoError(t, got.Err, got.Name)
+		require.Equal(t, want.Name, got.Name)
+		r, w := got.Dirs[DirRead], got.Dirs[DirWrite]
+		assert.Equal(t, []uint64{want.Read.IOs, want.Read.KBytes, want.Write.IOs, want.Write.KBytes},
+			[]uint64{r.IOs, r.Bytes >> 10, w.IOs, w.Bytes >> 10},
+			"%s clone %d: read I/Os, KiB, write I/Os, KiB", got.Name, got.Clone)
+		assert.Zero(t, got.Verify.Mismatches, got.Name)
+	}
+}
+
+// TestMixUnseeded: with randrepeat=0 (and no randseed) each run draws its
+// own mix seed, as fio seeds from /dev/urandom; with randrepeat every run
+// has fio's.
+func TestMixUnseeded(t *testing.T) {
+	j := Job{Name: "u", Engine: "null", RW: RandRW, Size: 1 << 20, RandRepeat: Bool(false)}
+	j = j.Normalized()
+	seeds := map[uint32]bool{}
+	for range 4 {
+		s, err := newIOSource(j, 0, 1, 0)
+		require.NoError(t, err)
+		seeds[s.pat.mix.seed] = true
+		assert.False(t, s.pat.mix.restart)
+	}
+	assert.Len(t, seeds, 4, "four runs, four seeds")
+	j.RandRepeat = Bool(true)
+	a, err := newIOSource(j, 0, 1, 0)
+	require.NoError(t, err)
+	b, err := newIOSource(j, 0, 1, 0)
+	require.NoError(t, err)
+	assert.Equal(t, a.pat.mix.seed, b.pat.mix.seed)
+	want, _ := j.MixSeed(1, 0)
+	assert.Equal(t, want, a.pat.mix.seed)
+}
+
+// TestMixAllocatesNothing: the mix's draws, restarts (a pass of 16
+// blocks) and switches allocate nothing.
+func TestMixAllocatesNothing(t *testing.T) {
+	j := Job{Name: "a", RW: RandRW, Size: 16 * 4096}
+	p, err := NewPattern(&j, 0, 1)
+	require.NoError(t, err)
+	if a := testing.AllocsPerRun(1000, func() { p.NextIO(DirWrite - p.NextDir()) }); a != 0 {
+		t.Errorf("Pattern.NextDir and NextIO allocate %v times per I/O", a)
+	}
+	assert.Greater(t, p.Passes(), int64(50))
+}
