@@ -157,6 +157,16 @@
 //	io_submit_mode                               Offload: inline (false, the default) or offload (true)
 //	rate_process                                 Poisson: linear (false, the default) or poisson (true)
 //	serialize_overlap                            SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)
+//	fdatasync                                    FdatasyncEvery (writes)
+//	sync_file_range                              SyncFileRange: wait_before,write,wait_after[:N]
+//	end_fsync                                    EndFsync
+//	fsync_on_close                               FsyncOnClose
+//	create_fsync                                 NoCreateFsync = !value
+//	create_only                                  CreateOnly
+//	pre_read                                     PreRead
+//	invalidate                                   NoInvalidate = !value (fio's default invalidates)
+//	fadvise_hint                                 FadviseHint: 1 (by pattern, the default), 0, sequential, random
+//	unique_filename                              No effect: it names files per client host in fio's client/server mode
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
