@@ -316,8 +316,14 @@ func (w *worker) endSync() {
 	if !(j.EndFsync || j.FsyncOnClose) || !j.RW.Writes() || w.file == nil || w.syncState.lastWasOne {
 		return
 	}
-	if err := unix.Fsync(int(w.file.Fd())); err != nil {
+	u := &w.syncUnit
+	u.Op, u.Offset, u.Buf, u.BufIndex, u.Index = engines.OpFsync, 0, nil, -1, -1
+	if err := w.engineSync(u); err != nil {
 		w.fail(fmt.Errorf("end_fsync: %w", err))
+		return
+	}
+	if u.Res < 0 {
+		w.fail(fmt.Errorf("end_fsync: %w", w.eng.Explain(u)))
 		return
 	}
 	w.syncState.synced()
@@ -411,4 +417,17 @@ func preRead(fd int, off, size, bs int64) error {
 		done += int64(n)
 	}
 	return nil
+}
+
+// engineSync performs the fsync or fdatasync in u through the engine,
+// nothing being in flight, and waits for it.
+func (w *worker) engineSync(u *engines.Unit) error {
+	st, err := w.eng.Queue(u)
+	if err == nil && st == engines.Queued {
+		err = w.eng.Commit()
+		if err == nil {
+			_, err = w.eng.GetEvents(1, 1, 0)
+		}
+	}
+	return err
 }

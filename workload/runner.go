@@ -867,14 +867,7 @@ func (w *worker) syncOp(op engines.Op) {
 	if op == opSyncFileRange {
 		u.Res = w.syncFileRange()
 	} else {
-		var st engines.Status
-		st, err = w.eng.Queue(u)
-		if err == nil && st == engines.Queued {
-			err = w.eng.Commit()
-			if err == nil {
-				_, err = w.eng.GetEvents(1, 1, 0)
-			}
-		}
+		err = w.engineSync(u)
 	}
 	t := clock.Now()
 	w.syncState.synced()
