@@ -166,6 +166,11 @@
 //	pre_read                                     PreRead
 //	invalidate                                   NoInvalidate = !value (fio's default invalidates)
 //	fadvise_hint                                 FadviseHint: 1 (by pattern, the default), 0, sequential, random
+//	offset_increment                             OffsetIncrement (bytes; N% is not supported)
+//	offset_align                                 No effect: fio aligns only offsets given as N%, which stortest does not take
+//	allrandrepeat                                AllRandRepeat
+//	write_hint                                   WriteHint: none, short, medium, long, extreme
+//	nonvectored                                  1 (and -1, probe): no effect, io_uring reads and writes are non-vectored, what fio's probe picks; 0 (readv/writev) is not supported
 //	unique_filename                              No effect: it names files per client host in fio's client/server mode
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -49,7 +50,24 @@ type FioFiles struct {
 	// random or sequential after the job's pattern; "0" gives no advice;
 	// "sequential" and "random" force one.
 	FadviseHint string `json:"fadvise_hint,omitempty"`
+	// OffsetIncrement is fio's offset_increment: clone k of the job
+	// (numjobs) starts at Offset + k*OffsetIncrement, and its file is
+	// laid out to its own region's end.
+	OffsetIncrement int64 `json:"offset_increment,omitempty"`
+	// AllRandRepeat is fio's allrandrepeat: every generator is seeded
+	// repeatably, even with randrepeat=0 (stortest's generators all draw
+	// from the job's seed).
+	AllRandRepeat bool `json:"allrandrepeat,omitempty"`
+	// WriteHint is fio's write_hint, the kernel's write life time hint
+	// (RWH_WRITE_LIFE_*: 1 none, 2 short, 3 medium, 4 long, 5 extreme; 0
+	// unset) set with fcntl when the file is opened: F_SET_RW_HINT on the
+	// inode, or, with direct=1, F_SET_FILE_RW_HINT as fio 3.33 does,
+	// which kernels since 5.17 refuse (EINVAL), failing the job as fio's.
+	WriteHint int `json:"write_hint,omitempty"`
 }
+
+// writeHints are fio's names of the write life time hints, by value.
+var writeHints = [...]string{1: "none", 2: "short", 3: "medium", 4: "long", 5: "extreme"}
 
 // SyncFileRange is fio's sync_file_range=flags:N: after every Every
 // writes, sync_file_range(2) over the bytes written since the last sync
@@ -160,6 +178,39 @@ var fileOptions = []fioOption{
 			}
 			return nil
 		}},
+	{name: "offset_increment", field: "offset_increment", doc: "OffsetIncrement (bytes; N% is not supported)",
+		set: func(st *jobState, v string) error {
+			if strings.HasSuffix(strings.TrimSpace(v), "%") {
+				return unsupported("offset_increment=" + v + ": a percentage of the file")
+			}
+			n, err := ParseSize(v)
+			st.job.OffsetIncrement = n
+			return err
+		}},
+	{name: "offset_align", field: "offset_align", doc: "No effect: fio aligns only offsets given as N%, which stortest does not take",
+		set: func(_ *jobState, v string) error { _, err := ParseSize(v); return err }},
+	{name: "allrandrepeat", field: "allrandrepeat", isBool: true, doc: "AllRandRepeat",
+		set: setBool(func(j *Job) *bool { return &j.AllRandRepeat })},
+	{name: "write_hint", field: "write_hint", doc: "WriteHint: none, short, medium, long, extreme",
+		set: func(st *jobState, v string) error {
+			for i, name := range writeHints {
+				if name != "" && v == name {
+					st.job.WriteHint = i
+					return nil
+				}
+			}
+			return fmt.Errorf("unknown write_hint %q (want none, short, medium, long or extreme)", v)
+		}},
+	{name: "nonvectored", field: "nonvectored", doc: "1 (and -1, probe): no effect, io_uring reads and writes are non-vectored, what fio's probe picks; 0 (readv/writev) is not supported",
+		set: func(_ *jobState, v string) error {
+			switch v {
+			case "1", "-1":
+				return nil
+			case "0":
+				return unsupported("nonvectored=0 (vectored io_uring reads and writes)")
+			}
+			return fmt.Errorf("%q is not -1, 0 or 1", v)
+		}},
 	{name: "unique_filename", field: "unique_filename", isBool: true, doc: "No effect: it names files per client host in fio's client/server mode",
 		set: noEffect(true)},
 }
@@ -174,6 +225,12 @@ func (j *Job) validateFiles() (string, string) {
 		return "sync_file_range", fmt.Sprintf("negative (%d)", j.SyncFileRange.Every)
 	case j.SyncFileRange.Every > 0 && j.SyncFileRange.Flags&^(unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER) != 0:
 		return "sync_file_range", fmt.Sprintf("unknown flags %#x", j.SyncFileRange.Flags)
+	}
+	switch {
+	case j.OffsetIncrement < 0:
+		return "offset_increment", fmt.Sprintf("negative (%d)", j.OffsetIncrement)
+	case j.WriteHint < 0 || j.WriteHint >= len(writeHints):
+		return "write_hint", fmt.Sprintf("unknown hint %d (want 1 to %d)", j.WriteHint, len(writeHints)-1)
 	}
 	switch j.FadviseHint {
 	case "", "0", "sequential", "random":
@@ -210,6 +267,15 @@ func (j *Job) filesString() string {
 	}
 	if j.FadviseHint != "" {
 		kv("fadvise_hint", j.FadviseHint)
+	}
+	if j.OffsetIncrement != 0 {
+		kv("offset_increment", strconv.FormatInt(j.OffsetIncrement, 10))
+	}
+	if j.AllRandRepeat {
+		kv("allrandrepeat", "1")
+	}
+	if j.WriteHint != 0 {
+		kv("write_hint", writeHints[j.WriteHint])
 	}
 	return b.String()
 }
@@ -371,6 +437,16 @@ func prepareCache(j *Job, st *unix.Stat_t, fd int, off, size int64) error {
 			_ = unix.IoctlSetInt(fd, unix.BLKFLSBUF, 0)
 		}
 	}
+	if j.WriteHint != 0 {
+		cmd := unix.F_SET_RW_HINT
+		if j.Direct {
+			cmd = unix.F_SET_FILE_RW_HINT
+		}
+		hint := uint64(j.WriteHint)
+		if _, _, e := unix.Syscall(unix.SYS_FCNTL, uintptr(fd), uintptr(cmd), uintptr(unsafe.Pointer(&hint))); e != 0 {
+			return fmt.Errorf("fcntl write hint: %w", e)
+		}
+	}
 	advice := -1
 	switch j.FadviseHint {
 	case "":
@@ -430,4 +506,11 @@ func (w *worker) engineSync(u *engines.Unit) error {
 		}
 	}
 	return err
+}
+
+// forClone returns the job as clone k runs it: offset_increment moves
+// its region.
+func (j Job) forClone(k int) Job {
+	j.Offset += int64(k) * j.OffsetIncrement
+	return j
 }

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,11 @@ create_fsync=0
 pre_read=1
 fadvise_hint=random
 unique_filename=1
+offset_increment=64k
+offset_align=4k
+allrandrepeat=1
+write_hint=extreme
+nonvectored=1
 [b]
 sync_file_range=write
 invalidate=0
@@ -41,7 +47,8 @@ invalidate=1
 	require.Len(t, jobs, 3)
 	assert.Equal(t, FioFiles{FdatasyncEvery: 8,
 		SyncFileRange: SyncFileRange{Flags: unix.SYNC_FILE_RANGE_WAIT_BEFORE | unix.SYNC_FILE_RANGE_WRITE | unix.SYNC_FILE_RANGE_WAIT_AFTER, Every: 4},
-		EndFsync:      true, FsyncOnClose: true, NoCreateFsync: true, PreRead: true, FadviseHint: "random"}, jobs[0].FioFiles)
+		EndFsync:      true, FsyncOnClose: true, NoCreateFsync: true, PreRead: true, FadviseHint: "random",
+		OffsetIncrement: 64 << 10, AllRandRepeat: true, WriteHint: 5}, jobs[0].FioFiles)
 	assert.Equal(t, FioFiles{SyncFileRange: SyncFileRange{Flags: unix.SYNC_FILE_RANGE_WRITE, Every: 1},
 		NoInvalidate: true, CreateOnly: true, FadviseHint: "0"}, jobs[1].FioFiles)
 	assert.Equal(t, FioFiles{}, jobs[2].FioFiles)
@@ -58,6 +65,10 @@ invalidate=1
 		{"[a]\nrw=read\n\nfadvise_hint=normal\n", `t.fio:4: job "a": fadvise_hint: unknown fadvise_hint "normal"`},
 		{"[a]\nend_fsync=2\n", `t.fio:2: job "a": end_fsync:`},
 		{"[a]\ninvalidate=maybe\n", `t.fio:2: job "a": invalidate:`},
+		{"[a]\nwrite_hint=1\n", `t.fio:2: job "a": write_hint: unknown write_hint "1"`},
+		{"[a]\nnonvectored=2\n", `t.fio:2: job "a": nonvectored: "2" is not -1, 0 or 1`},
+		{"[a]\noffset_increment=-4k\n", `t.fio:2: job "a": offset_increment:`},
+		{"[a]\noffset_align=z\n", `t.fio:2: job "a": offset_align:`},
 	} {
 		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
 		if assert.Error(t, err, tc.in) {
@@ -69,9 +80,10 @@ invalidate=1
 
 // The options fio 3.33 has and stortest does not implement stay refused.
 func TestFileOptionsStillRefused(t *testing.T) {
-	for _, name := range []string{"file_append", "unlink_each_loop", "overwrite", "offset_increment", "percentage_random", "uncached", "write_hint"} {
-		_, err := ParseFio(strings.NewReader("[a]\n"+name+"=1\n"), "t.fio")
-		assert.ErrorIs(t, err, ErrUnsupported, name)
+	for _, line := range []string{"file_append=1", "unlink_each_loop=1", "overwrite=1", "percentage_random=50", "uncached=1",
+		"nonvectored=0", "offset_increment=10%"} {
+		_, err := ParseFio(strings.NewReader("[a]\n"+line+"\n"), "t.fio")
+		assert.ErrorIs(t, err, ErrUnsupported, line)
 	}
 }
 
@@ -233,6 +245,8 @@ func TestFileOptionsAgainstFio(t *testing.T) {
 		{"--rw=write", "--fdatasync=4", "--ioengine=libaio", "--iodepth=4"},
 		{"--rw=randwrite", "--create_only=1"},
 		{"--rw=read", "--pre_read=1", "--invalidate=0", "--fadvise_hint=random", "--create_fsync=0"},
+		{"--rw=write", "--offset=8k", "--numjobs=3", "--offset_increment=16k", "--group_reporting"},
+		{"--rw=randwrite", "--write_hint=short", "--allrandrepeat=1", "--randrepeat=0"},
 	} {
 		t.Run(strings.Join(opts, " "), func(t *testing.T) {
 			dir := t.TempDir()
@@ -263,17 +277,80 @@ func TestFileOptionsAgainstFio(t *testing.T) {
 			require.NoError(t, err)
 			res, err := Run(context.Background(), jobs[0], Options{})
 			require.NoError(t, err)
-			r := res.Jobs[0]
-			require.NoError(t, r.Err)
+			var n uint64
+			var r JobResult // the clones summed, as group_reporting does
+			for _, c := range res.Jobs {
+				require.NoError(t, c.Err)
+				for d := range NumDirs {
+					r.Dirs[d].IOs += c.Dirs[d].IOs
+					r.Dirs[d].Bytes += c.Dirs[d].Bytes
+				}
+				r.Sync.IOs += c.Sync.IOs
+				n += c.Sync.Lat.Count()
+			}
 			f := doc.Jobs[0]
 			assert.Equal(t, f.Write.TotalIOs, r.Dirs[DirWrite].IOs, "write total_ios")
 			assert.Equal(t, f.Read.TotalIOs, r.Dirs[DirRead].IOs, "read total_ios")
 			assert.Equal(t, f.Write.IOBytes+f.Read.IOBytes, r.Dirs[DirWrite].Bytes+r.Dirs[DirRead].Bytes, "io_bytes")
 			assert.Equal(t, f.Sync.TotalIOs, r.Sync.IOs, "sync total_ios")
-			assert.Equal(t, f.Sync.Lat.N, r.Sync.Lat.Count(), "sync lat_ns N")
+			assert.Equal(t, f.Sync.Lat.N, n, "sync lat_ns N")
 			sst, err := os.Stat(filepath.Join(dir, "f"))
 			require.NoError(t, err)
 			assert.Equal(t, fst.Size(), sst.Size(), "file size left")
 		})
+	}
+}
+
+// offset_increment moves each clone's region; the file is laid out to the
+// last one's end (fio: 106496 bytes for these options).
+func TestOffsetIncrement(t *testing.T) {
+	job := syncJob(t, Write)
+	job.Size, job.Offset, job.NumJobs, job.OffsetIncrement = 64<<10, 8<<10, 3, 16<<10
+	res, err := Run(context.Background(), job, Options{})
+	require.NoError(t, err)
+	require.Len(t, res.Jobs, 3)
+	for _, r := range res.Jobs {
+		require.NoError(t, r.Err)
+		assert.Equal(t, uint64(16), r.Dirs[DirWrite].IOs)
+		assert.Equal(t, int64(8<<10), r.Job.Offset, "the result keeps the job as given")
+	}
+	st, err := os.Stat(job.Filename)
+	require.NoError(t, err)
+	assert.Equal(t, int64(8<<10+2*16<<10+64<<10), st.Size())
+}
+
+// allrandrepeat seeds repeatably even with randrepeat=0.
+func TestAllRandRepeat(t *testing.T) {
+	j := Job{RandRepeat: Bool(false)}
+	assert.NotEqual(t, j.Seed(0, 1), j.Seed(0, 2), "randrepeat=0 draws from the entropy")
+	j.AllRandRepeat = true
+	assert.Equal(t, j.Seed(0, 1), j.Seed(0, 2), "allrandrepeat=1 does not")
+}
+
+// write_hint sets the inode's hint for buffered I/O; with direct=1 fio
+// 3.33 asks for the file's hint, which kernels since 5.17 refuse, and
+// the job fails as fio's does.
+func TestWriteHint(t *testing.T) {
+	job := syncJob(t, Write)
+	job.WriteHint = 2 // short
+	r := runJob(t, job, Options{})
+	require.NoError(t, r.Err)
+	f, err := os.Open(job.Filename)
+	require.NoError(t, err)
+	defer f.Close()
+	var hint uint64
+	_, _, e := unix.Syscall(unix.SYS_FCNTL, f.Fd(), unix.F_GET_RW_HINT, uintptr(unsafe.Pointer(&hint)))
+	require.Zero(t, e)
+	assert.Equal(t, uint64(2), hint)
+
+	job.Direct = true
+	job.Filename = filepath.Join(t.TempDir(), "d")
+	if _, err := Run(context.Background(), job, Options{}); err != nil {
+		if errors.Is(err, engines.ErrNoDirectIO) {
+			t.Skip("no O_DIRECT here")
+		}
+		assert.Contains(t, err.Error(), "fcntl write hint")
+	} else {
+		t.Log("this kernel took F_SET_FILE_RW_HINT")
 	}
 }

@@ -441,7 +441,7 @@ func (j *Job) Seed(clone int, entropy uint64) uint64 {
 	base := j.RandSeed
 	switch {
 	case base != 0:
-	case j.RandRepeat == nil || *j.RandRepeat:
+	case j.RandRepeat == nil || *j.RandRepeat || j.AllRandRepeat:
 		base = DefaultSeed
 	default:
 		base = entropy

@@ -148,7 +148,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 				return err
 			}
 		}
-		if err := prepareTarget(job); err != nil {
+		if err := prepareTarget(job.forClone(clone)); err != nil {
 			return err
 		}
 		if err := w.init(job, clone, jobNum, layout, opts); err != nil {
@@ -330,6 +330,8 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 	if w.res == nil {
 		w.res = NewJobResult(job, clone, layout)
 	}
+	job = job.forClone(clone) // the result keeps the job as given
+	w.job = job
 	for d := range NumDirs {
 		w.clatPrev[d] = latency.New(layout)
 		w.clatDelta[d] = latency.New(layout)
