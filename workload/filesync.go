@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -64,6 +65,11 @@ type FioFiles struct {
 	// inode, or, with direct=1, F_SET_FILE_RW_HINT as fio 3.33 does,
 	// which kernels since 5.17 refuse (EINVAL), failing the job as fio's.
 	WriteHint int `json:"write_hint,omitempty"`
+	// FileAppend is fio's file_append: a regular file is not laid out, and
+	// the job's region starts at the file's end when it opens it, so its
+	// Size bytes extend the file (a missing file is created empty). Write
+	// jobs only: reads of what is not written yet are not supported.
+	FileAppend bool `json:"file_append,omitempty"`
 }
 
 // writeHints are fio's names of the write life time hints, by value.
@@ -211,6 +217,16 @@ var fileOptions = []fioOption{
 			}
 			return fmt.Errorf("%q is not -1, 0 or 1", v)
 		}},
+	{name: "file_append", field: "file_append", isBool: true, doc: "FileAppend (write and randwrite jobs with size)",
+		set: setBool(func(j *Job) *bool { return &j.FileAppend })},
+	{name: "overwrite", field: "overwrite", isBool: true, doc: "1 only: files are laid out before a write job, as fio's overwrite=1 (fio's default 0 leaves a new file sparse)",
+		set: func(_ *jobState, v string) error {
+			b, err := ParseBool(v)
+			if err == nil && !b {
+				return unsupported("overwrite=0 (a write job's new file is laid out first, as with overwrite=1)")
+			}
+			return err
+		}},
 	{name: "unique_filename", field: "unique_filename", isBool: true, doc: "No effect: it names files per client host in fio's client/server mode",
 		set: noEffect(true)},
 }
@@ -231,6 +247,10 @@ func (j *Job) validateFiles() (string, string) {
 		return "offset_increment", fmt.Sprintf("negative (%d)", j.OffsetIncrement)
 	case j.WriteHint < 0 || j.WriteHint >= len(writeHints):
 		return "write_hint", fmt.Sprintf("unknown hint %d (want 1 to %d)", j.WriteHint, len(writeHints)-1)
+	case j.FileAppend && (j.RW != Write && j.RW != RandWrite):
+		return "file_append", fmt.Sprintf("with rw=%s is not supported by stortest (write and randwrite only)", j.RW)
+	case j.FileAppend && j.Size == 0:
+		return "file_append", "needs size: the region after the file's end has no size of its own (fio: blocksize is larger than data set range)"
 	}
 	switch j.FadviseHint {
 	case "", "0", "sequential", "random":
@@ -276,6 +296,9 @@ func (j *Job) filesString() string {
 	}
 	if j.WriteHint != 0 {
 		kv("write_hint", writeHints[j.WriteHint])
+	}
+	if j.FileAppend {
+		kv("file_append", "1")
 	}
 	return b.String()
 }
@@ -513,4 +536,10 @@ func (w *worker) engineSync(u *engines.Unit) error {
 func (j Job) forClone(k int) Job {
 	j.Offset += int64(k) * j.OffsetIncrement
 	return j
+}
+
+// isRegular reports whether f is a regular file.
+func isRegular(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode().IsRegular()
 }

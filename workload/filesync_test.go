@@ -69,6 +69,8 @@ invalidate=1
 		{"[a]\nnonvectored=2\n", `t.fio:2: job "a": nonvectored: "2" is not -1, 0 or 1`},
 		{"[a]\noffset_increment=-4k\n", `t.fio:2: job "a": offset_increment:`},
 		{"[a]\noffset_align=z\n", `t.fio:2: job "a": offset_align:`},
+		{"[a]\nsize=1m\nrw=randrw\nfile_append=1\n", `t.fio:4: job "a": file_append: with rw=randrw is not supported by stortest`},
+		{"[a]\nfilename=/x\nrw=write\nfile_append=1\n", `t.fio:4: job "a": file_append: needs size`},
 	} {
 		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
 		if assert.Error(t, err, tc.in) {
@@ -80,7 +82,7 @@ invalidate=1
 
 // The options fio 3.33 has and stortest does not implement stay refused.
 func TestFileOptionsStillRefused(t *testing.T) {
-	for _, line := range []string{"file_append=1", "unlink_each_loop=1", "overwrite=1", "percentage_random=50", "uncached=1",
+	for _, line := range []string{"unlink_each_loop=1", "overwrite=0", "percentage_random=50", "uncached=1",
 		"nonvectored=0", "offset_increment=10%"} {
 		_, err := ParseFio(strings.NewReader("[a]\n"+line+"\n"), "t.fio")
 		assert.ErrorIs(t, err, ErrUnsupported, line)
@@ -247,6 +249,7 @@ func TestFileOptionsAgainstFio(t *testing.T) {
 		{"--rw=read", "--pre_read=1", "--invalidate=0", "--fadvise_hint=random", "--create_fsync=0"},
 		{"--rw=write", "--offset=8k", "--numjobs=3", "--offset_increment=16k", "--group_reporting"},
 		{"--rw=randwrite", "--write_hint=short", "--allrandrepeat=1", "--randrepeat=0"},
+		{"--rw=write", "--file_append=1", "--overwrite=1"},
 	} {
 		t.Run(strings.Join(opts, " "), func(t *testing.T) {
 			dir := t.TempDir()
@@ -352,5 +355,21 @@ func TestWriteHint(t *testing.T) {
 		assert.Contains(t, err.Error(), "fcntl write hint")
 	} else {
 		t.Log("this kernel took F_SET_FILE_RW_HINT")
+	}
+}
+
+// file_append writes after the file's end: an existing file grows by the
+// job's size (fio: 32 KiB then 64 KiB for these jobs), a missing one is
+// created and written from 0.
+func TestFileAppend(t *testing.T) {
+	job := syncJob(t, RandWrite)
+	job.Size, job.FileAppend = 32<<10, true
+	for _, want := range []int64{32 << 10, 64 << 10} {
+		r := runJob(t, job, Options{})
+		require.NoError(t, r.Err)
+		assert.Equal(t, uint64(8), r.Dirs[DirWrite].IOs)
+		st, err := os.Stat(job.Filename)
+		require.NoError(t, err)
+		assert.Equal(t, want, st.Size())
 	}
 }

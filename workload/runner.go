@@ -370,6 +370,10 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 	if job.FillDevice && size < job.Offset+job.Size {
 		size = 0 // a file that grows until the file system is full
 	}
+	if job.FileAppend && f != nil && isRegular(f) {
+		job.Offset, size = size, 0 // file_append: a region after the end, growing the file
+		w.job = job
+	}
 	src, err := newIOSource(job, clone, size)
 	if err != nil {
 		w.close()

@@ -145,9 +145,9 @@ func prepareTarget(job Job) error {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
-	if job.FillDevice {
-		// fill_device writes the file until the file system is full:
-		// nothing is laid out first.
+	if job.FillDevice || job.FileAppend {
+		// fill_device writes the file until the file system is full,
+		// file_append after its end: nothing is laid out first.
 		f, err := os.OpenFile(job.Filename, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
