@@ -173,6 +173,7 @@
 //	nonvectored                                  1 (and -1, probe): no effect, io_uring reads and writes are non-vectored, what fio's probe picks; 0 (readv/writev) is not supported
 //	file_append                                  FileAppend (write and randwrite jobs with size)
 //	overwrite                                    1 only: files are laid out before a write job, as fio's overwrite=1 (fio's default 0 leaves a new file sparse)
+//	percentage_random                            PercentSequential = 100 - value: r[,w[,t]] percent (default 100)
 //	unique_filename                              No effect: it names files per client host in fio's client/server mode
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and

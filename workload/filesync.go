@@ -70,6 +70,12 @@ type FioFiles struct {
 	// Size bytes extend the file (a missing file is created empty). Write
 	// jobs only: reads of what is not written yet are not supported.
 	FileAppend bool `json:"file_append,omitempty"`
+	// PercentSequential is 100 minus fio's percentage_random, by
+	// direction (read, write, trim): in a random job, the percent of I/Os
+	// that follow the last I/O of their direction rather than draw a
+	// random offset (0, the default, all random). A pass is then the
+	// region's size moved, as with rw=randread:N.
+	PercentSequential [3]int64 `json:"percentage_sequential,omitzero"`
 }
 
 // writeHints are fio's names of the write life time hints, by value.
@@ -227,6 +233,22 @@ var fileOptions = []fioOption{
 			}
 			return err
 		}},
+	{name: "percentage_random", field: "percentage_random", doc: "PercentSequential = 100 - value: r[,w[,t]] percent (default 100)",
+		set: func(st *jobState, v string) error {
+			t, err := parseTriple(v, func(s string) (int64, error) { return ParseCount(s, 100) })
+			if err != nil {
+				return err
+			}
+			parts := strings.Split(v, ",")
+			for i := range t {
+				t[i] = 100 - t[i]
+				if i < len(parts) && strings.TrimSpace(parts[i]) == "" {
+					t[i] = 0 // not given: fio's default, all random
+				}
+			}
+			st.job.PercentSequential = t
+			return nil
+		}},
 	{name: "unique_filename", field: "unique_filename", isBool: true, doc: "No effect: it names files per client host in fio's client/server mode",
 		set: noEffect(true)},
 }
@@ -249,6 +271,8 @@ func (j *Job) validateFiles() (string, string) {
 		return "write_hint", fmt.Sprintf("unknown hint %d (want 1 to %d)", j.WriteHint, len(writeHints)-1)
 	case j.FileAppend && (j.RW != Write && j.RW != RandWrite):
 		return "file_append", fmt.Sprintf("with rw=%s is not supported by stortest (write and randwrite only)", j.RW)
+	case min(j.PercentSequential[0], j.PercentSequential[1], j.PercentSequential[2]) < 0 || max(j.PercentSequential[0], j.PercentSequential[1], j.PercentSequential[2]) > 100:
+		return "percentage_random", fmt.Sprintf("sequential %v: want percentages from 0 to 100", j.PercentSequential)
 	case j.FileAppend && j.Size == 0:
 		return "file_append", "needs size: the region after the file's end has no size of its own (fio: blocksize is larger than data set range)"
 	}
@@ -299,6 +323,9 @@ func (j *Job) filesString() string {
 	}
 	if j.FileAppend {
 		kv("file_append", "1")
+	}
+	if ps := j.PercentSequential; ps != ([3]int64{}) {
+		kv("percentage_random", fmt.Sprintf("%d,%d,%d", 100-ps[0], 100-ps[1], 100-ps[2]))
 	}
 	return b.String()
 }

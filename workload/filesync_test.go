@@ -69,6 +69,7 @@ invalidate=1
 		{"[a]\nnonvectored=2\n", `t.fio:2: job "a": nonvectored: "2" is not -1, 0 or 1`},
 		{"[a]\noffset_increment=-4k\n", `t.fio:2: job "a": offset_increment:`},
 		{"[a]\noffset_align=z\n", `t.fio:2: job "a": offset_align:`},
+		{"[a]\npercentage_random=101\n", `t.fio:2: job "a": percentage_random:`},
 		{"[a]\nsize=1m\nrw=randrw\nfile_append=1\n", `t.fio:4: job "a": file_append: with rw=randrw is not supported by stortest`},
 		{"[a]\nfilename=/x\nrw=write\nfile_append=1\n", `t.fio:4: job "a": file_append: needs size`},
 	} {
@@ -82,7 +83,7 @@ invalidate=1
 
 // The options fio 3.33 has and stortest does not implement stay refused.
 func TestFileOptionsStillRefused(t *testing.T) {
-	for _, line := range []string{"unlink_each_loop=1", "overwrite=0", "percentage_random=50", "uncached=1",
+	for _, line := range []string{"unlink_each_loop=1", "overwrite=0", "uncached=1",
 		"nonvectored=0", "offset_increment=10%"} {
 		_, err := ParseFio(strings.NewReader("[a]\n"+line+"\n"), "t.fio")
 		assert.ErrorIs(t, err, ErrUnsupported, line)
@@ -250,6 +251,8 @@ func TestFileOptionsAgainstFio(t *testing.T) {
 		{"--rw=write", "--offset=8k", "--numjobs=3", "--offset_increment=16k", "--group_reporting"},
 		{"--rw=randwrite", "--write_hint=short", "--allrandrepeat=1", "--randrepeat=0"},
 		{"--rw=write", "--file_append=1", "--overwrite=1"},
+		{"--rw=randread", "--percentage_random=50"},
+		{"--rw=randwrite", "--percentage_random=30,0"},
 	} {
 		t.Run(strings.Join(opts, " "), func(t *testing.T) {
 			dir := t.TempDir()
@@ -372,4 +375,46 @@ func TestFileAppend(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, st.Size())
 	}
+}
+
+func TestPercentageRandomParse(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want [3]int64
+	}{
+		{"50", [3]int64{50, 50, 50}},
+		{"100", [3]int64{}},
+		{"0", [3]int64{100, 100, 100}},
+		{"10,40", [3]int64{90, 60, 60}},
+		{",20", [3]int64{0, 80, 80}},
+	} {
+		jobs, err := ParseFio(strings.NewReader("[a]\nrw=randread\npercentage_random="+tc.in+"\n"), "t.fio")
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, jobs[0].PercentSequential, tc.in)
+		assert.Equal(t, tc.want, roundTripJob(t, jobs[0]).PercentSequential, "%s reads back", tc.in)
+	}
+}
+
+// percentage_random=N: about N% of a random job's I/Os draw a random
+// offset, the others follow the last one; 0 is sequential.
+func TestPercentageRandom(t *testing.T) {
+	follows := func(perc int64) float64 {
+		j := Job{Name: "p", RW: RandRead, BlockSize: 4096, Size: 64 << 20}
+		j.PercentSequential = [3]int64{100 - perc, 100 - perc, 100 - perc}
+		p, err := NewPattern(&j, 0, 1)
+		require.NoError(t, err)
+		const n = 4000
+		prev, seq := p.Next(), 0
+		for range n {
+			io := p.Next()
+			if io.Offset == prev.Offset+prev.Len {
+				seq++
+			}
+			prev = io
+		}
+		return float64(seq) / n
+	}
+	assert.Equal(t, 1.0, follows(0), "percentage_random=0: sequential")
+	assert.InDelta(t, 0.75, follows(25), 0.05)
+	assert.Less(t, follows(100), 0.01, "the default: random")
 }
