@@ -157,6 +157,24 @@
 //	io_submit_mode                               Offload: inline (false, the default) or offload (true)
 //	rate_process                                 Poisson: linear (false, the default) or poisson (true)
 //	serialize_overlap                            SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)
+//	fdatasync                                    FdatasyncEvery (writes)
+//	sync_file_range                              SyncFileRange: wait_before,write,wait_after[:N]
+//	end_fsync                                    EndFsync
+//	fsync_on_close                               FsyncOnClose
+//	create_fsync                                 NoCreateFsync = !value
+//	create_only                                  CreateOnly
+//	pre_read                                     PreRead
+//	invalidate                                   NoInvalidate = !value (fio's default invalidates)
+//	fadvise_hint                                 FadviseHint: 1 (by pattern, the default), 0, sequential, random
+//	offset_increment                             OffsetIncrement (bytes; N% is not supported)
+//	offset_align                                 No effect: fio aligns only offsets given as N%, which stortest does not take
+//	allrandrepeat                                AllRandRepeat
+//	write_hint                                   WriteHint: none, short, medium, long, extreme
+//	nonvectored                                  1 (and -1, probe): no effect, io_uring reads and writes are non-vectored, what fio's probe picks; 0 (readv/writev) is not supported
+//	file_append                                  FileAppend (write and randwrite jobs with size)
+//	overwrite                                    1 only: files are laid out before a write job, as fio's overwrite=1 (fio's default 0 leaves a new file sparse)
+//	percentage_random                            PercentSequential = 100 - value: r[,w[,t]] percent (default 100)
+//	unique_filename                              No effect: it names files per client host in fio's client/server mode
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank

@@ -459,6 +459,12 @@ type Pattern struct {
 	seqSame bool
 	seqAt   int64
 	last    [2]IO
+	// percRand is percentage_random by direction (read, write): an I/O
+	// draws a random offset with this probability in percent, else
+	// follows the last one of its direction; nil when every I/O is
+	// random.
+	percRand *[2]int64
+	percRNG  rand.PCG
 	// byBytes: a pass is the region's size moved (random offset
 	// modifiers, whose sequential I/Os the offset streams do not see;
 	// strided zones).
@@ -525,6 +531,9 @@ func newPattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64)
 		}
 		if n.RWModifier > 1 {
 			p.seqN, p.seqSame, p.byBytes = n.RWModifier, n.RWSequencer == "identical", true
+		} else if ps := n.PercentSequential; ps[0] > 0 || ps[1] > 0 {
+			p.percRand, p.byBytes = &[2]int64{100 - ps[0], 100 - ps[1]}, true
+			p.percRNG.Seed(splitmix(seed^6), 0)
 		}
 	}
 	if n.strided() {
@@ -586,7 +595,7 @@ func (p *Pattern) NextIO(d Dir) IO {
 	if p.mix.rw.TrimWrites() {
 		return p.nextTrimWrite(d)
 	}
-	if p.seqN > 0 {
+	if p.seqN > 0 || p.percRand != nil {
 		return p.nextSequenced(d)
 	}
 	o := p.off[0]
@@ -610,10 +619,11 @@ func (p *Pattern) sizes(d Dir) *BlockSizes {
 	return p.bs
 }
 
-// nextSequenced is NextIO of a random job with an offset modifier: every
-// seqN-th I/O draws a random offset; the others follow the last I/O of
-// their direction, or repeat its offset, and draw a random one only where
-// the region ends.
+// nextSequenced is NextIO of a random job with an offset modifier or
+// percentage_random: every seqN-th I/O (or one in percRand percent)
+// draws a random offset; the others follow the last I/O of their
+// direction, or repeat its offset, and draw a random one only where the
+// region ends.
 func (p *Pattern) nextSequenced(d Dir) IO {
 	bs := p.sizes(d).Next()
 	k := 0
@@ -623,7 +633,13 @@ func (p *Pattern) nextSequenced(d Dir) IO {
 	at := p.seqAt
 	p.seqAt++
 	last := p.last[k]
-	if at%p.seqN != 0 && last.Len > 0 {
+	var random bool
+	if p.percRand != nil {
+		random = int64(uniform(&p.percRNG, 100))+1 <= p.percRand[k] // fio: 1..100 <= percentage
+	} else {
+		random = at%p.seqN == 0
+	}
+	if !random && last.Len > 0 {
 		off := last.Offset
 		if !p.seqSame {
 			off += last.Len

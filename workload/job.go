@@ -297,6 +297,8 @@ type Job struct {
 	FioEngines
 	// Submission mode, rate process, overlap: see FioSubmit.
 	FioSubmit
+	// Syncs and what happens to the file around the I/O: see FioFiles.
+	FioFiles
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -440,7 +442,7 @@ func (j *Job) Seed(clone int, entropy uint64) uint64 {
 	base := j.RandSeed
 	switch {
 	case base != 0:
-	case j.RandRepeat == nil || *j.RandRepeat:
+	case j.RandRepeat == nil || *j.RandRepeat || j.AllRandRepeat:
 		base = DefaultSeed
 	default:
 		base = entropy
@@ -665,6 +667,9 @@ func (j *Job) Validate() error {
 		return err
 	}
 	if opt, reason := n.validateSubmit(); opt != "" {
+		return bad(opt, "%s", reason)
+	}
+	if opt, reason := n.validateFiles(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
 	if err := n.RandomDistribution.validate(); err != "" {
@@ -894,6 +899,7 @@ func (j Job) String() string {
 	b.WriteString(n.extraString())
 	b.WriteString(n.enginesString())
 	b.WriteString(n.submitString())
+	b.WriteString(n.filesString())
 	if n.ContinueOnError != ContinueNone {
 		kv("continue_on_error", n.ContinueOnError.String())
 	}

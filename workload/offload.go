@@ -236,13 +236,12 @@ func (w *worker) runOffload(start int64) {
 				break
 			}
 			w.free = w.free[:len(w.free)-1]
-			if u.Op == engines.OpWrite && j.FsyncEvery > 0 {
-				if w.writesSinceSync >= j.FsyncEvery {
+			if j.anySync() {
+				if op, ok := w.syncState.due(j); ok {
 					w.drainOffload(o)
-					w.fsync() // nothing in flight: on the job's own engine
-					w.writesSinceSync = 0
+					w.syncOp(op) // nothing in flight: on the job's own engine
 				}
-				w.writesSinceSync++
+				w.syncState.issued(u)
 			}
 			u.Start = clock.Now()
 			now = u.Start
@@ -285,6 +284,7 @@ func (w *worker) runOffload(start int64) {
 			w.tick(now)
 		}
 	}
+	w.endSync()
 	w.finish(measuring, &ru0)
 	o.stop()
 	if measuring {

@@ -128,8 +128,9 @@ type JobResult struct {
 	Target string // the file or device
 
 	Dirs [NumDirs]DirStats
-	// Sync holds fsync/fdatasync latencies (total_ios and lat_ns in fio's
-	// "sync" object).
+	// Sync holds the latencies of fsync, fdatasync and sync_file_range
+	// (Lat, fio's "sync" lat_ns) and the number of fsyncs (IOs, fio's
+	// total_ios, which counts fsyncs only).
 	Sync DirStats
 	// Prios are each direction's latencies per I/O priority, when the
 	// job gives I/Os priorities (Job.CmdPrio); nil otherwise.

@@ -148,7 +148,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 				return err
 			}
 		}
-		if err := prepareTarget(job); err != nil {
+		if err := prepareTarget(job.forClone(clone)); err != nil {
 			return err
 		}
 		if err := w.init(job, clone, jobNum, layout, opts); err != nil {
@@ -299,13 +299,13 @@ type worker struct {
 	clatNow   [NumDirs]*latency.Histogram // clats' array
 	clatArena []byte                      // backs the per-second clat samples (secondClat)
 
-	hist            *histLog     // write_hist_log, nil when off
-	logs            *ioLogs      // write_lat_log, write_bw_log, write_iops_log; nil when off
-	prio            *prioPicker  // cmdprio options; nil when off
-	syncUnit        engines.Unit // fsync's own unit
-	held            bool         // reap before issuing more (rate limit, drain)
-	writesSinceSync int          // writes issued since the last fsync
-	sinceThink      int          // I/Os issued since the last thinktime
+	hist       *histLog     // write_hist_log, nil when off
+	logs       *ioLogs      // write_lat_log, write_bw_log, write_iops_log; nil when off
+	prio       *prioPicker  // cmdprio options; nil when off
+	syncUnit   engines.Unit // fsync's own unit
+	syncState  syncs        // fsync, fdatasync, sync_file_range: which is due
+	held       bool         // reap before issuing more (rate limit, drain)
+	sinceThink int          // I/Os issued since the last thinktime
 
 	pub published
 }
@@ -331,6 +331,8 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 	if w.res == nil {
 		w.res = NewJobResult(job, clone, layout)
 	}
+	job = job.forClone(clone) // the result keeps the job as given
+	w.job = job
 	for d := range NumDirs {
 		w.clatPrev[d] = latency.New(layout)
 		w.clatDelta[d] = latency.New(layout)
@@ -369,12 +371,22 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 	if job.FillDevice && size < job.Offset+job.Size {
 		size = 0 // a file that grows until the file system is full
 	}
+	if job.FileAppend && f != nil && isRegular(f) {
+		job.Offset, size = size, 0 // file_append: a region after the end, growing the file
+		w.job = job
+	}
 	src, err := newIOSource(job, clone, jobNum, size)
 	if err != nil {
 		w.close()
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
 	w.src = src
+	if f != nil && !job.CreateOnly {
+		if err := w.prepareCache(size); err != nil {
+			w.close()
+			return fmt.Errorf("workload: job %s: %w", job.Name, err)
+		}
+	}
 	if opts.BeforeVerify != nil {
 		src.beforeVerify = func() { opts.BeforeVerify(w.res) }
 	}
@@ -487,6 +499,10 @@ func (w *worker) close() {
 // (completion - issue) by the time between, some tens of ns; slat is not
 // recorded for them, as fio does not.
 func (w *worker) run(start int64) {
+	if w.job.CreateOnly {
+		w.finish(false, nil) // the file is laid out: that was the job
+		return
+	}
 	if w.job.Offload {
 		w.runOffload(start) // io_submit_mode=offload: offload.go
 		return
@@ -528,6 +544,7 @@ func (w *worker) run(start int64) {
 	cmin := max(1, min(j.IODepthBatchCompleteMin, depth))
 	cmax := max(cmin, min(j.IODepthBatchCompleteMax, depth))
 	hasCommit := w.eng.Flags()&engines.FlagHasCommit != 0
+	syncing := j.anySync()
 	now := start
 
 	for {
@@ -584,12 +601,8 @@ func (w *worker) run(start int64) {
 			}
 			w.free = w.free[:len(w.free)-1] // u is taken: fsync may refill the list
 			w.sinceThink++
-			if u.Op == engines.OpWrite && j.FsyncEvery > 0 {
-				if w.writesSinceSync >= j.FsyncEvery {
-					w.fsync()
-					w.writesSinceSync = 0
-				}
-				w.writesSinceSync++
+			if syncing {
+				w.syncIfDue(u)
 			}
 			// fio's start_time: the unit is prepared (after any fsync it
 			// waited for). A synchronous engine's issue time is read again
@@ -683,6 +696,7 @@ func (w *worker) run(start int64) {
 			break
 		}
 	}
+	w.endSync()
 	w.finish(measuring, &ru0)
 }
 
@@ -844,9 +858,11 @@ func (w *worker) drainForced() {
 	w.staged = w.staged[:0]
 }
 
-// fsync waits for in-flight writes, then issues one fsync through the
-// engine and records its latency in Sync (fio's "sync" object).
-func (w *worker) fsync() {
+// syncOp waits for in-flight writes, then issues one fsync or fdatasync
+// through the engine, or sync_file_range itself, and records its latency
+// in Sync (fio's "sync" object: lat_ns has every kind, total_ios fsyncs
+// only, as fio 3.33 prints them).
+func (w *worker) syncOp(op engines.Op) {
 	for w.infl > 0 || len(w.staged) > 0 {
 		if len(w.staged) > 0 {
 			w.commit()
@@ -868,21 +884,23 @@ func (w *worker) fsync() {
 	}
 	// A unit of its own: the free list changes while draining.
 	u := &w.syncUnit
-	u.Op, u.Offset, u.Buf, u.BufIndex, u.Index = engines.OpFsync, 0, nil, -1, -1
+	u.Op, u.Offset, u.Buf, u.BufIndex, u.Index = op, 0, nil, -1, -1
 	u.Start = clock.Now()
 	u.Issue = u.Start
-	st, err := w.eng.Queue(u)
-	if err == nil && st == engines.Queued {
-		err = w.eng.Commit()
-		if err == nil {
-			_, err = w.eng.GetEvents(1, 1, 0)
-		}
+	var err error
+	if op == opSyncFileRange {
+		u.Res = w.syncFileRange()
+	} else {
+		err = w.engineSync(u)
 	}
 	t := clock.Now()
+	w.syncState.synced()
 	if err != nil {
-		w.fail(fmt.Errorf("fsync: %w", err))
+		w.fail(fmt.Errorf("%s: %w", syncName(op), err))
 	} else if t >= w.measureStart {
-		w.res.Sync.IOs++
+		if op == engines.OpFsync {
+			w.res.Sync.IOs++
+		}
 		w.res.Sync.Lat.Add(uint64(t - u.Start))
 		if u.Res < 0 {
 			w.res.Sync.Errors++

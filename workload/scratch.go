@@ -65,7 +65,7 @@ func NewScratch(o ScratchOptions) (*Scratch, error) {
 		return nil, fmt.Errorf("workload: scratch file: %w", err)
 	}
 	s := &Scratch{Path: f.Name(), File: f.Name()}
-	if err := fill(f, size); err != nil {
+	if err := fill(f, size, true); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("workload: scratch file %s: %w", f.Name(), err)
@@ -87,8 +87,9 @@ func NewScratch(o ScratchOptions) (*Scratch, error) {
 }
 
 // fill writes size bytes of pseudo-random data (incompressible, so
-// devices that compress or deduplicate do real work) and syncs.
-func fill(f *os.File, size int64) error {
+// devices that compress or deduplicate do real work) and syncs when
+// asked (fio's create_fsync).
+func fill(f *os.File, size int64, sync bool) error {
 	buf := make([]byte, 1<<20)
 	r := rand.New(rand.NewPCG(uint64(size), 0x5eed))
 	for off := int64(0); off < size; off += int64(len(buf)) {
@@ -102,6 +103,9 @@ func fill(f *os.File, size int64) error {
 		if _, err := f.Write(buf[:n]); err != nil {
 			return err
 		}
+	}
+	if !sync {
+		return nil
 	}
 	return f.Sync()
 }
@@ -141,9 +145,9 @@ func prepareTarget(job Job) error {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
-	if job.FillDevice {
-		// fill_device writes the file until the file system is full:
-		// nothing is laid out first.
+	if job.FillDevice || job.FileAppend {
+		// fill_device writes the file until the file system is full,
+		// file_append after its end: nothing is laid out first.
 		f, err := os.OpenFile(job.Filename, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
@@ -177,7 +181,7 @@ func prepareTarget(job Job) error {
 	if _, err := f.Seek(have, io.SeekStart); err != nil {
 		return err
 	}
-	if err := fill(f, want-have); err != nil {
+	if err := fill(f, want-have, !job.NoCreateFsync); err != nil {
 		return fmt.Errorf("workload: job %s: lay out %s: %w", job.Name, job.Filename, err)
 	}
 	return nil
