@@ -157,6 +157,14 @@
 //	io_submit_mode                               Offload: inline (false, the default) or offload (true)
 //	rate_process                                 Poisson: linear (false, the default) or poisson (true)
 //	serialize_overlap                            SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)
+//	write_iolog                                  WriteIOLog (fio's version 3 iolog, as fio 3.33 writes it)
+//	read_iolog                                   ReadIOLog (a version 2 or 3 iolog of one file; not blktrace, not several logs)
+//	replay_no_stall                              ReplayNoStall
+//	replay_redirect                              ReplayRedirect
+//	replay_scale                                 ReplayScale
+//	replay_align                                 ReplayAlign (bytes, a power of 2)
+//	replay_time_scale                            ReplayTimeScale (percent)
+//	replay_skip                                  ReplaySkip (read, write, trim, sync, comma separated)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank

@@ -857,14 +857,13 @@ log_store_compressed log_unix_epoch max_latency max_open_zones mem merge_blktrac
 merge_blktrace_iters merge_blktrace_scalars nice nonvectored numa_cpu_nodes numa_mem_policy
 offset_align offset_increment opendir overwrite percentage_random
 pre_read profile rate_ignore_thinktime
-read_beyond_wp read_iolog read_iolog_chunked refill_buffers
-replay_align replay_no_stall replay_redirect replay_scale replay_skip replay_time_scale
+read_beyond_wp read_iolog_chunked refill_buffers
 scramble_buffers significant_figures sqthread_poll_cpu stats
 sync sync_file_range thinktime_blocks_type thinktime_iotime
 thp trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid
 uncached unique_filename unit_base unlink_each_loop userspace_reap verify_async
 verify_backlog_batch verify_offset verify_only verify_state_load write_barrier write_hint
-write_iolog zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity`)
+zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity`)
 
 // cliOnly are fio's command-line options that are not job options.
 var cliOnly = setOf(`alloc-size append-terse aux-path bandwidth-log client cmdhelp cpuclock-test
