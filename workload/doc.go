@@ -172,6 +172,21 @@
 // rwmixread=0 in a mixed job is an error (write rw=write); iodepth_batch=0
 // becomes iodepth.
 //
+// # I/O logs
+//
+// write_iolog writes what fio 3.33 writes: a version 3 iolog ("fio version
+// 3 iolog", then "µs FILE add|open|close" and "µs FILE read|write|trim|sync
+// OFFSET LENGTH"), the same lines as fio's but for the timestamps for
+// sequential jobs (random offsets and rwmix draws are not fio's), with a
+// close and an open between loops and before each verify pass.
+// read_iolog replays a version 2 or 3 log (ReadIOLog parses one) of one
+// file in order, at the log's pace (its timestamps, or version 2's waits)
+// unless replay_no_stall; the job's rw, bs and size come from the log.
+// Refused: blktrace binaries, several logs, "-", read_iolog_chunked, and
+// read_iolog or write_iolog with io_submit_mode=offload or, read_iolog,
+// with verify. A version 3 "wait" is skipped, as fio does; other lines fio
+// would skip with a message are errors naming the file and line.
+//
 // # Generators
 //
 // Pattern combines a Mixer (direction: read with probability RWMixRead,

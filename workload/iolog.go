@@ -351,3 +351,13 @@ func (w *worker) logIO(u *engines.Unit) {
 	}
 	w.iolog.io(u.Start, iologOpAct(u.Op), u.Offset, int64(len(u.Buf)))
 }
+
+// iologFile is the name write_iolog gives the clone's file: its file,
+// or fio's default name for engines that open none (null: fio names its
+// file jobname.clone.0 all the same).
+func (j *Job) iologFile(clone int) string {
+	if j.Filename != "" {
+		return j.Filename
+	}
+	return j.dirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
+}

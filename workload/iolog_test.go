@@ -317,3 +317,24 @@ func TestIOLogRoundTripFio(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, resultCounts(orig.Jobs[0]), fioJSONCounts(t, out), "fio's replay of stortest's log")
 }
+
+// A job's run with write_iolog allocates nothing per I/O; a null job's
+// log names fio's default file, as fio's does.
+func TestWriteIOLogAllocationsPerIO(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "n.log")
+	allocs := func(loops int) float64 {
+		job := Job{Name: "null", Engine: "null", RW: RandRW, BlockSize: 4096, Size: 64 << 20, Loops: loops,
+			IODepth: 4, FioIOLog: FioIOLog{WriteIOLog: path}}
+		return testing.AllocsPerRun(1, func() {
+			_, err := Run(t.Context(), job, Options{})
+			require.NoError(t, err)
+		})
+	}
+	one, many := allocs(1), allocs(9)
+	perIO := (many - one) / (8 * 16384)
+	t.Logf("allocations: %v for 16384 I/Os, %v for 147456: %.6f per I/O", one, many, perIO)
+	assert.Less(t, perIO, 0.001)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(stripIOLogTimes(b), iologV3+"\nnull.0.0 add\nnull.0.0 open\nnull.0.0 "), "%.200s", b)
+}

@@ -417,7 +417,7 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 		return err
 	}
 	if job.WriteIOLog != "" {
-		if w.iolog, err = newIOLogWriter(job.WriteIOLog, job.Filename, clock.Now()); err != nil {
+		if w.iolog, err = newIOLogWriter(job.WriteIOLog, job.iologFile(clone), clock.Now()); err != nil {
 			w.close()
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
