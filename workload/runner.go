@@ -587,6 +587,7 @@ func (w *worker) run(start int64) {
 			}
 			if sst == srcSync {
 				w.fsync()
+				now = clock.Now()
 				continue
 			}
 			if sst == srcDrain {
