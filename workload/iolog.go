@@ -179,7 +179,7 @@ func (j Job) withReplay() (Job, *replayTrace, error) {
 	}
 	log, err := LoadIOLog(j.ReadIOLog)
 	if err != nil {
-		return j, nil, fmt.Errorf("workload: job %s: %w", j.Name, err)
+		return j, nil, fmt.Errorf("%w (job %s)", err, j.Name) // err names the package, the file and the line
 	}
 	tr, err := j.buildReplay(log)
 	if err != nil {

@@ -353,3 +353,25 @@ func TestT0007WriteIOLog(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 85, strings.Count(string(b), " read "))
 }
+
+// A run's error for a bad log names the log, the line and the job; a
+// blktrace binary is refused by name.
+func TestReplayErrors(t *testing.T) {
+	t.Chdir(t.TempDir())
+	require.NoError(t, os.WriteFile("bad.log", []byte("fio version 2 iolog\nf add\nf open\nf read 0 4096\nf reed 1 2\n"), 0o644))
+	bt := make([]byte, 64)
+	binary.BigEndian.PutUint32(bt, 0x65617407)
+	require.NoError(t, os.WriteFile("bt.bin", bt, 0o644))
+	jobs, err := ParseFioArgs([]string{"--name=r", "--read_iolog=bad.log"})
+	require.NoError(t, err)
+	_, err = RunJobs(t.Context(), jobs, Options{})
+	require.Error(t, err)
+	assert.Equal(t, `workload: iolog bad.log line 5: action "reed": want one of add, open, close, read, write, trim, sync, datasync, wait (job r)`, err.Error())
+	jobs[0].ReadIOLog = "bt.bin"
+	_, err = RunJobs(t.Context(), jobs, Options{})
+	assert.ErrorIs(t, err, ErrBlktrace)
+	_, err = ParseFioArgs([]string{"--name=r", "--read_iolog=bad.log", "--io_submit_mode=offload"})
+	assert.ErrorContains(t, err, "io_submit_mode: offload with read_iolog")
+	_, err = ParseFioArgs([]string{"--name=r", "--read_iolog=bad.log", "--verify=md5"})
+	assert.ErrorContains(t, err, "verify: with read_iolog is not supported")
+}
