@@ -175,6 +175,14 @@
 //	overwrite                                    1 only: files are laid out before a write job, as fio's overwrite=1 (fio's default 0 leaves a new file sparse)
 //	percentage_random                            PercentSequential = 100 - value: r[,w[,t]] percent (default 100)
 //	unique_filename                              No effect: it names files per client host in fio's client/server mode
+//	write_iolog                                  WriteIOLog (fio's version 3 iolog, as fio 3.33 writes it)
+//	read_iolog                                   ReadIOLog (a version 2 or 3 iolog of one file; not blktrace, not several logs)
+//	replay_no_stall                              ReplayNoStall
+//	replay_redirect                              ReplayRedirect
+//	replay_scale                                 ReplayScale
+//	replay_align                                 ReplayAlign (bytes, a power of 2)
+//	replay_time_scale                            ReplayTimeScale (percent)
+//	replay_skip                                  ReplaySkip (read, write, trim, sync, comma separated)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
@@ -185,6 +193,21 @@
 // end of the region), so its directions are fio's through the first loop
 // only; the end of ramp_time does not reset the mix's counts, as fio's
 // does at a moment that depends on timing.
+//
+// # I/O logs
+//
+// write_iolog writes what fio 3.33 writes: a version 3 iolog ("fio version
+// 3 iolog", then "µs FILE add|open|close" and "µs FILE read|write|trim|sync
+// OFFSET LENGTH"), the same lines as fio's but for the timestamps for
+// sequential jobs (random offsets and rwmix draws are not fio's), with a
+// close and an open between loops and before each verify pass.
+// read_iolog replays a version 2 or 3 log (ReadIOLog parses one) of one
+// file in order, at the log's pace (its timestamps, or version 2's waits)
+// unless replay_no_stall; the job's rw, bs and size come from the log.
+// Refused: blktrace binaries, several logs, "-", read_iolog_chunked, and
+// read_iolog or write_iolog with io_submit_mode=offload or, read_iolog,
+// with verify. A version 3 "wait" is skipped, as fio does; other lines fio
+// would skip with a message are errors naming the file and line.
 //
 // # Generators
 //

@@ -299,6 +299,8 @@ type Job struct {
 	FioSubmit
 	// Syncs and what happens to the file around the I/O: see FioFiles.
 	FioFiles
+	// I/O logs written and replayed: see FioIOLog.
+	FioIOLog
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -672,6 +674,9 @@ func (j *Job) Validate() error {
 	if opt, reason := n.validateFiles(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
+	if opt, reason := n.validateIOLog(); opt != "" {
+		return bad(opt, "%s", reason)
+	}
 	if err := n.RandomDistribution.validate(); err != "" {
 		return bad("random_distribution", "%s", err)
 	}
@@ -900,6 +905,7 @@ func (j Job) String() string {
 	b.WriteString(n.enginesString())
 	b.WriteString(n.submitString())
 	b.WriteString(n.filesString())
+	b.WriteString(n.iologString())
 	if n.ContinueOnError != ContinueNone {
 		kv("continue_on_error", n.ContinueOnError.String())
 	}

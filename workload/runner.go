@@ -141,7 +141,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	// that is not there yet, or is empty, is set up when its turn comes,
 	// as fio opens a job's files when it starts: the earlier jobs write
 	// the file.
-	setup := func(w *worker, job Job, clone, jobNum int) error {
+	setup := func(w *worker, job Job, tr *replayTrace, clone, jobNum int) error {
 		if job.FillDevice {
 			var err error
 			if job, err = job.fillSize(); err != nil {
@@ -154,6 +154,9 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 		if err := w.init(job, clone, jobNum, layout, opts); err != nil {
 			return err
 		}
+		if tr != nil {
+			w.src.trace = &replayCursor{tr: tr}
+		}
 		w.src.flow = flows.member(job.Flow)
 		return nil
 	}
@@ -161,15 +164,20 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	for k, job := range jobs {
 		longest = max(longest, job.RampTime+job.Runtime)
 		for i := range job.NumJobs {
-			job := job.withDefaultFile(i)
+			job, tr, err := job.withReplay()
+			if err != nil {
+				closeAll()
+				return nil, err
+			}
+			job = job.withDefaultFile(i)
 			w := &worker{}
 			jobNum := len(workers) + 1
 			if len(seq.deps[k]) > 0 && job.fileLater() {
 				w.job, w.opts = job, opts
 				w.res = NewJobResult(job, i, layout)
-				late = append(late, func() error { return setup(w, job, i, jobNum) })
+				late = append(late, func() error { return setup(w, job, tr, i, jobNum) })
 			} else {
-				if err := setup(w, job, i, jobNum); err != nil {
+				if err := setup(w, job, tr, i, jobNum); err != nil {
 					closeAll()
 					return nil, err
 				}
@@ -301,6 +309,8 @@ type worker struct {
 
 	hist       *histLog     // write_hist_log, nil when off
 	logs       *ioLogs      // write_lat_log, write_bw_log, write_iops_log; nil when off
+	iolog      *iologWriter // write_iolog; nil when off
+	iologPhase int64        // the phase write_iolog last logged (logIO)
 	prio       *prioPicker  // cmdprio options; nil when off
 	syncUnit   engines.Unit // fsync's own unit
 	syncState  syncs        // fsync, fdatasync, sync_file_range: which is due
@@ -419,6 +429,12 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 		w.close()
 		return err
 	}
+	if job.WriteIOLog != "" {
+		if w.iolog, err = newIOLogWriter(job.WriteIOLog, job.iologFile(clone), clock.Now()); err != nil {
+			w.close()
+			return fmt.Errorf("workload: job %s: %w", job.Name, err)
+		}
+	}
 	if job.CmdPrio.On() {
 		w.prio = newPrioPicker(&job.CmdPrio, job.Seed(clone, uint64(jobNum)))
 		for d := range NumDirs {
@@ -469,6 +485,12 @@ func (w *worker) close() {
 			w.res.Err = err
 		}
 		w.logs = nil
+	}
+	if w.iolog != nil {
+		if err := w.iolog.close(clock.Now()); err != nil && w.res.Err == nil {
+			w.res.Err = err
+		}
+		w.iolog = nil
 	}
 	if w.eng != nil {
 		w.eng.Close()
@@ -530,6 +552,9 @@ func (w *worker) run(start int64) {
 		defer f.leave()
 	}
 	w.src.pacer.Start(start)
+	if w.iolog != nil {
+		w.iolog.fileAct(start, LogOpen)
+	}
 	w.measureStart = start + int64(j.RampTime)
 	if j.Runtime > 0 {
 		w.deadline = w.measureStart + int64(j.Runtime)
@@ -582,6 +607,11 @@ func (w *worker) run(start int64) {
 				w.ended = true
 				break
 			}
+			if sst == srcSync {
+				w.syncOp(engines.OpFsync) // a replayed sync or datasync
+				now = clock.Now()
+				continue
+			}
 			if sst == srcDrain {
 				w.held = true // reap what is in flight first
 				break
@@ -619,6 +649,9 @@ func (w *worker) run(start int64) {
 				w.fail(fmt.Errorf("queue: %w", err))
 				w.free = append(w.free, u)
 				break
+			}
+			if w.iolog != nil && st != engines.Busy {
+				w.logIO(u)
 			}
 			switch st {
 			case engines.Completed:
@@ -887,6 +920,9 @@ func (w *worker) syncOp(op engines.Op) {
 	u.Op, u.Offset, u.Buf, u.BufIndex, u.Index = op, 0, nil, -1, -1
 	u.Start = clock.Now()
 	u.Issue = u.Start
+	if w.iolog != nil {
+		w.iolog.io(u.Start, LogSync, 0, 0)
+	}
 	var err error
 	if op == opSyncFileRange {
 		u.Res = w.syncFileRange()

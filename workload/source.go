@@ -58,6 +58,12 @@ type ioSource struct {
 	hasReplayPending bool
 
 	flow *flowMember // flow control (Job.Flow); nil when off
+
+	trace *replayCursor // read_iolog's replay (iolog.go); nil when off
+	// drawPass is the passes completed when the pending I/O was drawn:
+	// write_iolog logs a close and an open between passes, as fio
+	// closes and reopens the file for each loop.
+	drawPass int64
 }
 
 // newIOSource returns the source of a job's clone (0-based) whose fio
@@ -99,6 +105,7 @@ const (
 	srcHeld                   // the flow holds the next I/O back (flowMember.pause)
 	srcDrain                  // wait for every I/O in flight, then call again
 	srcDone                   // no more I/O (a time-based job never ends here)
+	srcSync                   // fsync now (a replayed log's sync); u is not used
 )
 
 // next prepares u for the next I/O at time now (ns). With srcWait it also
@@ -110,6 +117,9 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		if w := s.duty.wait(now); w > 0 {
 			return srcWait, w
 		}
+	}
+	if s.trace != nil {
+		return s.nextReplay(u, now)
 	}
 	if s.verifying {
 		if s.nextVerify(u) {
@@ -155,12 +165,14 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 				return srcWait, w
 			}
 		}
+		s.drawPass = s.pat.Passes()
 		s.pending, s.hasPending = s.pat.NextIO(d), true
 		s.drawn()
 	} else if s.pending.Len < 0 {
 		if w := int64(s.pacer.Wait(s.pending.Dir, now)); w > 0 {
 			return srcWait, w
 		}
+		s.drawPass = s.pat.Passes()
 		s.pending = s.pat.NextIO(s.pending.Dir)
 		s.drawn()
 	}
@@ -233,6 +245,10 @@ func (s *ioSource) verifyDue() bool {
 func (s *ioSource) unget(u *engines.Unit) {
 	d := dirOf(u.Op)
 	s.pacer.Unissued(d, int64(len(u.Buf)))
+	if s.trace != nil {
+		s.ungetReplay()
+		return
+	}
 	if s.verifying {
 		s.replayPending, s.hasReplayPending = IO{Dir: d, Offset: u.Offset, Len: int64(len(u.Buf))}, true
 		return
