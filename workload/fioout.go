@@ -94,12 +94,13 @@ func fioJob(j *JobResult, format OutputFormat) ordered {
 		field{"usr_cpu", fixed6(cpuPercent(j.UsrCPU, j.Runtime))},
 		field{"sys_cpu", fixed6(cpuPercent(j.SysCPU, j.Runtime))},
 		field{"ctx", j.Ctx},
-		field{"majf", 0},
-		field{"minf", 0},
+		field{"majf", j.MajFlt},
+		field{"minf", j.MinFlt},
 		field{"iodepth_level", depthDist(&j.Depths.Level, levelKeys)},
 		field{"iodepth_submit", depthDist(&j.Depths.Submit, batchKeys)},
 		field{"iodepth_complete", depthDist(&j.Depths.Complete, batchKeys)},
 	)
+	o = append(o, fioJobTail(j)...)
 	// fio prints "steadystate" last, after latency_window.
 	o = append(o, fioSteadyFields(j, format)...)
 	o = append(o, field{"stortest", stortestExtras(j)})

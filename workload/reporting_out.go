@@ -83,6 +83,8 @@ func sumJobs(clones []*JobResult) *JobResult {
 		s.UsrCPU += c.UsrCPU
 		s.SysCPU += c.SysCPU
 		s.Ctx += c.Ctx
+		s.MajFlt += c.MajFlt
+		s.MinFlt += c.MinFlt
 		for k := range 7 {
 			s.Depths.Level[k] += c.Depths.Level[k]
 			s.Depths.Submit[k] += c.Depths.Submit[k]

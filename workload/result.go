@@ -152,6 +152,10 @@ type JobResult struct {
 
 	UsrCPU, SysCPU time.Duration // CPU of the job's thread
 	Ctx            uint64        // context switches of the job's thread
+	// MajFlt and MinFlt are the page faults of the job's threads that
+	// needed I/O (major) or not (minor), from getrusage as fio's majf
+	// and minf.
+	MajFlt, MinFlt uint64
 
 	// Depths counts, over the measured part, how deep the queue was and
 	// how many I/Os each submit and each reap took (fio's iodepth_level,
