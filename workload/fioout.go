@@ -34,18 +34,29 @@ const Version = "0.1.0"
 // per job so fio's keys stay intact.
 func WriteFioJSON(w io.Writer, r *Result, format OutputFormat, now time.Time) error {
 	r = groupReport(r)
+	given := givenFor(r)
 	jobs := make([]any, 0, len(r.Jobs))
-	for _, j := range r.Jobs {
-		jobs = append(jobs, fioJob(j, format))
+	for i, j := range r.Jobs {
+		opts := fioSteadyOptions(j.Job.fioOptions(), &j.Job)
+		if given != nil {
+			opts = fioGivenOptions(given[i])
+		}
+		jobs = append(jobs, fioJob(j, opts, format))
 	}
 	doc := ordered{
 		{"fio version", "stortest-" + Version},
 		{"timestamp", now.Unix()},
 		{"timestamp_ms", now.UnixMilli()},
 		{"time", now.Format("Mon Jan _2 15:04:05 2006")},
-		{"global options", ordered{}},
-		{"jobs", jobs},
-		{"disk_util", fioDiskUtil(r.DiskUtil)},
+	}
+	// fio leaves out an empty "global options", and a job's empty "job
+	// options".
+	if g := r.FioOptions; g != nil && len(g.Global) > 0 {
+		doc = append(doc, field{"global options", fioGivenOptions(g.Global)})
+	}
+	doc = append(doc, field{"jobs", jobs})
+	if len(r.DiskUtil) > 0 { // fio leaves it out when it watched no disk (the null engine)
+		doc = append(doc, field{"disk_util", fioDiskUtil(r.DiskUtil)})
 	}
 	compact, err := json.Marshal(doc)
 	if err != nil {
@@ -60,7 +71,7 @@ func WriteFioJSON(w io.Writer, r *Result, format OutputFormat, now time.Time) er
 	return err
 }
 
-func fioJob(j *JobResult, format OutputFormat) ordered {
+func fioJob(j *JobResult, opts ordered, format OutputFormat) ordered {
 	errno := 0
 	for e := range j.ErrnoCounts {
 		if errno == 0 || e < errno {
@@ -78,7 +89,9 @@ func fioJob(j *JobResult, format OutputFormat) ordered {
 		{"error", errno},
 		{"eta", 0},
 		{"elapsed", int64(math.Ceil(j.Runtime.Seconds()))},
-		{"job options", fioSteadyOptions(j.Job.fioOptions(), &j.Job)},
+	}
+	if len(opts) > 0 {
+		o = append(o, field{"job options", opts})
 	}
 	o = append(o, fioDirs(j, format)...)
 	// fio prints the sync latency percentiles when clat or lat

@@ -16,7 +16,7 @@ func groupReport(r *Result) *Result {
 	if !slices.ContainsFunc(r.Jobs, func(j *JobResult) bool { return j.Job.GroupReporting && j.Job.NumJobs > 1 }) {
 		return r
 	}
-	out := &Result{DiskUtil: r.DiskUtil}
+	out := &Result{DiskUtil: r.DiskUtil, FioOptions: r.FioOptions}
 	for i := 0; i < len(r.Jobs); {
 		j := r.Jobs[i]
 		n := 1

@@ -258,6 +258,11 @@ type Result struct {
 	// fio's "disk_util" reports it; the caller that took the device
 	// counters around the run fills it (stortest run does).
 	DiskUtil []DiskUtil
+	// FioOptions are the job file's or command line's options as given
+	// (ParseFioGiven), which WriteFioJSON prints as fio's "global
+	// options" and "job options"; nil for jobs not parsed from fio's
+	// forms, whose options are printed from the Job.
+	FioOptions *FioGiven
 }
 
 // DiskUtil is one device's counters over a run, as fio reports them:
