@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -177,5 +179,45 @@ func TestFioLatencyRangesOnFile(t *testing.T) {
 	doc := ourFioJSON(t, res, FormatJSON)
 	for i, k := range latency.RangeKeys[:latency.RangesUs] {
 		assert.InDelta(t, want[latency.RangesNs+i], at(doc, "jobs", "0", "latency_us", k), 5e-7, "latency_us %s", k)
+	}
+}
+
+// With continue_on_error fio adds "total_err" and "first_error" after the
+// latency ranges (fio 3.33's recorded keys for the same command line),
+// from the errors the job went on after.
+func TestFioContinueOnErrorMembers(t *testing.T) {
+	args, err := os.ReadFile(filepath.Join("testdata", "fio333", "coe-null.args"))
+	require.NoError(t, err)
+	jobs, given, err := ParseFioArgsGiven(strings.Fields(string(args)))
+	require.NoError(t, err)
+	jr := NewJobResult(jobs[0], 0, latency.FioLayout)
+	jr.ErrnoCounts = map[int]uint64{5: 2, 28: 1}
+	jr.FirstErrors = []IOError{{Op: "write", Errno: 28}, {Op: "write", Errno: 5}}
+	var buf bytes.Buffer
+	require.NoError(t, WriteFioJSON(&buf, &Result{Jobs: []*JobResult{jr}, FioOptions: given}, FormatJSON, time.Unix(0, 0)))
+	fioOut, err := os.ReadFile(filepath.Join("testdata", "fio333", "coe-null.json"))
+	require.NoError(t, err)
+	want := jsonKeyLists(t, fioOut)["jobs.0"]
+	got := jsonKeyLists(t, buf.Bytes())["jobs.0"]
+	assert.Equal(t, want, got[:len(got)-1])
+	doc := jsonDoc(t, buf.Bytes())
+	assert.Equal(t, 3.0, at(doc, "jobs", "0", "total_err"))
+	assert.Equal(t, 28.0, at(doc, "jobs", "0", "first_error"))
+	assert.Equal(t, at(fioRecorded(t, "coe-null.json"), "jobs", "0", "job options"), at(doc, "jobs", "0", "job options"))
+}
+
+// The normal output's description and latency target lines, as fio 3.33
+// printed them for a described job of iodepth 1 without a latency
+// target: "  Description  : [first job]" under the job's header and
+// "     latency   : target=0, window=0, percentile=100.00%, depth=1".
+func TestFioSummaryDescriptionAndLatencyTarget(t *testing.T) {
+	jr := NewJobResult(Job{Name: "a", Description: "first job", IODepth: 1}, 0, latency.FioLayout)
+	var sum bytes.Buffer
+	require.NoError(t, WriteSummary(&sum, &Result{Jobs: []*JobResult{jr}}))
+	assert.Contains(t, sum.String(), "\n  Description  : [first job]\n")
+	assert.Contains(t, sum.String(), "\n     latency   : target=0, window=0, percentile=100.00%, depth=1\n")
+	doc := ourFioJSON(t, &Result{Jobs: []*JobResult{jr}}, FormatJSON)
+	for k, v := range map[string]any{"desc": "first job", "latency_depth": 1.0, "latency_target": 0.0, "latency_percentile": 100.0, "latency_window": 0.0} {
+		assert.Equal(t, v, at(doc, "jobs", "0", k), k)
 	}
 }
