@@ -176,3 +176,31 @@ func TestFioGivenOptionsAsWritten(t *testing.T) {
 	assert.Nil(t, at(ours, "global options"))
 	assert.NotNil(t, at(ours, "jobs", "0", "job options"), "without what was given, the Job's options")
 }
+
+// Each result prints the options of the section it is a clone of, with
+// group_reporting's sums as well as clone by clone.
+func TestFioGivenOptionsClones(t *testing.T) {
+	file := "[a]\nioengine=null\nsize=1m\nnumjobs=2\ngroup_reporting\n[b]\nioengine=null\nsize=1m\nrw=write\n"
+	jobs, given, err := ParseFioGiven(strings.NewReader(file), "clones.fio", nil)
+	require.NoError(t, err)
+	for _, grouped := range []bool{true, false} {
+		res := &Result{FioOptions: given}
+		for _, j := range jobs {
+			j.GroupReporting = j.GroupReporting && grouped
+			for c := range j.NumJobs {
+				res.Jobs = append(res.Jobs, NewJobResult(j, c, latency.FioLayout))
+			}
+		}
+		doc := ourFioJSON(t, res, FormatJSON)
+		a := map[string]any{"ioengine": "null", "size": "1m", "numjobs": "2"}
+		b := map[string]any{"ioengine": "null", "size": "1m", "rw": "write"}
+		want := []map[string]any{a, a, b}
+		if grouped {
+			want = []map[string]any{a, b}
+		}
+		require.Len(t, at(doc, "jobs"), len(want), "grouped %v", grouped)
+		for i, w := range want {
+			assert.Equal(t, w, at(doc, "jobs", strconv.Itoa(i), "job options"), "grouped %v, job %d", grouped, i)
+		}
+	}
+}
