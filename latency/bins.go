@@ -34,6 +34,7 @@ func (h *Histogram) AddBin(value, count uint64) {
 		return
 	}
 	h.counts[h.layout.Index(value)] += count
+	h.ranges[RangeIndex(value)] += count
 	if value >= h.layout.Ceiling() {
 		h.clipped += count
 	}

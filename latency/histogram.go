@@ -23,6 +23,7 @@ type Histogram struct {
 	mean    float64
 	s       float64 // sum of squared deviations from the mean (Welford's M2)
 	clipped uint64  // values at or above the layout's ceiling
+	ranges  [NumRanges]uint64
 }
 
 // New returns an empty histogram with the given layout.
@@ -42,6 +43,7 @@ func (h *Histogram) Layout() Layout { return h.layout }
 // Add records one value. It allocates nothing.
 func (h *Histogram) Add(v uint64) {
 	h.counts[h.layout.Index(v)]++
+	h.ranges[RangeIndex(v)]++
 	if v >= h.layout.Ceiling() {
 		h.clipped++
 	}
@@ -139,6 +141,9 @@ func (h *Histogram) Merge(o *Histogram) error {
 		h.counts[i] += c
 	}
 	h.clipped += o.clipped
+	for i, c := range o.ranges {
+		h.ranges[i] += c
+	}
 	h.min = min(h.min, o.min)
 	h.max = max(h.max, o.max)
 	h.mean, h.s = mergeMoments(h.n, h.mean, h.s, o.n, o.mean, o.s)
@@ -193,6 +198,9 @@ func (h *Histogram) Sub(a, b *Histogram) error {
 	amin, amax, clipped := a.min, a.max, a.clipped-b.clipped
 	for i := range h.counts {
 		h.counts[i] = a.counts[i] - b.counts[i]
+	}
+	for i := range h.ranges {
+		h.ranges[i] = a.ranges[i] - b.ranges[i]
 	}
 	h.n, h.mean, h.s, h.clipped = n, mean, s, clipped
 	h.min, h.max = math.MaxUint64, 0

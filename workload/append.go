@@ -51,6 +51,8 @@ func (r *JobResult) Append(next *JobResult) error {
 	r.UsrCPU += next.UsrCPU
 	r.SysCPU += next.SysCPU
 	r.Ctx += next.Ctx
+	r.MajFlt += next.MajFlt
+	r.MinFlt += next.MinFlt
 	for i := range r.Depths.Level {
 		r.Depths.Level[i] += next.Depths.Level[i]
 		r.Depths.Submit[i] += next.Depths.Submit[i]

@@ -13,6 +13,13 @@ import (
 // would add a job of its own beside the file's: that is refused. Errors in
 // args name the argument's index.
 func ParseFioWithArgs(r io.Reader, name string, args []string) ([]Job, error) {
+	jobs, _, err := parseFioWithArgs(r, name, args)
+	return jobs, err
+}
+
+// parseFioWithArgs is ParseFioWithArgs, returning the options as given
+// too: those of args first in the global options, as fio prints them.
+func parseFioWithArgs(r io.Reader, name string, args []string) ([]Job, *FioGiven, error) {
 	p := parser{file: "args", env: os.Getenv}
 	global := newJobState(0)
 	for i := 0; i < len(args); i++ {
@@ -23,7 +30,7 @@ func ParseFioWithArgs(r io.Reader, name string, args []string) ([]Job, error) {
 			opt, ok = strings.CutPrefix(a, "-")
 		}
 		if !ok || opt == "" {
-			return nil, p.errorf("", syntaxErr("%q is not an option: give one job file", a))
+			return nil, nil, p.errorf("", syntaxErr("%q is not an option: give one job file", a))
 		}
 		key, val, hasVal := strings.Cut(opt, "=")
 		key = strings.TrimSpace(key)
@@ -32,13 +39,13 @@ func ParseFioWithArgs(r io.Reader, name string, args []string) ([]Job, error) {
 			val, hasVal = args[i], true
 		}
 		if key == "name" {
-			return nil, p.errorf("name", unsupported("--name beside a job file (a command-line job with the file's)"))
+			return nil, nil, p.errorf("name", unsupported("--name beside a job file (a command-line job with the file's)"))
 		}
 		if cliOnly[key] {
-			return nil, p.errorf("", &msgError{"fio command-line option --" + key + " is not a job option", ErrUnsupported})
+			return nil, nil, p.errorf("", &msgError{"fio command-line option --" + key + " is not a job option", ErrUnsupported})
 		}
 		if err := p.apply(global, key, strings.TrimSpace(val), hasVal, true); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// What the arguments set is reported at the section of each job.

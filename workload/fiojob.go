@@ -93,12 +93,23 @@ func (e *valueError) Unwrap() []error { return []error{e.err, ErrInvalid} }
 // ErrUnsupported for fio options stortest does not implement; include
 // directives, fio's $keywords and (arithmetic) are ErrUnsupported too.
 func ParseFio(r io.Reader, name string) ([]Job, error) {
-	return parseFio(r, name, newJobState(0))
+	jobs, _, err := parseFio(r, name, newJobState(0))
+	return jobs, err
 }
 
-// parseFio is ParseFio with global holding the options before the file's.
-func parseFio(r io.Reader, name string, global *jobState) ([]Job, error) {
+// parseFio is ParseFio with global holding the options before the file's;
+// it returns the options as given too.
+func parseFio(r io.Reader, name string, global *jobState) ([]Job, *FioGiven, error) {
 	p := parser{file: name, arg: -1, env: os.Getenv}
+	jobs, err := p.parseFile(r, name, global)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.given.Global = global.given
+	return jobs, &p.given, nil
+}
+
+func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]Job, error) {
 	lx := fio.Lexer{Getenv: p.env, KeepIncludes: true}
 	lc := &lineCounter{r: r}
 	var cur *jobState
@@ -208,7 +219,21 @@ const maxLine = fio.MaxLineLength
 // name the argument's index. Job files, and fio's own options such as
 // --output-format, are errors.
 func ParseFioArgs(args []string) ([]Job, error) {
+	jobs, _, err := parseFioArgs(args)
+	return jobs, err
+}
+
+// parseFioArgs is ParseFioArgs, returning the options as given too.
+func parseFioArgs(args []string) ([]Job, *FioGiven, error) {
 	p := parser{file: "args", env: os.Getenv}
+	jobs, err := p.parseArgs(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	return jobs, &p.given, nil
+}
+
+func (p *parser) parseArgs(args []string) ([]Job, error) {
 	global := newJobState(0)
 	st := global
 	inGlobal := true
@@ -246,6 +271,7 @@ func ParseFioArgs(args []string) ([]Job, error) {
 			st.job.Name = val
 			p.job = val
 			st.lines["name"] = i
+			st.given = append(st.given, FioOption{"name", val}) // fio prints a command-line job's name
 			continue
 		}
 		if cliOnly[key] {
@@ -263,6 +289,7 @@ func ParseFioArgs(args []string) ([]Job, error) {
 	if len(p.jobs) == 0 {
 		return nil, p.errorf("", syntaxErr("no job: give --name=<job>"))
 	}
+	p.given.Global = global.given
 	return p.jobs, nil
 }
 
@@ -274,6 +301,9 @@ type parser struct {
 	job  string
 	env  func(string) string
 	jobs []Job
+	// given are the options as given, for fio's "global options" and
+	// "job options" (given.Jobs[i] is jobs[i]'s).
+	given FioGiven
 }
 
 func (p *parser) pos() int {
@@ -343,6 +373,7 @@ func (p *parser) apply(st *jobState, key, val string, hasVal, inGlobal bool) err
 		return p.errorf(o.name, err)
 	}
 	st.lines[o.field] = p.pos()
+	st.addGiven(o.name, val, hasVal)
 	return nil
 }
 
@@ -385,6 +416,7 @@ func (p *parser) finish(st *jobState) error {
 		return p.errorAt(st.section, "", err)
 	}
 	p.jobs = append(p.jobs, j)
+	p.given.Jobs = append(p.given.Jobs, st.given)
 	return nil
 }
 
@@ -403,6 +435,9 @@ type jobState struct {
 	// dirBlocks is the last of bs, bsrange and bssplit when its
 	// directions differ, resolved at the job's end (finishBlockSizes).
 	dirBlocks *dirBlocks
+	// given are the options given in this section (or in [global] and
+	// on the command line), as fio prints them (addGiven).
+	given []FioOption
 }
 
 func newJobState(section int) *jobState {
@@ -413,6 +448,7 @@ func newJobState(section int) *jobState {
 func (s *jobState) clone(section int) *jobState {
 	c := *s
 	c.section = section
+	c.given = nil // a job prints only its own section's options
 	c.lines = make(map[string]int, len(s.lines))
 	for k, v := range s.lines {
 		c.lines[k] = v

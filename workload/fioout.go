@@ -31,21 +31,34 @@ const Version = "0.1.0"
 // `stortest fio pctiles` read it. Keys keep fio's order; doubles are
 // printed with six decimals as fio does. stortest's additions (error
 // details, verify counts, clipped latencies) sit under a "stortest" key
-// per job so fio's keys stay intact.
+// per job so fio's keys stay intact. "global options" and "job options"
+// are the options as given when r.FioOptions holds them (ParseFioGiven),
+// else each job's options printed from its Job and no global options.
 func WriteFioJSON(w io.Writer, r *Result, format OutputFormat, now time.Time) error {
 	r = groupReport(r)
+	given := givenFor(r)
 	jobs := make([]any, 0, len(r.Jobs))
-	for _, j := range r.Jobs {
-		jobs = append(jobs, fioJob(j, format))
+	for i, j := range r.Jobs {
+		opts := fioSteadyOptions(j.Job.fioOptions(), &j.Job)
+		if given != nil {
+			opts = fioGivenOptions(given[i])
+		}
+		jobs = append(jobs, fioJob(j, opts, format))
 	}
 	doc := ordered{
 		{"fio version", "stortest-" + Version},
 		{"timestamp", now.Unix()},
 		{"timestamp_ms", now.UnixMilli()},
 		{"time", now.Format("Mon Jan _2 15:04:05 2006")},
-		{"global options", ordered{}},
-		{"jobs", jobs},
-		{"disk_util", fioDiskUtil(r.DiskUtil)},
+	}
+	// fio leaves out an empty "global options", and a job's empty "job
+	// options".
+	if g := r.FioOptions; g != nil && len(g.Global) > 0 {
+		doc = append(doc, field{"global options", fioGivenOptions(g.Global)})
+	}
+	doc = append(doc, field{"jobs", jobs})
+	if len(r.DiskUtil) > 0 { // fio leaves it out when it watched no disk (the null engine)
+		doc = append(doc, field{"disk_util", fioDiskUtil(r.DiskUtil)})
 	}
 	compact, err := json.Marshal(doc)
 	if err != nil {
@@ -60,7 +73,7 @@ func WriteFioJSON(w io.Writer, r *Result, format OutputFormat, now time.Time) er
 	return err
 }
 
-func fioJob(j *JobResult, format OutputFormat) ordered {
+func fioJob(j *JobResult, opts ordered, format OutputFormat) ordered {
 	errno := 0
 	for e := range j.ErrnoCounts {
 		if errno == 0 || e < errno {
@@ -78,7 +91,9 @@ func fioJob(j *JobResult, format OutputFormat) ordered {
 		{"error", errno},
 		{"eta", 0},
 		{"elapsed", int64(math.Ceil(j.Runtime.Seconds()))},
-		{"job options", fioSteadyOptions(j.Job.fioOptions(), &j.Job)},
+	}
+	if len(opts) > 0 {
+		o = append(o, field{"job options", opts})
 	}
 	o = append(o, fioDirs(j, format)...)
 	// fio prints the sync latency percentiles when clat or lat
@@ -94,12 +109,13 @@ func fioJob(j *JobResult, format OutputFormat) ordered {
 		field{"usr_cpu", fixed6(cpuPercent(j.UsrCPU, j.Runtime))},
 		field{"sys_cpu", fixed6(cpuPercent(j.SysCPU, j.Runtime))},
 		field{"ctx", j.Ctx},
-		field{"majf", 0},
-		field{"minf", 0},
+		field{"majf", j.MajFlt},
+		field{"minf", j.MinFlt},
 		field{"iodepth_level", depthDist(&j.Depths.Level, levelKeys)},
 		field{"iodepth_submit", depthDist(&j.Depths.Submit, batchKeys)},
 		field{"iodepth_complete", depthDist(&j.Depths.Complete, batchKeys)},
 	)
+	o = append(o, fioJobTail(j)...)
 	// fio prints "steadystate" last, after latency_window.
 	o = append(o, fioSteadyFields(j, format)...)
 	o = append(o, field{"stortest", stortestExtras(j)})

@@ -2,12 +2,16 @@ package workload
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"stortest.dev/latency"
 )
 
 // checkJobs asserts what every accepted job must satisfy: it validates,
@@ -63,6 +67,8 @@ func FuzzParseFio(f *testing.F) {
 			return
 		}
 		checkJobs(t, jobs)
+		_, given, err := ParseFioGiven(strings.NewReader(s), "fuzz.fio", nil)
+		checkGiven(t, jobs, given, err)
 	})
 }
 
@@ -83,5 +89,36 @@ func FuzzParseFioArgs(f *testing.F) {
 			return
 		}
 		checkJobs(t, jobs)
+		_, given, err := ParseFioArgsGiven(strings.Split(s, "\x00"))
+		checkGiven(t, jobs, given, err)
 	})
+}
+
+// checkGiven checks the options as given of a parse that succeeded: one
+// list per job, each option under a name the parser knows, and fio's
+// JSON written from them. It stops the test (Fatal) on a failure.
+func checkGiven(t *testing.T, jobs []Job, given *FioGiven, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("parsed once, failed with the options as given: %v", err)
+	}
+	if len(given.Jobs) != len(jobs) {
+		t.Fatalf("%d jobs, options of %d", len(jobs), len(given.Jobs))
+	}
+	for _, opts := range append([][]FioOption{given.Global}, given.Jobs...) {
+		for _, o := range opts {
+			if o.Name != "name" && lookupOption(o.Name) == nil {
+				t.Fatalf("option %q given under a name the parser does not know", o.Name)
+			}
+		}
+	}
+	res := &Result{FioOptions: given}
+	for _, j := range jobs {
+		for c := range max(j.NumJobs, 1) {
+			res.Jobs = append(res.Jobs, NewJobResult(j, c, latency.FioLayout))
+		}
+	}
+	if err := WriteFioJSON(io.Discard, res, FormatJSON, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
 }

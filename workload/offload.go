@@ -53,6 +53,7 @@ type offload struct {
 	measureStart int64
 	// CPU the submitter threads used from their first measured I/O.
 	usr, sys, ctx atomic.Int64
+	majf, minf    atomic.Int64 // page faults (getrusage ru_majflt, ru_minflt)
 }
 
 // startOffload creates the submitters' engines and starts them.
@@ -137,6 +138,8 @@ func (o *offload) submitter(e engines.Engine) {
 		o.usr.Add(unix.TimevalToNsec(ru1.Utime) - unix.TimevalToNsec(ru0.Utime))
 		o.sys.Add(unix.TimevalToNsec(ru1.Stime) - unix.TimevalToNsec(ru0.Stime))
 		o.ctx.Add(ru1.Nvcsw + ru1.Nivcsw - ru0.Nvcsw - ru0.Nivcsw)
+		o.majf.Add(ru1.Majflt - ru0.Majflt)
+		o.minf.Add(ru1.Minflt - ru0.Minflt)
 	}
 }
 
@@ -291,6 +294,8 @@ func (w *worker) runOffload(start int64) {
 		w.res.UsrCPU += time.Duration(o.usr.Load())
 		w.res.SysCPU += time.Duration(o.sys.Load())
 		w.res.Ctx += uint64(o.ctx.Load())
+		w.res.MajFlt += uint64(o.majf.Load())
+		w.res.MinFlt += uint64(o.minf.Load())
 	}
 }
 

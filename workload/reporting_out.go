@@ -16,7 +16,7 @@ func groupReport(r *Result) *Result {
 	if !slices.ContainsFunc(r.Jobs, func(j *JobResult) bool { return j.Job.GroupReporting && j.Job.NumJobs > 1 }) {
 		return r
 	}
-	out := &Result{DiskUtil: r.DiskUtil}
+	out := &Result{DiskUtil: r.DiskUtil, FioOptions: r.FioOptions}
 	for i := 0; i < len(r.Jobs); {
 		j := r.Jobs[i]
 		n := 1
@@ -83,6 +83,8 @@ func sumJobs(clones []*JobResult) *JobResult {
 		s.UsrCPU += c.UsrCPU
 		s.SysCPU += c.SysCPU
 		s.Ctx += c.Ctx
+		s.MajFlt += c.MajFlt
+		s.MinFlt += c.MinFlt
 		for k := range 7 {
 			s.Depths.Level[k] += c.Depths.Level[k]
 			s.Depths.Submit[k] += c.Depths.Submit[k]

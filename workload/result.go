@@ -153,6 +153,10 @@ type JobResult struct {
 
 	UsrCPU, SysCPU time.Duration // CPU of the job's thread
 	Ctx            uint64        // context switches of the job's thread
+	// MajFlt and MinFlt are the page faults of the job's threads that
+	// needed I/O (major) or not (minor), from getrusage as fio's majf
+	// and minf.
+	MajFlt, MinFlt uint64
 
 	// Depths counts, over the measured part, how deep the queue was and
 	// how many I/Os each submit and each reap took (fio's iodepth_level,
@@ -255,6 +259,11 @@ type Result struct {
 	// fio's "disk_util" reports it; the caller that took the device
 	// counters around the run fills it (stortest run does).
 	DiskUtil []DiskUtil
+	// FioOptions are the job file's or command line's options as given
+	// (ParseFioGiven), which WriteFioJSON prints as fio's "global
+	// options" and "job options"; nil for jobs not parsed from fio's
+	// forms, whose options are printed from the Job.
+	FioOptions *FioGiven
 }
 
 // DiskUtil is one device's counters over a run, as fio reports them:

@@ -748,6 +748,8 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 		w.res.UsrCPU = time.Duration(unix.TimevalToNsec(ru1.Utime) - unix.TimevalToNsec(ru0.Utime))
 		w.res.SysCPU = time.Duration(unix.TimevalToNsec(ru1.Stime) - unix.TimevalToNsec(ru0.Stime))
 		w.res.Ctx = uint64(ru1.Nvcsw+ru1.Nivcsw) - uint64(ru0.Nvcsw+ru0.Nivcsw)
+		w.res.MajFlt = uint64(ru1.Majflt - ru0.Majflt)
+		w.res.MinFlt = uint64(ru1.Minflt - ru0.Minflt)
 		// The last partial slice and second, so short runs still have a
 		// sample.
 		// A slice at or before the last one's end folds into it, so

@@ -31,6 +31,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 		if j.Err != nil {
 			fmt.Fprintf(&b, "  error: %v\n", j.Err)
 		}
+		if j.Job.Description != "" {
+			fmt.Fprintf(&b, "  Description  : [%s]\n", j.Job.Description)
+		}
 		pcts := j.Job.percentileList()
 		for d := range NumDirs {
 			s := &j.Dirs[d]
@@ -66,13 +69,17 @@ func WriteSummary(w io.Writer, r *Result) error {
 				fmt.Fprintf(&b, "   iops        : min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%d\n", io.min, io.max, io.mean, io.stddev, io.n)
 			}
 		}
+		b.WriteString(fioLatencyLines(j))
 		if n := j.Sync.Lat.Count(); n > 0 {
 			unit, div := statUnit(j.Sync.Lat)
 			fmt.Fprintf(&b, "  sync (%s): n=%d, min=%s, max=%s, avg=%s\n", unit, n,
 				trim(float64(j.Sync.Lat.Min())/div), trim(float64(j.Sync.Lat.Max())/div), trim(j.Sync.Lat.Mean()/div))
 		}
-		fmt.Fprintf(&b, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d\n",
-			cpuPercent(j.UsrCPU, j.Runtime), cpuPercent(j.SysCPU, j.Runtime), j.Ctx)
+		fmt.Fprintf(&b, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d, majf=%d, minf=%d\n",
+			cpuPercent(j.UsrCPU, j.Runtime), cpuPercent(j.SysCPU, j.Runtime), j.Ctx, j.MajFlt, j.MinFlt)
+		if lt := fioLatencyTarget(j); lt.Depth > 0 {
+			fmt.Fprintf(&b, "     latency   : target=%d, window=%d, percentile=%.2f%%, depth=%d\n", lt.TargetNs, lt.WindowUs, lt.Percentile, lt.Depth)
+		}
 		writeSteadySummary(&b, j)
 		for _, e := range j.FirstErrors {
 			fmt.Fprintf(&b, "  io error: %v\n", e)

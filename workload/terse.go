@@ -53,7 +53,7 @@ func writeTerseJob(w *bufio.Writer, j *JobResult) {
 	if j.Job.UnifiedRW != UnifiedNone {
 		writeTerseDir(w, mixed(j), DirRead)
 	}
-	f(";%f%%;%f%%;%d;0;0", cpuPercent(j.UsrCPU, j.Runtime), cpuPercent(j.SysCPU, j.Runtime), j.Ctx)
+	f(";%f%%;%f%%;%d;%d;%d", cpuPercent(j.UsrCPU, j.Runtime), cpuPercent(j.SysCPU, j.Runtime), j.Ctx, j.MajFlt, j.MinFlt)
 	for _, kv := range depthDist(&j.Depths.Level, levelKeys) {
 		f(";%3.1f%%", float64(kv.V.(fixed6)))
 	}
@@ -116,69 +116,21 @@ func terseStat(w *bufio.Writer, h *latency.Histogram) {
 	fmt.Fprintf(w, ";%d;%d;%f;%f", h.Min()/1000, h.Max()/1000, h.Mean()/1000, h.Stddev()/1000)
 }
 
-// Upper bounds of fio's latency ranges (latency_us, latency_ms): an I/O
-// counts in the first range whose bound is at least its latency; the
-// last ms range takes everything above 1000 ms.
-var (
-	latRangesUs = [10]uint64{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000}
-	latRangesMs = [12]uint64{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000, 1<<63 - 1}
-)
-
-// latencyRanges are the shares (percent) of the job's I/Os, all
-// directions, by total latency in fio's µs and ms ranges, from the lat
-// histograms' bucket values. A range that counted anything shows at least
-// 0.01, as fio's do.
+// latencyRanges are the terse shares (percent) of the job's I/Os by
+// completion latency in fio's us and ms ranges (see fioLatencyPercents);
+// as fio's terse has no ns ranges, their I/Os are added to the first us
+// range.
 func latencyRanges(j *JobResult) (us [10]float64, ms [12]float64) {
-	var total uint64
-	var cus [10]uint64
-	var cms [12]uint64
-	for d := range NumDirs {
-		h := j.Dirs[d].Lat
-		if h == nil || h.Count() == 0 {
-			continue
-		}
-		l := h.Layout()
-		for i, c := range h.Counts() {
-			if c == 0 {
-				continue
-			}
-			total += c
-			v := l.Value(i)
-			if v < 1000 {
-				continue // latency_ns
-			}
-			if u := (v + 999) / 1000; u <= 1000 {
-				for k, b := range latRangesUs {
-					if u <= b {
-						cus[k] += c
-						break
-					}
-				}
-				continue
-			}
-			m := (v + 999_999) / 1_000_000
-			for k, b := range latRangesMs {
-				if m <= b {
-					cms[k] += c
-					break
-				}
-			}
-		}
+	counts, total := fioLatencyRangeCounts(j)
+	pct := latency.RangePercents(&counts, total)
+	copy(us[:], pct[latency.RangesNs:])
+	copy(ms[:], pct[latency.RangesNs+latency.RangesUs:])
+	var ns uint64
+	for _, c := range counts[:latency.RangesNs] {
+		ns += c
 	}
-	if total == 0 {
-		return us, ms
-	}
-	share := func(c uint64) float64 {
-		if c == 0 {
-			return 0
-		}
-		return max(100*float64(c)/float64(total), 0.01)
-	}
-	for k := range us {
-		us[k] = share(cus[k])
-	}
-	for k := range ms {
-		ms[k] = share(cms[k])
+	if total > 0 {
+		us[0] += 100 * float64(ns) / float64(total)
 	}
 	return us, ms
 }

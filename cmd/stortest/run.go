@@ -147,6 +147,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var jobs []workload.Job
+	var given *workload.FioGiven // the options as given, for fio's JSON
 	var scratch *workload.Scratch
 	switch {
 	case len(rest) == 0:
@@ -162,7 +163,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		jobs, err = workload.ParseFioWithArgs(f, files[0], jobOpts)
+		jobs, given, err = workload.ParseFioGiven(f, files[0], jobOpts)
 		f.Close()
 		if err != nil {
 			return err
@@ -176,7 +177,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		if flags.fio.parseOnly {
 			rest = parseOnlyArgs(rest)
 		}
-		if jobs, err = workload.ParseFioArgs(rest); err != nil {
+		if jobs, given, err = workload.ParseFioArgsGiven(rest); err != nil {
 			return err
 		}
 	}
@@ -227,6 +228,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	res.DiskUtil = du()
+	res.FioOptions = given
 	if err := rep.finish(res); err != nil {
 		return err
 	}

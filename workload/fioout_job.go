@@ -1,0 +1,132 @@
+package workload
+
+import (
+	"fmt"
+
+	"stortest.dev/latency"
+)
+
+// The members of a job in fio's JSON output after its I/O depth
+// distributions: latency ranges, error totals, the latency target and
+// the description, in fio's order.
+
+// fioJobTail returns "latency_ns", "latency_us", "latency_ms", then with
+// continue_on_error "total_err" and "first_error", the latency target's
+// four members and "desc" when the job has a description.
+func fioJobTail(j *JobResult) []field {
+	pct := fioLatencyPercents(j)
+	group := func(lo, n int) ordered {
+		o := make(ordered, n)
+		for i := range n {
+			o[i] = field{latency.RangeKeys[i], fixed6(pct[lo+i])}
+		}
+		return o
+	}
+	out := []field{
+		{"latency_ns", group(0, latency.RangesNs)},
+		{"latency_us", group(latency.RangesNs, latency.RangesUs)},
+		{"latency_ms", group(latency.RangesNs+latency.RangesUs, latency.RangesMs)},
+	}
+	if j.Job.ContinueOnError != ContinueNone {
+		var total uint64
+		for _, n := range j.ErrnoCounts {
+			total += n
+		}
+		first := 0
+		if len(j.FirstErrors) > 0 {
+			first = j.FirstErrors[0].Errno
+		}
+		out = append(out, field{"total_err", total}, field{"first_error", first})
+	}
+	if lt := fioLatencyTarget(j); lt.Depth > 0 {
+		out = append(out,
+			field{"latency_depth", lt.Depth},
+			field{"latency_target", lt.TargetNs},
+			field{"latency_percentile", fixed6(lt.Percentile)},
+			field{"latency_window", lt.WindowUs},
+		)
+	}
+	if j.Job.Description != "" {
+		out = append(out, field{"desc", j.Job.Description})
+	}
+	return out
+}
+
+// fioLatencyRangeCounts sums the completion latency ranges of the job's
+// read, write and trim I/Os (fio counts clat, not lat, in them), and
+// returns the I/Os they are shares of: fio's total_ios of the three
+// directions.
+func fioLatencyRangeCounts(j *JobResult) (counts [latency.NumRanges]uint64, total uint64) {
+	for d := range NumDirs {
+		s := &j.Dirs[d]
+		total += s.IOs
+		if s.Clat == nil {
+			continue
+		}
+		r := s.Clat.Ranges()
+		for i, c := range r {
+			counts[i] += c
+		}
+	}
+	return counts, total
+}
+
+// fioLatencyPercents are the shares of fio's latency ranges (see
+// latency.RangePercents).
+func fioLatencyPercents(j *JobResult) [latency.NumRanges]float64 {
+	counts, total := fioLatencyRangeCounts(j)
+	return latency.RangePercents(&counts, total)
+}
+
+// latencyTargetReport is what fio reports of a job's latency target
+// (latency_target, latency_window, latency_percentile): the queue depth
+// the job ended at, the target in ns (0: none), the percentile of I/Os
+// that must meet it, and the window in us.
+type latencyTargetReport struct {
+	Depth      int
+	TargetNs   uint64
+	Percentile float64
+	WindowUs   uint64
+}
+
+// fioLatencyTarget returns the job's latency target report. Without a
+// target fio reports the job's iodepth, target 0, percentile 100 and
+// window 0, which is what every job gets until the latency target
+// options exist; they fill this from their Job fields and the depth the
+// job ended at.
+func fioLatencyTarget(j *JobResult) latencyTargetReport {
+	return latencyTargetReport{Depth: max(j.Job.IODepth, 1), Percentile: 100}
+}
+
+// fioLatencyLines writes fio's normal-output lines of the latency ranges:
+// "  lat (nsec)   : 50=99.22%, 250=0.39%", one line per group with a
+// non-zero range, at most five ranges a line.
+func fioLatencyLines(j *JobResult) string {
+	pct := fioLatencyPercents(j)
+	var b []byte
+	for g, unit := range [3]string{"nsec", "usec", "msec"} {
+		lo, n := [3]int{0, latency.RangesNs, latency.RangesNs + latency.RangesUs}[g], [3]int{latency.RangesNs, latency.RangesUs, latency.RangesMs}[g]
+		line := 0
+		for i := range n {
+			p := pct[lo+i]
+			if p <= 0 {
+				continue
+			}
+			switch {
+			case line%5 == 0 && line > 0:
+				b = append(b, '\n')
+				fallthrough
+			case line == 0:
+				b = append(b, "  lat ("+unit+")   : "...)
+			default:
+				b = append(b, ", "...)
+			}
+			b = fmt.Appendf(b, "%s=%3.2f%%", latency.RangeKeys[i], p)
+			line++
+		}
+		if line > 0 {
+			b = append(b, '\n')
+		}
+	}
+	return string(b)
+}
