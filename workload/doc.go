@@ -157,6 +157,11 @@
 //	io_submit_mode                               Offload: inline (false, the default) or offload (true)
 //	rate_process                                 Poisson: linear (false, the default) or poisson (true)
 //	serialize_overlap                            SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)
+//	latency_target                               LatencyTarget (default unit us)
+//	latency_window                               LatencyWindow (default unit us)
+//	latency_percentile                           LatencyPercentile: above 0, at most 100 (the default)
+//	latency_run                                  LatencyRun
+//	max_latency                                  MaxLatency: read[,write[,trim]] (default unit us)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank

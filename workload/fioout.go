@@ -100,6 +100,7 @@ func fioJob(j *JobResult, format OutputFormat) ordered {
 		field{"iodepth_submit", depthDist(&j.Depths.Submit, batchKeys)},
 		field{"iodepth_complete", depthDist(&j.Depths.Complete, batchKeys)},
 	)
+	o = append(o, fioLatencyFields(j)...)
 	// fio prints "steadystate" last, after latency_window.
 	o = append(o, fioSteadyFields(j, format)...)
 	o = append(o, field{"stortest", stortestExtras(j)})

@@ -1,11 +1,13 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strings"
+	"syscall"
 
 	"stortest.dev/latency"
 )
@@ -22,6 +24,10 @@ func WriteSummary(w io.Writer, r *Result) error {
 			if errno == 0 || e < errno {
 				errno = e
 			}
+		}
+		var en syscall.Errno
+		if errno == 0 && errors.As(j.Err, &en) {
+			errno = int(en) // a job ended by an errno (max_latency: ETIMEDOUT), as fio reports it
 		}
 		fmt.Fprintf(&b, "%s: (clone=%d, engine=%s, target=%s): err=%2d", j.Name, j.Clone, j.Engine, j.Target, errno)
 		if j.Canceled {
@@ -73,6 +79,10 @@ func WriteSummary(w io.Writer, r *Result) error {
 		}
 		fmt.Fprintf(&b, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d\n",
 			cpuPercent(j.UsrCPU, j.Runtime), cpuPercent(j.SysCPU, j.Runtime), j.Ctx)
+		if j.Job.LatencyTarget > 0 {
+			fmt.Fprintf(&b, "     latency   : target=%d, window=%d, percentile=%.2f%%, depth=%d\n",
+				int64(j.Job.LatencyTarget), j.Job.LatencyWindow.Microseconds(), j.Job.latencyPercentile(), j.LatencyDepth)
+		}
 		writeSteadySummary(&b, j)
 		for _, e := range j.FirstErrors {
 			fmt.Fprintf(&b, "  io error: %v\n", e)
