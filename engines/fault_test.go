@@ -478,7 +478,7 @@ func TestParseFaultsErrors(t *testing.T) {
 }
 
 func FuzzParseFaults(f *testing.F) {
-	for _, s := range []string{"", "seed=1,err_at=0+4k,err_rate=0.5", "latency=1ms,spike=0.1:2s,tail=1.2:10us:1s",
+	for _, s := range []string{"", "seed=1,err_at=0+4k,err_rate=0.5", "latency=1ms,depth_latency=100us,spike=0.1:2s,tail=1.2:10us:1s",
 		"stall_at=1m+1k:2g+1,stall=1h,virtual=1,short_rate=1%,short_align=1k,errno=EIO,err_ops=write"} {
 		f.Add(s)
 	}

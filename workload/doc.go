@@ -201,6 +201,22 @@
 // fio 3.33 does not read back a write-only one; Job.Warnings says so in
 // fio's words.
 //
+// # Latency target
+//
+// With latency_target the runner limits the units in flight to a depth
+// that starts at 1 and moves after each latency_window as fio 3.33's
+// search does (FioLatency): doubled while the window's I/Os meet the
+// target, bisected between the last passing and failing depths after a
+// failure, the queue drained before a lower depth starts; once the depth
+// stops changing the measured part (statistics, runtime) restarts for one
+// final window and the job ends. The limit is a count the fill loop
+// compares against, so the hot path stays allocation-free. The job's
+// latency_depth is JobResult.LatencyDepth. Not as fio: latency_percentile=0
+// is refused (0 stands for the default, 100); the search cannot be combined
+// with io_submit_mode=offload; the summary prints fio's "latency :" line
+// only for jobs with a target; the restart keeps rate, steady-state and
+// log state as they were.
+//
 // # Engines that move no data
 //
 // falloc and ftruncate work on the job's file like the other engines

@@ -231,3 +231,29 @@ func jobKeyOrder(t *testing.T, file string, b []byte) []string {
 	}
 	return keys
 }
+
+// The depth search allocates nothing per I/O: a job whose device meets
+// the target at depth 2 only (the search going up and down every 200 µs,
+// draining the queue each time it goes down, for the whole run) allocates as much for
+// 409,600 I/Os as for 256, give or take the per-second samples.
+func TestLatencyTargetAllocationsPerIO(t *testing.T) {
+	var depth int
+	allocs := func(size int64, loops int) float64 {
+		job := Job{Name: "null", Engine: "null", RW: RandRead, BlockSize: 4096, Size: size, Loops: loops, IODepth: 8,
+			FioLatency: FioLatency{LatencyTarget: 2500 * time.Microsecond, LatencyWindow: 200 * time.Microsecond,
+				LatencyPercentile: 90, LatencyRun: true,
+				MaxLatency: [NumDirs]time.Duration{time.Hour, time.Hour, time.Hour}}}
+		opts := Options{Faults: &engines.Faults{DepthLatency: time.Millisecond, Virtual: true}}
+		return testing.AllocsPerRun(1, func() {
+			res, err := Run(context.Background(), job, opts)
+			require.NoError(t, err)
+			require.NoError(t, res.Jobs[0].Err)
+			depth = res.Jobs[0].LatencyDepth
+		})
+	}
+	small, many := allocs(1<<20, 1), allocs(64<<20, 25)
+	assert.LessOrEqual(t, depth, 3, "the search held the depth down")
+	perIO := (many - small) / float64(25*16384-256)
+	t.Logf("allocations: %v for 256 I/Os, %v for 409600: %.6f per I/O", small, many, perIO)
+	assert.Less(t, perIO, 0.001)
+}
