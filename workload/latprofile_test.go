@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,7 +73,7 @@ func TestLatencyOptionErrors(t *testing.T) {
 func depthJob(pct float64) (Job, Options) {
 	job := Job{Name: "lat", Engine: "null", RW: RandRead, BlockSize: 4096, Size: 1 << 30, IODepth: 32,
 		Runtime: time.Minute, TimeBased: true,
-		FioLatency: FioLatency{LatencyTarget: 105 * time.Millisecond, LatencyWindow: 30 * time.Millisecond, LatencyPercentile: pct}}
+		FioLatency: FioLatency{LatencyTarget: 105 * time.Millisecond, LatencyWindow: 100 * time.Millisecond, LatencyPercentile: pct}}
 	return job, Options{Faults: &engines.Faults{DepthLatency: 10 * time.Millisecond, Virtual: true}}
 }
 
@@ -100,7 +101,7 @@ func TestLatencyTargetFindsDepth(t *testing.T) {
 
 	var b bytes.Buffer
 	require.NoError(t, WriteSummary(&b, &Result{Jobs: []*JobResult{r}}))
-	assert.Contains(t, b.String(), "     latency   : target=105000000, window=30000, percentile=99.00%, depth=10\n")
+	assert.Contains(t, b.String(), "     latency   : target=105000000, window=100000, percentile=99.00%, depth=10\n")
 }
 
 // latency_run keeps adjusting: the job runs its whole runtime and ends at
@@ -108,11 +109,12 @@ func TestLatencyTargetFindsDepth(t *testing.T) {
 func TestLatencyRunKeepsGoing(t *testing.T) {
 	job, opts := depthJob(99)
 	job.LatencyRun = true
-	job.Runtime = 600 * time.Millisecond
+	job.Runtime = 2 * time.Second // 20 windows: settled at 10 by the 9th
 	r := runJob(t, job, opts)
 	require.NoError(t, r.Err)
-	assert.GreaterOrEqual(t, r.Runtime, 550*time.Millisecond)
-	assert.GreaterOrEqual(t, r.LatencyDepth, 8)
+	assert.GreaterOrEqual(t, r.Runtime, 1900*time.Millisecond)
+	// At 10 it probes 11 every third window, and comes back.
+	assert.GreaterOrEqual(t, r.LatencyDepth, 10)
 	assert.LessOrEqual(t, r.LatencyDepth, 11)
 }
 
@@ -256,4 +258,49 @@ func TestLatencyTargetAllocationsPerIO(t *testing.T) {
 	perIO := (many - small) / float64(25*16384-256)
 	t.Logf("allocations: %v for 256 I/Os, %v for 409600: %.6f per I/O", small, many, perIO)
 	assert.Less(t, perIO, 0.001)
+}
+
+// The search moves as fio's does: fed the pass and fail verdicts of a
+// recorded fio run (its --debug=rate lines), it goes through the same
+// depths (low, depth, high after each step), starts the final window and
+// ends where fio did.
+func TestLatencySearchFollowsFio(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "fio333", "latency-profile.rate"))
+	require.NoError(t, err)
+	jobs := readFioJob(t, "latency-profile.fio", "/dev/loop9")
+	l := newLatTarget(&jobs[0])
+	l.init(0)
+	steps := 0
+	for n, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var got, want [3]int
+		var rate, target float64
+		switch {
+		case strings.HasPrefix(line, ";"):
+		case strings.HasPrefix(line, "Success rate:"):
+			_, err := fmt.Sscanf(line, "Success rate: %f%% (target %f%%)", &rate, &target)
+			require.NoError(t, err, "line %d", n+1)
+			require.Equal(t, l.pct, target)
+			require.False(t, l.done, "line %d: done too early", n+1)
+			l.quiesce, l.reset = false, false // the runner drains between windows
+			if rate >= target {
+				l.up()
+			} else {
+				require.False(t, l.down(), "line %d: fails at depth 1", n+1)
+			}
+			steps++
+		case strings.HasPrefix(line, "Ramped up:"), strings.HasPrefix(line, "Ramped down:"):
+			_, err := fmt.Sscanf(line[strings.Index(line, ":")+1:], "%d %d %d", &want[0], &want[1], &want[2])
+			require.NoError(t, err, "line %d", n+1)
+			got = [3]int{l.low, l.qd, l.high}
+			require.Equal(t, want, got, "line %d: %s", n+1, line)
+		case line == "Quiesce and final run":
+			require.True(t, l.endRun && l.reset, "line %d", n+1)
+		case line == "We are done":
+			require.True(t, l.done, "line %d", n+1)
+		default:
+			t.Fatalf("line %d: %q", n+1, line)
+		}
+	}
+	assert.Equal(t, 18, steps)
+	assert.Equal(t, 78, l.qd)
 }
