@@ -360,8 +360,14 @@ func (w *worker) latStep(now int64) bool {
 	if now >= w.measureStart { // not in ramp_time
 		l.check(now)
 	}
-	if l.done {
+	if l.done && !w.ended {
+		// The runtime ends here, as when a runtime runs out: the I/Os
+		// still in flight are counted but their drain is not timed (fio's
+		// runtime and iops likewise).
 		w.ended = true
+		if w.deadline == 0 || now < w.deadline {
+			w.deadline = now
+		}
 	}
 	return false
 }
