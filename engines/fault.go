@@ -59,6 +59,13 @@ type Faults struct {
 	// Latency added to every unit's completion, in addition to what the
 	// inner engine takes.
 	Latency time.Duration
+	// DepthLatency is added once for every unit in flight in the engine
+	// when a unit is queued, itself included (those completed but not yet
+	// returned by GetEvents count): a device that serves its queue in
+	// turn, whose latency grows with the depth. A synchronous engine has
+	// one unit in flight. With Virtual, a depth search (latency_target)
+	// sees the same latencies run after run.
+	DepthLatency time.Duration
 	// A unit gets Spike more with probability SpikeRate, in [0, 1].
 	SpikeRate float64
 	Spike     time.Duration
@@ -117,7 +124,7 @@ func (f *Faults) Validate() error {
 	for _, d := range [...]struct {
 		name string
 		v    time.Duration
-	}{{"Latency", f.Latency}, {"Spike", f.Spike}, {"TailScale", f.TailScale}, {"TailMax", f.TailMax}, {"Stall", f.Stall}} {
+	}{{"Latency", f.Latency}, {"DepthLatency", f.DepthLatency}, {"Spike", f.Spike}, {"TailScale", f.TailScale}, {"TailMax", f.TailMax}, {"Stall", f.Stall}} {
 		if d.v < 0 {
 			return bad("%s %v is negative", d.name, d.v)
 		}
@@ -155,7 +162,7 @@ func (f *Faults) Validate() error {
 
 // Zero reports whether f injects nothing.
 func (f *Faults) Zero() bool {
-	return len(f.ErrAt) == 0 && f.ErrRate == 0 && f.Latency == 0 && (f.SpikeRate == 0 || f.Spike == 0) &&
+	return len(f.ErrAt) == 0 && f.ErrRate == 0 && f.Latency == 0 && f.DepthLatency == 0 && (f.SpikeRate == 0 || f.Spike == 0) &&
 		f.TailScale == 0 && (len(f.StallAt) == 0 || f.Stall == 0) && f.ShortRate == 0
 }
 
@@ -315,6 +322,13 @@ func (e *faulty) decide(u *Unit) decision {
 		}
 	}
 	delay := f.Latency
+	if f.DepthLatency > 0 {
+		inFlight := 1
+		if !e.sync {
+			inFlight += e.inner0 + len(e.held)
+		}
+		delay += time.Duration(inFlight) * f.DepthLatency
+	}
 	if f.SpikeRate > 0 && e.u01(n, drawSpike) < f.SpikeRate {
 		delay += f.Spike
 	}

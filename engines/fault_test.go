@@ -302,6 +302,34 @@ func TestFaultsVirtualTail(t *testing.T) {
 	}
 }
 
+// DepthLatency grows with the units in flight: a batch of 4 on an
+// asynchronous engine gets 1, 2, 3 and 4 times it; a synchronous engine
+// always 1 time.
+func TestFaultsDepthLatency(t *testing.T) {
+	const k = time.Millisecond
+	for _, tc := range []struct {
+		engine string
+		depth  int
+		want   []time.Duration
+	}{
+		{"null", 4, []time.Duration{k, 2 * k, 3 * k, 4 * k, k, 2 * k, 3 * k, 4 * k}},
+		{"null", 1, []time.Duration{k, k, k}},
+	} {
+		bufs := allocBuffers(t, tc.depth, 512)
+		e := faultyEngine(t, tc.engine, Config{Depth: tc.depth, Buffers: bufs.All()},
+			Faults{DepthLatency: k, Virtual: true})
+		units := makeUnits(bufs, len(tc.want), 512)
+		runUnits(t, e, units, tc.depth)
+		var got []time.Duration
+		for _, u := range units {
+			got = append(got, time.Duration(-u.Start))
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s depth %d: delays (-want +got):\n%s", tc.engine, tc.depth, diff)
+		}
+	}
+}
+
 // Spikes come at their rate.
 func TestFaultsSpikes(t *testing.T) {
 	bufs := allocBuffers(t, 1, 512)
@@ -394,8 +422,8 @@ func TestParseFaults(t *testing.T) {
 		{"errors", "seed=0x10,errno=EILSEQ,err_at=1m+4k:0+512,err_rate=0.1%,err_ops=read:fsync", Faults{
 			Seed: 16, Errno: unix.EILSEQ, ErrAt: []Range{{1 << 20, 4096}, {0, 512}}, ErrRate: 0.001,
 			ErrOps: OpsOf(OpRead, OpFsync)}},
-		{"latency", "latency=250us, spike=0.01:100ms, tail=1.5:50us:2s, stall_at=8k+4k, stall=20s, virtual=1", Faults{
-			Latency: 250 * time.Microsecond, SpikeRate: 0.01, Spike: 100 * time.Millisecond,
+		{"latency", "latency=250us, depth_latency=1ms, spike=0.01:100ms, tail=1.5:50us:2s, stall_at=8k+4k, stall=20s, virtual=1", Faults{
+			Latency: 250 * time.Microsecond, DepthLatency: time.Millisecond, SpikeRate: 0.01, Spike: 100 * time.Millisecond,
 			TailShape: 1.5, TailScale: 50 * time.Microsecond, TailMax: 2 * time.Second,
 			StallAt: []Range{{8192, 4096}}, Stall: 20 * time.Second, Virtual: true}},
 		{"short", "short_rate=0.5,short_align=4KiB,errno=5", Faults{ShortRate: 0.5, ShortAlign: 4096, Errno: unix.EIO}},
@@ -450,7 +478,7 @@ func TestParseFaultsErrors(t *testing.T) {
 }
 
 func FuzzParseFaults(f *testing.F) {
-	for _, s := range []string{"", "seed=1,err_at=0+4k,err_rate=0.5", "latency=1ms,spike=0.1:2s,tail=1.2:10us:1s",
+	for _, s := range []string{"", "seed=1,err_at=0+4k,err_rate=0.5", "latency=1ms,depth_latency=100us,spike=0.1:2s,tail=1.2:10us:1s",
 		"stall_at=1m+1k:2g+1,stall=1h,virtual=1,short_rate=1%,short_align=1k,errno=EIO,err_ops=write"} {
 		f.Add(s)
 	}

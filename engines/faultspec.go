@@ -23,6 +23,7 @@ var ErrFaultSpec = errors.New("engines: bad fault spec")
 //	err_rate=P           ErrRate: a probability (0.001) or a percentage (0.1%)
 //	err_ops=OP[:OP...]   ErrOps: read, write, fsync, fdatasync, trim
 //	latency=D            Latency, a Go duration (250us, 2ms, 1.5s)
+//	depth_latency=D      DepthLatency
 //	spike=P:D            SpikeRate and Spike
 //	tail=SHAPE:SCALE[:MAX]  TailShape, TailScale, TailMax
 //	stall_at=R[:R...]    StallAt
@@ -69,6 +70,8 @@ func ParseFaults(s string) (Faults, error) {
 			f.ErrOps, err = parseOps(val)
 		case "latency":
 			f.Latency, err = parseDur(val)
+		case "depth_latency":
+			f.DepthLatency, err = parseDur(val)
 		case "spike":
 			p, d, ok := strings.Cut(val, ":")
 			if !ok {
@@ -151,6 +154,9 @@ func (f Faults) String() string {
 	}
 	if f.Latency != 0 {
 		add("latency", f.Latency.String())
+	}
+	if f.DepthLatency != 0 {
+		add("depth_latency", f.DepthLatency.String())
 	}
 	if f.SpikeRate != 0 || f.Spike != 0 {
 		add("spike", strconv.FormatFloat(f.SpikeRate, 'g', -1, 64)+":"+f.Spike.String())

@@ -183,6 +183,11 @@
 //	replay_align                                 ReplayAlign (bytes, a power of 2)
 //	replay_time_scale                            ReplayTimeScale (percent)
 //	replay_skip                                  ReplaySkip (read, write, trim, sync, comma separated)
+//	latency_target                               LatencyTarget (default unit us)
+//	latency_window                               LatencyWindow (default unit us)
+//	latency_percentile                           LatencyPercentile: above 0, at most 100 (the default)
+//	latency_run                                  LatencyRun
+//	max_latency                                  MaxLatency: read[,write[,trim]] (default unit us)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
@@ -241,6 +246,22 @@
 // fio's do. A time-based job is not read back (without verify_backlog), as
 // fio 3.33 does not read back a write-only one; Job.Warnings says so in
 // fio's words.
+//
+// # Latency target
+//
+// With latency_target the runner limits the units in flight to a depth
+// that starts at 1 and moves after each latency_window as fio 3.33's
+// search does (FioLatency): doubled while the window's I/Os meet the
+// target, bisected between the last passing and failing depths after a
+// failure, the queue drained before a lower depth starts; once the depth
+// stops changing the measured part (statistics, runtime) restarts for one
+// final window and the job ends. The limit is a count the fill loop
+// compares against, so the hot path stays allocation-free. The job's
+// latency_depth is JobResult.LatencyDepth. Not as fio: latency_percentile=0
+// is refused (0 stands for the default, 100); the search cannot be combined
+// with io_submit_mode=offload; the summary prints fio's "latency :" line
+// only for jobs with a target; the restart keeps rate, steady-state and
+// log state as they were.
 //
 // # Engines that move no data
 //

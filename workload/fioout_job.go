@@ -89,13 +89,17 @@ type latencyTargetReport struct {
 	WindowUs   uint64
 }
 
-// fioLatencyTarget returns the job's latency target report. Without a
-// target fio reports the job's iodepth, target 0, percentile 100 and
-// window 0, which is what every job gets until the latency target
-// options exist; they fill this from their Job fields and the depth the
-// job ended at.
+// fioLatencyTarget returns the job's latency target report, which fio
+// prints for every job: the depth the search settled on (the job's
+// iodepth without latency_target), the target in ns, the percentile and
+// the window in µs (0, 100 and 0 without a target).
 func fioLatencyTarget(j *JobResult) latencyTargetReport {
-	return latencyTargetReport{Depth: max(j.Job.IODepth, 1), Percentile: 100}
+	depth := j.LatencyDepth
+	if j.Job.LatencyTarget <= 0 || depth == 0 {
+		depth = j.Job.IODepth
+	}
+	return latencyTargetReport{Depth: max(depth, 1), TargetNs: uint64(max(j.Job.LatencyTarget, 0)),
+		Percentile: j.Job.latencyPercentile(), WindowUs: uint64(max(j.Job.LatencyWindow.Microseconds(), 0))}
 }
 
 // fioLatencyLines writes fio's normal-output lines of the latency ranges:

@@ -55,6 +55,7 @@ func FuzzParseFio(f *testing.F) {
 		"[a]\nrandom_distribution=normal:5:0.5\npercentile_list=99:0:1\n", "[a]\nrw=randrw\nrwmixread=0\n",
 		"[a]\nbsrange=8k-1k\nruntime=1d\nss=iops:5\nss_dur=30\n", "[\n", "x=1\n", "[a]\ninclude b\n",
 		"[a]\nsync_file_range=wait_before,write:4\nfdatasync=2\nend_fsync\ninvalidate=0\nfadvise_hint=random\n",
+		"[a]\nlatency_target=2ms\nlatency_window=1s\nlatency_percentile=99.9\nlatency_run\nmax_latency=1ms,,5ms\n",
 	} {
 		f.Add(s)
 	}

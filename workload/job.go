@@ -301,6 +301,8 @@ type Job struct {
 	FioFiles
 	// I/O logs written and replayed: see FioIOLog.
 	FioIOLog
+	// Latency target depth search and max_latency: see FioLatency.
+	FioLatency
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -677,6 +679,9 @@ func (j *Job) Validate() error {
 	if opt, reason := n.validateIOLog(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
+	if opt, reason := n.validateLatency(); opt != "" {
+		return bad(opt, "%s", reason)
+	}
 	if err := n.RandomDistribution.validate(); err != "" {
 		return bad("random_distribution", "%s", err)
 	}
@@ -906,6 +911,7 @@ func (j Job) String() string {
 	b.WriteString(n.submitString())
 	b.WriteString(n.filesString())
 	b.WriteString(n.iologString())
+	b.WriteString(n.latencyString())
 	if n.ContinueOnError != ContinueNone {
 		kv("continue_on_error", n.ContinueOnError.String())
 	}

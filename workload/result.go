@@ -162,6 +162,9 @@ type JobResult struct {
 	// how many I/Os each submit and each reap took (fio's iodepth_level,
 	// iodepth_submit and iodepth_complete).
 	Depths DepthStats
+	// LatencyDepth is the depth the job ran at last: with latency_target
+	// the depth its search found (fio's latency_depth), else 0.
+	LatencyDepth int
 
 	Canceled bool  // stopped early by its context; results are partial
 	Err      error // a failure that stopped the job (not per-I/O errors)

@@ -278,6 +278,7 @@ type worker struct {
 	lbs     int
 	ss      *steadyRun // nil without steady-state options
 	minRate *minRate   // nil without rate_min and rate_iops_min
+	lat     *latTarget // nil without latency_target
 	// files are a file engine's files (FlagFileOps); fileOps records
 	// latency as fio does for them: the file's call as clat, no lat.
 	files   engines.FileSet
@@ -561,6 +562,9 @@ func (w *worker) run(start int64) {
 	}
 	w.nextTick = w.measureStart + int64(time.Second)
 	w.minRate = newMinRate(j, start)
+	if w.lat = newLatTarget(j); w.lat != nil {
+		w.lat.init(start)
+	}
 	w.nextSlice = w.measureStart + int64(SliceInterval)
 	var ru0 unix.Rusage
 	measuring := false
@@ -577,6 +581,9 @@ func (w *worker) run(start int64) {
 			measuring = true
 			_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru0)
 			w.res.Start = time.Now()
+			if w.lat != nil && j.RampTime > 0 {
+				w.lat.init(now) // as fio: the search starts over after ramp_time
+			}
 		}
 		if !w.ended && (w.stop.Load() || (w.deadline != 0 && now >= w.deadline)) {
 			w.ended = true
@@ -584,7 +591,7 @@ func (w *worker) run(start int64) {
 		// Fill the queue: at most depth units per pass, so the deadline,
 		// cancellation and the per-second tick are checked between them.
 		busy := false
-		for n := 0; n < depth && !w.ended && len(w.free) > 0; n++ {
+		for n := 0; n < depth && !w.ended && len(w.free) > 0 && w.latRoom() > 0; n++ {
 			if j.ThinkTime > 0 && w.sinceThink >= max(j.ThinkTimeBlocks, 1) {
 				if w.infl > 0 || len(w.staged) > 0 {
 					w.held = true // thinktime follows the completion of the blocks
@@ -687,12 +694,14 @@ func (w *worker) run(start int64) {
 		// queue is reaped iodepth_batch_complete_max at a time (one by
 		// default) down to iodepth_low, and each batch is stamped when it
 		// is taken.
-		if w.infl > 0 && (len(w.free) == 0 || busy || w.ended || w.held) {
+		quiesce := w.lat != nil && w.lat.quiesce
+		full := len(w.free) == 0 || w.latRoom() <= 0
+		if w.infl > 0 && (full || busy || w.ended || w.held) {
 			need, most, low := 1, cmax, w.infl-1
 			switch {
-			case w.ended:
+			case w.ended || quiesce:
 				most = depth
-			case len(w.free) == 0:
+			case full:
 				need, low = cmin, cmp.Or(j.IODepthLow, depth)
 			}
 			for {
@@ -713,6 +722,10 @@ func (w *worker) run(start int64) {
 					break
 				}
 			}
+		}
+		if w.lat != nil && w.latStep(now) {
+			measuring = false // the depth is found: measure again from now
+			continue
 		}
 		if measuring && now >= w.nextSlice {
 			w.slice(now)
@@ -763,6 +776,9 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 	if w.ss != nil {
 		w.res.Steady = w.ss.result()
 	}
+	if w.lat != nil {
+		w.res.LatencyDepth = w.lat.qd
+	}
 	w.verifyFailed()
 	w.stopEngine()
 }
@@ -806,6 +822,7 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 		w.ended = true // fill_device: full is the end, not an error
 		return
 	}
+
 	if u.Res < 0 {
 		w.ioError(u)
 	} else if u.Op == engines.OpRead {
@@ -813,6 +830,9 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 	}
 	if t < w.measureStart {
 		return
+	}
+	if w.lat != nil || w.job.MaxLatency != noMaxLatency {
+		w.latencyCheck(u, t) // after ramp_time only, as fio
 	}
 	s := &w.res.Dirs[d]
 	s.IOs++

@@ -1,11 +1,13 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strings"
+	"syscall"
 
 	"stortest.dev/latency"
 )
@@ -22,6 +24,10 @@ func WriteSummary(w io.Writer, r *Result) error {
 			if errno == 0 || e < errno {
 				errno = e
 			}
+		}
+		var en syscall.Errno
+		if errno == 0 && errors.As(j.Err, &en) {
+			errno = int(en) // a job ended by an errno (max_latency: ETIMEDOUT), as fio reports it
 		}
 		fmt.Fprintf(&b, "%s: (clone=%d, engine=%s, target=%s): err=%2d", j.Name, j.Clone, j.Engine, j.Target, errno)
 		if j.Canceled {
