@@ -157,6 +157,16 @@
 //	io_submit_mode                               Offload: inline (false, the default) or offload (true)
 //	rate_process                                 Poisson: linear (false, the default) or poisson (true)
 //	serialize_overlap                            SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)
+//	buffer_pattern                               BufferPattern: 0x hex, "text", decimal numbers, concatenated
+//	zero_buffers                                 ZeroBuffers
+//	refill_buffers                               RefillBuffers
+//	scramble_buffers                             NoScramble = !value (default 1)
+//	buffer_compress_percentage                   BufferCompress (0-100; not with verify)
+//	buffer_compress_chunk                        CompressChunk (bytes, default 512; 0: the block)
+//	dedupe_percentage                            DedupePercentage (0-100; not with verify)
+//	dedupe_mode                                  DedupeWorkingSet: repeat (false, the default) or working_set (true)
+//	dedupe_working_set_percentage                DedupeWorkingSetPercent (1-100, default 5)
+//	dedupe_global                                DedupeGlobal
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank

@@ -840,11 +840,10 @@ func FioOptions() []string {
 // engine options of --enghelp), so that they get ErrUnsupported rather
 // than ErrUnknownOption.
 var knownFio = setOf(`allow_file_create allow_mounted_write allrandrepeat atomic block_error_percentiles
-bs_is_seq_rand bs_unaligned blocksize_unaligned buffer_compress_chunk
-buffer_compress_percentage buffer_pattern bwavgtime cgroup cgroup_nodelete cgroup_weight
+bs_is_seq_rand bs_unaligned blocksize_unaligned
+bwavgtime cgroup cgroup_nodelete cgroup_weight
 cmd_type cpumask cpus_allowed
-cpus_allowed_policy create_fsync create_only dedupe_global dedupe_mode
-dedupe_percentage dedupe_working_set_percentage
+cpus_allowed_policy create_fsync create_only
 disk_util end_fsync error_dump exec_postrun
 exec_prerun exitall_on_error fadvise_hint fdatasync file_append
 file_service_type filename_format force_async
@@ -857,14 +856,14 @@ log_store_compressed log_unix_epoch max_latency max_open_zones mem merge_blktrac
 merge_blktrace_iters merge_blktrace_scalars nice nonvectored numa_cpu_nodes numa_mem_policy
 offset_align offset_increment opendir overwrite percentage_random
 pre_read profile rate_ignore_thinktime
-read_beyond_wp read_iolog read_iolog_chunked refill_buffers
+read_beyond_wp read_iolog read_iolog_chunked
 replay_align replay_no_stall replay_redirect replay_scale replay_skip replay_time_scale
-scramble_buffers significant_figures sqthread_poll_cpu stats
+significant_figures sqthread_poll_cpu stats
 sync sync_file_range thinktime_blocks_type thinktime_iotime
 thp trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid
 uncached unique_filename unit_base unlink_each_loop userspace_reap verify_async
 verify_backlog_batch verify_offset verify_only verify_state_load write_barrier write_hint
-write_iolog zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity`)
+write_iolog zone_reset_frequency zone_reset_threshold zonecapacity`)
 
 // cliOnly are fio's command-line options that are not job options.
 var cliOnly = setOf(`alloc-size append-terse aux-path bandwidth-log client cmdhelp cpuclock-test

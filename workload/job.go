@@ -297,6 +297,8 @@ type Job struct {
 	FioEngines
 	// Submission mode, rate process, overlap: see FioSubmit.
 	FioSubmit
+	// Contents of written buffers: see FioBuffers.
+	FioBuffers
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -666,6 +668,9 @@ func (j *Job) Validate() error {
 	if opt, reason := n.validateSubmit(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
+	if opt, reason := n.validateBuffers(); opt != "" {
+		return bad(opt, "%s", reason)
+	}
 	if err := n.RandomDistribution.validate(); err != "" {
 		return bad("random_distribution", "%s", err)
 	}
@@ -893,6 +898,7 @@ func (j Job) String() string {
 	b.WriteString(n.extraString())
 	b.WriteString(n.enginesString())
 	b.WriteString(n.submitString())
+	b.WriteString(n.buffersString())
 	if n.ContinueOnError != ContinueNone {
 		kv("continue_on_error", n.ContinueOnError.String())
 	}

@@ -158,11 +158,15 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 		return nil
 	}
 	var late []func() error // by worker; nil when set up already
+	clones := 0
+	for _, job := range jobs {
+		clones += job.NumJobs
+	}
 	for k, job := range jobs {
 		longest = max(longest, job.RampTime+job.Runtime)
 		for i := range job.NumJobs {
 			job := job.withDefaultFile(i)
-			w := &worker{}
+			w := &worker{clones: clones}
 			jobNum := len(workers) + 1
 			if len(seq.deps[k]) > 0 && job.fileLater() {
 				w.job, w.opts = job, opts
@@ -305,6 +309,7 @@ type worker struct {
 	held            bool         // reap before issuing more (rate limit, drain)
 	writesSinceSync int          // writes issued since the last fsync
 	sinceThink      int          // I/Os issued since the last thinktime
+	clones          int          // job clones in the run (dedupe_global's spread)
 
 	pub published
 }
@@ -429,6 +434,15 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 	w.units = make([]engines.Unit, job.IODepth)
 	w.free = make([]*engines.Unit, 0, job.IODepth)
 	w.staged = make([]*engines.Unit, 0, job.IODepth)
+	if src.ver == nil && job.RW.Writes() {
+		fill := newBufFill(&job, jobNum, max(w.clones, 1))
+		for i := range job.IODepth {
+			fill.initBuf(w.bufs.Buf(i))
+		}
+		if fill.perWrite() {
+			src.fill = fill
+		}
+	}
 	for i := range w.units {
 		u := &w.units[i]
 		u.Index = i

@@ -53,6 +53,8 @@ type ioSource struct {
 	hasReplayPending bool
 
 	flow *flowMember // flow control (Job.Flow); nil when off
+
+	fill *bufFill // data of unverified writes; nil when they reuse their buffer as is
 }
 
 func newIOSource(job Job, clone int, size int64) (*ioSource, error) {
@@ -164,6 +166,8 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		u.Op = engines.OpWrite
 		if s.ver != nil {
 			s.ver.Fill(u.Buf, io.Offset, s.seed+s.gen)
+		} else if s.fill != nil {
+			s.fill.write(u.Buf, io.Offset, now)
 		}
 	case DirTrim:
 		u.Op = engines.OpTrim
