@@ -270,7 +270,8 @@ func newBufFill(j *Job, jobNum, clones int) *bufFill {
 		f.zero = false
 		f.refill = f.refill || j.BufferCompress > 0 || j.RW.Reads()
 	}
-	scrambleOK := !j.NoScramble && !j.ZeroBuffers && f.pattern == nil
+	// fio scrambles no job with a compress or dedupe percentage.
+	scrambleOK := !j.NoScramble && !j.ZeroBuffers && f.pattern == nil && j.BufferCompress == 0 && j.DedupePercentage == 0
 	if f.comp == 100 {
 		f.zero, f.comp = f.pattern == nil, 0
 	}
