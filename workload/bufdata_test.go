@@ -115,6 +115,12 @@ func TestBufDedupe(t *testing.T) {
 	}
 }
 
+// dedupe_percentage=100 writes one block over and over, as fio does.
+func TestBufDedupeAll(t *testing.T) {
+	j := bufJob(t, "4m", "dedupe_percentage=100")
+	assert.InDelta(t, 255.0/256, dupFraction(writeBlocks(newBufFill(&j, 1, 1), 256)), 1e-9)
+}
+
 // The working set is the job's first unique blocks: every duplicate
 // repeats one of them.
 func TestBufDedupeWorkingSet(t *testing.T) {
@@ -374,4 +380,29 @@ func FuzzParseBufferPattern(f *testing.F) {
 			t.Fatalf("ParseBufferPattern(%q) = %d bytes", s, len(p))
 		}
 	})
+}
+
+// BenchmarkBufFill is the cost of a 4 KiB write's data per mode.
+func BenchmarkBufFill(b *testing.B) {
+	for _, tc := range []struct{ name, opts string }{
+		{"scramble", ""},
+		{"refill", "refill_buffers=1"},
+		{"compress50", "buffer_compress_percentage=50"},
+		{"dedupe50", "dedupe_percentage=50"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			jobs, err := ParseFio(strings.NewReader("[j]\nrw=write\nbs=4k\nsize=1g\n"+tc.opts+"\n"), "b.fio")
+			if err != nil {
+				b.Fatal(err)
+			}
+			j := jobs[0].Normalized()
+			f := newBufFill(&j, 1, 1)
+			buf := make([]byte, 4096)
+			f.initBuf(buf)
+			b.SetBytes(4096)
+			for i := 0; b.Loop(); i++ {
+				f.write(buf, int64(i)<<12, int64(i))
+			}
+		})
+	}
 }
