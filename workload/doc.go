@@ -206,6 +206,16 @@
 // fio 3.33 does not read back a write-only one; Job.Warnings says so in
 // fio's words.
 //
+// The data of unverified writes follows fio's buffer options (see
+// FioBuffers): pseudo-random buffers filled once and scrambled per write
+// by default, so no two written blocks are equal; zero_buffers,
+// buffer_pattern, refill_buffers; buffer_compress_percentage (each chunk
+// random, then zeros or the pattern) and dedupe_percentage (repeat, or a
+// working set shared across jobs with dedupe_global). The bytes are not
+// fio's, but the shares of duplicate blocks and the compressed sizes are
+// within a few percent of fio's on the same job. An explicit
+// refill_buffers=0 does not stop the refill that compression implies.
+//
 // # Engines that move no data
 //
 // falloc and ftruncate work on the job's file like the other engines
