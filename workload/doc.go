@@ -188,6 +188,16 @@
 //	latency_percentile                           LatencyPercentile: above 0, at most 100 (the default)
 //	latency_run                                  LatencyRun
 //	max_latency                                  MaxLatency: read[,write[,trim]] (default unit us)
+//	buffer_pattern                               BufferPattern: 0x hex, "text", decimal numbers, concatenated
+//	zero_buffers                                 ZeroBuffers
+//	refill_buffers                               RefillBuffers
+//	scramble_buffers                             NoScramble = !value (default 1)
+//	buffer_compress_percentage                   BufferCompress (0-100; not with verify)
+//	buffer_compress_chunk                        CompressChunk (bytes, default 512; 0: the block)
+//	dedupe_percentage                            DedupePercentage (0-100; not with verify)
+//	dedupe_mode                                  DedupeWorkingSet: repeat (false, the default) or working_set (true)
+//	dedupe_working_set_percentage                DedupeWorkingSetPercent (1-100, default 5)
+//	dedupe_global                                DedupeGlobal
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
@@ -262,6 +272,15 @@
 // with io_submit_mode=offload; the summary prints fio's "latency :" line
 // only for jobs with a target; the restart keeps rate, steady-state and
 // log state as they were.
+// The data of unverified writes follows fio's buffer options (see
+// FioBuffers): pseudo-random buffers filled once and scrambled per write
+// by default, so no two written blocks are equal; zero_buffers,
+// buffer_pattern, refill_buffers; buffer_compress_percentage (each chunk
+// random, then zeros or the pattern) and dedupe_percentage (repeat, or a
+// working set shared across jobs with dedupe_global). The bytes are not
+// fio's, but the shares of duplicate blocks and the compressed sizes are
+// within a few percent of fio's on the same job. An explicit
+// refill_buffers=0 does not stop the refill that compression implies.
 //
 // # Engines that move no data
 //

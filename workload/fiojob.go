@@ -906,10 +906,8 @@ func FioOptions() []string {
 // engine options of --enghelp), so that they get ErrUnsupported rather
 // than ErrUnknownOption.
 var knownFio = setOf(`allow_file_create allow_mounted_write atomic block_error_percentiles blocksize_unaligned
-bs_is_seq_rand bs_unaligned buffer_compress_chunk buffer_compress_percentage
-buffer_pattern bwavgtime cgroup cgroup_nodelete cgroup_weight cmd_type cpumask
-cpus_allowed cpus_allowed_policy dedupe_global dedupe_mode dedupe_percentage
-dedupe_working_set_percentage disk_util error_dump exec_postrun exec_prerun
+bs_is_seq_rand bs_unaligned bwavgtime cgroup cgroup_nodelete cgroup_weight cmd_type
+cpumask cpus_allowed cpus_allowed_policy disk_util error_dump exec_postrun exec_prerun
 exitall_on_error file_service_type filename_format force_async gid gtod_cpu
 hipri_percentage hugepage-size ignore_error ignore_zone_limits iomem iopsavgtime
 ioscheduler job_max_open_zones lockfile lockmem log_alternate_epoch
@@ -917,11 +915,11 @@ log_alternate_epoch_clock_id log_compression log_compression_cpus log_entries
 log_hist_coarseness log_max_value log_store_compressed log_unix_epoch max_open_zones mem
 merge_blktrace_file merge_blktrace_iters merge_blktrace_scalars nice numa_cpu_nodes
 numa_mem_policy opendir profile rate_ignore_thinktime read_beyond_wp read_iolog_chunked
-refill_buffers scramble_buffers significant_figures sqthread_poll_cpu stats sync
-thinktime_blocks_type thinktime_iotime thp trim_backlog trim_backlog_batch trim_percentage
-trim_verify_zero uid uncached unit_base unlink_each_loop userspace_reap verify_async
-verify_backlog_batch verify_offset verify_only verify_state_load write_barrier
-zero_buffers zone_reset_frequency zone_reset_threshold zonecapacity`)
+significant_figures sqthread_poll_cpu stats sync thinktime_blocks_type thinktime_iotime
+thp trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid uncached
+unit_base unlink_each_loop userspace_reap verify_async verify_backlog_batch verify_offset
+verify_only verify_state_load write_barrier zone_reset_frequency zone_reset_threshold
+zonecapacity`)
 
 // cliOnly are fio's command-line options that are not job options.
 var cliOnly = setOf(`alloc-size append-terse aux-path bandwidth-log client cmdhelp cpuclock-test

@@ -114,7 +114,7 @@ var moreOptions = append([]fioOption{
 		set: func(_ *jobState, v string) error { _, err := ParseSize(v); return err }},
 	{name: "create_serialize", field: "create_serialize", isBool: true, doc: "No effect: files are laid out one at a time",
 		set: noEffect(true)},
-}, slices.Concat(flowOptions, submitOptions, fileOptions, iologOptions, latencyOptions)...)
+}, slices.Concat(flowOptions, submitOptions, fileOptions, iologOptions, latencyOptions, bufferOptions)...)
 
 // noEffect accepts a boolean (isBool) or any value and changes nothing.
 func noEffect(isBool bool) func(*jobState, string) error {

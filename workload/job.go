@@ -303,6 +303,8 @@ type Job struct {
 	FioIOLog
 	// Latency target depth search and max_latency: see FioLatency.
 	FioLatency
+	// Contents of written buffers: see FioBuffers.
+	FioBuffers
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -682,6 +684,9 @@ func (j *Job) Validate() error {
 	if opt, reason := n.validateLatency(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
+	if opt, reason := n.validateBuffers(); opt != "" {
+		return bad(opt, "%s", reason)
+	}
 	if err := n.RandomDistribution.validate(); err != "" {
 		return bad("random_distribution", "%s", err)
 	}
@@ -912,6 +917,7 @@ func (j Job) String() string {
 	b.WriteString(n.filesString())
 	b.WriteString(n.iologString())
 	b.WriteString(n.latencyString())
+	b.WriteString(n.buffersString())
 	if n.ContinueOnError != ContinueNone {
 		kv("continue_on_error", n.ContinueOnError.String())
 	}

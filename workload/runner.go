@@ -161,6 +161,10 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 		return nil
 	}
 	var late []func() error // by worker; nil when set up already
+	clones := 0
+	for _, job := range jobs {
+		clones += job.NumJobs
+	}
 	for k, job := range jobs {
 		longest = max(longest, job.RampTime+job.Runtime)
 		for i := range job.NumJobs {
@@ -170,7 +174,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 				return nil, err
 			}
 			job = job.withDefaultFile(i)
-			w := &worker{}
+			w := &worker{clones: clones}
 			jobNum := len(workers) + 1
 			if len(seq.deps[k]) > 0 && job.fileLater() {
 				w.job, w.opts = job, opts
@@ -317,6 +321,7 @@ type worker struct {
 	syncState  syncs        // fsync, fdatasync, sync_file_range: which is due
 	held       bool         // reap before issuing more (rate limit, drain)
 	sinceThink int          // I/Os issued since the last thinktime
+	clones     int          // job clones in the run (dedupe_global's spread)
 
 	pub published
 }
@@ -459,6 +464,15 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 	w.units = make([]engines.Unit, job.IODepth)
 	w.free = make([]*engines.Unit, 0, job.IODepth)
 	w.staged = make([]*engines.Unit, 0, job.IODepth)
+	if src.ver == nil && job.RW.Writes() {
+		fill := newBufFill(&job, jobNum, max(w.clones, 1))
+		for i := range job.IODepth {
+			fill.initBuf(w.bufs.Buf(i))
+		}
+		if fill.perWrite() {
+			src.fill = fill
+		}
+	}
 	for i := range w.units {
 		u := &w.units[i]
 		u.Index = i

@@ -64,6 +64,7 @@ type ioSource struct {
 	// write_iolog logs a close and an open between passes, as fio
 	// closes and reopens the file for each loop.
 	drawPass int64
+	fill     *bufFill // data of unverified writes; nil when they reuse their buffer as is
 }
 
 // newIOSource returns the source of a job's clone (0-based) whose fio
@@ -185,6 +186,8 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		u.Op = engines.OpWrite
 		if s.ver != nil {
 			s.ver.Fill(u.Buf, io.Offset, s.seed+s.gen)
+		} else if s.fill != nil {
+			s.fill.write(u.Buf, io.Offset, now)
 		}
 	case DirTrim:
 		u.Op = engines.OpTrim

@@ -78,6 +78,12 @@ func NewVerifier(kind VerifyKind, pattern string) (*Verifier, error) {
 // at most 512 bytes. fio's decimal numbers and %o (the offset) are not
 // supported. "" returns nil.
 func ParseVerifyPattern(s string) ([]byte, error) {
+	return parsePattern(s, false)
+}
+
+// parsePattern parses fio's pattern syntax; decimals allows decimal
+// numbers (buffer_pattern; see ParseBufferPattern).
+func parsePattern(s string, decimals bool) ([]byte, error) {
 	var out []byte
 	for rest := s; rest != ""; {
 		switch {
@@ -85,6 +91,9 @@ func ParseVerifyPattern(s string) ([]byte, error) {
 			i := 2
 			for i < len(rest) && isHex(rest[i]) {
 				i++
+			}
+			if i > 3 && i < len(rest) && (rest[i] == 'x' || rest[i] == 'X') {
+				i-- // "0xff0x14": the 0 starts the next number
 			}
 			digits := rest[2:i]
 			if digits == "" {
@@ -108,6 +117,13 @@ func ParseVerifyPattern(s string) ([]byte, error) {
 			rest = rest[2+end:]
 		case strings.HasPrefix(rest, "%o"):
 			return nil, unsupported("verify_pattern %o (the offset)")
+		case decimals && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '-' || rest[0] == '+'):
+			var err error
+			if out, rest, err = appendDecimal(out, rest); err != nil {
+				return nil, err
+			}
+		case decimals && rest[0] == '\'':
+			return nil, unsupported("buffer_pattern " + s + ": a pattern read from a file")
 		case rest[0] >= '0' && rest[0] <= '9':
 			return nil, unsupported("verify_pattern " + s + ": decimal numbers (write 0x hexadecimal)")
 		default:
