@@ -924,7 +924,7 @@ zonecapacity`)
 // cliOnly are fio's command-line options that are not job options.
 var cliOnly = setOf(`alloc-size append-terse aux-path bandwidth-log client cmdhelp cpuclock-test
 crctest daemonize debug enghelp eta eta-interval eta-newline help idle-prof inflate-log
-inplace latency-log max-jobs merge-blktrace-only minimal output output-format parse-only
+latency-log max-jobs merge-blktrace-only minimal output output-format parse-only
 readonly remote-config section server showcmd status-interval terse-version trigger
 trigger-file trigger-remote trigger-timeout version warnings-fatal`)
 

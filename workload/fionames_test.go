@@ -28,9 +28,7 @@ func TestFioNamesAreFios(t *testing.T) {
 		}
 	}
 	for name := range cliOnly {
-		// TODO: inplace is e4defrag's job option; fio 3.33 has no
-		// --inplace ("unrecognized option"). cliOnly should not list it.
-		if !fio.IsCommandLineOption(name) && name != "inplace" {
+		if !fio.IsCommandLineOption(name) {
 			t.Errorf("cliOnly has %s, which is not one of fio 3.33's command-line options", name)
 		}
 	}
