@@ -178,7 +178,7 @@ func TestFioLatencyRangesOnFile(t *testing.T) {
 	want := latency.RangePercents(&counts, total)
 	doc := ourFioJSON(t, res, FormatJSON)
 	for i, k := range latency.RangeKeys[:latency.RangesUs] {
-		assert.InDelta(t, want[latency.RangesNs+i], at(doc, "jobs", "0", "latency_us", k), 5e-7, "latency_us %s", k)
+		assert.InDelta(t, want[latency.RangesNs+i], at(doc, "jobs", "0", "latency_us", k), 1e-6, "latency_us %s (printed to 6 decimals)", k)
 	}
 }
 
