@@ -83,6 +83,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 		}
 		fmt.Fprintf(&b, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d, majf=%d, minf=%d\n",
 			cpuPercent(j.UsrCPU, j.Runtime), cpuPercent(j.SysCPU, j.Runtime), j.Ctx, j.MajFlt, j.MinFlt)
+		writeDepthLines(&b, j)
 		if lt := fioLatencyTarget(j); lt.Depth > 0 {
 			fmt.Fprintf(&b, "     latency   : target=%d, window=%d, percentile=%.2f%%, depth=%d\n", lt.TargetNs, lt.WindowUs, lt.Percentile, lt.Depth)
 		}
@@ -191,4 +192,33 @@ func si(v float64, unit string) string {
 		i++
 	}
 	return fmt.Sprintf("%.4g%s%s", v, prefixes[i], unit)
+}
+
+// writeDepthLines writes fio's "IO depths", "submit", "complete" and
+// "issued rwts" lines of a job: the distributions of fio's JSON
+// iodepth_level, iodepth_submit and iodepth_complete, then the I/Os per
+// direction (read, write, trim, and fio's sync, always 0 here), how many
+// were short, and none dropped.
+func writeDepthLines(b *strings.Builder, j *JobResult) {
+	for _, l := range [...]struct {
+		name   string
+		counts *[7]uint64
+		keys   [7]string
+	}{
+		{"  IO depths    : ", &j.Depths.Level, levelKeys},
+		{"     submit    : ", &j.Depths.Submit, batchKeys},
+		{"     complete  : ", &j.Depths.Complete, batchKeys},
+	} {
+		b.WriteString(l.name)
+		for i, kv := range depthDist(l.counts, l.keys) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(b, "%s=%.1f%%", kv.K, float64(kv.V.(fixed6)))
+		}
+		b.WriteByte('\n')
+	}
+	d := &j.Dirs
+	fmt.Fprintf(b, "     issued rwts: total=%d,%d,%d,0 short=%d,%d,%d,0 dropped=0,0,0,0\n",
+		d[DirRead].IOs, d[DirWrite].IOs, d[DirTrim].IOs, d[DirRead].ShortIOs, d[DirWrite].ShortIOs, d[DirTrim].ShortIOs)
 }
