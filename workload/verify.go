@@ -172,17 +172,7 @@ func (v *Verifier) fillData(d []byte, offset int64, seed uint64) {
 		}
 		return
 	}
-	key := splitmix(uint64(offset) ^ splitmix(seed))
-	i := 0
-	for ; i+8 <= len(d); i += 8 {
-		key += 0x9e3779b97f4a7c15
-		binary.LittleEndian.PutUint64(d[i:], mix64(key))
-	}
-	if i < len(d) {
-		var tail [8]byte
-		binary.LittleEndian.PutUint64(tail[:], mix64(key+0x9e3779b97f4a7c15))
-		copy(d[i:], tail[:])
-	}
+	fillRandom(d, uint64(offset)^splitmix(seed))
 }
 
 // mix64 is SplitMix64's output function.
