@@ -321,7 +321,7 @@ func (s *ioSource) ungetReplay() {
 	s.moved -= r.io.Len
 }
 
-// iologAct is the log's action for an engine operation.
+// iologOpAct is the log's action for an engine operation.
 func iologOpAct(op engines.Op) IOLogAct {
 	switch op {
 	case engines.OpWrite:
