@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,7 +158,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		t.Logf("stortest: %s: warning: %s", job.Name, w)
 	}
 	if job.RW.Modifies() && target.Kind == KindDevice { // a trim destroys data too
-		if err := liveHost.checkWrite(target.Path, os.Getenv(EnvAllowDestructive)); err != nil {
+		if err := checkWrite(target.Path, job); err != nil {
 			t.Fatalf("%v", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package stortest
+package target
 
 import (
 	"bytes"
@@ -7,20 +7,31 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"stortest.dev/iostat"
 )
 
-// fixture is a proc and a sys tree with the files the safety checks
-// read, built per test.
+// fixture is a proc and a sys tree with the files the guard reads,
+// built per test.
 type fixture struct {
-	host
-	t *testing.T
+	Guard
+	proc, sys string
+	t         *testing.T
 }
 
 func newFixture(t *testing.T) fixture {
 	root := t.TempDir()
-	f := fixture{host: host{proc: filepath.Join(root, "proc"), sys: filepath.Join(root, "sys")}, t: t}
+	f := fixture{proc: filepath.Join(root, "proc"), sys: filepath.Join(root, "sys"), t: t}
 	f.write(filepath.Join(f.proc, "self", "mountinfo"), "")
 	f.write(filepath.Join(f.proc, "swaps"), "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n")
+	if err := os.MkdirAll(f.sys, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := iostat.NewFS(f.proc, f.sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Guard = NewGuard(fs)
 	return f
 }
 
@@ -65,41 +76,67 @@ const (
 	mountWhole = "43 29 8:16 / /srv rw,relatime shared:32 - ext4 /dev/sdb rw\n"
 )
 
+// strict is the test API's rule: the device must be listed.
+func strict(list string) Rules { return Rules{ListVar: "STORTEST_ALLOW_DESTRUCTIVE", List: list} }
+
 func TestCheckDev(t *testing.T) {
 	sdb := blockDev{path: "/dev/sdb", name: "sdb", majmin: "8:16"}
+	fio, fioAllow := Rules{}, Rules{AllowMountedWrite: true}
+	sdc1 := strings.NewReplacer("8:17", "8:33", "sdb1", "sdc1").Replace(mountSdb1)
 	for _, tc := range []struct {
 		name       string
 		mounts     string
 		swaps      string
 		holders    [][2]string // device, holder
-		allow      string
+		rules      Rules
 		sig        string
-		want       string // in the error; "" allows the write
+		want       string // the error, or a part of it; "" allows the write
 		wantUnsafe bool
+		wantInUse  bool
 	}{
-		{name: "listed and unused", mounts: mountRoot + mountProc, allow: "/dev/sdb"},
-		{name: "listed among others, with spaces", mounts: mountRoot, allow: " /dev/sda , /dev/sdb ,"},
-		{name: "not listed", mounts: mountRoot, allow: "/dev/sda",
-			want:       "stortest: refusing to write /dev/sdb: a write workload destroys its data; list it in STORTEST_ALLOW_DESTRUCTIVE (comma-separated paths) to allow it",
+		// The test API's rule: listed, and not in use.
+		{name: "listed and unused", mounts: mountRoot + mountProc, rules: strict("/dev/sdb")},
+		{name: "listed among others, with spaces", mounts: mountRoot, rules: strict(" /dev/sda , /dev/sdb ,")},
+		{name: "not listed", mounts: mountRoot, rules: strict("/dev/sda"),
+			want:       "refusing to write /dev/sdb: a write workload destroys its data; list it in STORTEST_ALLOW_DESTRUCTIVE (comma-separated paths) to allow it",
 			wantUnsafe: true},
-		{name: "not listed, says what it holds", mounts: mountRoot, sig: "an ext2/3/4 file system",
+		{name: "not listed, says what it holds", mounts: mountRoot, rules: strict(""), sig: "an ext2/3/4 file system",
 			want: "a write workload destroys its data, and it holds an ext2/3/4 file system; list it in STORTEST_ALLOW_DESTRUCTIVE", wantUnsafe: true},
-		{name: "a partition is mounted", mounts: mountRoot + mountSdb1, allow: "/dev/sdb",
-			want:       "stortest: refusing to write /dev/sdb: sdb1 is mounted on /mnt/data (xfs) (unmount it first; STORTEST_ALLOW_DESTRUCTIVE does not override this)",
-			wantUnsafe: true},
-		{name: "the disk is mounted", mounts: mountWhole, allow: "/dev/sdb", want: "sdb is mounted on /srv (ext4)", wantUnsafe: true},
-		{name: "btrfs mounted from a partition, by source", mounts: mountRoot + mountBtrfs, allow: "/dev/sdb",
-			want: "sdb2 is mounted on /home dir (btrfs)", wantUnsafe: true},
-		{name: "another disk mounted", mounts: mountRoot + strings.NewReplacer("8:17", "8:33", "sdb1", "sdc1").Replace(mountSdb1), allow: "/dev/sdb",
-			want: ""},
-		{name: "held by device mapper", mounts: mountRoot, holders: [][2]string{{"sdb2", "dm-0"}, {"sdb2", "dm-1"}}, allow: "/dev/sdb",
-			want:       "sdb2 is held by dm-0, dm-1 (device mapper, LVM, md or bcache is using it; STORTEST_ALLOW_DESTRUCTIVE does not override this)",
-			wantUnsafe: true},
+		{name: "a partition is mounted", mounts: mountRoot + mountSdb1, rules: strict("/dev/sdb"),
+			want:       "refusing to write /dev/sdb: sdb1 is mounted on /mnt/data (xfs); unmount it first; STORTEST_ALLOW_DESTRUCTIVE does not override this, the job's AllowMountedWrite does",
+			wantUnsafe: true, wantInUse: true},
+		{name: "the disk is mounted", mounts: mountWhole, rules: strict("/dev/sdb"), want: "sdb is mounted on /srv (ext4)", wantUnsafe: true, wantInUse: true},
+		{name: "btrfs mounted from a partition, by source", mounts: mountRoot + mountBtrfs, rules: strict("/dev/sdb"),
+			want: "sdb2 is mounted on /home dir (btrfs)", wantUnsafe: true, wantInUse: true},
+		{name: "another disk mounted", mounts: mountRoot + sdc1, rules: strict("/dev/sdb")},
+		{name: "held by device mapper", mounts: mountRoot, holders: [][2]string{{"sdb2", "dm-0"}, {"sdb2", "dm-1"}}, rules: strict("/dev/sdb"),
+			want:       "sdb2 is held by dm-0, dm-1: device mapper, LVM, md or bcache is using it; release it first; STORTEST_ALLOW_DESTRUCTIVE does not override this",
+			wantUnsafe: true, wantInUse: true},
 		{name: "swap partition", mounts: mountRoot, swaps: "/dev/sdb3                               partition\t8388604\t\t0\t\t-2\n",
-			allow: "/dev/sdb", want: "sdb3 is in use as swap (swapoff it first", wantUnsafe: true},
+			rules: strict("/dev/sdb"), want: "sdb3 is in use as swap; swapoff it first", wantUnsafe: true, wantInUse: true},
 		{name: "swap file", mounts: mountRoot, swaps: "/swap\\040file                            file\t\t1048572\t\t0\t\t-3\n",
-			allow: "/dev/sdb"},
-		{name: "malformed mountinfo", mounts: "garbage\n", allow: "/dev/sdb", want: "mountinfo:1: 1 fields, want at least 5"},
+			rules: strict("/dev/sdb")},
+		{name: "in use, AllowMountedWrite, listed", mounts: mountRoot + mountSdb1, rules: Rules{AllowMountedWrite: true, ListVar: "STORTEST_ALLOW_DESTRUCTIVE", List: "/dev/sdb"}},
+		{name: "in use, AllowMountedWrite, not listed", mounts: mountRoot + mountSdb1, rules: Rules{AllowMountedWrite: true, ListVar: "STORTEST_ALLOW_DESTRUCTIVE"},
+			want: "a write workload destroys its data; list it in STORTEST_ALLOW_DESTRUCTIVE", wantUnsafe: true},
+		{name: "malformed mountinfo", mounts: "garbage\n", rules: strict("/dev/sdb"), want: "mountinfo:1: 1 fields, want at least 5"},
+
+		// fio's rule (the command line): refused in use unless
+		// allow_mounted_write=1; otherwise written whatever it holds.
+		{name: "fio: unused, not listed, holds a file system", mounts: mountRoot + sdc1, rules: fio, sig: "an ext2/3/4 file system"},
+		{name: "fio: the disk is mounted", mounts: mountWhole, rules: fio,
+			want:       "refusing to write /dev/sdb: sdb is mounted on /srv (ext4); unmount it first, or set allow_mounted_write=1 to write it anyway",
+			wantUnsafe: true, wantInUse: true},
+		{name: "fio: a partition is mounted", mounts: mountRoot + mountSdb1, rules: fio,
+			want: "sdb1 is mounted on /mnt/data (xfs); unmount it first, or set allow_mounted_write=1", wantUnsafe: true, wantInUse: true},
+		{name: "fio: held", mounts: mountRoot, holders: [][2]string{{"sdb", "md0"}}, rules: fio,
+			want: "sdb is held by md0: device mapper, LVM, md or bcache is using it; release it first, or set allow_mounted_write=1", wantUnsafe: true, wantInUse: true},
+		{name: "fio: swap", mounts: mountRoot, swaps: "/dev/sdb                                partition\t8388604\t\t0\t\t-2\n", rules: fio,
+			want: "sdb is in use as swap; swapoff it first, or set allow_mounted_write=1", wantUnsafe: true, wantInUse: true},
+		{name: "fio: allow_mounted_write=1, mounted", mounts: mountWhole, rules: fioAllow},
+		{name: "fio: allow_mounted_write=1, held and swap", mounts: mountRoot, holders: [][2]string{{"sdb1", "dm-3"}},
+			swaps: "/dev/sdb3                               partition\t8388604\t\t0\t\t-2\n", rules: fioAllow},
+		{name: "fio: allow_mounted_write=1 reads the kernel's files all the same", mounts: "x\n", rules: fioAllow, want: "mountinfo:1: 1 fields"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -112,7 +149,7 @@ func TestCheckDev(t *testing.T) {
 			for _, h := range tc.holders {
 				f.holder(h[0], h[1])
 			}
-			err := f.checkDev(sdb, tc.allow, tc.sig)
+			err := f.checkDev(sdb, tc.rules, tc.sig)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -124,6 +161,10 @@ func TestCheckDev(t *testing.T) {
 			}
 			if errors.Is(err, ErrUnsafe) != tc.wantUnsafe {
 				t.Errorf("errors.Is(err, ErrUnsafe) = %v", !tc.wantUnsafe)
+			}
+			var ue *UnsafeError
+			if errors.As(err, &ue) && ue.InUse != tc.wantInUse {
+				t.Errorf("InUse = %v", ue.InUse)
 			}
 		})
 	}
@@ -137,9 +178,11 @@ func TestCheckDevMissingMountinfo(t *testing.T) {
 	if err := os.Remove(filepath.Join(f.proc, "self", "mountinfo")); err != nil {
 		t.Fatal(err)
 	}
-	err := f.checkDev(blockDev{path: "/dev/sdb", name: "sdb", majmin: "8:16"}, "/dev/sdb", "")
-	if err == nil || !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("err = %v, want the missing mountinfo", err)
+	for _, r := range []Rules{strict("/dev/sdb"), {}, {AllowMountedWrite: true}} {
+		err := f.checkDev(blockDev{path: "/dev/sdb", name: "sdb", majmin: "8:16"}, r, "")
+		if err == nil || !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%+v: err = %v, want the missing mountinfo", r, err)
+		}
 	}
 }
 
@@ -221,20 +264,28 @@ func TestUnescapeMount(t *testing.T) {
 // TestCheckWriteLoop checks a real loop device through /proc and /sys: a
 // device stortest did not make is refused until it is listed.
 func TestCheckWriteLoop(t *testing.T) {
-	requireRoot(t)
-	dev := LoopDevice(t, 4<<20)
-	err := liveHost.checkWrite(dev.Path, "")
+	dev := attachLoop(t, 4<<20)
+	err := Live().CheckWrite(dev.Path(), strict(""))
 	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "list it in STORTEST_ALLOW_DESTRUCTIVE") {
 		t.Fatalf("unlisted loop device: %v", err)
 	}
-	if err := liveHost.checkWrite(dev.Path, "/dev/null,"+dev.Path); err != nil {
+	if err := Live().CheckWrite(dev.Path(), strict("/dev/null,"+dev.Path())); err != nil {
 		t.Fatalf("listed loop device: %v", err)
 	}
-	if err := liveHost.checkWrite(dev.Backing, dev.Backing); err == nil || !strings.Contains(err.Error(), "not a block device") {
+	if err := Live().CheckWrite(dev.Path(), Rules{}); err != nil {
+		t.Fatalf("fio's rule, an unused loop device: %v", err)
+	}
+	if use, err := Live().InUse(dev.Path()); use != "" || err != nil {
+		t.Errorf("InUse = %q, %v", use, err)
+	}
+	if !IsBlockDevice(dev.Path()) || IsBlockDevice(dev.Backing()) || IsBlockDevice("/dev/null") {
+		t.Errorf("IsBlockDevice is wrong about %s, %s or /dev/null", dev.Path(), dev.Backing())
+	}
+	if err := Live().CheckWrite(dev.Backing(), strict(dev.Backing())); err == nil || !strings.Contains(err.Error(), "not a block device") {
 		t.Errorf("a regular file: %v", err)
 	}
 	// The disk holding / is mounted: refused even when listed.
-	root, err := liveHost.mounted([]blockDev{{name: "none", majmin: rootMajMin(t)}})
+	root, err := Live().mounted([]blockDev{{name: "none", majmin: rootMajMin(t)}})
 	if err != nil || !strings.Contains(root, "is mounted on /") {
 		t.Errorf("the root file system's device is not seen as mounted: %q, %v", root, err)
 	}
@@ -277,7 +328,7 @@ func TestCheckWriteRootDisk(t *testing.T) {
 	if fi, err := os.Stat(src); err != nil || fi.Mode()&os.ModeDevice == 0 || fi.Mode()&os.ModeCharDevice != 0 {
 		t.Skipf("/ is not mounted from a block device node (%q)", src)
 	}
-	err = liveHost.checkWrite(src, src)
+	err = Live().CheckWrite(src, strict(src))
 	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "is mounted on /") {
 		t.Errorf("checkWrite(%s) = %v, want a refusal naming the mount", src, err)
 	}
