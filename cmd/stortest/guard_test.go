@@ -326,3 +326,15 @@ func TestRunRefusesSwapDevice(t *testing.T) {
 		t.Errorf("read: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A device in no use is written whatever it holds, as fio writes it: an
+// ext4 file system that is not mounted is not a reason to refuse (the
+// test API, stricter, wants such a device listed).
+func TestRunWritesUnmountedFileSystem(t *testing.T) {
+	dev := loopDisk(t, 32<<20, nil).Path()
+	runTool(t, requireTool(t, "mkfs.ext4"), "-q", "-F", dev)
+	code, stdout, stderr := stortestRun("--output-format=json", "--name=w", "--rw=write", "--filename="+dev, "--size=1m")
+	if _, write := ioBytes(t, stdout); code != 0 || len(write) != 1 || write[0] != 1<<20 {
+		t.Errorf("exit %d, wrote %v bytes, stderr %q", code, write, stderr)
+	}
+}
