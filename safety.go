@@ -18,13 +18,35 @@ var ErrUnsafe = target.ErrUnsafe
 // the job sets AllowMountedWrite, fio's allow_mounted_write=1), and
 // refused unless the device is listed in STORTEST_ALLOW_DESTRUCTIVE.
 func checkWrite(path string, job workload.Job) error {
-	err := target.Live().CheckWrite(path, target.Rules{
-		AllowMountedWrite: job.AllowMountedWrite,
-		ListVar:           EnvAllowDestructive,
-		List:              os.Getenv(EnvAllowDestructive),
-	})
-	if err != nil {
+	if err := target.Live().CheckWrite(path, testRules(job)); err != nil {
 		return fmt.Errorf("stortest: %w", err)
 	}
 	return nil
+}
+
+func testRules(job workload.Job) target.Rules {
+	return target.Rules{
+		AllowMountedWrite: job.AllowMountedWrite,
+		ListVar:           EnvAllowDestructive,
+		List:              os.Getenv(EnvAllowDestructive),
+	}
+}
+
+// guardFiles applies the same rule, as workload's CheckFile, to every
+// block device the job writes or trims as it runs: a read_iolog names
+// its own file and its own directions, which the check of the target
+// before the run does not see. then, when set, is the caller's own
+// CheckFile.
+func guardFiles(then func(*workload.Job, string) error) func(*workload.Job, string) error {
+	return func(job *workload.Job, file string) error {
+		if job.RW.Modifies() && target.IsBlockDevice(file) {
+			if err := target.Live().CheckWrite(file, testRules(*job)); err != nil {
+				return fmt.Errorf("job %s: %w", job.Name, err)
+			}
+		}
+		if then != nil {
+			return then(job, file)
+		}
+		return nil
+	}
 }

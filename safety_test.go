@@ -1,8 +1,11 @@
 package stortest
 
 import (
+	"bytes"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,4 +65,39 @@ func TestRunMountedDevice(t *testing.T) {
 	if r == nil || r.Jobs[0].Dirs[workload.DirWrite].Bytes != 1<<20 {
 		t.Fatalf("AllowMountedWrite: fatals %q, errors %q", f.fatals, f.errors)
 	}
+}
+
+// A read_iolog names its own file and directions: a log that writes a
+// block device is checked as the target is, though the job's target is
+// a regular file and its rw a read.
+func TestRunChecksReplayedDevice(t *testing.T) {
+	requireRoot(t)
+	loop := LoopDevice(t, 4<<20)
+	log := filepath.Join(t.TempDir(), "replay.log")
+	p := loop.Path
+	if err := os.WriteFile(log, []byte("fio version 2 iolog\n"+p+" add\n"+p+" open\n"+p+" write 0 4096\n"+p+" close\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	job := workload.Job{Name: "replay", RW: workload.Read}
+	job.ReadIOLog = log
+	t.Setenv(EnvAllowDestructive, "")
+	before := readHead(t, p)
+	f := newFake(t)
+	f.run(func(tb testing.TB) { Run(tb, File(tb, 1<<20), job) })
+	f.finish()
+	if len(f.fatals) != 1 || !strings.Contains(f.fatals[0], "stortest: job replay: refusing to write "+p+": a write workload destroys its data; list it in STORTEST_ALLOW_DESTRUCTIVE") {
+		t.Fatalf("fatals %q, errors %q", f.fatals, f.errors)
+	}
+	if after := readHead(t, p); !bytes.Equal(before, after) {
+		t.Errorf("%s was written", p)
+	}
+}
+
+func readHead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path) // 4 MiB
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
