@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,7 +158,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		t.Logf("stortest: %s: warning: %s", job.Name, w)
 	}
 	if job.RW.Modifies() && target.Kind == KindDevice { // a trim destroys data too
-		if err := liveHost.checkWrite(target.Path, os.Getenv(EnvAllowDestructive)); err != nil {
+		if err := checkWrite(target.Path, job); err != nil {
 			t.Fatalf("%v", err)
 		}
 	}
@@ -203,6 +202,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		wopts.SteadyMeasure = steadyMeasure(&cfg, t.Name(), job)
 	}
 	wopts.HistLogPrefix = filepath.Join(dir, base)
+	wopts.CheckFile = guardFiles(wopts.CheckFile)
 	wopts.Progress = nil
 	if cfg.progress > 0 && testing.Verbose() {
 		var last time.Duration

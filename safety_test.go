@@ -4,281 +4,100 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"stortest.dev/target"
+	"stortest.dev/workload"
 )
 
-// fixture is a proc and a sys tree with the files the safety checks
-// read, built per test.
-type fixture struct {
-	host
-	t *testing.T
-}
-
-func newFixture(t *testing.T) fixture {
-	root := t.TempDir()
-	f := fixture{host: host{proc: filepath.Join(root, "proc"), sys: filepath.Join(root, "sys")}, t: t}
-	f.write(filepath.Join(f.proc, "self", "mountinfo"), "")
-	f.write(filepath.Join(f.proc, "swaps"), "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n")
-	return f
-}
-
-func (f fixture) write(path, content string) {
-	f.t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		f.t.Fatal(err)
+// TestErrUnsafeIsTargets: the root's ErrUnsafe and target's are one, so
+// errors.Is holds for either.
+func TestErrUnsafeIsTargets(t *testing.T) {
+	err := error(&target.UnsafeError{Path: "/dev/sdz", Reason: "r", Hint: "h"})
+	if !errors.Is(err, ErrUnsafe) || ErrUnsafe != target.ErrUnsafe {
+		t.Errorf("errors.Is(%v, stortest.ErrUnsafe) = false", err)
 	}
 }
 
-// disk adds <sys>/class/block/<name> with its dev file and partitions
-// (name -> MAJ:MIN), laid out as sysfs does: partition directories
-// inside the disk's, each with a "partition" file.
-func (f fixture) disk(name, majmin string, parts map[string]string) {
-	dir := filepath.Join(f.sys, "class", "block", name)
-	f.write(filepath.Join(dir, "dev"), majmin+"\n")
-	if err := os.MkdirAll(filepath.Join(dir, "holders"), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	for p, mm := range parts {
-		f.write(filepath.Join(dir, p, "dev"), mm+"\n")
-		f.write(filepath.Join(dir, p, "partition"), "1\n")
-		if err := os.MkdirAll(filepath.Join(f.sys, "class", "block", p, "holders"), 0o755); err != nil {
-			f.t.Fatal(err)
-		}
-	}
-}
-
-func (f fixture) holder(dev, holder string) {
-	f.write(filepath.Join(f.sys, "class", "block", dev, "holders", holder), "")
-}
-
-// Lines of a real /proc/self/mountinfo, for the fixtures.
-const (
-	mountRoot  = "29 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
-	mountProc  = "30 29 0:25 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw\n"
-	mountSdb1  = "41 29 8:17 / /mnt/data rw,relatime shared:30 - xfs /dev/sdb1 rw,attr2,inode64\n"
-	mountBtrfs = "42 29 0:45 /@home /home\\040dir rw,relatime shared:31 - btrfs /dev/sdb2 rw,space_cache=v2\n"
-	mountWhole = "43 29 8:16 / /srv rw,relatime shared:32 - ext4 /dev/sdb rw\n"
-)
-
-func TestCheckDev(t *testing.T) {
-	sdb := blockDev{path: "/dev/sdb", name: "sdb", majmin: "8:16"}
-	for _, tc := range []struct {
-		name       string
-		mounts     string
-		swaps      string
-		holders    [][2]string // device, holder
-		allow      string
-		sig        string
-		want       string // in the error; "" allows the write
-		wantUnsafe bool
-	}{
-		{name: "listed and unused", mounts: mountRoot + mountProc, allow: "/dev/sdb"},
-		{name: "listed among others, with spaces", mounts: mountRoot, allow: " /dev/sda , /dev/sdb ,"},
-		{name: "not listed", mounts: mountRoot, allow: "/dev/sda",
-			want:       "stortest: refusing to write /dev/sdb: a write workload destroys its data; list it in STORTEST_ALLOW_DESTRUCTIVE (comma-separated paths) to allow it",
-			wantUnsafe: true},
-		{name: "not listed, says what it holds", mounts: mountRoot, sig: "an ext2/3/4 file system",
-			want: "a write workload destroys its data, and it holds an ext2/3/4 file system; list it in STORTEST_ALLOW_DESTRUCTIVE", wantUnsafe: true},
-		{name: "a partition is mounted", mounts: mountRoot + mountSdb1, allow: "/dev/sdb",
-			want:       "stortest: refusing to write /dev/sdb: sdb1 is mounted on /mnt/data (xfs) (unmount it first; STORTEST_ALLOW_DESTRUCTIVE does not override this)",
-			wantUnsafe: true},
-		{name: "the disk is mounted", mounts: mountWhole, allow: "/dev/sdb", want: "sdb is mounted on /srv (ext4)", wantUnsafe: true},
-		{name: "btrfs mounted from a partition, by source", mounts: mountRoot + mountBtrfs, allow: "/dev/sdb",
-			want: "sdb2 is mounted on /home dir (btrfs)", wantUnsafe: true},
-		{name: "another disk mounted", mounts: mountRoot + strings.NewReplacer("8:17", "8:33", "sdb1", "sdc1").Replace(mountSdb1), allow: "/dev/sdb",
-			want: ""},
-		{name: "held by device mapper", mounts: mountRoot, holders: [][2]string{{"sdb2", "dm-0"}, {"sdb2", "dm-1"}}, allow: "/dev/sdb",
-			want:       "sdb2 is held by dm-0, dm-1 (device mapper, LVM, md or bcache is using it; STORTEST_ALLOW_DESTRUCTIVE does not override this)",
-			wantUnsafe: true},
-		{name: "swap partition", mounts: mountRoot, swaps: "/dev/sdb3                               partition\t8388604\t\t0\t\t-2\n",
-			allow: "/dev/sdb", want: "sdb3 is in use as swap (swapoff it first", wantUnsafe: true},
-		{name: "swap file", mounts: mountRoot, swaps: "/swap\\040file                            file\t\t1048572\t\t0\t\t-3\n",
-			allow: "/dev/sdb"},
-		{name: "malformed mountinfo", mounts: "garbage\n", allow: "/dev/sdb", want: "mountinfo:1: 1 fields, want at least 5"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			f.disk("sdb", "8:16", map[string]string{"sdb1": "8:17", "sdb2": "8:18", "sdb3": "8:19"})
-			f.disk("sdc", "8:32", map[string]string{"sdc1": "8:33"})
-			f.write(filepath.Join(f.proc, "self", "mountinfo"), tc.mounts)
-			if tc.swaps != "" {
-				f.write(filepath.Join(f.proc, "swaps"), "Filename\tType\tSize\tUsed\tPriority\n"+tc.swaps)
-			}
-			for _, h := range tc.holders {
-				f.holder(h[0], h[1])
-			}
-			err := f.checkDev(sdb, tc.allow, tc.sig)
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("refused: %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want %q", err, tc.want)
-			}
-			if errors.Is(err, ErrUnsafe) != tc.wantUnsafe {
-				t.Errorf("errors.Is(err, ErrUnsafe) = %v", !tc.wantUnsafe)
-			}
-		})
-	}
-}
-
-// TestCheckDevMissingMountinfo: when the mount table cannot be read the
-// write is refused, never allowed by default.
-func TestCheckDevMissingMountinfo(t *testing.T) {
-	f := newFixture(t)
-	f.disk("sdb", "8:16", nil)
-	if err := os.Remove(filepath.Join(f.proc, "self", "mountinfo")); err != nil {
-		t.Fatal(err)
-	}
-	err := f.checkDev(blockDev{path: "/dev/sdb", name: "sdb", majmin: "8:16"}, "/dev/sdb", "")
-	if err == nil || !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("err = %v, want the missing mountinfo", err)
-	}
-}
-
-func TestAllowedResolvesLinks(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "sdz")
-	link := filepath.Join(dir, "by-id-ata-disk")
-	if err := os.WriteFile(target, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		path, allow string
-		want        bool
-	}{
-		{target, link, true},
-		{link, target, true},
-		{target + "/", target, true},
-		{target, target + "1", false},
-		{target, "", false},
-		{target, ",,", false},
-	} {
-		if got := allowed(tc.path, tc.allow); got != tc.want {
-			t.Errorf("allowed(%q, %q) = %v, want %v", tc.path, tc.allow, got, tc.want)
-		}
-	}
-}
-
-func TestSignature(t *testing.T) {
-	at := func(off int, magic string) []byte {
-		b := make([]byte, signatureBytes)
-		copy(b[off:], magic)
-		return b
-	}
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want string
-	}{
-		{"zeros", make([]byte, signatureBytes), ""},
-		{"short device", []byte{1, 2, 3}, ""},
-		{"ext4", at(1080, "\x53\xef"), "an ext2/3/4 file system"},
-		{"xfs", at(0, "XFSB"), "an xfs file system"},
-		{"btrfs", at(65600, "_BHRfS_M"), "a btrfs file system"},
-		{"swap", at(4086, "SWAPSPACE2"), "a swap area"},
-		{"LUKS", at(0, "LUKS\xba\xbe"), "a LUKS volume"},
-		{"LVM", at(536, "LVM2 001"), "an LVM physical volume"},
-		{"GPT", append(at(510, "\x55\xaa")[:512], "EFI PART"...), "a GPT partition table"},
-		{"MBR", at(510, "\x55\xaa"), "an MBR partition table or boot sector"},
-		{"NTFS", at(3, "NTFS    "), "an NTFS file system"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := signature(bytes.NewReader(tc.data)); got != tc.want {
-				t.Errorf("signature = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestUnescapeMount(t *testing.T) {
-	for in, want := range map[string]string{
-		`/mnt/a\040b`:   "/mnt/a b",
-		`/a\011b\134c`:  "/a\tb\\c",
-		`/plain`:        "/plain",
-		`/trailing\04`:  `/trailing\04`,
-		`/bad\09x`:      `/bad\09x`,
-		`\040`:          " ",
-		`/x\`:           `/x\`,
-		`/overflow\777`: `/overflow\777`,
-	} {
-		if got := unescapeMount(in); got != want {
-			t.Errorf("unescapeMount(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// TestCheckWriteLoop checks a real loop device through /proc and /sys: a
-// device stortest did not make is refused until it is listed.
-func TestCheckWriteLoop(t *testing.T) {
+// A mounted device is refused even when listed in
+// STORTEST_ALLOW_DESTRUCTIVE; the job's AllowMountedWrite, fio's
+// allow_mounted_write=1, lets the write through.
+func TestRunMountedDevice(t *testing.T) {
 	requireRoot(t)
-	dev := LoopDevice(t, 4<<20)
-	err := liveHost.checkWrite(dev.Path, "")
-	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "list it in STORTEST_ALLOW_DESTRUCTIVE") {
-		t.Fatalf("unlisted loop device: %v", err)
+	mkfs, err := exec.LookPath("mkfs.ext4")
+	if err != nil {
+		t.Skipf("mkfs.ext4: %v", err)
 	}
-	if err := liveHost.checkWrite(dev.Path, "/dev/null,"+dev.Path); err != nil {
-		t.Fatalf("listed loop device: %v", err)
+	loop := LoopDevice(t, 32<<20)
+	if out, err := exec.Command(mkfs, "-q", "-F", loop.Path).CombinedOutput(); err != nil {
+		t.Fatalf("mkfs.ext4: %v: %s", err, out)
 	}
-	if err := liveHost.checkWrite(dev.Backing, dev.Backing); err == nil || !strings.Contains(err.Error(), "not a block device") {
-		t.Errorf("a regular file: %v", err)
+	dir := t.TempDir()
+	if err := unix.Mount(loop.Path, dir, "ext4", 0, ""); err != nil {
+		t.Fatalf("mount: %v", err)
 	}
-	// The disk holding / is mounted: refused even when listed.
-	root, err := liveHost.mounted([]blockDev{{name: "none", majmin: rootMajMin(t)}})
-	if err != nil || !strings.Contains(root, "is mounted on /") {
-		t.Errorf("the root file system's device is not seen as mounted: %q, %v", root, err)
+	t.Cleanup(func() {
+		if err := unix.Unmount(dir, 0); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	t.Setenv(EnvAllowDestructive, loop.Path)
+	job := workload.Job{Name: "over", RW: workload.Write, BlockSize: 64 << 10, Size: 1 << 20, Offset: 16 << 20}
+
+	f := newFake(t)
+	f.run(func(tb testing.TB) { Run(tb, Device(tb, loop.Path), job) })
+	f.finish()
+	if len(f.fatals) != 1 || !strings.Contains(f.fatals[0], "refusing to write "+loop.Path+": "+strings.TrimPrefix(loop.Path, "/dev/")+" is mounted on "+dir) ||
+		!strings.Contains(f.fatals[0], "STORTEST_ALLOW_DESTRUCTIVE does not override this, the job's AllowMountedWrite does") {
+		t.Fatalf("fatals %q", f.fatals)
+	}
+
+	job.AllowMountedWrite = true
+	f = newFake(t)
+	var r *Result
+	f.run(func(tb testing.TB) { r = Run(tb, Device(tb, loop.Path), job) })
+	f.finish()
+	if r == nil || r.Jobs[0].Dirs[workload.DirWrite].Bytes != 1<<20 {
+		t.Fatalf("AllowMountedWrite: fatals %q, errors %q", f.fatals, f.errors)
 	}
 }
 
-// rootMajMin returns the MAJ:MIN of the file system mounted on /.
-func rootMajMin(t *testing.T) string {
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
+// A read_iolog names its own file and directions: a log that writes a
+// block device is checked as the target is, though the job's target is
+// a regular file and its rw a read.
+func TestRunChecksReplayedDevice(t *testing.T) {
+	requireRoot(t)
+	loop := LoopDevice(t, 4<<20)
+	log := filepath.Join(t.TempDir(), "replay.log")
+	p := loop.Path
+	if err := os.WriteFile(log, []byte("fio version 2 iolog\n"+p+" add\n"+p+" open\n"+p+" write 0 4096\n"+p+" close\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 4 && f[4] == "/" {
-			return f[2]
-		}
+	job := workload.Job{Name: "replay", RW: workload.Read}
+	job.ReadIOLog = log
+	t.Setenv(EnvAllowDestructive, "")
+	before := readHead(t, p)
+	f := newFake(t)
+	f.run(func(tb testing.TB) { Run(tb, File(tb, 1<<20), job) })
+	f.finish()
+	if len(f.fatals) != 1 || !strings.Contains(f.fatals[0], "stortest: job replay: refusing to write "+p+": a write workload destroys its data; list it in STORTEST_ALLOW_DESTRUCTIVE") {
+		t.Fatalf("fatals %q, errors %q", f.fatals, f.errors)
 	}
-	t.Fatal("no mount on /")
-	return ""
+	if after := readHead(t, p); !bytes.Equal(before, after) {
+		t.Errorf("%s was written", p)
+	}
 }
 
-// TestCheckWriteRootDisk: the device of the root file system is refused
-// even when listed, read through the live /proc and /sys.
-func TestCheckWriteRootDisk(t *testing.T) {
-	b, err := os.ReadFile("/proc/self/mountinfo")
+func readHead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path) // 4 MiB
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := ""
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 4 && f[4] == "/" {
-			for i, x := range f {
-				if x == "-" && i+2 < len(f) {
-					src = f[i+2]
-				}
-			}
-		}
-	}
-	if fi, err := os.Stat(src); err != nil || fi.Mode()&os.ModeDevice == 0 || fi.Mode()&os.ModeCharDevice != 0 {
-		t.Skipf("/ is not mounted from a block device node (%q)", src)
-	}
-	err = liveHost.checkWrite(src, src)
-	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "is mounted on /") {
-		t.Errorf("checkWrite(%s) = %v, want a refusal naming the mount", src, err)
-	}
+	return b
 }

@@ -577,6 +577,8 @@ var fioOptions = []fioOption{
 			st.job.Filename = b.String()
 			return nil
 		}},
+	{name: "allow_mounted_write", field: "allow_mounted_write", isBool: true, doc: "AllowMountedWrite: write or trim a block device that is mounted, held or swap",
+		set: setBool(func(j *Job) *bool { return &j.AllowMountedWrite })},
 	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio",
 		set: func(st *jobState, v string) error {
 			st.job.Engine = v
@@ -905,7 +907,7 @@ func FioOptions() []string {
 // knownFio are fio 3.33's other job options (fio --cmdhelp=all and the
 // engine options of --enghelp), so that they get ErrUnsupported rather
 // than ErrUnknownOption.
-var knownFio = setOf(`allow_file_create allow_mounted_write atomic block_error_percentiles blocksize_unaligned
+var knownFio = setOf(`allow_file_create atomic block_error_percentiles blocksize_unaligned
 bs_is_seq_rand bs_unaligned bwavgtime cgroup cgroup_nodelete cgroup_weight cmd_type
 cpumask cpus_allowed cpus_allowed_policy disk_util error_dump exec_postrun exec_prerun
 exitall_on_error file_service_type filename_format force_async gid gtod_cpu

@@ -210,6 +210,13 @@ type Job struct {
 	// Filename is the file or block device. Empty means the target the
 	// runner is given. One file only: fio's ':' list is not supported.
 	Filename string `json:"filename,omitempty"`
+	// AllowMountedWrite is fio's allow_mounted_write=1: a job that writes
+	// or trims a block device that is mounted, has a mounted partition,
+	// is held by another device or is used as swap runs all the same.
+	// Without it such a job is refused before any I/O (stortest run, and
+	// the test API, which also wants the device listed in
+	// STORTEST_ALLOW_DESTRUCTIVE).
+	AllowMountedWrite bool `json:"allow_mounted_write,omitempty"`
 	// Engine is fio's ioengine: null, sync, psync, pvsync2, libaio,
 	// io_uring, mmap or posixaio. Default psync, as fio on Linux.
 	Engine string `json:"ioengine"`
@@ -863,6 +870,7 @@ func (j Job) String() string {
 	}
 	str("description", n.Description)
 	str("filename", strings.ReplaceAll(n.Filename, ":", `\:`))
+	flag("allow_mounted_write", n.AllowMountedWrite)
 	kv("ioengine", n.Engine)
 	kv("rw", n.rwString())
 	num("rwmixread", int64(n.RWMixRead), DefaultRWMixRead)

@@ -38,6 +38,9 @@ func (j *Job) fioOptions() ordered {
 	if j.Filename != "" {
 		add("filename", j.Filename)
 	}
+	if j.AllowMountedWrite {
+		add("allow_mounted_write", "1")
+	}
 	add("ioengine", j.Engine)
 	add("rw", j.RW.String())
 	if j.RW.Mixed() {

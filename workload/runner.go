@@ -73,6 +73,13 @@ type Options struct {
 	// to its OS thread (tid), before the clone's first I/O: a test can
 	// move the thread into a cgroup or pin it to a CPU.
 	OnStart func(job *JobResult, tid int)
+	// CheckFile, when set, is called for the file each clone of each job
+	// opens (the name read_iolog or the default file name gives it
+	// included), before any clone is set up: no file is laid out and no
+	// I/O is issued until every call has returned nil. RunJobs returns
+	// the first error. The command line's destructive-write guard is
+	// one (see package target).
+	CheckFile func(job *Job, file string) error
 }
 
 // Progress is a snapshot of a running workload, summed over jobs.
@@ -165,15 +172,32 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	for _, job := range jobs {
 		clones += job.NumJobs
 	}
+	// Every clone's job, as it runs it, is known before any is set up,
+	// so that CheckFile sees every file before the first one is touched.
+	type cloneJob struct {
+		job Job
+		tr  *replayTrace
+	}
+	planned := make([][]cloneJob, len(jobs))
 	for k, job := range jobs {
-		longest = max(longest, job.RampTime+job.Runtime)
 		for i := range job.NumJobs {
 			job, tr, err := job.withReplay()
 			if err != nil {
-				closeAll()
 				return nil, err
 			}
 			job = job.withDefaultFile(i)
+			if opts.CheckFile != nil && !job.opensNoFile() {
+				if err := opts.CheckFile(&job, job.Filename); err != nil {
+					return nil, err
+				}
+			}
+			planned[k] = append(planned[k], cloneJob{job, tr})
+		}
+	}
+	for k, job := range jobs {
+		longest = max(longest, job.RampTime+job.Runtime)
+		for i := range job.NumJobs {
+			job, tr := planned[k][i].job, planned[k][i].tr
 			w := &worker{clones: clones}
 			jobNum := len(workers) + 1
 			if len(seq.deps[k]) > 0 && job.fileLater() {

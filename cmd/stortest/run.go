@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/engines"
+	"stortest.dev/target"
 	"stortest.dev/workload"
 )
 
@@ -214,7 +215,8 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(out, "stortest: job %s: %s\n", jobs[i].Name, w)
 		}
 	}
-	opts := workload.Options{SteadyContinue: flags.ssContinue, SteadyLatencyWindow: flags.ssLatency, Faults: flags.faults}
+	opts := workload.Options{SteadyContinue: flags.ssContinue, SteadyLatencyWindow: flags.ssLatency, Faults: flags.faults,
+		CheckFile: guardWrites(target.Live())}
 	if flags.faults != nil {
 		fmt.Fprintf(stderr, "stortest run: injecting faults: %s\n", flags.faults)
 	}
@@ -242,6 +244,26 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		return &exitError{code: 130, msg: "interrupted: results above are partial"}
 	}
 	return nil
+}
+
+// guardWrites is fio's guard for workload.Options.CheckFile: a job that
+// writes or trims a block device that is mounted, has a mounted
+// partition, is held by another device or is used as swap is refused,
+// before any job does I/O, unless it sets allow_mounted_write=1. fio
+// looks only for a mount of the file itself; a device in use through a
+// partition, a holder or swap is refused here too. A device in no use
+// is written whatever it holds, as fio writes it; reads are never
+// refused.
+func guardWrites(g target.Guard) func(*workload.Job, string) error {
+	return func(job *workload.Job, file string) error {
+		if !job.RW.Modifies() || !target.IsBlockDevice(file) {
+			return nil
+		}
+		if err := g.CheckWrite(file, target.Rules{AllowMountedWrite: job.AllowMountedWrite}); err != nil {
+			return fmt.Errorf("job %s: %w", job.Name, err)
+		}
+		return nil
+	}
 }
 
 // newDefaultScratch makes the default job's target: a loop device with

@@ -41,6 +41,7 @@ var Layers = map[string]layer{
 	"iostat":    {external: []string{"github.com/prometheus/procfs"}},
 	"engines":   {external: []string{"golang.org/x/sys/"}},
 	"workload":  {imports: []string{"engines", "clock", "latency", "steady", "iostat", "fio"}},
+	"target":    {imports: []string{"engines", "iostat"}}, // the destructive-write guard (scratch targets to come)
 	"faults":    {imports: []string{"engines"}, external: []string{"github.com/hanwen/go-fuse/v2/"}},
 	"baselines": {imports: []string{"workload", "latency", "fio"}},
 	"regress":   {imports: []string{"baselines", "latency"}, external: []string{"github.com/montanaflynn/stats", "gonum.org/v1/gonum/stat/distuv"}},
