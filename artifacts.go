@@ -2,6 +2,7 @@ package stortest
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,8 +25,16 @@ import (
 //   - t.ArtifactDir(), under -test.outputdir, when -test.artifacts is set;
 //   - testdata/out/<test name> in the package, when a JUnit report is
 //     written (its [[ATTACHMENT|...]] lines must point at files that stay);
-//   - otherwise t.ArtifactDir(), a temporary directory the testing
-//     package removes after the test: a plain "go test" leaves nothing.
+//   - with STORTEST_NOCLEANUP=1, <temp>/stortest-artifacts-<random>/<test
+//     name>, kept after the test (the log says where) and never taken
+//     for an orphan;
+//   - otherwise <temp>/stortest-artifacts-<owner>-<random>/<test name>
+//     (workload.NewArtifactDir), removed after the test: a plain "go
+//     test" leaves nothing. Its name says which process made it, so when
+//     the test binary is killed before its cleanup runs (SIGKILL, a
+//     timeout), the next stortest process removes it
+//     (workload.CleanOrphans). <temp> is $GOTMPDIR or os.TempDir(), as
+//     for t.TempDir.
 //
 // Subtests' names become one directory each, "/" written as "__" as the
 // testing package does.
@@ -44,8 +53,25 @@ func (st *testState) artifactDir(t testing.TB) (string, error) {
 		dir = t.ArtifactDir()
 	case JUnitSetting() != "":
 		dir = filepath.Join("testdata", "out", testDirName(t.Name()))
+	case envIs1(EnvNoCleanup):
+		parent, err := os.MkdirTemp(cmp.Or(os.Getenv("GOTMPDIR"), os.TempDir()), "stortest-artifacts-*")
+		if err != nil {
+			return "", fmt.Errorf("stortest: artifacts: %w", err)
+		}
+		dir = filepath.Join(parent, testDirName(t.Name()))
+		t.Cleanup(func() { t.Logf("stortest: %s=1: keeping the artifacts in %s", EnvNoCleanup, dir) })
 	default:
-		dir, temp = t.ArtifactDir(), true
+		workload.CleanOrphansOnce(os.Stderr)
+		parent, err := workload.NewArtifactDir()
+		if err != nil {
+			return "", fmt.Errorf("stortest: %w", err)
+		}
+		t.Cleanup(func() {
+			if err := os.RemoveAll(parent); err != nil {
+				t.Errorf("stortest: artifacts: %v", err)
+			}
+		})
+		dir, temp = filepath.Join(parent, testDirName(t.Name())), true
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {

@@ -94,7 +94,7 @@ func settle(t testing.TB, st *testState) {
 			})
 		}
 		if st.tempDir && st.dir != "" {
-			t.Logf("stortest: the artifacts in %s are removed with the test; keep them with -test.artifacts or -stortest.out", st.dir)
+			t.Logf("stortest: the artifacts in %s are removed with the test; keep them with -test.artifacts, -stortest.out or %s=1", st.dir, EnvNoCleanup)
 		}
 	}
 	for _, r := range st.runs {

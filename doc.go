@@ -51,9 +51,13 @@
 // sysstat's JSON schema and as iostat -x text, and a completion-latency
 // histogram log per job clone in fio's format (stortest hist merge reads
 // them, across hosts too). They go to
-// -stortest.out/<test name> when given, else to t.ArtifactDir() (kept
-// with go test -artifacts), else, when a JUnit report is written,
-// testdata/out/<test name> in the package, so that its attachments stay.
+// -stortest.out/<test name> when given, else to t.ArtifactDir() with go
+// test -artifacts, else, when a JUnit report is written,
+// testdata/out/<test name> in the package, so that its attachments stay,
+// else to a temporary directory removed after the test (kept, and logged,
+// with STORTEST_NOCLEANUP=1). A temporary one is named after its process,
+// so that one a killed test binary left is removed by the next stortest
+// process (workload.CleanOrphans).
 //
 // Main, called from TestMain, writes a JUnit report (-stortest.junit or
 // STORTEST_JUNIT) when the tests end: one testsuite per package, one

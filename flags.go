@@ -35,7 +35,8 @@ const (
 	// device (no root, no rights) into failures: CI sets it so that a
 	// misconfigured runner cannot pass by skipping everything.
 	EnvRequireDevice = "STORTEST_REQUIRE_DEVICE"
-	// EnvNoCleanup=1 keeps loop devices and their backing files after
+	// EnvNoCleanup=1 keeps loop devices and their backing files, and
+	// the artifacts otherwise written to a temporary directory, after
 	// the test, for inspection; the test log says where they are.
 	EnvNoCleanup = "STORTEST_NOCLEANUP"
 	// EnvAllowDestructive lists the block devices (comma-separated

@@ -2,6 +2,8 @@ package stortest
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"stortest.dev/internal/owner"
 	"stortest.dev/iostat"
 	"stortest.dev/latency/histlog"
 	"stortest.dev/report"
@@ -323,10 +326,23 @@ func TestRunCannotStart(t *testing.T) {
 
 func TestArtifactDir(t *testing.T) {
 	out := t.TempDir()
+	tmp := t.TempDir()
+	t.Setenv("GOTMPDIR", tmp)
+	// inTemp is the directory of the test made in tmp, "" when none.
+	inTemp := func(t *testing.T) string {
+		d, _ := filepath.Glob(filepath.Join(tmp, "stortest-artifacts-*", strings.ReplaceAll(t.Name(), "/", "__")))
+		if len(d) != 1 {
+			t.Errorf("in %s: %q, want one artifact directory", tmp, d)
+			return ""
+		}
+		return d[0]
+	}
 	for _, tc := range []struct {
-		name, out, junit string
-		want             func(t *testing.T, tb testing.TB) string
-		temp             bool
+		name, out, junit, noCleanup string
+		want                        func(t *testing.T, tb testing.TB) string
+		temp                        bool
+		owned, removed              bool // named after this process; gone after the test
+		logs                        []string
 	}{
 		{name: "out", out: out, want: func(t *testing.T, _ testing.TB) string {
 			return filepath.Join(out, strings.ReplaceAll(t.Name(), "/", "__"))
@@ -334,11 +350,20 @@ func TestArtifactDir(t *testing.T) {
 		{name: "junit", junit: filepath.Join(out, "junit.xml"), want: func(t *testing.T, _ testing.TB) string {
 			return filepath.Join(out, "pkg", "testdata", "out", strings.ReplaceAll(t.Name(), "/", "__"))
 		}},
-		{name: "default", want: func(_ *testing.T, tb testing.TB) string { return tb.ArtifactDir() }, temp: true},
+		// The test binary removes it, or if it is killed first, the next
+		// one (workload.CleanOrphans): named after its process.
+		{name: "default", want: func(t *testing.T, _ testing.TB) string { return inTemp(t) }, temp: true, owned: true, removed: true},
+		{name: "out beats nocleanup", out: out, noCleanup: "1", want: func(t *testing.T, _ testing.TB) string {
+			return filepath.Join(out, strings.ReplaceAll(t.Name(), "/", "__"))
+		}},
+		// Kept, so named after nobody.
+		{name: "nocleanup", noCleanup: "1", want: func(t *testing.T, _ testing.TB) string { return inTemp(t) },
+			logs: []string{"stortest: STORTEST_NOCLEANUP=1: keeping the artifacts in "}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("STORTEST_OUT", tc.out)
 			t.Setenv("STORTEST_JUNIT", tc.junit)
+			t.Setenv(EnvNoCleanup, tc.noCleanup)
 			// testdata/out is relative to the package's directory, the
 			// working directory of go test: one made for the test here.
 			pkg := filepath.Join(out, "pkg")
@@ -349,7 +374,6 @@ func TestArtifactDir(t *testing.T) {
 			f := newFake(t)
 			st := stateOf(f)
 			dir, err := st.artifactDir(f)
-			f.finish()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,6 +382,27 @@ func TestArtifactDir(t *testing.T) {
 			}
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 				t.Errorf("not made: %v", err)
+			}
+			if tag, ok := owner.Parse(filepath.Base(filepath.Dir(dir))); ok != tc.owned || ok && tag != owner.Tag() {
+				t.Errorf("%s: owner %q (%v), want this process's: %v", filepath.Dir(dir), tag, ok, tc.owned)
+			}
+			f.finish()
+			if _, err := os.Stat(dir); tc.removed != errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("after the test %s: %v, want removed: %v", dir, err, tc.removed)
+			}
+			if tc.removed {
+				if _, err := os.Stat(filepath.Dir(dir)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("after the test %s: %v, want removed", filepath.Dir(dir), err)
+				}
+			} else if strings.HasPrefix(dir, tmp) {
+				os.RemoveAll(filepath.Dir(dir))
+			}
+			var logs []string
+			for _, l := range f.logs {
+				logs = append(logs, strings.TrimSuffix(l, dir))
+			}
+			if !slices.Equal(logs, tc.logs) {
+				t.Errorf("logs %q, want %q followed by %s", f.logs, tc.logs, dir)
 			}
 		})
 	}

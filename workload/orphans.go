@@ -57,7 +57,9 @@ func openLoop(dev string) (heldLoop, error) {
 // CleanOrphans removes what stortest processes that are gone left behind
 // (killed, say, with SIGKILL before their cleanup ran): loop devices over
 // scratch files named after their process (see NewScratch), the files,
-// and then the go test TempDirs that held them, if that leaves them empty.
+// and then the go test TempDirs that held them, if that leaves them empty;
+// and temporary artifact directories named after their process (see
+// NewArtifactDir), whole.
 // It returns a line for each orphan, saying what it was, which process
 // left it, and what was removed. Scratch files kept on purpose carry no
 // owner and are never touched; nor is anything of a process still
@@ -98,6 +100,13 @@ func (s OrphanScan) report(w io.Writer) {
 // TempDir/<Test><digits>/<NNN>/stortest-scratch-<tag>-*.img (go test
 // TempDirs) with a dead tag and no loop device are removed.
 //
+// Artifact directories: TempDir/stortest-artifacts-<tag>-* (NewArtifactDir)
+// with a dead tag are removed with all they hold (os.RemoveAll, which
+// follows no symbolic link). Only such a directory itself is removed, not
+// a symbolic link of that name. Directories kept on purpose
+// (-stortest.out, -test.artifacts, STORTEST_NOCLEANUP=1) carry no tag and
+// are never touched.
+//
 // After removing a file in a go test TempDir (TempDir/<Test><digits>/<NNN>),
 // Clean removes <NNN> and then <Test><digits> while each is empty (os.Remove
 // of an empty directory; nothing is removed recursively), and no further.
@@ -121,8 +130,63 @@ func (s OrphanScan) Clean() ([]string, error) {
 				c.file(f)
 			}
 		}
+		dirs, _ := filepath.Glob(filepath.Join(root, artifactPrefix+"*"))
+		for _, d := range dirs {
+			c.artifacts(d)
+		}
 	}
 	return c.lines, errors.Join(c.errs...)
+}
+
+// artifactPrefix begins the name of every directory NewArtifactDir makes.
+const artifactPrefix = "stortest-artifacts-"
+
+// NewArtifactDir makes a temporary directory for a test's artifacts in
+// $GOTMPDIR, or os.TempDir() when that is unset (where go test makes
+// TempDirs), named "stortest-artifacts-<tag>-<random>" after this process
+// (internal/owner). The caller removes it when done; if the process dies
+// first (SIGKILL, a test timeout's panic), CleanOrphans in a later process
+// removes it. Without /proc the name carries no tag and nothing ever
+// removes it but its caller.
+func NewArtifactDir() (string, error) {
+	pattern := artifactPrefix + "*"
+	if tag := owner.Tag(); tag != "" {
+		pattern = artifactPrefix + tag + "-*"
+	}
+	dir, err := os.MkdirTemp(cmp.Or(os.Getenv("GOTMPDIR"), os.TempDir()), pattern)
+	if err != nil {
+		return "", fmt.Errorf("workload: artifact directory: %w", err)
+	}
+	return dir, nil
+}
+
+// artifacts handles a directory of NewArtifactDir's name found in a
+// temporary directory.
+func (c *cleaner) artifacts(dir string) {
+	tag, ok := owner.Parse(filepath.Base(dir))
+	if !ok || owner.Alive(tag) {
+		return
+	}
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return // removed by another cleaner meanwhile, or not a directory
+	}
+	files := 0
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files++
+		}
+		return nil
+	})
+	if err := os.RemoveAll(dir); err != nil {
+		c.fail("%w", err)
+		return
+	}
+	pid, _, _ := owner.Split(tag)
+	plural := "s"
+	if files == 1 {
+		plural = ""
+	}
+	c.lines = append(c.lines, fmt.Sprintf("orphan artifacts %s of process %d (gone): removed it and the %d file%s in it", dir, pid, files, plural))
 }
 
 // tempRoots returns the temporary directories to scan, as the kernel

@@ -283,3 +283,78 @@ func TestOrphanReport(t *testing.T) {
 		t.Errorf("report (-want +got):\n%s", diff)
 	}
 }
+
+// Clean removes, whole, the artifact directories of a process that is
+// gone, and leaves a live process's, an untagged (kept) one, and a
+// symbolic link or a file of such a name alone.
+func TestCleanOrphanArtifacts(t *testing.T) {
+	dead, pid := deadTag(t)
+	live := owner.Tag()
+	f := newOrphanFixture(t)
+	p := func(rel string) string { return filepath.Join(f.tmp, rel) }
+
+	deadDir := "stortest-artifacts-" + dead + "-1234"
+	f.file(deadDir + "/TestA/rr.fio.json")
+	f.file(deadDir + "/TestA/rr.summary.txt")
+	f.file(deadDir + "/TestA/sub/rr_clat_hist.1.log")
+	deadEmpty := p("stortest-artifacts-" + dead + "-99")
+	if err := os.Mkdir(deadEmpty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	liveFile := f.file("stortest-artifacts-" + live + "-5678/TestB/rr.fio.json")
+	keptFile := f.file("stortest-artifacts-4711/TestC/rr.fio.json")
+	// A link of a dead name to a directory elsewhere: the link and what
+	// it points at stay.
+	target := f.file("elsewhere/TestD/rr.fio.json")
+	link := p("stortest-artifacts-" + dead + "-42")
+	if err := os.Symlink(filepath.Dir(filepath.Dir(target)), link); err != nil {
+		t.Fatal(err)
+	}
+	plain := f.file("stortest-artifacts-" + dead + "-43")
+	// Inside a go test TempDir: not where NewArtifactDir puts them.
+	nested := f.file("TestE1/001/stortest-artifacts-" + dead + "-7/x")
+
+	lines, err := f.clean()
+	if err != nil {
+		t.Errorf("Clean: %v", err)
+	}
+	want := []string{
+		fmt.Sprintf("orphan artifacts %s of process %d (gone): removed it and the 3 files in it", p(deadDir), pid),
+		fmt.Sprintf("orphan artifacts %s of process %d (gone): removed it and the 0 files in it", deadEmpty, pid),
+	}
+	slices.Sort(lines)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("Clean lines (-want +got):\n%s", diff)
+	}
+	for _, gone := range []string{p(deadDir), deadEmpty} {
+		if exists(gone) {
+			t.Errorf("%s is left", gone)
+		}
+	}
+	for _, kept := range []string{liveFile, keptFile, target, link, plain, nested} {
+		if !exists(kept) {
+			t.Errorf("%s was removed", kept)
+		}
+	}
+}
+
+// NewArtifactDir makes its directory in $GOTMPDIR, named after this
+// process, where Clean looks.
+func TestNewArtifactDir(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("GOTMPDIR", tmp)
+	dir, err := NewArtifactDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(dir) != tmp {
+		t.Errorf("made %s, not in $GOTMPDIR %s", dir, tmp)
+	}
+	if tag, ok := owner.Parse(filepath.Base(dir)); !ok || tag != owner.Tag() || !strings.HasPrefix(filepath.Base(dir), "stortest-artifacts-") {
+		t.Errorf("name %s: tag %q, %v; want this process's %s", filepath.Base(dir), tag, ok, owner.Tag())
+	}
+	if lines, err := (OrphanScan{SysBlock: filepath.Join(tmp, "nosys"), TempDir: tmp}).Clean(); len(lines) != 0 || err != nil || !exists(dir) {
+		t.Errorf("Clean of a live process's directory: %q, %v; still there: %v", lines, err, exists(dir))
+	}
+}

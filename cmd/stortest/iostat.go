@@ -21,8 +21,15 @@ func init() {
 	}
 	live.run = func(args []string, stdout, stderr io.Writer) error {
 		l, err := parseIostatLine(args)
+		// sysstat checks each -j type as it reads it, so an unknown one
+		// before the first mistake on the line is what it reports.
+		for _, t := range l.persist {
+			if !iostat.DefaultFS().WithDev(l.dev).HasPersistentNames(t) {
+				return errPersistentType
+			}
+		}
 		if err != nil {
-			return err
+			return errSysstatUsage
 		}
 		if l.version {
 			fmt.Fprintln(stdout, "stortest iostat: the reports of sysstat's iostat 12.6")
@@ -40,9 +47,6 @@ func init() {
 		f = f.WithDev(l.dev)
 		if l.altDir != "" {
 			f = f.WithAltDir(l.altDir, l.altToo)
-		}
-		if t := l.cfg.Monitor.Persistent; t != "" && !f.HasPersistentNames(t) {
-			return fmt.Errorf("invalid type of persistent device name %q: no %s", t, f.DevPath("disk", "by-"+t))
 		}
 		l.cfg.Wait = iostatWait
 		l.cfg.Notes = func(n iostat.Note) { fmt.Fprintf(stderr, "stortest iostat: note: %s\n", n.Text) }
@@ -194,3 +198,24 @@ func writeReports(w io.Writer, host iostat.Host, o iostat.ReportOptions, asJSON,
 	}
 	return nil
 }
+
+// sysstatUsageText is what sysstat 12.6's iostat writes to stderr, before
+// it exits with status 1, for any mistake on its command line.
+const sysstatUsageText = `Usage: iostat [ options ] [ <interval> [ <count> ] ]
+Options are:
+[ -c ] [ -d ] [ -h ] [ -k | -m ] [ -N ] [ -s ] [ -t ] [ -V ] [ -x ] [ -y ] [ -z ]
+[ { -f | +f } <directory> ] [ -j { ID | LABEL | PATH | UUID | ... } ]
+[ --compact ] [ --dec={ 0 | 1 | 2 } ] [ --human ] [ --pretty ] [ -o JSON ]
+[ [ -H ] -g <group_name> ] [ -p [ <device> [,...] | ALL ] ]
+[ <device> [...] | ALL ]
+`
+
+// errSysstatUsage reports a mistake on the command line as sysstat's
+// iostat reports every one: its usage text on stderr, status 1, so that
+// scripts written against sysstat see what they expect. (--help explains
+// the options, stortest's own among them.)
+var errSysstatUsage = &exitError{code: 1, msg: sysstatUsageText, plain: true}
+
+// errPersistentType is sysstat's answer to -j with a type of name that
+// /dev/disk/by-<type> does not offer.
+var errPersistentType = &exitError{code: 1, msg: "Invalid type of persistent device name\n", plain: true}

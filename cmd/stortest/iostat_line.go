@@ -28,6 +28,9 @@ type iostatLine struct {
 	proc, sys, dev  string
 	interval, count string
 	help, version   bool
+	// persist are the types given with -j, in order, up to where the
+	// line was read: sysstat checks each as it reads it.
+	persist []string
 }
 
 // iostatLetter is one of sysstat's one-letter flags, which combine
@@ -40,11 +43,12 @@ type iostatLetter struct {
 
 // iostatWord is an option that stands alone, with a value unless arg is
 // empty; optional values are taken when the next argument is neither a
-// number nor an option.
+// number nor an option. A long option's value may follow "="; with
+// joined, only so (sysstat's --dec=N).
 type iostatWord struct {
-	name, arg, help string
-	optional        bool
-	set             func(l *iostatLine, v string) error
+	name, arg, help  string
+	optional, joined bool
+	set              func(l *iostatLine, v string) error
 }
 
 var iostatLetters = []iostatLetter{
@@ -86,7 +90,7 @@ var iostatLetters = []iostatLetter{
 }
 
 var iostatWords = []iostatWord{
-	{"-p", "DEV[,DEV...]|ALL", "these devices and all their partitions, or every device and partition (ALL, read from /proc/diskstats)", true,
+	{"-p", "DEV[,DEV...]|ALL", "these devices and all their partitions, or every device and partition (ALL, read from /proc/diskstats)", true, false,
 		func(l *iostatLine, v string) error {
 			if v == "" {
 				l.cfg.Monitor.AllPartitions = true
@@ -102,58 +106,84 @@ var iostatWords = []iostatWord{
 			}
 			return nil
 		}},
-	{"-g", "NAME", "a group: the devices named after it are also shown summed under NAME", false, func(l *iostatLine, v string) error {
+	{"-g", "NAME", "a group: the devices named after it are also shown summed under NAME", false, false, func(l *iostatLine, v string) error {
 		l.cfg.Monitor.Items = append(l.cfg.Monitor.Items, iostat.Item{Group: v})
 		return nil
 	}},
-	{"-j", "ID|LABEL|PATH|UUID|...", "persistent device names of this type (from /dev/disk/by-*), for the devices shown and those named", false,
+	{"-j", "ID|LABEL|PATH|UUID|...", "persistent device names of this type (from /dev/disk/by-*), for the devices shown and those named", false, false,
 		func(l *iostatLine, v string) error {
-			l.cfg.Monitor.Persistent, l.cfg.Report.Pretty = strings.ToLower(v), true
+			// sysstat's buffer for the type holds 510 bytes.
+			if len(v) >= maxPersistentType {
+				return fmt.Errorf("%w: -j: a type of %d bytes", errUsage, len(v))
+			}
+			t := strings.ToLower(v)
+			l.cfg.Monitor.Persistent, l.cfg.Report.Pretty = t, true
+			l.persist = append(l.persist, t)
 			return nil
 		}},
-	{"-o", "JSON", "sysstat's JSON output", false, func(l *iostatLine, v string) error {
+	{"-o", "JSON", "sysstat's JSON output", false, false, func(l *iostatLine, v string) error {
 		if v != "JSON" {
 			return fmt.Errorf("%w: -o %s: only JSON", errUsage, v)
 		}
 		l.cfg.JSON = true
 		return nil
 	}},
-	{"-f", "DIR", "read the devices' counters from DIR (its diskstats, block/ and dev/block/) instead of /proc and /sys", false,
+	{"-f", "DIR", "read the devices' counters from DIR (its diskstats, block/ and dev/block/) instead of /proc and /sys", false, false,
 		func(l *iostatLine, v string) error { return l.setAltDir(v, false) }},
-	{"+f", "DIR", "read the devices' counters from /proc and /sys and from DIR as well", false,
+	{"+f", "DIR", "read the devices' counters from /proc and /sys and from DIR as well", false, false,
 		func(l *iostatLine, v string) error { return l.setAltDir(v, true) }},
-	{"--dec", "0|1|2", "digits after the decimal point (--dec=N)", false, func(l *iostatLine, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil || len(v) != 1 || n < 0 || n > 2 {
-			return fmt.Errorf("%w: --dec=%s: want 0, 1 or 2", errUsage, v)
-		}
-		l.cfg.Report.Decimals = iostat.Dec0 + iostat.Decimals(n)
-		return nil
-	}},
-	{"--human", "", "sizes with a unit (k, M, G) and percentages with %", false, func(l *iostatLine, _ string) error { l.cfg.Report.Human = true; return nil }},
-	{"--pretty", "", "device names last; -x split into four tables", false, func(l *iostatLine, _ string) error { l.cfg.Report.Pretty = true; return nil }},
-	{"--compact", "", "with --pretty -x: one table", false, func(l *iostatLine, _ string) error { l.cfg.Report.Compact = true; return nil }},
-	{"--json", "", "the same as -o JSON", false, func(l *iostatLine, _ string) error { l.cfg.JSON = true; return nil }},
-	{"--raw", "", "stortest: also print the raw counters over each interval and notes (plain output only)", false, func(l *iostatLine, _ string) error {
+	{"--dec", "0|1|2", "digits after the decimal point (--dec=N; as in sysstat 12.6, a character that is no digit reads as 0)", false, true,
+		func(l *iostatLine, v string) error {
+			// sysstat 12.6 takes one character, read with atoi.
+			if len(v) != 1 {
+				return fmt.Errorf("%w: --dec=%s: want 0, 1 or 2", errUsage, v)
+			}
+			n := 0
+			if v[0] >= '0' && v[0] <= '9' {
+				n = int(v[0] - '0')
+			}
+			if n > 2 {
+				return fmt.Errorf("%w: --dec=%s: want 0, 1 or 2", errUsage, v)
+			}
+			l.cfg.Report.Decimals = iostat.Dec0 + iostat.Decimals(n)
+			return nil
+		}},
+	{"--human", "", "sizes with a unit (k, M, G) and percentages with %", false, false, func(l *iostatLine, _ string) error { l.cfg.Report.Human = true; return nil }},
+	{"--pretty", "", "device names last; -x split into four tables", false, false, func(l *iostatLine, _ string) error { l.cfg.Report.Pretty = true; return nil }},
+	{"--compact", "", "with --pretty -x: one table", false, false, func(l *iostatLine, _ string) error { l.cfg.Report.Compact = true; return nil }},
+	{"--json", "", "the same as -o JSON", false, false, func(l *iostatLine, _ string) error { l.cfg.JSON = true; return nil }},
+	{"--raw", "", "stortest: also print the raw counters over each interval and notes (plain output only)", false, false, func(l *iostatLine, _ string) error {
 		l.cfg.Counters = true
 		return nil
 	}},
-	{"--proc", "DIR", "stortest: proc root (a fixture with diskstats, uptime and stat)", false, func(l *iostatLine, v string) error { l.proc = v; return nil }},
-	{"--sys", "DIR", "stortest: sys root", false, func(l *iostatLine, v string) error { l.sys = v; return nil }},
-	{"--dev", "DIR", "stortest: dev root, for the numbers of named partitions and for -N and -j", false, func(l *iostatLine, v string) error { l.dev = v; return nil }},
-	{"--help", "", "print this help", false, func(l *iostatLine, _ string) error { l.help = true; return nil }},
+	{"--proc", "DIR", "stortest: proc root (a fixture with diskstats, uptime and stat)", false, false, func(l *iostatLine, v string) error { l.proc = v; return nil }},
+	{"--sys", "DIR", "stortest: sys root", false, false, func(l *iostatLine, v string) error { l.sys = v; return nil }},
+	{"--dev", "DIR", "stortest: dev root, for the numbers of named partitions and for -N and -j", false, false, func(l *iostatLine, v string) error { l.dev = v; return nil }},
+	{"--help", "", "print this help", false, false, func(l *iostatLine, _ string) error { l.help = true; return nil }},
 }
 
 func (l *iostatLine) setAltDir(v string, too bool) error {
-	if l.altDir != "" {
-		return fmt.Errorf("%w: -f or +f twice", errUsage)
+	name := "-f"
+	if too {
+		name = "+f"
 	}
-	if st, err := os.Stat(v); err != nil || !st.IsDir() {
-		return fmt.Errorf("%w: -f %s: not a directory", errUsage, v)
+	if l.altDir != "" {
+		return fmt.Errorf("%w: %s %s: -f or +f given twice", errUsage, name, v)
+	}
+	st, err := os.Stat(v)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", errUsage, name, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%w: %s %s: not a directory", errUsage, name, v)
 	}
 	l.altDir, l.altToo = v, too
 	return nil
 }
+
+// maxPersistentType bounds the length of -j's type, as sysstat's
+// 512-byte buffer does (longer is a usage error there).
+const maxPersistentType = 511
 
 // iostatUsage is the usage line, from the tables.
 func iostatUsage() string {
@@ -198,7 +228,9 @@ func printIostatOptions(w io.Writer) {
 	fmt.Fprint(w, "  INTERVAL [COUNT]\n\tseconds between reports (0: one report; stortest also takes fractions like 0.5), and how many\n")
 	fmt.Fprint(w, "Environment: S_TIME_FORMAT=ISO for ISO 8601 dates, POSIXLY_CORRECT for 512-byte blocks instead of kB.\n")
 	fmt.Fprint(w, "The reports are those of sysstat 12.6, to the character: with -y an empty line stands for the report left out,\n"+
-		"as 12.6 prints it (12.7.7 does not). Notes on what was skipped (a malformed line, a device gone) go to stderr.\n")
+		"as 12.6 prints it (12.7.7 does not). Notes on what was skipped (a malformed line, a device gone) go to stderr.\n"+
+		"A mistake on the command line gets what sysstat 12.6 answers: its usage text (or, for -j, \"Invalid type of\n"+
+		"persistent device name\") on stderr and exit status 1.\n")
 }
 
 // isAllDigits is sysstat's test for a number on its command line.
@@ -225,7 +257,9 @@ func isInterval(s string) bool {
 }
 
 // parseIostatLine reads iostat's command line as sysstat 12.6 does:
-// options, devices and numbers in any order.
+// options, devices and numbers in any order. It stops at the first
+// mistake, with an errUsage error and the line as read up to there (whose
+// -j types the caller checks, as sysstat does while reading).
 func parseIostatLine(args []string) (*iostatLine, error) {
 	l := &iostatLine{proc: "/proc", sys: "/sys", dev: "/dev"}
 	words := map[string]*iostatWord{}
@@ -241,11 +275,11 @@ func parseIostatLine(args []string) (*iostatLine, error) {
 		name, value, hasValue := strings.Cut(a, "=")
 		if w, ok := words[name]; ok && strings.HasPrefix(a, "--") && w.arg != "" && hasValue {
 			if err := w.set(l, value); err != nil {
-				return nil, err
+				return l, err
 			}
 			continue
 		}
-		if w, ok := words[a]; ok {
+		if w, ok := words[a]; ok && !w.joined {
 			v := ""
 			switch {
 			case w.arg == "":
@@ -258,10 +292,10 @@ func parseIostatLine(args []string) (*iostatLine, error) {
 				i++
 				v = args[i]
 			default:
-				return nil, fmt.Errorf("%w: %s wants %s", errUsage, a, w.arg)
+				return l, fmt.Errorf("%w: %s wants %s", errUsage, a, w.arg)
 			}
 			if err := w.set(l, v); err != nil {
-				return nil, err
+				return l, err
 			}
 			continue
 		}
@@ -270,10 +304,13 @@ func parseIostatLine(args []string) (*iostatLine, error) {
 			for j := 1; j < len(a); j++ {
 				f, ok := letters[a[j]]
 				if !ok {
-					return nil, fmt.Errorf("%w: unknown option -%c in %s", errUsage, a[j], a)
+					return l, fmt.Errorf("%w: unknown option -%c in %s", errUsage, a[j], a)
 				}
 				if err := f.set(l); err != nil {
-					return nil, err
+					return l, err
+				}
+				if l.version {
+					return l, nil // sysstat prints its version at once and exits
 				}
 			}
 		case isInterval(a):
@@ -283,7 +320,7 @@ func parseIostatLine(args []string) (*iostatLine, error) {
 			case l.count == "":
 				l.count = a
 			default:
-				return nil, fmt.Errorf("%w: %s: want INTERVAL [COUNT]", errUsage, a)
+				return l, fmt.Errorf("%w: %s: want INTERVAL [COUNT]", errUsage, a)
 			}
 		default:
 			l.unfiltered = true

@@ -45,6 +45,10 @@ var errUsage = errors.New("usage")
 type exitError struct {
 	code int
 	msg  string
+	// plain: msg is written to stderr as it is, without the "stortest
+	// <command>: " prefix or a newline added (another tool's message,
+	// reproduced to the byte).
+	plain bool
 }
 
 func (e *exitError) Error() string { return e.msg }
@@ -79,7 +83,9 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "stortest %s: %v\nusage: stortest %s %s\n", c.name, err, c.name, c.usage)
 		return 2
 	case errors.As(err, &ee):
-		if ee.msg != "" {
+		if ee.plain {
+			io.WriteString(stderr, ee.msg)
+		} else if ee.msg != "" {
 			fmt.Fprintf(stderr, "stortest %s: %s\n", c.name, ee.msg)
 		}
 		return ee.code
