@@ -4,16 +4,19 @@
 // is gone, say killed with SIGKILL before its cleanup ran) from something a
 // live test still uses.
 //
-// A tag is "<pid>.<starttime>": the process id and the process's start time
-// in clock ticks after boot (field 22 of /proc/<pid>/stat). The start time
+// A tag is "<pid>.<starttime>.<pidns>": the process id, the process's start
+// time in clock ticks after boot (field 22 of /proc/<pid>/stat) and the
+// inode number of its pid namespace (/proc/self/ns/pid). The start time
 // makes a tag name one process for the life of the system: a pid reused by
 // a later process carries another start time, so it is not taken for the
 // owner. Names carry the tag as "<prefix>-<tag>-<random>".
 //
-// Processes are looked up in this process's pid namespace: a process of
-// another pid namespace (another container sharing the loop devices) is not
-// seen, and its tag reads as dead here. Callers that act on a tag check,
-// too, that the thing is visible in their own mount namespace.
+// Processes can be looked up only in this process's pid namespace. A tag
+// of another pid namespace (another container sharing /tmp or the loop
+// devices) names a process this one cannot see, so it is never taken for
+// dead. Tags of older versions, "<pid>.<starttime>", carry no namespace and
+// are looked up here as before. Callers that act on a tag check, too, that
+// the thing is visible in their own mount namespace.
 package owner
 
 import (
@@ -42,22 +45,36 @@ var self = sync.OnceValue(func() string {
 	return tag
 })
 
+// pidNS is the inode number of this process's pid namespace, 0 when
+// /proc/self/ns/pid cannot be read.
+var pidNS = sync.OnceValue(func() uint64 {
+	var st syscall.Stat_t
+	if err := syscall.Stat("/proc/self/ns/pid", &st); err != nil {
+		return 0
+	}
+	return st.Ino
+})
+
 // Tag returns this process's tag, "<pid>.<starttime>", or "" when /proc
 // cannot be read (no procfs): then nothing this process makes is tagged,
 // and nothing it makes is ever taken for an orphan.
 func Tag() string { return self() }
 
-// Of returns the tag of the running process pid.
+// Of returns the tag of the running process pid of this pid namespace.
 func Of(pid int) (string, error) {
 	start, err := startOf(pid)
 	if err != nil {
 		return "", err
 	}
-	return format(pid, start), nil
+	return format(pid, start, pidNS()), nil
 }
 
-func format(pid int, start uint64) string {
-	return strconv.Itoa(pid) + "." + strconv.FormatUint(start, 10)
+func format(pid int, start, ns uint64) string {
+	t := strconv.Itoa(pid) + "." + strconv.FormatUint(start, 10)
+	if ns != 0 {
+		t += "." + strconv.FormatUint(ns, 10)
+	}
+	return t
 }
 
 // startOf reads the start time of process pid.
@@ -121,23 +138,38 @@ func cutLast(s, sep string) (before, after string, found bool) {
 // maxPID is the largest pid Linux hands out (PID_MAX_LIMIT on 64-bit).
 const maxPID = 1 << 22
 
-// Split returns the pid and start time a tag names. Only the form Tag
-// writes is ok: decimal numbers without signs or leading zeros, a pid
-// from 1 to 2^22.
+// Split returns the pid and start time a tag names. Only the forms Tag
+// writes are ok: decimal numbers without signs or leading zeros, a pid
+// from 1 to 2^22, and a non-zero pid namespace when there is one.
 func Split(tag string) (pid int, start uint64, ok bool) {
-	p, s, found := strings.Cut(tag, ".")
-	if !found || !canonical(p) || !canonical(s) {
-		return 0, 0, false
+	pid, start, _, ok = split(tag)
+	return pid, start, ok
+}
+
+// split is Split with the tag's pid namespace, 0 for a tag without one.
+func split(tag string) (pid int, start, ns uint64, ok bool) {
+	parts := strings.Split(tag, ".")
+	if len(parts) != 2 && len(parts) != 3 {
+		return 0, 0, 0, false
 	}
-	pid, err := strconv.Atoi(p)
+	for _, p := range parts {
+		if !canonical(p) {
+			return 0, 0, 0, false
+		}
+	}
+	pid, err := strconv.Atoi(parts[0])
 	if err != nil || pid < 1 || pid > maxPID {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	start, err = strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, 0, false
+	if start, err = strconv.ParseUint(parts[1], 10, 64); err != nil {
+		return 0, 0, 0, false
 	}
-	return pid, start, true
+	if len(parts) == 3 {
+		if ns, err = strconv.ParseUint(parts[2], 10, 64); err != nil || ns == 0 {
+			return 0, 0, 0, false
+		}
+	}
+	return pid, start, ns, true
 }
 
 // canonical reports whether s is a decimal number as strconv prints it.
@@ -156,12 +188,16 @@ func canonical(s string) bool {
 // Alive reports whether the process a tag names still exists: its pid is
 // in /proc with the tag's start time. A zombie not yet reaped counts as
 // alive (its parent reaps it soon). A malformed tag names no process and is
-// not alive. When /proc/<pid>/stat exists but cannot be read or parsed,
-// Alive says true: what cannot be proved dead is left alone.
+// not alive. A tag of another pid namespace than this process's is alive,
+// and so is one whose /proc/<pid>/stat exists but cannot be read or
+// parsed: what cannot be proved dead is left alone.
 func Alive(tag string) bool {
-	pid, start, ok := Split(tag)
+	pid, start, ns, ok := split(tag)
 	if !ok {
 		return false
+	}
+	if ns != 0 && ns != pidNS() {
+		return true
 	}
 	got, err := startOf(pid)
 	if err != nil {

@@ -49,7 +49,16 @@ func TestAlive(t *testing.T) {
 	if Alive(reused) {
 		t.Errorf("Alive(%q) = true: this pid, another start time", reused)
 	}
-	for _, bad := range []string{"", "x", "1.", "0.5", "01.5"} {
+	// A tag of another pid namespace names a process this one cannot see:
+	// never dead, whatever this namespace holds at its pid.
+	if other := tag[:strings.LastIndexByte(tag, '.')+1] + "1"; !Alive(other) {
+		t.Errorf("Alive(%q) = false for a reaped pid of another pid namespace", other)
+	}
+	// A tag of an older version, without its namespace, is looked up here.
+	if old := tag[:strings.LastIndexByte(tag, '.')]; Alive(old) {
+		t.Errorf("Alive(%q) = true for a reaped pid's tag without a namespace", old)
+	}
+	for _, bad := range []string{"", "x", "1.", "0.5", "01.5", "1.2.0"} {
 		if Alive(bad) {
 			t.Errorf("Alive(%q) = true for a malformed tag", bad)
 		}
@@ -74,7 +83,9 @@ func TestParse(t *testing.T) {
 		{"pid over the limit", "p-4194305.1-1", ""},
 		{"signed", "p-+4.1-1", ""},
 		{"start overflows", "p-4.18446744073709551616-1", ""},
-		{"three numbers", "p-1.2.3-1", ""},
+		{"with its pid namespace", "p-1.2.4026531836-1", "1.2.4026531836"},
+		{"pid namespace 0", "p-1.2.0-1", ""},
+		{"four numbers", "p-1.2.3.4-1", ""},
 		{"empty", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -135,12 +146,12 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		pid, start, ok := Split(tag)
+		pid, start, ns, ok := split(tag)
 		if !ok {
 			t.Fatalf("Parse(%q) = %q, which Split rejects", name, tag)
 		}
-		if format(pid, start) != tag {
-			t.Fatalf("tag %q prints back as %q", tag, format(pid, start))
+		if format(pid, start, ns) != tag {
+			t.Fatalf("tag %q prints back as %q", tag, format(pid, start, ns))
 		}
 		i := strings.LastIndex(name, "-"+tag+"-")
 		if i < 1 || strings.Contains(name[i+len(tag)+2:], "-") || i+len(tag)+2 == len(name) {
