@@ -260,9 +260,14 @@ func decode(data []byte, name string) (*Baseline, error) {
 	// unknown fields it probably has.
 	var head struct {
 		Schema json.RawMessage `json:"schema"`
+		Fio    json.RawMessage `json:"fio version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, d.jsonError(err, "", 0)
+	}
+	if head.Schema == nil && head.Fio != nil {
+		return nil, &Error{File: name, Line: 1, Kind: ErrCorrupt,
+			Err: errors.New("fio output, not a stortest baseline: import it first (stortest baseline import-fio)")}
 	}
 	if head.Schema == nil {
 		return nil, &Error{File: name, Line: 1, Kind: ErrCorrupt, Err: errors.New(`no "schema" field: not a stortest baseline`)}

@@ -76,6 +76,8 @@ func TestDecodeErrors(t *testing.T) {
 			msg: "0 is not a schema version", kind: ErrCorrupt},
 		{name: "schema-missing", text: strings.Replace(good, `"schema": 3,`, "", 1), line: 1,
 			msg: "not a stortest baseline", kind: ErrCorrupt},
+		{name: "fio-output", text: "{\n  \"fio version\" : \"fio-3.33\",\n  \"jobs\" : []\n}\n", line: 1,
+			msg: "fio output, not a stortest baseline: import it first", kind: ErrCorrupt},
 		{name: "hist-count", text: replaceAfter(t, good, clatHist, firstBucket[0], fmt.Sprintf(`"%s": %s1`, firstBucket[1], firstBucket[2])),
 			line: lineOf(t, good, clatHist, `"hist"`), field: "dirs.read.clat.hist", msg: "buckets hold", kind: ErrCorrupt},
 		{name: "not-a-bucket", text: replaceAfter(t, good, clatHist, firstBucket[0], fmt.Sprintf(`"%s1": %s`, firstBucket[1], firstBucket[2])),

@@ -126,3 +126,48 @@ func TestHistoryAdd(t *testing.T) {
 	}
 	require.Equal(t, "TestA/sub%20x/randread-4k TestB/randread-4k", strings.Join(series, " "))
 }
+
+// history add refuses what holds no baseline, naming the path and why,
+// with exit 2, and then adds nothing, not even the good arguments before
+// the bad one: an empty directory, a directory named like a baseline
+// file (a directory all the same), a missing file, JSON that is not a
+// baseline, fio's own output.
+func TestHistoryAddRefuses(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	require.NoError(t, baselines.WriteFile(good, historyRun(r, 1, 4e5, "1.0")))
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.Mkdir(empty, 0o755))
+	xjson := filepath.Join(dir, "x.json")
+	require.NoError(t, os.Mkdir(xjson, 0o755))
+	other := filepath.Join(dir, "other.json")
+	require.NoError(t, os.WriteFile(other, []byte(`{"jobs": []}`+"\n"), 0o644))
+	fioOut := filepath.Join("..", "..", "testdata", "fio", "null.json")
+	cases := []struct {
+		name, arg, want string
+	}{
+		{"empty directory", empty, empty + ": a directory with no baselines under it"},
+		{"directory named x.json", xjson, xjson + ": a directory with no baselines under it"},
+		{"missing file", filepath.Join(dir, "missing.json"), filepath.Join(dir, "missing.json") + ": no such file or directory"},
+		{"not a baseline", other, other + `:1: no "schema" field: not a stortest baseline`},
+		{"fio output", fioOut, fioOut + ":1: fio output, not a stortest baseline: import it first (stortest baseline import-fio)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "history")
+			code, out, errOut := run(t, "history", "add", root, good, c.arg)
+			require.Equal(t, 2, code, "%s\n%s", out, errOut)
+			require.Contains(t, errOut, c.want)
+			require.Empty(t, out)
+			_, err := os.Stat(root)
+			require.ErrorIs(t, err, os.ErrNotExist, "history add of a bad argument wrote a history")
+		})
+	}
+	// A directory named x.json is a directory: its baselines are added.
+	require.NoError(t, baselines.WriteFile(filepath.Join(xjson, "TestX", "job.json"), historyRun(r, 2, 4e5, "1.0")))
+	root := t.TempDir()
+	code, out, errOut := run(t, "history", "add", root, xjson)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "added "+filepath.Join(root, "TestX", "randread-4k")+"/")
+}
