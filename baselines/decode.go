@@ -350,6 +350,9 @@ func (d *decoder) convert(f *fileJSON) (*Baseline, error) {
 		if err != nil {
 			return nil, err
 		}
+		if field, err := dir.inconsistent(b.Runtime); err != nil {
+			return nil, d.fail("dirs."+name+"."+field, "%v", err)
+		}
 		b.Dirs = append(b.Dirs, dir)
 	}
 	if len(b.Dirs) == 0 {

@@ -38,6 +38,24 @@ func replaceAfter(t *testing.T, text, after, old, new string) string {
 	return text[:start+i] + new + text[start+i+len(old):]
 }
 
+// replaceRegexpAfter replaces the first match of re after marker.
+func replaceRegexpAfter(t *testing.T, text, after, re, new string) string {
+	t.Helper()
+	start := strings.Index(text, after)
+	require.GreaterOrEqual(t, start, 0, "no %q", after)
+	loc := regexp.MustCompile(re).FindStringIndex(text[start:])
+	require.NotNil(t, loc, "no %s after %q", re, after)
+	return text[:start+loc[0]] + new + text[start+loc[1]:]
+}
+
+// iosOf is the read direction's I/O count in an encoded baseline.
+func iosOf(t *testing.T, text string) string {
+	t.Helper()
+	m := regexp.MustCompile(`"ios": (\d+)`).FindStringSubmatch(text[strings.Index(text, `"dirs"`):])
+	require.NotNil(t, m)
+	return m[1]
+}
+
 // Every kind of damage is reported with the file, the line and the field,
 // as ErrCorrupt (or ErrSchema), never as a panic or a wrong baseline.
 func TestDecodeErrors(t *testing.T) {
@@ -99,6 +117,14 @@ func TestDecodeErrors(t *testing.T) {
 			line: lineOf(t, good, "", `"runtime_ns"`), field: "runtime_ns", msg: "negative", kind: ErrCorrupt},
 		{name: "clat-mean-in-schema-1", text: strings.Replace(good, `"schema": 3`, `"schema": 1`, 1),
 			line: lineOf(t, good, `"seconds"`, `{"t_ns":`), field: "seconds.0", msg: "clat_mean is not in schema 1", kind: ErrCorrupt},
+		// Throughput its totals contradict: no run falls below iops 0,
+		// and a diff against it is a change from 0.
+		{name: "iops-zero-with-ios", text: replaceRegexpAfter(t, good, `"dirs"`, `"iops": [0-9.e+]+`, `"iops": 0`),
+			line: lineOf(t, good, `"dirs"`, `"iops": `), field: "dirs.read.iops", msg: "0 with " + iosOf(t, good) + " I/Os in ", kind: ErrCorrupt},
+		{name: "bw-zero-with-bytes", text: replaceRegexpAfter(t, good, `"dirs"`, `"bw": [0-9.e+]+`, `"bw": 0`),
+			line: lineOf(t, good, `"dirs"`, `"bw": `), field: "dirs.read.bw", msg: "bytes in ", kind: ErrCorrupt},
+		{name: "iops-without-ios", text: replaceRegexpAfter(t, good, `"dirs"`, `"ios": \d+`, `"ios": 0`),
+			line: lineOf(t, good, `"dirs"`, `"iops": `), field: "dirs.read.iops", msg: "with no I/Os", kind: ErrCorrupt},
 		{name: "bad-created", text: regexp.MustCompile(`"created": "[^"]+"`).ReplaceAllString(good, `"created": "yesterday"`),
 			line: lineOf(t, good, "", `"created"`), field: "created", msg: "not an RFC 3339 time", kind: ErrCorrupt},
 	} {
