@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -170,4 +171,26 @@ func TestHistoryAddRefuses(t *testing.T) {
 	code, out, errOut := run(t, "history", "add", root, xjson)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "added "+filepath.Join(root, "TestX", "randread-4k")+"/")
+}
+
+// baseline diff and history add refuse a baseline whose IOPS its I/O
+// count contradicts (iops 0 over thousands of I/Os), naming the file,
+// line and field; a diff against it printed "++Inf%".
+func TestBaselineInconsistentIOPS(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	require.NoError(t, baselines.WriteFile(good, historyRun(r, 1, 4e5, "1.0")))
+	data, err := os.ReadFile(good)
+	require.NoError(t, err)
+	re := regexp.MustCompile(`("dirs": \{\s*"read": \{[^{]*?"iops": )[0-9.e+]+`)
+	require.True(t, re.Match(data))
+	zero := filepath.Join(dir, "zero.json")
+	require.NoError(t, os.WriteFile(zero, re.ReplaceAll(data, []byte("${1}0")), 0o644))
+	for _, args := range [][]string{{"baseline", "diff", zero, good}, {"baseline", "diff", good, zero}, {"history", "add", t.TempDir(), zero}} {
+		code, out, errOut := run(t, args...)
+		require.Equal(t, 2, code, "%v: %s\n%s", args, out, errOut)
+		require.Regexp(t, regexp.QuoteMeta(zero)+`:\d+: dirs\.read\.iops: 0 with 3000000 I/Os in 1m0s`, errOut, "%v", args)
+		require.NotContains(t, out+errOut, "Inf%")
+	}
 }
