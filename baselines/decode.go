@@ -263,6 +263,10 @@ func decode(data []byte, name string) (*Baseline, error) {
 		Fio    json.RawMessage `json:"fio version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
+		if line := secondBaseline(data); line > 0 {
+			return nil, &Error{File: name, Line: line, Kind: ErrCorrupt,
+				Err: errors.New("a second baseline after the first: a file holds one (baseline import-fio prints each job's, --out DIR writes them apart)")}
+		}
 		return nil, d.jsonError(err, "", 0)
 	}
 	if head.Schema == nil && head.Fio != nil {
@@ -672,6 +676,26 @@ func (d *decoder) second(path string, raw map[string]json.RawMessage) (Second, e
 }
 
 // lineAt returns the 1-based line of byte offset off.
+// secondBaseline returns the line where a second baseline starts after
+// a first whole JSON value (what baseline import-fio prints for several
+// jobs, saved to one file), or 0 when data is not that.
+func secondBaseline(data []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var first json.RawMessage
+	if dec.Decode(&first) != nil {
+		return 0
+	}
+	off := int(dec.InputOffset())
+	var next struct {
+		Schema json.RawMessage `json:"schema"`
+	}
+	if dec.Decode(&next) != nil || next.Schema == nil {
+		return 0
+	}
+	rest := data[off:]
+	return lineAt(data, off+len(rest)-len(bytes.TrimLeft(rest, " \t\r\n")))
+}
+
 func lineAt(data []byte, off int) int {
 	off = max(0, min(off, len(data)))
 	return 1 + bytes.Count(data[:off], []byte{'\n'})

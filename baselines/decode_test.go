@@ -113,6 +113,7 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "map-value-type", text: strings.Replace(good, `"ios": `, `"ios": -`, 1),
 			line: lineOf(t, good, "", `"ios": `), field: "dirs.read.ios", msg: "want uint64, got number -", kind: ErrCorrupt},
 		{name: "trailing-data", text: good + "{}\n", line: lines + 1, msg: "after top-level value", kind: ErrCorrupt},
+		{name: "two-baselines", text: good + good, line: lines + 1, msg: "a second baseline after the first: a file holds one", kind: ErrCorrupt},
 		{name: "negative-runtime", text: regexp.MustCompile(`"runtime_ns": \d+`).ReplaceAllString(good, `"runtime_ns": -5`),
 			line: lineOf(t, good, "", `"runtime_ns"`), field: "runtime_ns", msg: "negative", kind: ErrCorrupt},
 		{name: "clat-mean-in-schema-1", text: strings.Replace(good, `"schema": 3`, `"schema": 1`, 1),

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,11 @@ func TestHistoryAddRefuses(t *testing.T) {
 	other := filepath.Join(dir, "other.json")
 	require.NoError(t, os.WriteFile(other, []byte(`{"jobs": []}`+"\n"), 0o644))
 	fioOut := filepath.Join("..", "..", "testdata", "fio", "null.json")
+	// baseline import-fio prints a baseline per job: two saved to one file.
+	code, printed, stderr := run(t, "baseline", "import-fio", filepath.Join("..", "..", "testdata", "fio", "two-jobs.json"))
+	require.Equal(t, 0, code, stderr)
+	imported := filepath.Join(dir, "imported.json")
+	require.NoError(t, os.WriteFile(imported, []byte(printed), 0o644))
 	cases := []struct {
 		name, arg, want string
 	}{
@@ -153,6 +159,8 @@ func TestHistoryAddRefuses(t *testing.T) {
 		{"missing file", filepath.Join(dir, "missing.json"), filepath.Join(dir, "missing.json") + ": no such file or directory"},
 		{"not a baseline", other, other + `:1: no "schema" field: not a stortest baseline`},
 		{"fio output", fioOut, fioOut + ":1: fio output, not a stortest baseline: import it first (stortest baseline import-fio)"},
+		{"import-fio's output of two jobs", imported, imported + ":" + strconv.Itoa(strings.Count(printed[:strings.Index(printed, "}\n{")], "\n")+2) +
+			": a second baseline after the first: a file holds one (baseline import-fio prints each job's, --out DIR writes them apart)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
