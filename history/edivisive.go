@@ -91,7 +91,9 @@ type Split struct {
 // to the segment's least value, so that identical values are all at
 // distance 0 and Q̂ is 0, and a segment whose Q̂ is nowhere above 0 has
 // no candidate. Student's t is taken beyond Resolution (see there), so
-// that values which differ by rounding alone have no change point.
+// that values which differ by rounding alone have no change point, and a
+// side without spread (ties: a percentile that stayed in one histogram
+// bin) lends the pooled variance no degrees of freedom.
 //
 // For a segment Z[s:e), the candidate split τ maximises
 //
@@ -346,7 +348,8 @@ func qhat(m, k int, wl, wr, w float64) float64 {
 // difference beyond the resolution. Means that differ by no more than
 // the resolution give t = 0 and p = 1; a pooled spread below it counts
 // as the resolution, so constant sides that differ by more give a t as
-// large as the difference says and p near 0.
+// large as the difference says and p near 0. When one side has spread
+// and the other none, the variance is the first's alone.
 func (c SplitConfig) tTest(a, b []float64) (t, p float64) {
 	ma, va := meanVar(a)
 	mb, vb := meanVar(b)
@@ -361,7 +364,21 @@ func (c SplitConfig) tTest(a, b []float64) (t, p float64) {
 	if !(beyond > 0) { // NaN or ±Inf values included
 		return 0, 1
 	}
-	pooled := max(((na-1)*va+(nb-1)*vb)/df, res*res)
+	// A side without spread (within the resolution) is ties, not a
+	// measure of small noise: a figure of few values (a percentile's
+	// histogram bin) is constant over a few runs by chance, and the
+	// search picks the split that makes a side so. Its degrees of freedom
+	// would dilute the other side's variance; the spread is that side's.
+	var pooled float64
+	switch spreadA, spreadB := va > res*res, vb > res*res; {
+	case spreadA == spreadB:
+		pooled = ((na-1)*va + (nb-1)*vb) / df
+	case spreadA:
+		pooled, df = va, na-1
+	default:
+		pooled, df = vb, nb-1
+	}
+	pooled = max(pooled, res*res)
 	se := math.Sqrt(pooled * (1/na + 1/nb))
 	if se == 0 || math.IsNaN(se) {
 		return math.Copysign(math.Inf(1), d), 0

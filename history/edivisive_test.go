@@ -286,6 +286,18 @@ func TestSplitFindsStepsWithoutNoise(t *testing.T) {
 		{"log constant 296960 -> 329728", mk(60, 40, level(math.Log(296960), math.Log(329728))), 40},
 		{"constant step of a millionth", mk(60, 20, level(math.Log(138553.46), math.Log(138553.46*(1+1e-6)))), 20},
 		{"constant 400 runs", mk(400, 250, level(1, 2)), 250},
+		{"constant, then mostly the next bin", mk(60, 40, func(_ int, a bool) float64 {
+			if a && r.IntN(10) > 0 {
+				return math.Log(301056)
+			}
+			return math.Log(296960)
+		}), 40},
+		{"constant, then the next bin but one run", mk(60, 40, func(i int, a bool) float64 {
+			if a && i != 50 {
+				return math.Log(301056)
+			}
+			return math.Log(296960)
+		}), 40},
 		{"two tied values, their mix shifts", mk(60, 30, func(_ int, a bool) float64 {
 			// p99 from a histogram: one of two bins, the upper one
 			// mostly after the step.
@@ -310,8 +322,9 @@ func TestSplitFindsStepsWithoutNoise(t *testing.T) {
 // Integer figures with few distinct values (percentiles from histogram
 // bins) tie heavily; without a change they must not give change points
 // more often than Gaussian noise does (the search picks the best split
-// of each segment, so more than alpha of those), and series of one value
-// but for a rare run, whose segments are often constant, less often.
+// of each segment, so more than alpha of those), series of one value but
+// for a rare run included, whose segments are often constant: such a
+// side's zero variance is ties, not small noise.
 func TestSplitHeavyTiesNoFalseChange(t *testing.T) {
 	const trials, n = 2000, 60
 	bins := []float64{math.Log(296960), math.Log(301056), math.Log(305152)}
@@ -340,15 +353,12 @@ func TestSplitHeavyTiesNoFalseChange(t *testing.T) {
 		}
 		t.Logf("%s: a change point in %d of %d unchanged series", kind.name, falses[k], trials)
 	}
+	// No more often than Gaussian noise, give or take the count's own
+	// sampling error (about √35 of 35).
 	ref := falses[0]
-	for k, kind := range kinds[1:4] {
-		if falses[k+1] > 2*ref {
-			t.Errorf("%s: change points in %d of %d unchanged series, Gaussian noise %d: want at most twice that", kind.name, falses[k+1], trials, ref)
-		}
-	}
-	for k, kind := range kinds[4:] {
-		if falses[k+4] > ref {
-			t.Errorf("%s: change points in %d of %d unchanged series, Gaussian noise %d: want no more", kind.name, falses[k+4], trials, ref)
+	for k, kind := range kinds[1:] {
+		if falses[k+1] > ref*5/4 {
+			t.Errorf("%s: change points in %d of %d unchanged series, Gaussian noise %d: want no more", kind.name, falses[k+1], trials, ref)
 		}
 	}
 }
