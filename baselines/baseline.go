@@ -143,6 +143,37 @@ type Dir struct {
 	Slat, Clat, Lat *Stat
 }
 
+// inconsistent says what of a direction's throughput its totals over
+// runtime contradict: the field ("iops" or "bw") and why, or "" and nil.
+// Throughput is its totals over the run's runtime (IOs/runtime natively;
+// fio's divides by the direction's own runtime, rounded up to whole ms,
+// which is not above the job's), so that
+//
+//   - without I/O (or bytes) there is no IOPS (or bandwidth), and
+//   - at least one I/O (byte) a second is a non-zero IOPS (bandwidth),
+//     however the writer rounded it (fio prints bw_bytes in whole bytes
+//     a second, so fewer bytes than seconds may print as 0); a runtime of
+//     0 says nothing (stortest's JSON once recorded runs under 1 ms so).
+//
+// A baseline that breaks them (iops 0 over 35,749 I/Os in a minute)
+// would be a level no run can fall below, or a change from 0.
+func (d *Dir) inconsistent(runtime time.Duration) (field string, err error) {
+	sec := runtime.Seconds()
+	for _, x := range []struct {
+		field, what string
+		total       uint64
+		rate        float64
+	}{{"iops", "I/Os", d.IOs, d.IOPS}, {"bw", "bytes", d.Bytes, d.BW}} {
+		switch {
+		case x.total == 0 && x.rate != 0:
+			return x.field, fmt.Errorf("%v with no %s", x.rate, x.what)
+		case x.rate == 0 && x.total > 0 && sec > 0 && float64(x.total) >= sec:
+			return x.field, fmt.Errorf("0 with %d %s in %v", x.total, x.what, runtime)
+		}
+	}
+	return "", nil
+}
+
 // Moments summarise a series of per-second samples.
 type Moments struct {
 	N                      int

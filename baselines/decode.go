@@ -260,9 +260,18 @@ func decode(data []byte, name string) (*Baseline, error) {
 	// unknown fields it probably has.
 	var head struct {
 		Schema json.RawMessage `json:"schema"`
+		Fio    json.RawMessage `json:"fio version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
+		if line := secondBaseline(data); line > 0 {
+			return nil, &Error{File: name, Line: line, Kind: ErrCorrupt,
+				Err: errors.New("a second baseline after the first: a file holds one (baseline import-fio prints each job's, --out DIR writes them apart)")}
+		}
 		return nil, d.jsonError(err, "", 0)
+	}
+	if head.Schema == nil && head.Fio != nil {
+		return nil, &Error{File: name, Line: 1, Kind: ErrCorrupt,
+			Err: errors.New("fio output, not a stortest baseline: import it first (stortest baseline import-fio)")}
 	}
 	if head.Schema == nil {
 		return nil, &Error{File: name, Line: 1, Kind: ErrCorrupt, Err: errors.New(`no "schema" field: not a stortest baseline`)}
@@ -344,6 +353,9 @@ func (d *decoder) convert(f *fileJSON) (*Baseline, error) {
 		dir, err := d.dir("dirs."+name, name, dj)
 		if err != nil {
 			return nil, err
+		}
+		if field, err := dir.inconsistent(b.Runtime); err != nil {
+			return nil, d.fail("dirs."+name+"."+field, "%v", err)
 		}
 		b.Dirs = append(b.Dirs, dir)
 	}
@@ -664,6 +676,26 @@ func (d *decoder) second(path string, raw map[string]json.RawMessage) (Second, e
 }
 
 // lineAt returns the 1-based line of byte offset off.
+// secondBaseline returns the line where a second baseline starts after
+// a first whole JSON value (what baseline import-fio prints for several
+// jobs, saved to one file), or 0 when data is not that.
+func secondBaseline(data []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var first json.RawMessage
+	if dec.Decode(&first) != nil {
+		return 0
+	}
+	off := int(dec.InputOffset())
+	var next struct {
+		Schema json.RawMessage `json:"schema"`
+	}
+	if dec.Decode(&next) != nil || next.Schema == nil {
+		return 0
+	}
+	rest := data[off:]
+	return lineAt(data, off+len(rest)-len(bytes.TrimLeft(rest, " \t\r\n")))
+}
+
 func lineAt(data []byte, off int) int {
 	off = max(0, min(off, len(data)))
 	return 1 + bytes.Count(data[:off], []byte{'\n'})

@@ -38,6 +38,24 @@ func replaceAfter(t *testing.T, text, after, old, new string) string {
 	return text[:start+i] + new + text[start+i+len(old):]
 }
 
+// replaceRegexpAfter replaces the first match of re after marker.
+func replaceRegexpAfter(t *testing.T, text, after, re, new string) string {
+	t.Helper()
+	start := strings.Index(text, after)
+	require.GreaterOrEqual(t, start, 0, "no %q", after)
+	loc := regexp.MustCompile(re).FindStringIndex(text[start:])
+	require.NotNil(t, loc, "no %s after %q", re, after)
+	return text[:start+loc[0]] + new + text[start+loc[1]:]
+}
+
+// iosOf is the read direction's I/O count in an encoded baseline.
+func iosOf(t *testing.T, text string) string {
+	t.Helper()
+	m := regexp.MustCompile(`"ios": (\d+)`).FindStringSubmatch(text[strings.Index(text, `"dirs"`):])
+	require.NotNil(t, m)
+	return m[1]
+}
+
 // Every kind of damage is reported with the file, the line and the field,
 // as ErrCorrupt (or ErrSchema), never as a panic or a wrong baseline.
 func TestDecodeErrors(t *testing.T) {
@@ -76,6 +94,8 @@ func TestDecodeErrors(t *testing.T) {
 			msg: "0 is not a schema version", kind: ErrCorrupt},
 		{name: "schema-missing", text: strings.Replace(good, `"schema": 3,`, "", 1), line: 1,
 			msg: "not a stortest baseline", kind: ErrCorrupt},
+		{name: "fio-output", text: "{\n  \"fio version\" : \"fio-3.33\",\n  \"jobs\" : []\n}\n", line: 1,
+			msg: "fio output, not a stortest baseline: import it first", kind: ErrCorrupt},
 		{name: "hist-count", text: replaceAfter(t, good, clatHist, firstBucket[0], fmt.Sprintf(`"%s": %s1`, firstBucket[1], firstBucket[2])),
 			line: lineOf(t, good, clatHist, `"hist"`), field: "dirs.read.clat.hist", msg: "buckets hold", kind: ErrCorrupt},
 		{name: "not-a-bucket", text: replaceAfter(t, good, clatHist, firstBucket[0], fmt.Sprintf(`"%s1": %s`, firstBucket[1], firstBucket[2])),
@@ -93,10 +113,19 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "map-value-type", text: strings.Replace(good, `"ios": `, `"ios": -`, 1),
 			line: lineOf(t, good, "", `"ios": `), field: "dirs.read.ios", msg: "want uint64, got number -", kind: ErrCorrupt},
 		{name: "trailing-data", text: good + "{}\n", line: lines + 1, msg: "after top-level value", kind: ErrCorrupt},
+		{name: "two-baselines", text: good + good, line: lines + 1, msg: "a second baseline after the first: a file holds one", kind: ErrCorrupt},
 		{name: "negative-runtime", text: regexp.MustCompile(`"runtime_ns": \d+`).ReplaceAllString(good, `"runtime_ns": -5`),
 			line: lineOf(t, good, "", `"runtime_ns"`), field: "runtime_ns", msg: "negative", kind: ErrCorrupt},
 		{name: "clat-mean-in-schema-1", text: strings.Replace(good, `"schema": 3`, `"schema": 1`, 1),
 			line: lineOf(t, good, `"seconds"`, `{"t_ns":`), field: "seconds.0", msg: "clat_mean is not in schema 1", kind: ErrCorrupt},
+		// Throughput its totals contradict: no run falls below iops 0,
+		// and a diff against it is a change from 0.
+		{name: "iops-zero-with-ios", text: replaceRegexpAfter(t, good, `"dirs"`, `"iops": [0-9.e+]+`, `"iops": 0`),
+			line: lineOf(t, good, `"dirs"`, `"iops": `), field: "dirs.read.iops", msg: "0 with " + iosOf(t, good) + " I/Os in ", kind: ErrCorrupt},
+		{name: "bw-zero-with-bytes", text: replaceRegexpAfter(t, good, `"dirs"`, `"bw": [0-9.e+]+`, `"bw": 0`),
+			line: lineOf(t, good, `"dirs"`, `"bw": `), field: "dirs.read.bw", msg: "bytes in ", kind: ErrCorrupt},
+		{name: "iops-without-ios", text: replaceRegexpAfter(t, good, `"dirs"`, `"ios": \d+`, `"ios": 0`),
+			line: lineOf(t, good, `"dirs"`, `"iops": `), field: "dirs.read.iops", msg: "with no I/Os", kind: ErrCorrupt},
 		{name: "bad-created", text: regexp.MustCompile(`"created": "[^"]+"`).ReplaceAllString(good, `"created": "yesterday"`),
 			line: lineOf(t, good, "", `"created"`), field: "created", msg: "not an RFC 3339 time", kind: ErrCorrupt},
 	} {

@@ -87,7 +87,9 @@
 // *Error names the file, line and field ("base.json:36: dirs.read.ios:
 // want uint64, got number -754"), ErrCorrupt for damage, truncation and
 // inconsistency (histogram counts against N, percentile order, bucket
-// values), ErrSchema for another schema version with what to do about it.
+// values, throughput its totals contradict: iops 0 over at least an I/O
+// a second of the runtime, iops without I/Os, and so for bw and bytes),
+// ErrSchema for another schema version with what to do about it.
 //
 // # In a test
 //

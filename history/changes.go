@@ -247,6 +247,10 @@ func Changes(entries []Entry, cfg Config) (Report, error) {
 		if cfg.MinChange > 0 {
 			split.MinChange = math.Log1p(cfg.MinChange)
 		}
+		// The values are logs: a value's own rounding is an absolute
+		// 2^-32 of them, which the log of a value near 1 is too small
+		// to scale to.
+		split.Resolution = max(split.Resolution, roundingRel)
 		for _, m := range ms {
 			sr.Metrics = append(sr.Metrics, metricChanges(pts, m, split, cfg))
 		}

@@ -3,8 +3,11 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"stortest.dev/baselines"
 
 	"stortest.dev/regress"
 )
@@ -223,5 +226,31 @@ func TestChangesMinChange(t *testing.T) {
 	}
 	if c := big.Series[0].Metrics[0].Changes; len(c) != 0 {
 		t.Errorf("changes %+v with MinChange 5%%, want none", c)
+	}
+}
+
+// The same baseline added 60 or 400 times is a history without a
+// change: every metric of every run is the same value, and none may
+// report a change point (it reported read.clat.mean changing by +0.0%
+// with p 4.6e-09, and at 400 runs p down to 8.9e-58).
+func TestChangesIdenticalRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{60, 400} {
+		for trial := range 5 {
+			b := simRun(r, 1, 400e3*(1+0.1*r.NormFloat64()), 0.05, "1.0")
+			bs := make([]*baselines.Baseline, n)
+			for i := range bs {
+				bs[i] = b
+			}
+			rep, err := Changes(entries(bs), Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range rep.Series[0].Metrics {
+				for _, c := range m.Changes {
+					t.Errorf("%d identical runs, trial %d: %s", n, trial, c.Line(m))
+				}
+			}
+		}
 	}
 }

@@ -22,6 +22,13 @@ const (
 	DefaultMinSize = 3
 )
 
+// roundingRel is the relative difference within which two values are
+// one figure rounded differently: 2^-32 (2.3e-10, 2^20 units in the last
+// place), above the rounding of a mean summed in float64 over a million
+// figures in any order ((n-1)·2^-53 of the sum for n terms), far below
+// any change a storage device shows.
+const roundingRel = 0x1p-32
+
 // SplitConfig configures Split. The zero value is the defaults.
 type SplitConfig struct {
 	// Alpha is the two-sided p-value below which a candidate is a change
@@ -36,6 +43,22 @@ type SplitConfig struct {
 	// significant. 0 keeps every significant change (Otava's
 	// min_magnitude, as a difference of logs).
 	MinChange float64
+	// Resolution is the smallest difference of values that is more than
+	// rounding, in the series' units; it is at least 2^-32 of the
+	// largest magnitude of the values compared, which 0 leaves it at.
+	// Segments whose means differ by no more than it do not differ, and
+	// a spread below it counts as it: runs that differ by rounding alone
+	// (the same baseline added again, a mean summed in another order)
+	// have means an ulp apart over a variance of an ulp², which
+	// Student's t finds significant, and more so the more runs agree.
+	// Changes sets it to 2^-32 for its log values, the rounding of the
+	// values themselves, which the log of a value near 1 cannot show.
+	Resolution float64
+}
+
+// resolution is the Resolution for values of magnitude up to scale.
+func (c SplitConfig) resolution(scale float64) float64 {
+	return max(c.Resolution, roundingRel*scale)
 }
 
 func (c SplitConfig) withDefaults() SplitConfig {
@@ -63,6 +86,14 @@ type Split struct {
 // and James, 2014, with α = 1) and Student's t-test in place of their
 // permutation test (as Hunter and Apache Otava do, which makes the result
 // deterministic and cheap).
+//
+// Ties are exact: the distances are summed from each point's difference
+// to the segment's least value, so that identical values are all at
+// distance 0 and Q̂ is 0, and a segment whose Q̂ is nowhere above 0 has
+// no candidate. Student's t is taken beyond Resolution (see there), so
+// that values which differ by rounding alone have no change point, and a
+// side without spread (ties: a percentile that stayed in one histogram
+// bin) lends the pooled variance no degrees of freedom.
 //
 // For a segment Z[s:e), the candidate split τ maximises
 //
@@ -121,7 +152,7 @@ func (c SplitConfig) Split(xs []float64) []Split {
 			if i+1 < len(cps) {
 				hi = cps[i+1]
 			}
-			if _, p := tTest(xs[lo:cp], xs[cp:hi]); !c.holds(xs[lo:cp], xs[cp:hi]) && (worst < 0 || p > worstP) {
+			if _, p := c.tTest(xs[lo:cp], xs[cp:hi]); !c.holds(xs[lo:cp], xs[cp:hi]) && (worst < 0 || p > worstP) {
 				worst, worstP = i, p
 			}
 		}
@@ -139,7 +170,7 @@ func (c SplitConfig) Split(xs []float64) []Split {
 		if i+1 < len(cps) {
 			hi = cps[i+1]
 		}
-		t, p := tTest(xs[lo:cp], xs[cp:hi])
+		t, p := c.tTest(xs[lo:cp], xs[cp:hi])
 		out[i] = Split{Index: cp, Q: s.q(lo, hi, cp), P: p, T: t}
 	}
 	return out
@@ -148,7 +179,7 @@ func (c SplitConfig) Split(xs []float64) []Split {
 // holds reports whether a and b differ: Student's t with p < Alpha, by
 // at least MinChange.
 func (c SplitConfig) holds(a, b []float64) bool {
-	if _, p := tTest(a, b); !(p < c.Alpha) {
+	if _, p := c.tTest(a, b); !(p < c.Alpha) {
 		return false
 	}
 	if c.MinChange > 0 {
@@ -168,6 +199,7 @@ type splitter struct {
 	cnt         []float64 // Fenwick tree of counts by rank
 	sum         []float64 // Fenwick tree of values by rank
 	pre, suf    []float64 // within sums of each prefix and suffix
+	least       float64   // the segment's least value, subtracted from each
 	segLo, segN int       // the segment the ranks and sums are for
 }
 
@@ -214,6 +246,9 @@ func (s *splitter) prepare(lo, hi int) {
 		r := 0
 		for _, i := range s.all {
 			if i >= lo && i < hi {
+				if r == 0 {
+					s.least = s.xs[i]
+				}
 				r++
 				s.rank[i-lo] = r // Fenwick trees count from 1
 			}
@@ -227,6 +262,7 @@ func (s *splitter) prepare(lo, hi int) {
 		for r, i := range order {
 			s.rank[i] = r + 1
 		}
+		s.least = seg[order[0]]
 	}
 	s.scan(seg, s.pre[:n+1], func(i int) int { return i })
 	s.scan(seg, s.suf[:n+1], func(i int) int { return n - 1 - i })
@@ -234,7 +270,10 @@ func (s *splitter) prepare(lo, hi int) {
 }
 
 // scan adds the points of seg in the order at(0), at(1)... and records
-// in out[j] the within sum of the first j added.
+// in out[j] the within sum of the first j added. It sums each point's
+// excess over the segment's least value, which the distances do not
+// change: tied values add exactly 0, where their own sums would leave
+// rounding that makes Q̂ of identical values pick a split at random.
 func (s *splitter) scan(seg []float64, out []float64, at func(int) int) {
 	n := len(seg)
 	clear(s.cnt[:n+1])
@@ -242,7 +281,7 @@ func (s *splitter) scan(seg []float64, out []float64, at func(int) int) {
 	var total, w float64
 	for j := range n {
 		i := at(j)
-		x, r := seg[i], s.rank[i]
+		x, r := seg[i]-s.least, s.rank[i]
 		var cLess, sLess float64
 		for k := r - 1; k > 0; k -= k & -k {
 			cLess += s.cnt[k]
@@ -268,7 +307,9 @@ func (s *splitter) q(lo, hi, tau int) float64 {
 }
 
 // best returns the split of xs[lo:hi] with the largest Q̂ leaving at
-// least minSize points on each side, or -1 when there is none.
+// least minSize points on each side, or -1 when there is none or no Q̂
+// is above 0 (the sides are no farther apart than within: identical
+// values have Q̂ 0 everywhere).
 func (s *splitter) best(lo, hi, minSize int) (int, float64) {
 	n := hi - lo
 	if n < 2*minSize {
@@ -280,6 +321,9 @@ func (s *splitter) best(lo, hi, minSize int) (int, float64) {
 		if q := qhat(m, n-m, s.pre[m], s.suf[n-m], s.pre[n]); q > bestQ {
 			bestTau, bestQ = lo+m, q
 		}
+	}
+	if !(bestQ > 0) {
+		return -1, 0
 	}
 	return bestTau, bestQ
 }
@@ -300,9 +344,13 @@ func qhat(m, k int, wl, wr, w float64) float64 {
 }
 
 // tTest is Student's two-sample t-test with pooled variance: t (positive
-// when b's mean is above a's) and its two-sided p-value. Identical
-// constant sides that differ give p = 0; sides that agree give p = 1.
-func tTest(a, b []float64) (t, p float64) {
+// when b's mean is above a's) and its two-sided p-value, both of the
+// difference beyond the resolution. Means that differ by no more than
+// the resolution give t = 0 and p = 1; a pooled spread below it counts
+// as the resolution, so constant sides that differ by more give a t as
+// large as the difference says and p near 0. When one side has spread
+// and the other none, the variance is the first's alone.
+func (c SplitConfig) tTest(a, b []float64) (t, p float64) {
 	ma, va := meanVar(a)
 	mb, vb := meanVar(b)
 	na, nb := float64(len(a)), float64(len(b))
@@ -310,34 +358,75 @@ func tTest(a, b []float64) (t, p float64) {
 	if df < 1 {
 		return 0, 1
 	}
-	pooled := ((na-1)*va + (nb-1)*vb) / df
-	se := math.Sqrt(pooled * (1/na + 1/nb))
+	res := c.resolution(max(maxAbs(a), maxAbs(b)))
 	d := mb - ma
+	beyond := math.Abs(d) - res
+	if !(beyond > 0) { // NaN or ±Inf values included
+		return 0, 1
+	}
+	// A side without spread (within the resolution) is ties, not a
+	// measure of small noise: a figure of few values (a percentile's
+	// histogram bin) is constant over a few runs by chance, and the
+	// search picks the split that makes a side so. Its degrees of freedom
+	// would dilute the other side's variance; the spread is that side's.
+	var pooled float64
+	switch spreadA, spreadB := va > res*res, vb > res*res; {
+	case spreadA == spreadB:
+		pooled = ((na-1)*va + (nb-1)*vb) / df
+	case spreadA:
+		pooled, df = va, na-1
+	default:
+		pooled, df = vb, nb-1
+	}
+	pooled = max(pooled, res*res)
+	se := math.Sqrt(pooled * (1/na + 1/nb))
 	if se == 0 || math.IsNaN(se) {
-		if d == 0 {
-			return 0, 1
-		}
 		return math.Copysign(math.Inf(1), d), 0
 	}
-	t = d / se
+	t = math.Copysign(beyond/se, d)
 	p = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
 	return t, p
 }
 
-// meanVar returns the mean and the sample variance (n-1) of xs.
+// meanVar returns the mean and the sample variance (n-1) of xs. It sums
+// the differences from the first value, corrected by their own sum, so
+// that identical values have exactly their value as mean and 0 as
+// variance, and values an ulp apart a variance of ulps², not of the
+// rounding of a sum of the values themselves.
 func meanVar(xs []float64) (mean, variance float64) {
 	if len(xs) == 0 {
 		return math.NaN(), math.NaN()
 	}
+	n := float64(len(xs))
+	ref := xs[0]
+	var s float64
 	for _, x := range xs {
-		mean += x
+		s += x - ref
 	}
-	mean /= float64(len(xs))
+	mean = ref + s/n
+	if math.IsInf(s, 0) { // differences beyond float64's range
+		mean = 0
+		for _, x := range xs {
+			mean += x / n
+		}
+	}
 	if len(xs) < 2 {
 		return mean, 0
 	}
+	var ss, c float64
 	for _, x := range xs {
-		variance += (x - mean) * (x - mean)
+		d := x - mean
+		ss += d * d
+		c += d
 	}
-	return mean, variance / float64(len(xs)-1)
+	return mean, max(ss-c*c/n, 0) / (n - 1)
+}
+
+// maxAbs is the largest magnitude in xs.
+func maxAbs(xs []float64) float64 {
+	m := 0.0
+	for _, x := range xs {
+		m = max(m, math.Abs(x))
+	}
+	return m
 }

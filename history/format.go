@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -53,13 +52,9 @@ func (c Change) what() string {
 	return s
 }
 
-// pct prints a ratio as a signed percentage: "+20.4%", "-3.1%".
-func pct(r float64) string {
-	if math.IsInf(r, 0) || math.IsNaN(r) {
-		return "?"
-	}
-	return fmt.Sprintf("%+.1f%%", (r-1)*100)
-}
+// pct prints a ratio as a signed percentage: "+20.4%", "-3.1%", or in
+// words what is none ("from 0"), as every report does.
+func pct(r float64) string { return regress.FormatChange(r - 1) }
 
 func confPct(c float64) string { return strconv.FormatFloat(c*100, 'f', -1, 64) + "%" }
 

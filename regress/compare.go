@@ -910,7 +910,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		byRuns = nearByRuns
 	case worse(far) && beyond(far) && halfWidth > tolWidth:
 		f.Reason = fmt.Sprintf("%s: inconclusive: too noisy: the %s interval reaches %s, its spread is wider than %s",
-			head(f), confidencePct(c.cfg.Confidence), signedPct(far-1), tolText)
+			head(f), confidencePct(c.cfg.Confidence), FormatChange(far-1), tolText)
 		spread, margin = halfWidth, tolWidth
 	default:
 		f.Verdict = Pass
@@ -1030,27 +1030,13 @@ func head(f *Finding) string {
 		base = fmt.Sprintf("baseline (%d runs)", f.Runs)
 	}
 	fmt.Fprintf(&b, "%s %s vs %s %s (", label(f.Metric), f.Unit.format(f.Current), base, f.Unit.format(f.Base))
-	if math.IsInf(f.Ratio, 0) || math.IsNaN(f.Ratio) {
-		b.WriteString("from 0")
-	} else {
-		b.WriteString(signedPct(f.Ratio - 1))
-	}
-	if f.Interval != nil {
-		fmt.Fprintf(&b, ", %s CI %s..%s", confidencePct(f.Confidence), signedPct(f.Interval.Low-1), signedPct(f.Interval.High-1))
+	change, ci := f.ChangeText()
+	b.WriteString(change)
+	if ci != "" {
+		fmt.Fprintf(&b, ", %s CI %s", confidencePct(f.Confidence), ci)
 	}
 	b.WriteString(")")
 	return b.String()
-}
-
-func signedPct(x float64) string {
-	s := strconv.FormatFloat(100*x, 'f', 1, 64)
-	if s == "-0.0" {
-		s = "0.0"
-	}
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
-	}
-	return s + "%"
 }
 
 func confidencePct(c float64) string { return trimPercent(100*c) + "%" }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -11,17 +13,46 @@ import (
 // cells returns a finding's table row: metric, baseline, current, change,
 // interval, verdict.
 func (f Finding) cells() [6]string {
-	change, ci := "from 0", "-"
-	if !isInfOrNaN(f.Ratio) {
-		change = signedPct(f.Ratio - 1)
-	}
-	if f.Interval != nil {
-		ci = signedPct(f.Interval.Low-1) + ".." + signedPct(f.Interval.High-1)
+	change, ci := f.ChangeText()
+	if ci == "" {
+		ci = "-"
 	}
 	return [6]string{f.Metric, f.Unit.format(f.Base), f.Unit.format(f.Current), change, ci, f.Verdict.String()}
 }
 
-func isInfOrNaN(x float64) bool { return x-x != 0 }
+// FormatChange prints a relative change (a ratio less 1: 0.217) for
+// people, signed with one decimal: "+21.7%", "-5.0%", "+0.0%" (not
+// "-0.0%"). Every change a report prints comes through it, so that none
+// prints "+Inf%" or "NaN%": a change from 0 (an infinite ratio) is said
+// in words, "from 0", and one that is no number (0 against 0) "n/a".
+func FormatChange(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "from 0"
+	case math.IsNaN(x) || math.IsInf(x, -1):
+		return "n/a"
+	}
+	s := strconv.FormatFloat(100*x, 'f', 1, 64)
+	if s == "-0.0" {
+		s = "0.0"
+	}
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s + "%"
+}
+
+// ChangeText is a finding's change and interval as FormatChange prints
+// them: "+21.7%" and "+17.9%..+25.6%". The interval is "" when there is
+// none or an end is not a number to print (the change from a baseline
+// of 0 has no interval to speak of).
+func (f Finding) ChangeText() (change, interval string) {
+	change = FormatChange(f.Ratio - 1)
+	if iv := f.Interval; iv != nil && finite(iv.Low) && finite(iv.High) {
+		interval = FormatChange(iv.Low-1) + ".." + FormatChange(iv.High-1)
+	}
+	return change, interval
+}
 
 // ciLevel is the level of the intervals in a report's table: the
 // family-wise level the verdicts rest on, "99.17%" for six metrics.

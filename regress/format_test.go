@@ -3,6 +3,8 @@ package regress
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -104,4 +106,46 @@ func TestWriteJSON(t *testing.T) {
 	buf.Reset()
 	require.NoError(t, WriteJSON(&buf))
 	require.JSONEq(t, `{"verdict":"pass","reports":[]}`, buf.String())
+}
+
+// A change prints as a signed percentage, and what is none in words:
+// never "+Inf%", "++Inf%" or "NaN%".
+func TestFormatChange(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{
+		{0.217, "+21.7%"}, {-0.05, "-5.0%"}, {0, "+0.0%"}, {math.Copysign(0, -1), "+0.0%"}, {-1e-9, "+0.0%"},
+		{-1, "-100.0%"}, {12.5, "+1250.0%"}, {math.Inf(1), "from 0"}, {math.NaN(), "n/a"}, {math.Inf(-1), "n/a"},
+	} {
+		require.Equal(t, c.want, FormatChange(c.x), "FormatChange(%v)", c.x)
+	}
+}
+
+// A baseline of 0 IOPS (no baseline file holds one, but a baseline built
+// in a test may) against a run that did I/O is a change from 0 in every
+// output, with no interval: no "Inf%" or "NaN%" anywhere.
+func TestWriteChangeFromZero(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	base := noisy.run(t, rng, unchanged)
+	cur := noisy.run(t, rng, unchanged)
+	base.Dirs[0].IOPS = 0
+	zero := Compare(base, cur, quiet)
+	back := Compare(cur, base, quiet)
+	f, ok := zero.Finding("read.iops")
+	require.True(t, ok)
+	require.True(t, math.IsInf(f.Ratio, 1), "ratio %v", f.Ratio)
+	for name, write := range map[string]func(io.Writer, ...Report) error{"text": WriteText, "markdown": WriteMarkdown, "json": WriteJSON} {
+		var buf bytes.Buffer
+		require.NoError(t, write(&buf, zero, back))
+		out := buf.String()
+		for _, bad := range []string{"Inf%", "NaN%", "Inf", "NaN"} {
+			require.NotContains(t, out, bad, "%s:\n%s", name, out)
+		}
+		if name != "json" {
+			require.Regexp(t, `read\.iops`+"`?"+` *\|? *0 IOPS *\|? *[\d.]+k IOPS *\|? *from 0 *\|? *- `, out, name)
+		}
+	}
+	require.Contains(t, f.Reason, "read iops ")
+	require.Regexp(t, `vs baseline 0 IOPS \(from 0\): `, f.Reason)
 }

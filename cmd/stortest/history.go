@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"stortest.dev/baselines"
@@ -136,44 +137,69 @@ func historyAdd(c *command, args []string, stdout, stderr io.Writer) error {
 	if len(pos) < 2 {
 		return fmt.Errorf("%w: want a history directory and at least one baseline", errUsage)
 	}
-	root := pos[0]
+	// Every argument is read before anything is appended: a bad one
+	// adds nothing, rather than the runs before it.
+	type run struct {
+		test string
+		b    *baselines.Baseline
+	}
+	var runs []run
 	for _, arg := range pos[1:] {
-		files := []string{arg}
-		tests := []string{*test}
-		if fi, err := os.Stat(arg); err != nil {
+		files, tests, err := addFiles(arg, *test)
+		if err != nil {
 			return trouble(err)
-		} else if fi.IsDir() {
-			rels, err := baselineFiles(arg)
-			if err != nil {
-				return trouble(err)
-			}
-			files, tests = nil, nil
-			for _, rel := range rels {
-				files = append(files, arg+"/"+rel)
-				t := *test
-				// The directories are the test's name, escaped as
-				// baselines.Path escapes it (%XX).
-				if d := path.Dir(rel); d != "." {
-					name, err := url.PathUnescape(d)
-					if err != nil {
-						return trouble(fmt.Errorf("%s: %v", arg+"/"+rel, err))
-					}
-					t = strings.Trim(t+"/"+name, "/")
-				}
-				tests = append(tests, t)
-			}
 		}
 		for i, f := range files {
 			b, err := baselines.Load(f)
 			if err != nil {
 				return trouble(err)
 			}
-			p, err := history.Append(root, tests[i], b)
-			if err != nil {
-				return trouble(err)
-			}
-			fmt.Fprintf(stdout, "added %s\n", p)
+			runs = append(runs, run{tests[i], b})
 		}
 	}
+	for _, r := range runs {
+		p, err := history.Append(pos[0], r.test, r.b)
+		if err != nil {
+			return trouble(err)
+		}
+		fmt.Fprintf(stdout, "added %s\n", p)
+	}
 	return nil
+}
+
+// addFiles returns the baseline files an argument of history add names,
+// with the test of each: a file is itself, of the test given; a
+// directory (whatever its name) is the baselines under it, each of the
+// test its directories name after the one given. A directory without
+// any is an error: adding nothing is never what was meant.
+func addFiles(arg, test string) (files, tests []string, err error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.IsDir() {
+		return []string{arg}, []string{test}, nil
+	}
+	rels, err := baselineFiles(arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rels) == 0 {
+		return nil, nil, fmt.Errorf("%s: a directory with no baselines under it (*.json files, as baseline import-fio --out writes them)", arg)
+	}
+	for _, rel := range rels {
+		files = append(files, filepath.Join(arg, filepath.FromSlash(rel)))
+		t := test
+		// The directories are the test's name, escaped as
+		// baselines.Path escapes it (%XX).
+		if d := path.Dir(rel); d != "." {
+			name, err := url.PathUnescape(d)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %v", filepath.Join(arg, rel), err)
+			}
+			t = strings.Trim(t+"/"+name, "/")
+		}
+		tests = append(tests, t)
+	}
+	return files, tests, nil
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +127,78 @@ func TestHistoryAdd(t *testing.T) {
 		series = append(series, e.Series)
 	}
 	require.Equal(t, "TestA/sub%20x/randread-4k TestB/randread-4k", strings.Join(series, " "))
+}
+
+// history add refuses what holds no baseline, naming the path and why,
+// with exit 2, and then adds nothing, not even the good arguments before
+// the bad one: an empty directory, a directory named like a baseline
+// file (a directory all the same), a missing file, JSON that is not a
+// baseline, fio's own output.
+func TestHistoryAddRefuses(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	require.NoError(t, baselines.WriteFile(good, historyRun(r, 1, 4e5, "1.0")))
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.Mkdir(empty, 0o755))
+	xjson := filepath.Join(dir, "x.json")
+	require.NoError(t, os.Mkdir(xjson, 0o755))
+	other := filepath.Join(dir, "other.json")
+	require.NoError(t, os.WriteFile(other, []byte(`{"jobs": []}`+"\n"), 0o644))
+	fioOut := filepath.Join("..", "..", "testdata", "fio", "null.json")
+	// baseline import-fio prints a baseline per job: two saved to one file.
+	code, printed, stderr := run(t, "baseline", "import-fio", filepath.Join("..", "..", "testdata", "fio", "two-jobs.json"))
+	require.Equal(t, 0, code, stderr)
+	imported := filepath.Join(dir, "imported.json")
+	require.NoError(t, os.WriteFile(imported, []byte(printed), 0o644))
+	cases := []struct {
+		name, arg, want string
+	}{
+		{"empty directory", empty, empty + ": a directory with no baselines under it"},
+		{"directory named x.json", xjson, xjson + ": a directory with no baselines under it"},
+		{"missing file", filepath.Join(dir, "missing.json"), filepath.Join(dir, "missing.json") + ": no such file or directory"},
+		{"not a baseline", other, other + `:1: no "schema" field: not a stortest baseline`},
+		{"fio output", fioOut, fioOut + ":1: fio output, not a stortest baseline: import it first (stortest baseline import-fio)"},
+		{"import-fio's output of two jobs", imported, imported + ":" + strconv.Itoa(strings.Count(printed[:strings.Index(printed, "}\n{")], "\n")+2) +
+			": a second baseline after the first: a file holds one (baseline import-fio prints each job's, --out DIR writes them apart)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "history")
+			code, out, errOut := run(t, "history", "add", root, good, c.arg)
+			require.Equal(t, 2, code, "%s\n%s", out, errOut)
+			require.Contains(t, errOut, c.want)
+			require.Empty(t, out)
+			_, err := os.Stat(root)
+			require.ErrorIs(t, err, os.ErrNotExist, "history add of a bad argument wrote a history")
+		})
+	}
+	// A directory named x.json is a directory: its baselines are added.
+	require.NoError(t, baselines.WriteFile(filepath.Join(xjson, "TestX", "job.json"), historyRun(r, 2, 4e5, "1.0")))
+	root := t.TempDir()
+	code, out, errOut := run(t, "history", "add", root, xjson)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "added "+filepath.Join(root, "TestX", "randread-4k")+"/")
+}
+
+// baseline diff and history add refuse a baseline whose IOPS its I/O
+// count contradicts (iops 0 over thousands of I/Os), naming the file,
+// line and field; a diff against it printed "++Inf%".
+func TestBaselineInconsistentIOPS(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	require.NoError(t, baselines.WriteFile(good, historyRun(r, 1, 4e5, "1.0")))
+	data, err := os.ReadFile(good)
+	require.NoError(t, err)
+	re := regexp.MustCompile(`("dirs": \{\s*"read": \{[^{]*?"iops": )[0-9.e+]+`)
+	require.True(t, re.Match(data))
+	zero := filepath.Join(dir, "zero.json")
+	require.NoError(t, os.WriteFile(zero, re.ReplaceAll(data, []byte("${1}0")), 0o644))
+	for _, args := range [][]string{{"baseline", "diff", zero, good}, {"baseline", "diff", good, zero}, {"history", "add", t.TempDir(), zero}} {
+		code, out, errOut := run(t, args...)
+		require.Equal(t, 2, code, "%v: %s\n%s", args, out, errOut)
+		require.Regexp(t, regexp.QuoteMeta(zero)+`:\d+: dirs\.read\.iops: 0 with 3000000 I/Os in 1m0s`, errOut, "%v", args)
+		require.NotContains(t, out+errOut, "Inf%")
+	}
 }

@@ -243,12 +243,9 @@ func tolText(t regress.Tolerance) string {
 func (d *doc) findings(fs []regress.Finding) {
 	var rows [][]cell
 	for _, f := range fs {
-		iv := ""
-		if f.Interval != nil {
-			iv = fmtChange(f.Interval.Low-1) + " .. " + fmtChange(f.Interval.High-1)
-		}
+		change, iv := f.ChangeText()
 		rows = append(rows, []cell{{text: f.Metric}, {text: fmtValue(f.Base, f.Unit), num: true}, {text: fmtValue(f.Current, f.Unit), num: true},
-			{text: fmtChange(f.Change()), num: true}, {text: iv, num: true}, {text: tolText(f.Tolerance)},
+			{text: change, num: true}, {text: iv, num: true}, {text: tolText(f.Tolerance)},
 			{text: f.Verdict.String(), class: "verdict " + f.Verdict.String()}, {text: f.Reason}})
 	}
 	d.b.WriteString("<details><summary>Figures of each metric</summary>\n")

@@ -53,3 +53,21 @@ func TestDiffPageRecorded(t *testing.T) {
 	}
 	tidyCheck(t, page)
 }
+
+// A baseline of 0 IOPS against a run that did I/O is a change from 0 on
+// the page as in every report: no "Inf%" or "NaN%", in the table or the
+// tooltips.
+func TestDiffPageChangeFromZero(t *testing.T) {
+	base := loadBaseline(t, "randread-30s-a.json.gz")
+	same := loadBaseline(t, "randread-30s-b.json.gz")
+	base.Dirs[0].IOPS = 0
+	page := RenderDiff("baseline diff", &Diff{Base: base, Current: same, Report: regress.Compare(base, same, regress.Config{}), Name: "from 0"})
+	for _, bad := range []string{"Inf%", "NaN%", "n/a"} {
+		if i := strings.Index(page, bad); i >= 0 {
+			t.Errorf("the page prints %q: %s", bad, page[max(i-200, 0):min(i+50, len(page))])
+		}
+	}
+	if !strings.Contains(page, ">from 0<") {
+		t.Errorf("the page does not say the change is from 0")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"stortest.dev/baselines"
+	"stortest.dev/regress"
 )
 
 // The page shell: one HTML file with its style inline, no script, no
@@ -24,10 +25,12 @@ func fmtProb(p float64) string {
 	return strconv.FormatFloat(100*p, 'g', 3, 64) + "%"
 }
 
-// fmtChange prints a relative change with its sign: "+21.7%", "-5%".
+// fmtChange prints a relative change with its sign as an axis labels
+// it: "+21.7%", "-5%"; what is not a number to print is said in words as
+// regress.FormatChange says it ("from 0"), which prints every finding's.
 func fmtChange(c float64) string {
 	if !finiteV(c) {
-		return "n/a"
+		return regress.FormatChange(c)
 	}
 	s := strconv.FormatFloat(100*c, 'f', 1, 64)
 	s = strings.TrimSuffix(s, ".0")
