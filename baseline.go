@@ -261,10 +261,14 @@ func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseli
 		r.fail(t, "baseline", "%s: not recording a baseline: the test has failed (see above)", r.Job.Name)
 		return false
 	}
-	runs, err := writeBaseline(path, cur)
+	runs, up, err := writeBaseline(path, cur)
 	if err != nil {
-		r.fail(t, "baseline", "%s: update baseline: %v", r.Job.Name, err)
+		r.fail(t, "baseline", "%s: update baseline: %v (the baseline and its history are as they were)", r.Job.Name, err)
 		return false
+	}
+	if up.Dropped > 0 {
+		t.Logf("stortest: %s: %s ended in a partial entry of %d bytes (an update that failed or crashed): replaced by the baseline kept now",
+			r.Job.Name, baselines.HistoryPath(path), up.Dropped)
 	}
 	if runs > 1 {
 		t.Logf("stortest: %s: baseline written to %s (%d runs)", r.Job.Name, path, runs)
@@ -285,36 +289,38 @@ var written struct {
 // first write of path in this process, else as one more run of the
 // baseline written before (baselines.Baseline.AddRun), so that the
 // verdicts of later comparisons account for the spread between runs. It
-// returns the runs the baseline holds.
-func writeBaseline(path string, cur *baselines.Baseline) (runs int, err error) {
+// returns the runs the baseline holds and what the update did to the
+// history. A failed write leaves the baseline and its history as they
+// were.
+func writeBaseline(path string, cur *baselines.Baseline) (runs int, up baselines.Updated, err error) {
 	key, err := filepath.Abs(path)
 	if err != nil {
-		return 0, err
+		return 0, up, err
 	}
 	written.mu.Lock()
 	defer written.mu.Unlock()
 	if !written.paths[key] {
-		if err := baselines.Update(path, cur, true); err != nil {
-			return 0, err
+		if up, err = baselines.Update(path, cur, true); err != nil {
+			return 0, up, err
 		}
 		if written.paths == nil {
 			written.paths = map[string]bool{}
 		}
 		written.paths[key] = true
-		return 1, nil
+		return 1, up, nil
 	}
 	b, err := baselines.Load(path)
 	if err != nil {
-		return 0, fmt.Errorf("add this run to the baseline written earlier in this process: %w", err)
+		return 0, up, fmt.Errorf("add this run to the baseline written earlier in this process: %w", err)
 	}
 	if err := b.AddRun(cur); err != nil {
-		return 0, err
+		return 0, up, err
 	}
 	b.Tolerances = cur.Tolerances
 	if err := baselines.WriteFile(path, b); err != nil {
-		return 0, err
+		return 0, up, err
 	}
-	return len(b.RunSummaries()), nil
+	return len(b.RunSummaries()), up, nil
 }
 
 // joinRules joins rules in regress.ParseRules syntax into one such
