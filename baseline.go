@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/durable"
 	"stortest.dev/regress"
 	"stortest.dev/report"
 )
@@ -226,7 +228,7 @@ func (r *Result) compareBaseline(t testing.TB, path string, cur *baselines.Basel
 		return false, nil
 	}
 	rep := regress.Compare(old, cur, cfg)
-	r.writeDiffPage(old, cur, rep)
+	r.writeDiffPage(t, old, cur, rep)
 	return r.judge(t, rep, c.strict), &rep
 }
 
@@ -263,7 +265,11 @@ func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseli
 	}
 	runs, up, err := writeBaseline(path, cur)
 	if err != nil {
-		r.fail(t, "baseline", "%s: update baseline: %v (the baseline and its history are as they were)", r.Job.Name, err)
+		kept := " (the baseline and its history are as they were)"
+		if errors.Is(err, durable.ErrUnsynced) {
+			kept = " (the baseline is written, but a crash could yet undo it)"
+		}
+		r.fail(t, "baseline", "%s: update baseline: %v%s", r.Job.Name, err, kept)
 		return false
 	}
 	if up.Dropped > 0 {
@@ -356,7 +362,7 @@ func (r *Result) judge(t testing.TB, rep regress.Report, strict bool) bool {
 	for _, ch := range rep.Job {
 		t.Logf("stortest: %s: job changed since the baseline: %s", r.Job.Name, ch)
 	}
-	r.writeDiff(rep)
+	r.writeDiff(t, rep)
 	t.Logf("stortest: baseline comparison %s", rep.Summary())
 	if r.rec != nil {
 		r.rec.addBaseline(rep)
@@ -377,22 +383,21 @@ func (r *Result) judge(t testing.TB, rep regress.Report, strict bool) bool {
 	return len(regs) == 0 && !(strict && len(inconclusive) > 0)
 }
 
-// writeDiff writes the comparison as text beside the run's artifacts.
-func (r *Result) writeDiff(rep regress.Report) {
+// writeDiff writes the comparison as text beside the run's artifacts;
+// one that cannot be written fails the test naming it.
+func (r *Result) writeDiff(t testing.TB, rep regress.Report) {
+	t.Helper()
 	if r.Dir == "" {
 		return
 	}
 	diff := filepath.Join(r.Dir, baselineDiffName(r))
-	f, err := os.Create(diff)
-	if err != nil {
+	if err := writeFile(diff, func(w io.Writer) error { return regress.WriteText(w, rep) }); err != nil {
+		r.failArtifact(t, err)
 		return
 	}
-	werr := regress.WriteText(f, rep)
-	if cerr := f.Close(); werr == nil && cerr == nil {
-		r.Artifacts = append(r.Artifacts, diff)
-		if r.rec != nil {
-			r.rec.addArtifact(diff)
-		}
+	r.Artifacts = append(r.Artifacts, diff)
+	if r.rec != nil {
+		r.rec.addArtifact(diff)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -102,6 +103,9 @@ func stage(path string, b *Baseline) (*durable.Staged, error) {
 	data, err := Marshal(b)
 	if err != nil {
 		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("baselines: %w", err)
 	}
 	s, err := durable.Stage(path, 0o644, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -202,6 +206,9 @@ func appendHistory(path string, b *Baseline) (*durable.Log, Updated, error) {
 	line, err := historyLine(b)
 	if err != nil {
 		return nil, Updated{}, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, Updated{}, fmt.Errorf("baselines: %w", err)
 	}
 	log, err := durable.Open(path, 0o644)
 	if err != nil {

@@ -109,38 +109,104 @@ type Staged struct {
 	path, tmp string
 }
 
-// Stage writes what fill writes to a synced hidden temporary file beside
-// path (".<name>.tmp-*", which readers of a directory skip), with mode
-// perm. Missing directories are made. On any failure nothing is left and
-// the error names path.
-func Stage(path string, perm os.FileMode, fill func(w io.Writer) error) (*Staged, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+// A File is a file being written beside its place (Create): what is
+// written goes to a hidden temporary file, which Close syncs and moves
+// into place, or Abort removes.
+type File struct {
+	f    *os.File
+	path string
+	perm os.FileMode
+	err  error // the first write's error
+}
+
+// Create starts writing the file at path: the bytes go to a hidden
+// temporary file beside it (".<name>.tmp-*", which readers of a
+// directory skip), in a directory that must exist. Nothing is at path
+// until Close.
+func Create(path string, perm os.FileMode) (*File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	bw := bufio.NewWriterSize(faultWriter{f}, 64<<10)
+	return &File{f: f, path: path, perm: perm}, nil
+}
+
+// Name returns the path the file goes to.
+func (f *File) Name() string { return f.path }
+
+// Write writes p to the temporary file. After an error every write
+// fails with it.
+func (f *File) Write(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	n, err := faultWriter{f.f}.Write(p)
+	if err != nil {
+		f.err = fmt.Errorf("write %s: %w", f.path, err)
+	}
+	return n, f.err
+}
+
+// stage syncs and closes the temporary file; on failure it removes it.
+func (f *File) stage() (*Staged, error) {
+	err := f.err
+	if err == nil {
+		err = f.f.Chmod(f.perm) // CreateTemp makes 0600
+	}
+	if err == nil {
+		err = syncFile(f.f)
+	}
+	if cerr := f.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.f.Name())
+		if err == f.err {
+			return nil, err
+		}
+		return nil, fmt.Errorf("write %s: %w", f.path, err)
+	}
+	return &Staged{path: f.path, tmp: f.f.Name()}, nil
+}
+
+// Close syncs the file and renames it into place, replacing a file
+// there (Staged.Commit). On any failure (a write's before, too) the
+// temporary file is removed, what was at path stays, and the error names
+// path.
+func (f *File) Close() error {
+	s, err := f.stage()
+	if err != nil {
+		return err
+	}
+	return s.Commit()
+}
+
+// Abort drops what was written: nothing is left.
+func (f *File) Abort() {
+	f.f.Close()
+	os.Remove(f.f.Name())
+}
+
+// Stage writes what fill writes to a synced hidden temporary file beside
+// path, with mode perm, to be committed. On any failure nothing is left and the error names path.
+func Stage(path string, perm os.FileMode, fill func(w io.Writer) error) (*Staged, error) {
+	f, err := Create(path, perm)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
 	err = fill(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
-		err = f.Chmod(perm) // CreateTemp makes 0600
-	}
-	if err == nil {
-		err = syncFile(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		os.Remove(f.Name())
+		f.Abort()
+		if f.err != nil {
+			return nil, f.err
+		}
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	return &Staged{path: path, tmp: f.Name()}, nil
+	return f.stage()
 }
 
 // ErrUnsynced is matched by the error of a write whose file is in place

@@ -36,13 +36,10 @@ type Log struct {
 	undo      *Log   // the state before the last Append, for Undo
 }
 
-// Open opens (creating it, with mode perm, and its directories) and
-// locks the log at path, and reads its end: its last line and a partial
-// entry after it. Close releases it.
+// Open opens (creating it, with mode perm) and locks the log at path,
+// and reads its end: its last line and a partial entry after it. Close
+// releases it.
 func Open(path string, perm os.FileMode) (*Log, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
 	for {
 		l, err := lock(path, perm)
 		if err != nil || l != nil {
