@@ -233,6 +233,20 @@ func TestAppendHistoryReplacesPartialEntry(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(l1)+string(l2), string(got))
 
+	// The last entry again, with a partial one after it: the partial
+	// entry goes, the last one stays once.
+	f, err := os.OpenFile(HistoryPath(path), os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.Write(l1[:100])
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	up, err = AppendHistory(HistoryPath(path), v2)
+	require.NoError(t, err)
+	require.Equal(t, Updated{Dropped: 100}, up)
+	got, err = os.ReadFile(HistoryPath(path))
+	require.NoError(t, err)
+	require.Equal(t, string(l1)+string(l2), string(got))
+
 	// Update likewise: v2 is the baseline and the last entry.
 	require.NoError(t, WriteFile(path, v2))
 	up, err = Update(path, v1, true)

@@ -172,7 +172,7 @@ func Update(path string, b *Baseline, history bool) (Updated, error) {
 	}
 	if err := s.Commit(); err != nil {
 		err = fmt.Errorf("baselines: %w", err)
-		if up.Kept && !errors.Is(err, durable.ErrUnsynced) {
+		if up != (Updated{}) && !errors.Is(err, durable.ErrUnsynced) {
 			if uerr := log.Undo(); uerr != nil {
 				err = fmt.Errorf("%w; the history keeps the baseline all the same: %v", err, uerr)
 			}
@@ -214,10 +214,15 @@ func appendHistory(path string, b *Baseline) (*durable.Log, Updated, error) {
 	if err != nil {
 		return nil, Updated{}, fmt.Errorf("baselines: append %s: %w", path, err)
 	}
-	if bytes.Equal(log.Last(), line[:len(line)-1]) {
-		return log, Updated{}, nil // kept already, by an update cut short
-	}
 	up := Updated{Kept: true, Dropped: log.Partial()}
+	if bytes.Equal(log.Last(), line[:len(line)-1]) {
+		// Kept already, by an update cut short: only a partial entry
+		// after it goes.
+		line, up.Kept = nil, false
+		if up.Dropped == 0 {
+			return log, up, nil
+		}
+	}
 	if err := log.Append(line); err != nil {
 		log.Close()
 		return nil, Updated{}, fmt.Errorf("baselines: %w", err)

@@ -156,16 +156,19 @@ func (l *Log) Partial() int { return len(l.tail) }
 func (l *Log) Last() []byte { return l.last }
 
 // Append adds line (which must end in '\n' and hold no other) in one
-// write over a partial entry at the end, syncs the file and, for a new
+// write over a partial entry at the end (an empty line only drops it), syncs the file and, for a new
 // file, its directory. On any failure the log is put back as it was
 // (the partial entry too) and the error names the file.
 func (l *Log) Append(line []byte) error {
-	if len(line) == 0 || bytes.IndexByte(line, '\n') != len(line)-1 {
+	if len(line) > 0 && bytes.IndexByte(line, '\n') != len(line)-1 {
 		return fmt.Errorf("append %s: not one line ending in a newline", l.path)
 	}
 	before := *l
 	end := l.end + int64(len(line))
-	err := writeAt(l.f, line, l.end)
+	var err error
+	if len(line) > 0 {
+		err = writeAt(l.f, line, l.end)
+	}
 	if err == nil && end < l.size {
 		err = l.truncate(end)
 	}
@@ -183,7 +186,9 @@ func (l *Log) Append(line []byte) error {
 	}
 	l.undo = &before
 	l.size, l.end, l.tail, l.created = end, end, nil, false
-	l.last = bytes.TrimSuffix(line, []byte("\n"))
+	if len(line) > 0 {
+		l.last = bytes.TrimSuffix(line, []byte("\n"))
+	}
 	return nil
 }
 
