@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/baselines"
+	"stortest.dev/history"
 	"stortest.dev/internal/durable"
 	"stortest.dev/internal/tmpfs"
 	"stortest.dev/workload"
@@ -195,4 +196,38 @@ func TestRunArtifactEIO(t *testing.T) {
 	for p := range files {
 		require.NotContains(t, p, ".tmp-", "no temporary file left")
 	}
+}
+
+// A run history (-stortest.history) on a full disk: the test fails naming
+// the file and the error, and no file is left; with the space back the
+// next run is appended.
+func TestRunHistoryFullDisk(t *testing.T) {
+	settingsOff(t)
+	t.Setenv("STORTEST_OUT", t.TempDir())
+	hist := tinyFS(t, 256<<10)
+	t.Setenv("STORTEST_HISTORY", hist)
+	_, err := tmpfs.Fill(hist, 0)
+	require.NoError(t, err)
+	run := func() *fakeTB {
+		f := newFake(t)
+		f.run(func(tb testing.TB) {
+			dev := File(tb, 4<<20)
+			Run(tb, dev, workload.Job{Name: "hist", RW: workload.RandRead, BlockSize: 4096,
+				Runtime: 300 * time.Millisecond, TimeBased: true})
+		})
+		f.finish()
+		return f
+	}
+	f := run()
+	require.Len(t, f.errors, 1, "%q", f.errors)
+	require.Contains(t, f.errors[0], "history: append "+history.Dir(hist, t.Name(), "hist"))
+	require.Contains(t, f.errors[0], "no space left on device")
+	require.Empty(t, dirFiles(t, hist), "no file, whole or partial")
+
+	require.NoError(t, tmpfs.Free(hist))
+	f = run()
+	require.Empty(t, f.errors)
+	entries, err := history.Load(hist)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
 }
