@@ -276,12 +276,35 @@ func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseli
 		t.Logf("stortest: %s: %s ended in a partial entry of %d bytes (an update that failed or crashed): replaced by the baseline kept now",
 			r.Job.Name, baselines.HistoryPath(path), up.Dropped)
 	}
+	if up.Kept || up.Dropped > 0 {
+		logHistoryDamage(t, r.Job.Name, baselines.HistoryPath(path))
+	}
 	if runs > 1 {
 		t.Logf("stortest: %s: baseline written to %s (%d runs)", r.Job.Name, path, runs)
 	} else {
 		t.Logf("stortest: %s: baseline written to %s", r.Job.Name, path)
 	}
 	return true
+}
+
+// logHistoryDamage logs what reading the history at path skips or
+// fails on: damage that earlier versions left on a full disk is read
+// past, but not silently.
+func logHistoryDamage(t testing.TB, job, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Logf("stortest: %s: history: %v", job, err)
+		return
+	}
+	defer f.Close()
+	_, skipped, err := baselines.ReadHistory(f, path)
+	for _, s := range skipped {
+		t.Logf("stortest: %s: history: %s", job, s)
+	}
+	if err != nil {
+		t.Logf("stortest: %s: history unreadable past an entry: %v", job, err)
+	}
 }
 
 // written holds the baselines this process has recorded, by absolute

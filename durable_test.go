@@ -1,7 +1,9 @@
 package stortest
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,4 +232,38 @@ func TestRunHistoryFullDisk(t *testing.T) {
 	entries, err := history.Load(hist)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
+}
+
+// A history that an earlier version damaged on a full disk (a partial
+// entry with the next entry glued to it) is read past, and the update
+// says so rather than pass in silence.
+func TestUpdateBaselineSaysHistoryDamage(t *testing.T) {
+	settingsOff(t)
+	dir := t.TempDir()
+	t.Setenv(EnvUpdate, "1")
+	path := baselines.Path(dir, t.Name(), "mix")
+	r := syntheticResult()
+	old, err := baselines.FromResult(r.Result, r.fp)
+	require.NoError(t, err)
+	older := *old
+	older.Name = "older"
+	var lines [][]byte
+	for _, b := range []*baselines.Baseline{&older, old} {
+		enc, err := baselines.Marshal(b)
+		require.NoError(t, err)
+		var c bytes.Buffer
+		require.NoError(t, json.Compact(&c, enc))
+		lines = append(lines, c.Bytes())
+	}
+	// A third of older's line, without its newline, then old's whole.
+	n := len(lines[0]) / 3
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(baselines.HistoryPath(path), append(append(lines[0][:n:n], lines[1]...), '\n'), 0o644))
+	old.Name = "mix"
+	older.Name = "mix"
+	require.NoError(t, baselines.WriteFile(path, &older))
+	forgetWritten(t)
+	ok, errs, logs := checkBaselineFake(t, syntheticResult(), BaselineDir(dir))
+	require.True(t, ok, "%q", errs)
+	require.Contains(t, strings.Join(logs, "\n"), fmt.Sprintf("%s:1: skipped %d bytes: an entry cut short", baselines.HistoryPath(path), n))
 }
