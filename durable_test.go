@@ -107,7 +107,7 @@ func TestUpdateBaselineFullDisk(t *testing.T) {
 	require.NoError(t, tmpfs.Free(dir))
 
 	defer durable.Inject(func(op durable.Op, p string) error {
-		if op == durable.OpSync {
+		if op == durable.OpSync && strings.HasPrefix(p, dir) {
 			return syscall.EIO
 		}
 		return nil
