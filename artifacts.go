@@ -1,7 +1,6 @@
 package stortest
 
 import (
-	"bufio"
 	"cmp"
 	"errors"
 	"flag"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"stortest.dev/internal/durable"
 	"stortest.dev/iostat"
 
 	"stortest.dev/latency/histlog"
@@ -190,21 +190,12 @@ func fileExists(path string) bool {
 // every device of the target is listed even when idle.
 var iostatOptions = iostat.ReportOptions{Extended: true, Timestamp: true, AllDevices: true, ISO: true}
 
+// writeFile writes an artifact whole or not at all (durable.WriteFile):
+// on a full or failing disk nothing is left at path, and the error names
+// it.
 func writeFile(path string, fill func(w io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
+	if err := durable.WriteFile(path, 0o644, fill); err != nil {
 		return fmt.Errorf("stortest: artifact: %w", err)
-	}
-	bw := bufio.NewWriter(f)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("stortest: artifact %s: %w", path, err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/durable"
 	"stortest.dev/regress"
 	"stortest.dev/report"
 )
@@ -226,7 +228,7 @@ func (r *Result) compareBaseline(t testing.TB, path string, cur *baselines.Basel
 		return false, nil
 	}
 	rep := regress.Compare(old, cur, cfg)
-	r.writeDiffPage(old, cur, rep)
+	r.writeDiffPage(t, old, cur, rep)
 	return r.judge(t, rep, c.strict), &rep
 }
 
@@ -261,10 +263,21 @@ func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseli
 		r.fail(t, "baseline", "%s: not recording a baseline: the test has failed (see above)", r.Job.Name)
 		return false
 	}
-	runs, err := writeBaseline(path, cur)
+	runs, up, err := writeBaseline(path, cur)
 	if err != nil {
-		r.fail(t, "baseline", "%s: update baseline: %v", r.Job.Name, err)
+		kept := " (the baseline and its history are as they were)"
+		if errors.Is(err, durable.ErrUnsynced) {
+			kept = " (the baseline is written, but a crash could yet undo it)"
+		}
+		r.fail(t, "baseline", "%s: update baseline: %v%s", r.Job.Name, err, kept)
 		return false
+	}
+	if up.Dropped > 0 {
+		t.Logf("stortest: %s: %s ended in a partial entry of %d bytes (an update that failed or crashed): replaced by the baseline kept now",
+			r.Job.Name, baselines.HistoryPath(path), up.Dropped)
+	}
+	if up.Kept || up.Dropped > 0 {
+		logHistoryDamage(t, r.Job.Name, baselines.HistoryPath(path))
 	}
 	if runs > 1 {
 		t.Logf("stortest: %s: baseline written to %s (%d runs)", r.Job.Name, path, runs)
@@ -272,6 +285,26 @@ func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseli
 		t.Logf("stortest: %s: baseline written to %s", r.Job.Name, path)
 	}
 	return true
+}
+
+// logHistoryDamage logs what reading the history at path skips or
+// fails on: damage that earlier versions left on a full disk is read
+// past, but not silently.
+func logHistoryDamage(t testing.TB, job, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Logf("stortest: %s: history: %v", job, err)
+		return
+	}
+	defer f.Close()
+	_, skipped, err := baselines.ReadHistory(f, path)
+	for _, s := range skipped {
+		t.Logf("stortest: %s: history: %s", job, s)
+	}
+	if err != nil {
+		t.Logf("stortest: %s: history unreadable past an entry: %v", job, err)
+	}
 }
 
 // written holds the baselines this process has recorded, by absolute
@@ -285,36 +318,38 @@ var written struct {
 // first write of path in this process, else as one more run of the
 // baseline written before (baselines.Baseline.AddRun), so that the
 // verdicts of later comparisons account for the spread between runs. It
-// returns the runs the baseline holds.
-func writeBaseline(path string, cur *baselines.Baseline) (runs int, err error) {
+// returns the runs the baseline holds and what the update did to the
+// history. A failed write leaves the baseline and its history as they
+// were.
+func writeBaseline(path string, cur *baselines.Baseline) (runs int, up baselines.Updated, err error) {
 	key, err := filepath.Abs(path)
 	if err != nil {
-		return 0, err
+		return 0, up, err
 	}
 	written.mu.Lock()
 	defer written.mu.Unlock()
 	if !written.paths[key] {
-		if err := baselines.Update(path, cur, true); err != nil {
-			return 0, err
+		if up, err = baselines.Update(path, cur, true); err != nil {
+			return 0, up, err
 		}
 		if written.paths == nil {
 			written.paths = map[string]bool{}
 		}
 		written.paths[key] = true
-		return 1, nil
+		return 1, up, nil
 	}
 	b, err := baselines.Load(path)
 	if err != nil {
-		return 0, fmt.Errorf("add this run to the baseline written earlier in this process: %w", err)
+		return 0, up, fmt.Errorf("add this run to the baseline written earlier in this process: %w", err)
 	}
 	if err := b.AddRun(cur); err != nil {
-		return 0, err
+		return 0, up, err
 	}
 	b.Tolerances = cur.Tolerances
 	if err := baselines.WriteFile(path, b); err != nil {
-		return 0, err
+		return 0, up, err
 	}
-	return len(b.RunSummaries()), nil
+	return len(b.RunSummaries()), up, nil
 }
 
 // joinRules joins rules in regress.ParseRules syntax into one such
@@ -350,7 +385,7 @@ func (r *Result) judge(t testing.TB, rep regress.Report, strict bool) bool {
 	for _, ch := range rep.Job {
 		t.Logf("stortest: %s: job changed since the baseline: %s", r.Job.Name, ch)
 	}
-	r.writeDiff(rep)
+	r.writeDiff(t, rep)
 	t.Logf("stortest: baseline comparison %s", rep.Summary())
 	if r.rec != nil {
 		r.rec.addBaseline(rep)
@@ -371,22 +406,21 @@ func (r *Result) judge(t testing.TB, rep regress.Report, strict bool) bool {
 	return len(regs) == 0 && !(strict && len(inconclusive) > 0)
 }
 
-// writeDiff writes the comparison as text beside the run's artifacts.
-func (r *Result) writeDiff(rep regress.Report) {
+// writeDiff writes the comparison as text beside the run's artifacts;
+// one that cannot be written fails the test naming it.
+func (r *Result) writeDiff(t testing.TB, rep regress.Report) {
+	t.Helper()
 	if r.Dir == "" {
 		return
 	}
 	diff := filepath.Join(r.Dir, baselineDiffName(r))
-	f, err := os.Create(diff)
-	if err != nil {
+	if err := writeFile(diff, func(w io.Writer) error { return regress.WriteText(w, rep) }); err != nil {
+		r.failArtifact(t, err)
 		return
 	}
-	werr := regress.WriteText(f, rep)
-	if cerr := f.Close(); werr == nil && cerr == nil {
-		r.Artifacts = append(r.Artifacts, diff)
-		if r.rec != nil {
-			r.rec.addArtifact(diff)
-		}
+	r.Artifacts = append(r.Artifacts, diff)
+	if r.rec != nil {
+		r.rec.addArtifact(diff)
 	}
 }
 

@@ -275,8 +275,9 @@ func TestCheckBaselineRecordsRuns(t *testing.T) {
 	hist, err := os.Open(baselines.HistoryPath(path))
 	require.NoError(t, err)
 	defer hist.Close()
-	kept, err := baselines.ReadHistory(hist, path)
+	kept, skipped, err := baselines.ReadHistory(hist, path)
 	require.NoError(t, err)
+	require.Empty(t, skipped)
 	require.Len(t, kept, 1, "the baseline replaced is kept in the history, once")
 	assert.Equal(t, 500.0, kept[0].Dir("read").IOPS)
 }

@@ -1,6 +1,7 @@
 package stortest
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -49,27 +50,33 @@ func (r *Result) noteCheck(name, limit string, findings []report.Failure, judged
 
 // startPage writes the run's page now and registers a cleanup that
 // rewrites it with the checks made by the end of the test. It returns
-// the page's path, or "" when it could not be written (logged).
+// the page's path, or "" when it could not be written: a page that
+// cannot be written (a full disk) fails the test naming it (Errorf), as
+// every artifact does; one that cannot be made (no figures) is logged.
 func (r *Result) startPage(t testing.TB, dir, base string, host iostat.Host) string {
 	t.Helper()
 	path := filepath.Join(dir, base+extHTML)
 	title := t.Name() + " / " + r.Job.Name
-	write := func() error {
+	write := func(first bool) bool {
 		p, err := r.page(title, host)
 		if err != nil {
-			return err
+			if first {
+				t.Logf("stortest: %s: no HTML page: %v", r.Job.Name, err)
+			} else {
+				t.Logf("stortest: %s: HTML page: %v", r.Job.Name, err)
+			}
+			return false
 		}
-		return writeFile(path, func(w io.Writer) error { return page.WriteRun(w, p) })
+		if err := writeFile(path, func(w io.Writer) error { return page.WriteRun(w, p) }); err != nil {
+			r.failArtifact(t, err)
+			return false
+		}
+		return true
 	}
-	if err := write(); err != nil {
-		t.Logf("stortest: %s: no HTML page: %v", r.Job.Name, err)
+	if !write(true) {
 		return ""
 	}
-	t.Cleanup(func() {
-		if err := write(); err != nil {
-			t.Logf("stortest: %s: HTML page: %v", r.Job.Name, err)
-		}
-	})
+	t.Cleanup(func() { write(false) })
 	return path
 }
 
@@ -97,8 +104,10 @@ func (r *Result) page(title string, host iostat.Host) (*page.Run, error) {
 
 // writeDiffPage notes the comparison with the baseline among the run's
 // checks, and writes it as a page beside the run's artifacts (the gate's
-// picture of what changed), attached to the run's testcase.
-func (r *Result) writeDiffPage(old, cur *baselines.Baseline, rep regress.Report) {
+// picture of what changed), attached to the run's testcase. A page that
+// cannot be written fails the test naming it.
+func (r *Result) writeDiffPage(t testing.TB, old, cur *baselines.Baseline, rep regress.Report) {
+	t.Helper()
 	// The comparison is a check of the run too, with the gate's verdict.
 	collected.mu.Lock()
 	r.checks = append(r.checks, page.Check{Name: "baseline", Limit: "the tolerances", Outcome: rep.Verdict.String(), Message: rep.Summary()})
@@ -109,10 +118,23 @@ func (r *Result) writeDiffPage(old, cur *baselines.Baseline, rep regress.Report)
 	path := filepath.Join(r.Dir, strings.TrimSuffix(baselineDiffName(r), ".txt")+extHTML)
 	d := &page.Diff{Base: old, Current: cur, Report: rep}
 	if err := writeFile(path, func(w io.Writer) error { return page.WriteDiff(w, r.Job.Name+": baseline comparison", d) }); err != nil {
-		return // the text diff and the report say the same
+		r.failArtifact(t, err)
+		return
 	}
 	r.Artifacts = append(r.Artifacts, path)
 	if r.rec != nil {
 		r.rec.addArtifact(path)
 	}
+}
+
+// failArtifact reports an artifact that could not be written (nothing
+// of it is left): t.Errorf and a JUnit failure of type "artifact", once
+// the run is in the report.
+func (r *Result) failArtifact(t testing.TB, err error) {
+	t.Helper()
+	msg := fmt.Sprintf("%s: %v", r.Job.Name, err)
+	if r.rec != nil {
+		r.rec.addFailure(report.Failure{Message: msg, Type: "artifact"}, true)
+	}
+	t.Errorf("stortest: %s", msg)
 }

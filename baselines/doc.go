@@ -83,6 +83,17 @@
 // can keep the replaced baseline as a line of <job>.history.jsonl
 // (AppendHistory, ReadHistory).
 //
+// A full or failing disk (ENOSPC, EIO) loses nothing: every file is
+// written whole or not at all, and an update is all or nothing (the new
+// baseline staged, the old one appended to the history, the new one
+// renamed into place, each step undone when a later one fails), so the
+// baseline and its history stay as they were and the error names the
+// file. A history line is appended in one write under an exclusive
+// flock and taken back on failure; a partial entry that a crash (or an
+// earlier version on a full disk) left at the end is replaced by the
+// next entry, and ReadHistory skips such damage, saying where and why
+// (Skipped), instead of failing on it.
+//
 // Load and Decode check everything and say where a file is wrong: an
 // *Error names the file, line and field ("base.json:36: dirs.read.ios:
 // want uint64, got number -754"), ErrCorrupt for damage, truncation and
@@ -100,7 +111,7 @@
 //	cur, err := baselines.FromResult(res, fp)
 //	switch old, err := baselines.Load(path); {
 //	case update:                          // -stortest.update
-//		err = baselines.Update(path, cur, true)
+//		_, err = baselines.Update(path, cur, true)
 //	case errors.Is(err, fs.ErrNotExist): // the first run records
 //		err = baselines.Create(path, cur)
 //	case err != nil:                      // corrupt: report, never overwrite

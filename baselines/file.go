@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"stortest.dev/internal/durable"
 )
 
 // DefaultDir is where tests keep baselines, relative to the package
@@ -65,11 +67,19 @@ func IsBaselineFile(name string) bool {
 
 // WriteFile writes b to path atomically, replacing any file there: the
 // bytes go to a hidden temporary file in the same directory, which is
-// synced, renamed over path, and the directory synced. A crash leaves
-// either the old file or the new one, never a mix (at worst a stale
-// hidden temporary file). Missing directories are created.
+// synced, renamed over path, and the directory synced. A crash or a full
+// or failing disk leaves either the old file or the new one, never a mix
+// (a crash at worst a stale hidden temporary file), and the error names
+// path. Missing directories are created.
 func WriteFile(path string, b *Baseline) error {
-	return writeAtomic(path, b, os.Rename)
+	s, err := stage(path, b)
+	if err != nil {
+		return err
+	}
+	if err := s.Commit(); err != nil {
+		return fmt.Errorf("baselines: %w", err)
+	}
+	return nil
 }
 
 // Create writes b to path atomically like WriteFile but never replaces
@@ -77,148 +87,218 @@ func WriteFile(path string, b *Baseline) error {
 // an error matching fs.ErrExist. The first run of a test records its
 // baseline with Create, so a concurrent or earlier one is never lost.
 func Create(path string, b *Baseline) error {
-	return writeAtomic(path, b, func(tmp, path string) error {
-		// link(2) fails if path exists, atomically; then drop the name
-		// of the temporary file.
-		if err := os.Link(tmp, path); err != nil {
-			return err
-		}
-		return os.Remove(tmp)
+	s, err := stage(path, b)
+	if err != nil {
+		return err
+	}
+	// link(2) fails if path exists, atomically.
+	if err := s.CommitNew(); err != nil {
+		return fmt.Errorf("baselines: %w", err)
+	}
+	return nil
+}
+
+// stage writes b to a synced hidden temporary file beside path.
+func stage(path string, b *Baseline) (*durable.Staged, error) {
+	data, err := Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("baselines: %w", err)
+	}
+	s, err := durable.Stage(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
 	})
+	if err != nil {
+		return nil, fmt.Errorf("baselines: %w", err)
+	}
+	return s, nil
+}
+
+// Updated says what Update did besides writing the baseline.
+type Updated struct {
+	// Kept is whether the replaced baseline went into the history (not
+	// when there was none, it was corrupt, history was not asked for, or
+	// it is the history's last entry already).
+	Kept bool
+	// Dropped is the length of a partial entry at the end of the history
+	// (left by an append that failed or crashed, as earlier versions
+	// left one on a full disk) that the kept baseline replaced.
+	Dropped int
 }
 
 // Update replaces the baseline at path with b: the explicit update a test
 // run with -stortest.update asks for. With history, the baseline being
-// replaced is first appended to HistoryPath(path) (when it is valid: a
-// corrupt file is replaced, not kept).
-func Update(path string, b *Baseline, history bool) error {
+// replaced is kept as the last line of HistoryPath(path) (when it is
+// valid: a corrupt file is replaced, not kept).
+//
+// The update is all or nothing: the new baseline is written to a synced
+// temporary file first, then the old one appended to the history
+// (AppendHistory), then the new one renamed into place; a failure of any
+// step (a full disk, ENOSPC; a failing one, EIO) undoes the steps before
+// it, so the baseline and its history are as they were, and the error
+// names the file. (A failed sync of the directory after the rename is
+// an error too, but leaves the update done: the new baseline is what
+// readers see, the old one kept.) A crash can leave the old baseline both in place and
+// in the history: the next update does not append it twice.
+func Update(path string, b *Baseline, history bool) (Updated, error) {
+	var up Updated
+	var old *Baseline
 	if history {
-		old, err := Load(path)
+		var err error
+		old, err = Load(path)
 		switch {
 		case err == nil:
-			if err := AppendHistory(HistoryPath(path), old); err != nil {
-				return err
-			}
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, ErrCorrupt), errors.Is(err, ErrSchema):
+			old = nil
 		default:
-			return err
+			return up, err
 		}
 	}
-	return WriteFile(path, b)
+	s, err := stage(path, b)
+	if err != nil {
+		return up, err
+	}
+	var log *durable.Log
+	if old != nil {
+		log, up, err = appendHistory(HistoryPath(path), old)
+		if err != nil {
+			s.Abort()
+			return Updated{}, err
+		}
+		defer log.Close()
+	}
+	if err := s.Commit(); err != nil {
+		err = fmt.Errorf("baselines: %w", err)
+		if up != (Updated{}) && !errors.Is(err, durable.ErrUnsynced) {
+			if uerr := log.Undo(); uerr != nil {
+				err = fmt.Errorf("%w; the history keeps the baseline all the same: %v", err, uerr)
+			}
+		}
+		return Updated{}, err
+	}
+	return up, nil
 }
 
-// commitFunc moves the synced temporary file into place.
-type commitFunc func(tmp, path string) error
-
-func writeAtomic(path string, b *Baseline, commit commitFunc) error {
-	data, err := Marshal(b)
+// AppendHistory appends b, without its per-second samples, as one JSON
+// line to the history file at path (created if missing): one write under
+// an exclusive flock, then fsync; on any failure the file is put back as
+// it was and the error names it, so a full disk leaves no partial line.
+// A partial line at the end (an append that crashed, or failed in an
+// earlier version) is replaced (durable.Log says why); an entry equal to
+// the last one is not appended again.
+func AppendHistory(path string, b *Baseline) (Updated, error) {
+	log, up, err := appendHistory(path, b)
 	if err != nil {
-		return err
+		return up, err
 	}
-	tmp, err := writeTemp(path, data)
-	if err != nil {
-		return err
+	if err := log.Close(); err != nil {
+		return up, fmt.Errorf("baselines: append %s: %w", path, err)
 	}
-	if err := commit(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("baselines: write %s: %w", path, err)
-	}
-	return syncDir(filepath.Dir(path))
+	return up, nil
 }
 
-// writeTemp writes data to a synced hidden temporary file beside path and
-// returns its name.
-func writeTemp(path string, data []byte) (string, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("baselines: %w", err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+// appendHistory appends b to the history at path and returns it still
+// open and locked, so that the append can be undone.
+func appendHistory(path string, b *Baseline) (*durable.Log, Updated, error) {
+	line, err := historyLine(b)
 	if err != nil {
-		return "", fmt.Errorf("baselines: %w", err)
+		return nil, Updated{}, err
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644) // CreateTemp makes 0600; baselines are shared files
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, Updated{}, fmt.Errorf("baselines: %w", err)
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	log, err := durable.Open(path, 0o644)
 	if err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("baselines: write %s: %w", path, err)
+		return nil, Updated{}, fmt.Errorf("baselines: append %s: %w", path, err)
 	}
-	return f.Name(), nil
+	up := Updated{Kept: true, Dropped: log.Partial()}
+	if bytes.Equal(log.Last(), line[:len(line)-1]) {
+		// Kept already, by an update cut short: only a partial entry
+		// after it goes.
+		line, up.Kept = nil, false
+		if up.Dropped == 0 {
+			return log, up, nil
+		}
+	}
+	if err := log.Append(line); err != nil {
+		log.Close()
+		return nil, Updated{}, fmt.Errorf("baselines: %w", err)
+	}
+	return log, up, nil
 }
 
-// syncDir makes a rename or link in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("baselines: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("baselines: sync %s: %w", dir, err)
-	}
-	return nil
-}
-
-// AppendHistory appends b, without its per-second samples, as one JSON line
-// to the history file at path (created if missing). One write with
-// O_APPEND, then fsync: a crash can leave at most a partial last line,
-// which ReadHistory skips.
-func AppendHistory(path string, b *Baseline) error {
+// historyLine is b as a line of a history: compact JSON without the
+// per-second samples, and a newline.
+func historyLine(b *Baseline) ([]byte, error) {
 	short := *b
 	short.Seconds = nil
 	data, err := Marshal(&short)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var line bytes.Buffer
 	if err := json.Compact(&line, data); err != nil {
-		return fmt.Errorf("baselines: %w", err)
+		return nil, fmt.Errorf("baselines: %w", err)
 	}
 	line.WriteByte('\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("baselines: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("baselines: %w", err)
-	}
-	_, err = f.Write(line.Bytes())
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("baselines: append %s: %w", path, err)
-	}
-	return nil
+	return line.Bytes(), nil
 }
 
-// ReadHistory reads a history file: the replaced baselines, oldest first.
-// A last line without its newline (a crash during an append) is skipped;
-// any other bad line is an *Error naming it.
-func ReadHistory(r io.Reader, name string) ([]*Baseline, error) {
+// A Skipped is a stretch of a history file that ReadHistory passed over:
+// an entry cut short by an append that failed or crashed.
+type Skipped struct {
+	File   string
+	Line   int // 1-based
+	Bytes  int // the bytes passed over
+	Reason string
+}
+
+func (s Skipped) String() string {
+	return fmt.Sprintf("%s:%d: skipped %d bytes: %s", s.File, s.Line, s.Bytes, s.Reason)
+}
+
+// entryStart begins every history line: Marshal writes the schema first.
+var entryStart = []byte(`{"schema"`)
+
+// ReadHistory reads a history file: the replaced baselines, oldest first,
+// and what it skipped. Appends leave two kinds of damage, which are
+// skipped and each described in a Skipped (file, line, bytes, why):
+//
+//   - a last line without its newline: an append cut short (a crash, or
+//     a full disk in an earlier version); the next append replaces it;
+//   - a line that begins with such a partial entry and goes on with a
+//     whole one: an earlier version appended after a partial entry
+//     without ending it. The whole entry at the line's end is read; the
+//     partial one before it is skipped.
+//
+// Any other bad line is an *Error naming it: a history is evidence, and
+// damage that no append leaves is not passed over.
+func ReadHistory(r io.Reader, name string) ([]*Baseline, []Skipped, error) {
 	br := bufio.NewReader(r)
 	var out []*Baseline
+	var skipped []Skipped
 	for line := 1; ; line++ {
 		data, err := br.ReadBytes('\n')
 		if err == io.EOF {
-			return out, nil // a partial last line, or none
+			if len(bytes.TrimSpace(data)) > 0 {
+				skipped = append(skipped, Skipped{File: name, Line: line, Bytes: len(data),
+					Reason: "no newline at the end: an entry cut short by an append that failed or crashed (the next update replaces it)"})
+			}
+			return out, skipped, nil
 		}
 		if err != nil {
-			return out, fmt.Errorf("baselines: read %s: %w", name, err)
+			return out, skipped, fmt.Errorf("baselines: read %s: %w", name, err)
 		}
 		if len(bytes.TrimSpace(data)) == 0 {
 			continue
+		}
+		if at := gluedEntry(data); at > 0 {
+			skipped = append(skipped, Skipped{File: name, Line: line, Bytes: at,
+				Reason: "an entry cut short, with the next entry appended to it on the same line (an append that failed, then one by an earlier version); the entry after it is read"})
+			data = data[at:]
 		}
 		b, derr := decode(data, name)
 		if derr != nil {
@@ -226,8 +306,31 @@ func ReadHistory(r io.Reader, name string) ([]*Baseline, error) {
 			if errors.As(derr, &e) {
 				e.Line = line
 			}
-			return out, derr
+			return out, skipped, derr
 		}
 		out = append(out, b)
 	}
+}
+
+// gluedEntry returns where the whole entry of a line begins when the
+// line is one or more partial entries (the start of an entry, not valid
+// JSON) followed by a whole one, else 0.
+func gluedEntry(data []byte) int {
+	if !bytes.HasPrefix(data, entryStart) || json.Valid(data) {
+		return 0
+	}
+	// The first start of an entry after which the line is valid JSON:
+	// the partial entries before it are skipped together.
+	for off := 1; off < len(data); {
+		i := bytes.Index(data[off:], entryStart)
+		if i < 0 {
+			return 0
+		}
+		off += i
+		if json.Valid(data[off:]) && !json.Valid(data[:off]) {
+			return off
+		}
+		off++
+	}
+	return 0
 }

@@ -2,6 +2,7 @@ package baselines
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,8 +80,9 @@ func TestCrashBeforeRenameKeepsTarget(t *testing.T) {
 	cur := synthBaseline(t, 2, 400, false, 12)
 	data, err := Marshal(cur)
 	require.NoError(t, err)
-	tmp, err := writeTemp(path, data) // ... and the process dies here
+	s, err := stage(path, cur) // ... and the process dies here
 	require.NoError(t, err)
+	tmp := s.Name()
 
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -151,18 +153,19 @@ func TestUpdateKeepsHistory(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "job.json")
 	first, second, third := synthBaseline(t, 2, 100, false, 16), synthBaseline(t, 2, 200, false, 17), synthBaseline(t, 2, 300, false, 18)
-	require.NoError(t, Update(path, first, true)) // nothing to keep yet
+	require.NoError(t, updateH(path, first)) // nothing to keep yet
 	require.NoFileExists(t, HistoryPath(path))
-	require.NoError(t, Update(path, second, true))
-	require.NoError(t, Update(path, third, true))
+	require.NoError(t, updateH(path, second))
+	require.NoError(t, updateH(path, third))
 	require.NoError(t, os.WriteFile(path, []byte("{garbage"), 0o644))
-	require.NoError(t, Update(path, first, true))
+	require.NoError(t, updateH(path, first))
 
 	f, err := os.Open(HistoryPath(path))
 	require.NoError(t, err)
 	defer f.Close()
-	hist, err := ReadHistory(f, HistoryPath(path))
+	hist, skipped, err := ReadHistory(f, HistoryPath(path))
 	require.NoError(t, err)
+	require.Empty(t, skipped)
 	require.Len(t, hist, 2)
 	require.Equal(t, first.Dirs[0].IOs, hist[0].Dirs[0].IOs)
 	require.Equal(t, second.Dirs[0].IOs, hist[1].Dirs[0].IOs)
@@ -186,21 +189,40 @@ func TestReadHistory(t *testing.T) {
 		lines = append(lines, c.Bytes())
 	}
 	join := func(parts ...[]byte) string { return string(bytes.Join(parts, []byte("\n"))) }
+	half := lines[1][:706]
+	glued := append(append([]byte(nil), half...), lines[2]...)
 	for _, tc := range []struct {
 		name    string
 		text    string
 		want    int
+		skipped []Skipped // Reason not compared
 		errLine int
 	}{
-		{"empty", "", 0, 0},
-		{"complete", join(lines[0], lines[1], nil), 2, 0},
-		{"partial-last-line", join(lines[0], lines[1], lines[2][:len(lines[2])/2]), 2, 0},
-		{"blank-lines", join(lines[0], nil, lines[1], nil), 2, 0},
-		{"corrupt-middle", join(lines[0], []byte(`{"schema":1}`), lines[1], nil), 1, 2},
+		{"empty", "", 0, nil, 0},
+		{"complete", join(lines[0], lines[1], nil), 2, nil, 0},
+		{"partial-last-line", join(lines[0], lines[1], lines[2][:len(lines[2])/2]), 2,
+			[]Skipped{{File: "h.jsonl", Line: 3, Bytes: len(lines[2]) / 2}}, 0},
+		{"blank-lines", join(lines[0], nil, lines[1], nil), 2, nil, 0},
+		{"corrupt-middle", join(lines[0], []byte(`{"schema":1}`), lines[1], nil), 1, nil, 2},
+		// An earlier version on a full disk: a 706-byte partial entry,
+		// then the next update's entry glued to it.
+		{"glued-partial", join(lines[0], glued, nil), 2,
+			[]Skipped{{File: "h.jsonl", Line: 2, Bytes: 706}}, 0},
+		{"glued-partials", join(lines[0], append(append([]byte(nil), lines[0][:99]...), glued...), lines[1], nil), 3,
+			[]Skipped{{File: "h.jsonl", Line: 2, Bytes: 99 + 706}}, 0},
+		// Garbage before a whole entry is no append's damage.
+		{"garbage-then-entry", join(lines[0], append([]byte(`{"x":1}`), lines[1]...), nil), 1, nil, 2},
+		{"partial-in-middle", join(lines[0], half, lines[2], nil), 1, nil, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ReadHistory(strings.NewReader(tc.text), "h.jsonl")
+			got, skipped, err := ReadHistory(strings.NewReader(tc.text), "h.jsonl")
 			require.Len(t, got, tc.want)
+			for i := range skipped {
+				require.NotEmpty(t, skipped[i].Reason)
+				require.Contains(t, skipped[i].String(), fmt.Sprintf("h.jsonl:%d: skipped %d bytes: ", skipped[i].Line, skipped[i].Bytes))
+				skipped[i].Reason = ""
+			}
+			require.Equal(t, tc.skipped, skipped)
 			if tc.errLine == 0 {
 				require.NoError(t, err)
 				return
@@ -211,4 +233,11 @@ func TestReadHistory(t *testing.T) {
 			require.Equal(t, tc.errLine, e.Line)
 		})
 	}
+}
+
+// updateH is Update with history, for tests that need no more than its
+// error.
+func updateH(path string, b *Baseline) error {
+	_, err := Update(path, b, true)
+	return err
 }

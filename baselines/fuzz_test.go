@@ -104,3 +104,57 @@ func FuzzImportFio(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadHistory: any input gives entries, the stretches skipped and at
+// most an *Error, never a panic; every stretch skipped lies within the
+// input, on a line that exists; every entry read is one a history line
+// holds again (it encodes as one and reads back to itself).
+func FuzzReadHistory(f *testing.F) {
+	var lines [][]byte
+	for i := range 2 {
+		line, err := historyLine(synthBaseline(f, 1, 6, false, uint64(30+i)))
+		if err != nil {
+			f.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	a, b := lines[0], lines[1]
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	f.Add(cat(a, b))
+	f.Add(cat(a, b[:len(b)/2]))                 // cut short at the end
+	f.Add(cat(a, b[:len(b)/3], a))              // glued: partial, then whole
+	f.Add(cat(a[:40], b[:len(b)/2], b))         // two partials glued
+	f.Add(cat(a, []byte("\n\n"), b))            // blank lines
+	f.Add(cat([]byte(`{"schema":3}`), b))       // a bad whole line
+	f.Add(cat([]byte(`{"schema"{"schema"`), a)) // starts, none whole
+	f.Add(cat(b[:len(b)-1]))                    // all but the newline
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, skipped, err := ReadHistory(bytes.NewReader(data), "fuzz.jsonl")
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+		}
+		lines := bytes.Count(data, []byte("\n")) + 1
+		total := 0
+		for _, s := range skipped {
+			if s.Line < 1 || s.Line > lines || s.Bytes <= 0 || s.Reason == "" || s.File != "fuzz.jsonl" {
+				t.Fatalf("skipped %+v in %d lines", s, lines)
+			}
+			total += s.Bytes
+		}
+		if total > len(data) {
+			t.Fatalf("skipped %d bytes of %d", total, len(data))
+		}
+		for _, b := range got {
+			line, err := historyLine(b)
+			if err != nil {
+				t.Fatalf("entry read does not encode: %v", err)
+			}
+			back, skipped, err := ReadHistory(bytes.NewReader(line), "again.jsonl")
+			if err != nil || len(back) != 1 || len(skipped) != 0 {
+				t.Fatalf("entry written again reads %d entries, %v skipped, error %v", len(back), skipped, err)
+			}
+		}
+	})
+}

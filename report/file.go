@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"stortest.dev/internal/durable"
 )
 
 // ErrMalformed is wrapped by the errors of reading a JUnit file that is
@@ -99,40 +101,11 @@ func lockDir(dir string) (func(), error) {
 }
 
 // writeAtomic writes data to path through a synced temporary file and a
-// rename. The temporary file is removed on any failure.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
+// rename (durable.WriteBytes): a full or failing disk leaves the file as
+// it was and no temporary file, and the error names path.
+func writeAtomic(path string, data []byte) error {
+	if err := durable.WriteBytes(path, 0o644, data); err != nil {
 		return fmt.Errorf("report: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("report: write %s: %w", f.Name(), err)
-	}
-	// CreateTemp makes the file 0600; a report is for others to read.
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("report: sync %s: %w", f.Name(), err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("report: close %s: %w", f.Name(), err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	// The rename is durable once the directory is synced; a failure here
-	// loses nothing already visible, so it is not reported.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

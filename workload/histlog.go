@@ -3,8 +3,9 @@ package workload
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
+
+	"stortest.dev/internal/durable"
 
 	"stortest.dev/latency"
 	"stortest.dev/latency/histlog"
@@ -19,8 +20,12 @@ import (
 // Rows use fio's 29-group layout, so fio's own tools read the logs:
 // latencies past fio's 17 s ceiling fold into its last bucket, as fio
 // records them (the job's own histograms keep their values).
+//
+// The log is written whole or not at all (durable.Create): beside its
+// name until the job ends, then synced and renamed into place; a full or
+// failing disk leaves no partial log, and the job's error names it.
 type histLog struct {
-	f     *os.File
+	f     *durable.File
 	w     *histlog.Writer
 	every time.Duration
 	next  time.Duration // a completion at or after this writes rows: log_hist_msec after the last
@@ -38,13 +43,13 @@ func newHistLog(job *Job, prefix string, jobNum int, layout latency.Layout) (*hi
 		every = time.Second
 	}
 	name := histlog.FileName(prefix, jobNum)
-	f, err := os.Create(name)
+	f, err := durable.Create(name, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("workload: job %s: write_hist_log: %w", job.Name, err)
 	}
 	w, err := histlog.NewWriter(f, 0)
 	if err != nil {
-		f.Close()
+		f.Abort()
 		return nil, err
 	}
 	h := &histLog{f: f, w: w, every: every, next: every, bs: uint32(job.MaxBlockSize())}
@@ -120,9 +125,12 @@ func (h *histLog) close(t time.Duration, clat *[NumDirs]*latency.Histogram) erro
 	err := h.take(t, clat)
 	ms := (h.last + time.Millisecond - 1) / time.Millisecond
 	err = errors.Join(err, h.write(uint64(ms)))
-	err = errors.Join(err, h.w.Flush(), h.f.Close())
-	if err != nil {
+	if err = errors.Join(err, h.w.Flush()); err != nil {
+		h.f.Abort()
 		return fmt.Errorf("workload: write_hist_log %s: %w", h.f.Name(), err)
+	}
+	if err := h.f.Close(); err != nil {
+		return fmt.Errorf("workload: write_hist_log: %w", err)
 	}
 	return nil
 }

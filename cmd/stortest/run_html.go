@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/durable"
 	"stortest.dev/iostat"
 	"stortest.dev/report/page"
 	"stortest.dev/workload"
@@ -139,19 +138,8 @@ func (r *runReport) finish(res *workload.Result) error {
 		return fmt.Errorf("--report: %w", err)
 	}
 	p.IOStat = deltas
-	f, err := os.Create(r.path)
-	if err != nil {
-		return fmt.Errorf("--report: %w", err)
-	}
-	bw := bufio.NewWriter(f)
-	err = page.WriteRun(bw, p)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	// Whole or not at all: a full disk leaves no half page.
+	if err := durable.WriteFile(r.path, 0o644, func(w io.Writer) error { return page.WriteRun(w, p) }); err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}
 	return nil

@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"stortest.dev/internal/durable"
 )
 
 // TestRunReport: `stortest run --report FILE.html` writes the run's page
@@ -32,6 +35,31 @@ func TestRunReport(t *testing.T) {
 		`id="iostat-cpu"`, "<title>read</title>", "<title>write</title>", "rw=randrw"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("the page does not hold %q", s)
+		}
+	}
+}
+
+// TestRunReportEIO: a page that cannot be written (EIO at its sync) fails
+// the command naming it, and leaves no file, half or temporary.
+func TestRunReportEIO(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.html")
+	defer durable.Inject(func(op durable.Op, p string) error {
+		if op == durable.OpSync && strings.Contains(p, "run.html") {
+			return syscall.EIO
+		}
+		return nil
+	})()
+	var stdout, stderr bytes.Buffer
+	code := runMain([]string{"run", "--progress", "off", "--report", path, "--name=rep", "--rw=read", "--bs=4k", "--size=1m",
+		"--ioengine=psync", "--runtime=200ms", "--time_based", "--filename=" + filepath.Join(dir, "data")}, &stdout, &stderr)
+	if code == 0 || !strings.Contains(stderr.String(), path) || !strings.Contains(stderr.String(), "input/output error") {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() != "data" {
+			t.Errorf("left %s", e.Name())
 		}
 	}
 }
