@@ -18,14 +18,22 @@ const unsetVar = "STORTEST_TEST_NEVER_SET"
 // fio accepts it and what it printed.
 func fioParseOnly(t *testing.T, fio, text string, args ...string) (bool, string) {
 	t.Helper()
+	return fioOn(t, fio, text, append([]string{"--parse-only"}, args...)...)
+}
+
+// fioOn runs fio with args and text as a job file after them, when text
+// is not empty, in a temp dir, and returns whether it succeeded and what
+// it printed.
+func fioOn(t *testing.T, fio, text string, args ...string) (bool, string) {
+	t.Helper()
 	if text != "" {
 		f := filepath.Join(t.TempDir(), "j.fio")
 		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		args = []string{f}
+		args = append(args, f)
 	}
-	cmd := exec.Command(fio, append([]string{"--parse-only"}, args...)...)
+	cmd := exec.Command(fio, args...)
 	cmd.Dir = t.TempDir()
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError

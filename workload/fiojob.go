@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -327,8 +328,10 @@ type parser struct {
 	text string                      // the job-file line, as written
 	// unset holds, by job-file line, the ${NAME}s on it that are not
 	// set (only lines that have any), for the errors at those lines.
-	unset map[int][]string
-	jobs  []Job
+	unset  map[int][]string
+	jobs   []Job
+	clones int             // the jobs' clones so far (fio's count of jobs)
+	names  map[string]bool // the jobs' names so far, for wait_for
 	// given are the options as given, for fio's "global options" and
 	// "job options" (given.Jobs[i] is jobs[i]'s).
 	given FioGiven
@@ -453,6 +456,14 @@ func (p *parser) finish(st *jobState) error {
 		j.NoRandomMap = false
 	}
 	j = j.Normalized()
+	if p.clones += max(j.NumJobs, 1); p.clones > MaxJobs {
+		// fio stops here too, before it opens any file.
+		opt := ""
+		if _, ok := st.lines["numjobs"]; ok {
+			opt = "numjobs"
+		}
+		return p.errorAt(st.at("numjobs"), opt, tooManyJobs(p.clones))
+	}
 	if err := j.Validate(); err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
@@ -462,6 +473,10 @@ func (p *parser) finish(st *jobState) error {
 	}
 	p.jobs = append(p.jobs, j)
 	p.given.Jobs = append(p.given.Jobs, st.given)
+	if p.names == nil {
+		p.names = map[string]bool{}
+	}
+	p.names[j.Name] = true
 	return nil
 }
 
@@ -698,7 +713,7 @@ var fioOptions = []fioOption{
 	{name: "iodepth_low", field: "iodepth_low", doc: "IODepthLow; 0 means iodepth",
 		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthLow })},
 	{name: "numjobs", field: "numjobs", doc: "NumJobs",
-		set: setInt(1, MaxNumJobs, func(j *Job) *int { return &j.NumJobs })},
+		set: setInt(1, math.MaxInt32, func(j *Job) *int { return &j.NumJobs })}, // MaxJobs: at the job's end
 	{name: "size", field: "size", doc: "Size (bytes; N% is not supported)",
 		set: setSize(func(j *Job) *int64 { return &j.Size })},
 	{name: "offset", aliases: []string{"fileoffset"}, field: "offset", doc: "Offset (bytes; N% is not supported)",
