@@ -280,7 +280,10 @@ func (p *parser) parseArgs(args []string) ([]Job, error) {
 		}
 		val = strings.TrimSpace(val)
 		if key == "name" {
-			if !hasVal || val == "" {
+			if !hasVal {
+				return nil, p.errorf("name", valueErr("needs a value"))
+			}
+			if val == "" {
 				return nil, p.emptyValue("name")
 			}
 			if !inGlobal {
