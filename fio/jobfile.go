@@ -9,6 +9,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -19,7 +20,7 @@ import (
 // jobs after it. ';' and '#' start a comment anywhere on a line, leading
 // and trailing blanks are ignored. An option line is key=value or a bare
 // key; ${NAME} on it is replaced by the environment variable NAME, empty
-// when NAME is unset. "include FILE" in a section reads FILE's lines as
+// when NAME is unset (fio's messages then quote the line as written). "include FILE" in a section reads FILE's lines as
 // options of that section; FILE may hold no section headers.
 
 // MaxLineLength bounds one job-file line, in bytes (fio's own limit is
@@ -28,6 +29,10 @@ const MaxLineLength = 1 << 20
 
 // maxIncludeDepth bounds nested includes: deeper is taken for a cycle.
 const maxIncludeDepth = 16
+
+// maxUnset bounds Token.Unset: enough to name the culprit, and a line of
+// many variables stays linear to expand.
+const maxUnset = 16
 
 // Keywords are fio's reserved $keywords, which fio replaces by values of
 // the host after ${NAME} expansion. The lexer leaves them as they are.
@@ -116,12 +121,20 @@ type Token struct {
 	// Text is the line as read, without comments and surrounding
 	// blanks, before ${NAME} expansion.
 	Text string
+	// Unset names the ${NAME}s of an option line that are not set, in
+	// order, once each (the first 16): fio reads them as empty, which
+	// often leaves an empty or bad value that only the names explain.
+	Unset []string
 }
 
 // Lexer reads job files. The zero Lexer reads the environment and the
 // file system as fio does.
 type Lexer struct {
-	// Getenv gives the value of ${NAME}; nil means os.Getenv.
+	// LookupEnv gives the value of ${NAME} and whether NAME is set;
+	// nil means Getenv's, or os.LookupEnv when Getenv is nil too.
+	LookupEnv func(name string) (string, bool)
+	// Getenv gives the value of ${NAME}, a NAME that gives "" counting
+	// as unset; LookupEnv, when set, is used instead.
 	Getenv func(name string) string
 	// Open opens an included file; nil means os.Open.
 	Open func(path string) (io.ReadCloser, error)
@@ -213,9 +226,16 @@ func (l *Lexer) Tokens(r io.Reader, name string) iter.Seq2[Token, error] {
 // lex reads one file; depth > 0 for an included one. It returns false
 // when the sequence is to stop.
 func (l *Lexer) lex(r io.Reader, name string, depth int, yield func(Token, error) bool) bool {
-	getenv := l.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
+	lookup := l.LookupEnv
+	switch {
+	case lookup != nil:
+	case l.Getenv != nil:
+		lookup = func(k string) (string, bool) {
+			v := l.Getenv(k)
+			return v, v != ""
+		}
+	default:
+		lookup = os.LookupEnv
 	}
 	fail := func(line int, kind error, cause error, format string, args ...any) bool {
 		yield(Token{}, &JobFileError{Pos: Pos{name, line}, Kind: kind, Err: cause, Msg: fmt.Sprintf(format, args...)})
@@ -283,9 +303,9 @@ func (l *Lexer) lex(r io.Reader, name string, depth int, yield func(Token, error
 			continue
 		}
 		text := line
-		line = expandEnv(line, getenv)
+		line, unset := expandEnv(line, lookup)
 		key, val, hasVal := strings.Cut(line, "=")
-		tok := Token{Kind: OptionToken, Pos: pos, Name: strings.TrimSpace(key), Value: strings.TrimSpace(val), HasValue: hasVal, Text: text}
+		tok := Token{Kind: OptionToken, Pos: pos, Name: strings.TrimSpace(key), Value: strings.TrimSpace(val), HasValue: hasVal, Text: text, Unset: unset}
 		if !yield(tok, nil) {
 			return false
 		}
@@ -335,13 +355,15 @@ func (l *Lexer) openInclude(file, from string) (io.ReadCloser, string, error) {
 	return f, rel, nil
 }
 
-// expandEnv replaces ${NAME} with getenv(NAME), as fio does on job-file
+// expandEnv replaces ${NAME} with lookup(NAME), as fio does on job-file
 // option lines: an unset or empty variable gives "", an unterminated "${"
-// stays as it is, and "$NAME" without braces is not expanded.
-func expandEnv(s string, getenv func(string) string) string {
+// stays as it is, and "$NAME" without braces is not expanded. It returns
+// the unset NAMEs too, once each, the first maxUnset of them.
+func expandEnv(s string, lookup func(string) (string, bool)) (string, []string) {
 	if !strings.Contains(s, "${") {
-		return s
+		return s, nil
 	}
+	var unset []string
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
@@ -353,9 +375,14 @@ func expandEnv(s string, getenv func(string) string) string {
 			break
 		}
 		b.WriteString(s[:i])
-		b.WriteString(getenv(s[i+2 : i+2+j]))
+		name := s[i+2 : i+2+j]
+		v, ok := lookup(name)
+		if !ok && len(unset) < maxUnset && !slices.Contains(unset, name) {
+			unset = append(unset, name)
+		}
+		b.WriteString(v)
 		s = s[i+2+j+1:]
 	}
 	b.WriteString(s)
-	return b.String()
+	return b.String(), unset
 }

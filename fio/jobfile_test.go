@@ -2,10 +2,12 @@ package fio
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -93,6 +95,46 @@ func TestTokens(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d tokens after break", n)
+	}
+}
+
+// An option line's tokens name the ${NAME}s that are not set (fio reads
+// them as empty), once each; a variable set to "" is not among them when
+// the Lexer can tell, through LookupEnv.
+func TestTokensUnset(t *testing.T) {
+	vars := map[string]string{"B": "8k", "EMPTY": ""}
+	l := Lexer{LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+	in := "[a]\nbs=${NOPE}\nsize=${B}${EMPTY}\nfilename=${X}/${Y}${X}${}\nrw=read\n"
+	var got [][]string
+	for tok, err := range l.Tokens(strings.NewReader(in), "u.fio") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok.Kind == OptionToken {
+			got = append(got, tok.Unset)
+		}
+	}
+	want := [][]string{{"NOPE"}, nil, {"X", "Y", ""}, nil}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Unset (-want +got):\n%s", diff)
+	}
+	// Through Getenv, "" is all there is to tell.
+	l = Lexer{Getenv: env(vars)}
+	for tok, err := range l.Tokens(strings.NewReader("[a]\nsize=${B}${EMPTY}\n"), "u.fio") {
+		if err == nil && tok.Kind == OptionToken && !slices.Equal(tok.Unset, []string{"EMPTY"}) {
+			t.Errorf("with Getenv: Unset = %q, want [EMPTY]", tok.Unset)
+		}
+	}
+	// A line of many variables names the first few.
+	var b strings.Builder
+	b.WriteString("[a]\nx=")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "${V%d}", i)
+	}
+	for tok, err := range l.Tokens(strings.NewReader(b.String()), "u.fio") {
+		if err == nil && tok.Kind == OptionToken && (len(tok.Unset) != maxUnset || tok.Unset[0] != "V0") {
+			t.Errorf("many: Unset = %q", tok.Unset)
+		}
 	}
 }
 

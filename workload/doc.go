@@ -17,7 +17,12 @@
 // ParseFio reads fio's INI form and ParseFioArgs its command-line form
 // (--name=x starts a job) with fio's semantics: [global] options apply to
 // the jobs after them, ';' and '#' start comments anywhere on a line,
-// ${VAR} is replaced by the environment variable. Values use fio's units:
+// ${VAR} is replaced by the environment variable in a job file (an unset
+// one is empty, as in fio, and an error at its line names it; on a
+// command line fio expands nothing), an empty value (filename=) is
+// refused as fio refuses it, and more jobs than fio's limit of 4088,
+// numjobs clones counting (MaxJobs), are refused at the job that passes
+// it. Values use fio's units:
 // sizes with k, m, g, t, p (powers of 1024, fio's default kb_base=1024;
 // "ki" too, and "KiB"-style suffixes powers of 1000, as fio 3.33 reads
 // them: package fio holds this one reading), times with us, ms, s, m, h,

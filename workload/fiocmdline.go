@@ -20,7 +20,7 @@ func ParseFioWithArgs(r io.Reader, name string, args []string) ([]Job, error) {
 // parseFioWithArgs is ParseFioWithArgs, returning the options as given
 // too: those of args first in the global options, as fio prints them.
 func parseFioWithArgs(r io.Reader, name string, args []string) ([]Job, *FioGiven, error) {
-	p := parser{file: "args", env: os.Getenv}
+	p := parser{file: "args", env: os.LookupEnv}
 	global := newJobState(0)
 	for i := 0; i < len(args); i++ {
 		p.arg = i

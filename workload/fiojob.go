@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -31,7 +32,11 @@ type ParseError struct {
 	Arg    int    // -1 for a job file
 	Job    string // the job section, "" if none yet or [global]
 	Option string // the fio option, "" if the error is not about one
-	Err    error
+	// Unset names the ${NAME}s on the job-file line of the error that
+	// are not set in the environment: fio reads them as empty, which
+	// is often why the value is empty or bad.
+	Unset []string
+	Err   error
 }
 
 func (e *ParseError) Error() string {
@@ -53,6 +58,17 @@ func (e *ParseError) Error() string {
 		b.WriteString(fe.Reason)
 	} else {
 		b.WriteString(e.Err.Error())
+	}
+	if len(e.Unset) > 0 {
+		names := make([]string, len(e.Unset))
+		for i, n := range e.Unset {
+			names[i] = "${" + n + "}"
+		}
+		verb := "is"
+		if len(names) > 1 {
+			verb = "are"
+		}
+		fmt.Fprintf(&b, "; %s %s not set: fio reads it as empty", strings.Join(names, ", "), verb)
 	}
 	return b.String()
 }
@@ -86,7 +102,9 @@ func (e *valueError) Unwrap() []error { return []error{e.err, ErrInvalid} }
 // ParseFio reads a fio job file: [global] and job sections, key=value and
 // bare boolean keys, ';' and '#' comments (from the character to the end
 // of the line, as fio strips them), ${VAR} replaced by the environment
-// variable (empty if unset, as fio does). Global options apply to the jobs
+// variable (empty if unset, as fio does; an error at a line with an
+// unset one names it, in ParseError.Unset). An empty value is refused as
+// fio refuses it. Global options apply to the jobs
 // after them; a later [global] adds to the earlier ones for the jobs that
 // follow it. name names the file in errors. The jobs are validated and
 // normalized. Options outside Job's are errors: ErrUnknownOption, or
@@ -100,7 +118,7 @@ func ParseFio(r io.Reader, name string) ([]Job, error) {
 // parseFio is ParseFio with global holding the options before the file's;
 // it returns the options as given too.
 func parseFio(r io.Reader, name string, global *jobState) ([]Job, *FioGiven, error) {
-	p := parser{file: name, arg: -1, env: os.Getenv}
+	p := parser{file: name, arg: -1, env: os.LookupEnv}
 	jobs, err := p.parseFile(r, name, global)
 	if err != nil {
 		return nil, nil, err
@@ -110,7 +128,7 @@ func parseFio(r io.Reader, name string, global *jobState) ([]Job, *FioGiven, err
 }
 
 func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]Job, error) {
-	lx := fio.Lexer{Getenv: p.env, KeepIncludes: true}
+	lx := fio.Lexer{LookupEnv: p.env, KeepIncludes: true}
 	lc := &lineCounter{r: r}
 	var cur *jobState
 	inGlobal := false
@@ -140,6 +158,13 @@ func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]Job, e
 			st := cur
 			if inGlobal {
 				st = global
+			}
+			p.text = tok.Text
+			if len(tok.Unset) > 0 {
+				if p.unset == nil {
+					p.unset = map[int][]string{}
+				}
+				p.unset[p.line] = tok.Unset
 			}
 			if st == nil {
 				return nil, p.errorf("", syntaxErr("option %q outside a [job] or [global] section", tok.Text))
@@ -225,7 +250,7 @@ func ParseFioArgs(args []string) ([]Job, error) {
 
 // parseFioArgs is ParseFioArgs, returning the options as given too.
 func parseFioArgs(args []string) ([]Job, *FioGiven, error) {
-	p := parser{file: "args", env: os.Getenv}
+	p := parser{file: "args", env: os.LookupEnv}
 	jobs, err := p.parseArgs(args)
 	if err != nil {
 		return nil, nil, err
@@ -255,8 +280,11 @@ func (p *parser) parseArgs(args []string) ([]Job, error) {
 		}
 		val = strings.TrimSpace(val)
 		if key == "name" {
-			if !hasVal || val == "" {
+			if !hasVal {
 				return nil, p.errorf("name", valueErr("needs a value"))
+			}
+			if val == "" {
+				return nil, p.emptyValue("name")
 			}
 			if !inGlobal {
 				if err := p.finish(st); err != nil {
@@ -299,8 +327,14 @@ type parser struct {
 	line int // job file line, 1-based
 	arg  int // argument index, or -1 for a job file
 	job  string
-	env  func(string) string
-	jobs []Job
+	env  func(string) (string, bool) // ${NAME}'s value, in a job file
+	text string                      // the job-file line, as written
+	// unset holds, by job-file line, the ${NAME}s on it that are not
+	// set (only lines that have any), for the errors at those lines.
+	unset  map[int][]string
+	jobs   []Job
+	clones int             // the jobs' clones so far (fio's count of jobs)
+	names  map[string]bool // the jobs' names so far, for wait_for
 	// given are the options as given, for fio's "global options" and
 	// "job options" (given.Jobs[i] is jobs[i]'s).
 	given FioGiven
@@ -317,6 +351,8 @@ func (p *parser) errorAt(pos int, option string, err error) error {
 	e := &ParseError{File: p.file, Line: pos, Arg: -1, Job: p.job, Option: option, Err: err}
 	if p.arg >= 0 {
 		e.File, e.Line, e.Arg = "", 0, pos
+	} else {
+		e.Unset = p.unset[pos]
 	}
 	return e
 }
@@ -354,10 +390,16 @@ func (p *parser) apply(st *jobState, key, val string, hasVal, inGlobal bool) err
 		}
 		val = "1"
 	}
+	if val == "" && (o.bare == nil || p.arg >= 0) {
+		// fio refuses an empty value of every option that cannot be
+		// bare (filename= does not mean the default file), and of
+		// every option on the command line.
+		return p.emptyValue(o.name)
+	}
 	if o.name == "name" && inGlobal {
 		return nil // fio ignores a name in [global]: sections name the jobs
 	}
-	err := checkDollar(val)
+	err := p.checkDollar(o.name, val)
 	if err == nil && strings.HasPrefix(val, "(") {
 		err = unsupported("the arithmetic expression " + strconv.Quote(val))
 	}
@@ -375,6 +417,15 @@ func (p *parser) apply(st *jobState, key, val string, hasVal, inGlobal bool) err
 	st.lines[o.field] = p.pos()
 	st.addGiven(o.name, val, hasVal)
 	return nil
+}
+
+// emptyValue is the error of an empty value of option name, in fio's
+// words.
+func (p *parser) emptyValue(name string) error {
+	if p.arg >= 0 {
+		return p.errorf(name, valueErr(fmt.Sprintf("requires an argument (fio: \"option %s requires an argument\")", name)))
+	}
+	return p.errorf(name, valueErr(fmt.Sprintf("an empty value, which fio refuses (\"failed parsing %s\")", p.text)))
 }
 
 // finish validates and records the job of st (nil: nothing to finish).
@@ -408,6 +459,14 @@ func (p *parser) finish(st *jobState) error {
 		j.NoRandomMap = false
 	}
 	j = j.Normalized()
+	if p.clones += max(j.NumJobs, 1); p.clones > MaxJobs {
+		// fio stops here too, before it opens any file.
+		opt := ""
+		if _, ok := st.lines["numjobs"]; ok {
+			opt = "numjobs"
+		}
+		return p.errorAt(st.at("numjobs"), opt, tooManyJobs(p.clones))
+	}
 	if err := j.Validate(); err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
@@ -417,6 +476,10 @@ func (p *parser) finish(st *jobState) error {
 	}
 	p.jobs = append(p.jobs, j)
 	p.given.Jobs = append(p.given.Jobs, st.given)
+	if p.names == nil {
+		p.names = map[string]bool{}
+	}
+	p.names[j.Name] = true
 	return nil
 }
 
@@ -653,7 +716,7 @@ var fioOptions = []fioOption{
 	{name: "iodepth_low", field: "iodepth_low", doc: "IODepthLow; 0 means iodepth",
 		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthLow })},
 	{name: "numjobs", field: "numjobs", doc: "NumJobs",
-		set: setInt(1, MaxNumJobs, func(j *Job) *int { return &j.NumJobs })},
+		set: setInt(1, math.MaxInt32, func(j *Job) *int { return &j.NumJobs })}, // MaxJobs: at the job's end
 	{name: "size", field: "size", doc: "Size (bytes; N% is not supported)",
 		set: setSize(func(j *Job) *int64 { return &j.Size })},
 	{name: "offset", aliases: []string{"fileoffset"}, field: "offset", doc: "Offset (bytes; N% is not supported)",
@@ -982,10 +1045,11 @@ func abs(x int) int {
 	return x
 }
 
-// checkDollar rejects a '$' left after ${VAR} expansion: fio's $keywords
-// depend on the host, and anything else is a variable fio would not
-// expand.
-func checkDollar(v string) error {
+// checkDollar rejects a '$' in the value of option name left after ${VAR}
+// expansion: fio's $keywords depend on the host, and anything else is a
+// variable fio would not expand. On the command line fio expands no
+// ${VAR} at all (the shell does): it takes the text as it is.
+func (p *parser) checkDollar(name, v string) error {
 	if !strings.Contains(v, "$") {
 		return nil
 	}
@@ -993,6 +1057,9 @@ func checkDollar(v string) error {
 		if strings.Contains(v, k) {
 			return unsupported("fio's keyword " + k)
 		}
+	}
+	if i := strings.Index(v, "${"); p.arg >= 0 && i >= 0 && strings.Contains(v[i:], "}") {
+		return valueErr(fmt.Sprintf("%q: fio expands no ${NAME} on the command line but takes the text as it is (%s=%s): let the shell expand it", v, name, v))
 	}
 	return valueErr(fmt.Sprintf("%q: '$' is not expanded; fio expands ${NAME} only", v))
 }

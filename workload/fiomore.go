@@ -206,11 +206,7 @@ func (p *parser) finishMore(st *jobState) error {
 		j.Filename, j.Directory = j.dirFile(j.Filename), ""
 	}
 	if j.WaitFor != "" {
-		found := false
-		for _, prev := range p.jobs {
-			found = found || prev.Name == j.WaitFor
-		}
-		if !found {
+		if !p.names[j.WaitFor] {
 			return p.errorAt(st.at("wait_for"), "wait_for", valueErr("no job "+strconv.Quote(j.WaitFor)+" before this one"))
 		}
 	}

@@ -382,11 +382,26 @@ var (
 	}
 )
 
+// MaxJobs is fio 3.33's limit on the jobs of a run, each clone (numjobs)
+// of each job counting: 4088 (511 segments of 8; fio says "error:
+// maximum number of jobs reached." and runs nothing). [global] sections
+// do not count. Parsing stops at the job that passes it, before any file
+// is opened, and RunJobs refuses more.
+const MaxJobs = 4088
+
+// ErrTooManyJobs is more jobs than MaxJobs, clones counting.
+var ErrTooManyJobs = errors.New("workload: more jobs than fio's limit")
+
+// tooManyJobs is the ErrTooManyJobs of n jobs.
+func tooManyJobs(n int) error {
+	return &msgError{fmt.Sprintf("%d jobs, counting numjobs clones: more than fio's limit of %d (fio: \"error: maximum number of jobs reached.\")", n, MaxJobs), ErrTooManyJobs}
+}
+
 // Limits that catch typos (bs=4g) rather than encode hardware facts.
 const (
 	MaxBlockSize   = 1 << 30 // bytes; verify headers hold a 32-bit length
 	MaxIODepth     = 65536
-	MaxNumJobs     = 4096
+	MaxNumJobs     = MaxJobs                // numjobs of one job: all of fio's jobs
 	MaxPercentiles = latency.MaxPercentiles // fio's limit for percentile_list
 	MaxSplits      = 64                     // fio's limit of bssplit entries per direction
 	maxNameLen     = 255

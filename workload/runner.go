@@ -111,10 +111,14 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("workload: no jobs")
 	}
+	total := 0
 	for i := range jobs {
 		jobs[i] = jobs[i].Normalized()
 		if err := jobs[i].Validate(); err != nil {
 			return nil, err
+		}
+		if total += jobs[i].NumJobs; total > MaxJobs {
+			return nil, fmt.Errorf("workload: job %s: %w", jobs[i].Name, tooManyJobs(total))
 		}
 	}
 	if opts.Faults != nil {

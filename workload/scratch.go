@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"stortest.dev/engines"
 	"stortest.dev/internal/owner"
@@ -140,6 +142,13 @@ func prepareTarget(job Job) error {
 	}
 	st, err := os.Stat(job.Filename)
 	switch {
+	case err == nil && st.IsDir():
+		// fio fails such a job with EISDIR, whatever its direction and
+		// size (err=21, "error=Is a directory"): laying it out, opening it
+		// for writing or reading it. Read as a 4096-byte file it gave a
+		// puzzling "past the end of the file".
+		return fmt.Errorf("workload: job %s: %w (fio: \"error=Is a directory\"): give a file or a block device, or directory= for files in it",
+			job.Name, &fs.PathError{Op: "filename", Path: job.Filename, Err: syscall.EISDIR})
 	case err == nil && !st.Mode().IsRegular():
 		return nil // a device
 	case err != nil && !errors.Is(err, os.ErrNotExist):

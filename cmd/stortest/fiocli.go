@@ -16,7 +16,8 @@ import (
 // it unchanged.
 type fioCLI struct {
 	// maxJobs is --max-jobs: fio's cap on jobs. It is accepted and
-	// checked only for syntax: stortest has no such limit.
+	// checked only for syntax, as fio 3.33 does: its limit stays
+	// workload.MaxJobs whatever --max-jobs says.
 	maxJobs    int
 	parseOnly  bool // --parse-only: parse the jobs, run nothing
 	debugParse bool // --debug=parse: print what the steady-state options set, as fio does

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -145,7 +146,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	// SIGINT/SIGTERM stop the run; results so far are still printed. They
 	// are caught from here on, so an interrupt while the scratch target is
 	// laid out still detaches and removes it.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop, caught := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var jobs []workload.Job
 	var given *workload.FioGiven // the options as given, for fio's JSON
@@ -186,7 +187,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		defer scratch.Close()
 	}
 	if ctx.Err() != nil {
-		return &exitError{code: 130, msg: "interrupted before the run started"}
+		return &exitError{code: signalStatus(caught()), msg: "interrupted before the run started"}
 	}
 
 	if f := flags.fio; f.debugParse || f.parseOnly {
@@ -241,7 +242,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if ctx.Err() != nil {
-		return &exitError{code: 130, msg: "interrupted: results above are partial"}
+		return &exitError{code: signalStatus(caught()), msg: "interrupted: results above are partial"}
 	}
 	return nil
 }
@@ -264,6 +265,42 @@ func guardWrites(g target.Guard) func(*workload.Job, string) error {
 		}
 		return nil
 	}
+}
+
+// notifyContext is signal.NotifyContext that also tells which of sigs
+// came first (caught: nil before one came).
+func notifyContext(parent context.Context, sigs ...os.Signal) (ctx context.Context, stop func(), caught func() os.Signal) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	var first atomic.Value
+	go func() {
+		select {
+		case s := <-ch:
+			first.Store(s)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	stop = func() {
+		signal.Stop(ch)
+		cancel()
+	}
+	caught = func() os.Signal {
+		s, _ := first.Load().(os.Signal)
+		return s
+	}
+	return ctx, stop, caught
+}
+
+// signalStatus is the exit status of a run a signal stopped, as a shell
+// reports a process that signal ended: 128 + its number (130 for SIGINT,
+// 143 for SIGTERM).
+func signalStatus(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 128 + int(syscall.SIGINT)
 }
 
 // newDefaultScratch makes the default job's target: a loop device with

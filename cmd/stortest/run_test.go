@@ -208,3 +208,31 @@ func TestRunDiskUtil(t *testing.T) {
 	assert.GreaterOrEqual(t, du.ReadIOs, doc.Jobs[0].Read.TotalIOs, "the device saw the job's direct reads")
 	assert.True(t, du.Util > 0 && du.Util <= 100, "util %v", du.Util)
 }
+
+// An empty filename= is refused as fio 3.33 refuses it, on the command
+// line and in a job file (also when an unset ${NAME} empties it), before
+// anything is written: it used to run on fio's default ./j.0.0 and leave
+// that file behind.
+func TestRunRefusesEmptyFilename(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	job := filepath.Join(dir, "e.fio")
+	require.NoError(t, os.WriteFile(job, []byte("[j]\nrw=read\nsize=16m\nfilename=${STORTEST_TEST_NEVER_SET}\n"), 0o644))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--progress=off", "--name=j", "--rw=read", "--size=16m", "--filename="},
+			`args[3]: job "j": filename: requires an argument (fio: "option filename requires an argument")`},
+		{[]string{"run", "--progress=off", "e.fio"},
+			`e.fio:4: job "j": filename: an empty value, which fio refuses ("failed parsing filename=${STORTEST_TEST_NEVER_SET}"); ${STORTEST_TEST_NEVER_SET} is not set`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := runMain(c.args, &stdout, &stderr)
+		assert.Equal(t, 1, code, "%q: stderr %s", c.args, stderr.String())
+		assert.Contains(t, stderr.String(), c.want, "%q", c.args)
+		left, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		require.Len(t, left, 1, "%q: files left beside the job file", c.args)
+	}
+}
