@@ -202,7 +202,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		wopts.SteadyMeasure = steadyMeasure(&cfg, t.Name(), job)
 	}
 	wopts.HistLogPrefix = filepath.Join(dir, base)
-	wopts.CheckFile = guardFiles(wopts.CheckFile)
+	wopts.CheckFile = guardFiles(target, wopts.CheckFile)
 	wopts.Progress = nil
 	if cfg.progress > 0 && testing.Verbose() {
 		var last time.Duration

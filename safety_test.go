@@ -101,3 +101,20 @@ func readHead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// The loop device stortest attached for the test is scratch: a write job
+// runs on it without STORTEST_ALLOW_DESTRUCTIVE, as before the guard
+// checked every file a job writes (examples/randread's TestWriteVerify
+// was refused).
+func TestRunWritesOwnLoopDevice(t *testing.T) {
+	requireRoot(t)
+	loop := LoopDevice(t, 4<<20)
+	t.Setenv(EnvAllowDestructive, "")
+	job := workload.Job{Name: "scratch", RW: workload.Write, BlockSize: 64 << 10, Size: 1 << 20}
+	f := newFake(t)
+	f.run(func(tb testing.TB) { Run(tb, loop, job) })
+	f.finish()
+	if len(f.fatals) != 0 || len(f.errors) != 0 {
+		t.Fatalf("fatals %q, errors %q", f.fatals, f.errors)
+	}
+}
