@@ -208,20 +208,15 @@ func (e *libaio) shiftPending(n int) {
 
 // reap waits for at least min and takes at most max completions into e.done.
 // It returns how many it took; fewer than min only when timeout expired.
+// The clock is not read: io_getevents takes the timeout as a duration and
+// returns fewer than min only when it expires; a signal restarts the wait
+// with the whole timeout.
 func (e *libaio) reap(min, max int, timeout time.Duration) (int, error) {
-	var deadline time.Time
-	if timeout > 0 {
-		deadline = time.Now().Add(timeout)
-	}
 	got := 0
 	for {
 		var tsp uintptr
 		if timeout > 0 {
-			left := time.Until(deadline)
-			if left < 0 {
-				left = 0
-			}
-			e.ts = unix.NsecToTimespec(int64(left))
+			e.ts = unix.NsecToTimespec(int64(timeout))
 			tsp = uintptr(unsafe.Pointer(&e.ts))
 		}
 		r, _, errno := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, e.ctx, uintptr(min-got), uintptr(max-got),
@@ -238,7 +233,7 @@ func (e *libaio) reap(min, max int, timeout time.Duration) (int, error) {
 		}
 		got += int(r)
 		e.inflight -= int(r)
-		if got >= min || timeout > 0 && !time.Now().Before(deadline) {
+		if got >= min || timeout > 0 {
 			return got, nil
 		}
 	}
