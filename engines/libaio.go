@@ -208,20 +208,32 @@ func (e *libaio) shiftPending(n int) {
 
 // reap waits for at least min and takes at most max completions into e.done.
 // It returns how many it took; fewer than min only when timeout expired.
-// The clock is not read: io_getevents takes the timeout as a duration and
-// returns fewer than min only when it expires; a signal restarts the wait
-// with the whole timeout.
+// The clock is read only when a signal cuts the wait short (the runtime's
+// preemption signals do, every few ms, to a thread that waits in a raw
+// system call): io_getevents takes the timeout as a duration and returns
+// fewer than min only when it expires. The first signal starts the
+// deadline, so a wait lasts at most twice its timeout.
 func (e *libaio) reap(min, max int, timeout time.Duration) (int, error) {
 	got := 0
+	left := timeout
+	var deadline time.Time
 	for {
 		var tsp uintptr
 		if timeout > 0 {
-			e.ts = unix.NsecToTimespec(int64(timeout))
+			e.ts = unix.NsecToTimespec(int64(left))
 			tsp = uintptr(unsafe.Pointer(&e.ts))
 		}
 		r, _, errno := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, e.ctx, uintptr(min-got), uintptr(max-got),
 			uintptr(unsafe.Pointer(&e.events[0])), tsp, 0)
 		if errno == unix.EINTR {
+			if timeout > 0 {
+				if deadline.IsZero() {
+					deadline = time.Now().Add(timeout)
+				}
+				if left = time.Until(deadline); left <= 0 {
+					return got, nil
+				}
+			}
 			continue
 		}
 		if errno != 0 {

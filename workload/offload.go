@@ -360,6 +360,8 @@ func (w *worker) drainOffload(o *offload, timer *time.Timer) {
 // what they hold (when the kernel lets them) and their engines, the
 // buffers and the file are freed.
 func (w *worker) giveUpOffload(o *offload) {
+	holdGC() // the submitters may be blocked in the kernel
+	defer releaseGC()
 	w.handOver()
 	close(o.submit)
 	o.wg.Wait()

@@ -212,8 +212,18 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	// (engines use raw syscalls, as fio's threads simply block): give each
 	// worker a P (and each thread of offload and posixaio), and one to
 	// spare for the rest, for the run.
+	// Not restored while a job's thread may still be blocked in the
+	// kernel (stall.go): the change stops the world, which waits for it.
 	if want := len(workers) + 1 + extraThreads(workers); want > runtime.GOMAXPROCS(0) {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
+		old := runtime.GOMAXPROCS(want)
+		defer func() {
+			for _, w := range workers {
+				if w.detached {
+					return
+				}
+			}
+			runtime.GOMAXPROCS(old)
+		}()
 	}
 
 	// Each clone has its own stop flag: cancellation sets them all,

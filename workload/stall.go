@@ -3,8 +3,10 @@ package workload
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"stortest.dev/clock"
@@ -200,22 +202,71 @@ func (w *worker) abandoned() {
 	<-w.takenDone
 	w.drainAbandoned()
 	w.closeIO()
+	releaseGC()
 	runtime.Goexit()
 }
 
 // drainAbandoned waits, without a limit, for the kernel to return every
 // unit still in flight, so that the buffers they point into can be freed.
 // Injected delays are dropped first: what is held back for them is done.
+// Each wait is bounded, so that the goroutine passes a preemption point
+// between them (a raw system call's wait holds a stop-the-world).
 func (w *worker) drainAbandoned() {
 	if a, ok := w.eng.(engines.Abortable); ok {
 		a.DropDelays()
 	}
 	for w.infl > 0 {
-		n, err := w.eng.GetEvents(1, w.job.IODepth, 0)
+		n, err := w.eng.GetEvents(1, w.job.IODepth, reapPoll)
 		if err != nil {
 			return // the engine failed: Close it as it is
 		}
 		w.infl -= n
+	}
+}
+
+// The engines' transfers are raw system calls (engines/syscalls.go): a
+// thread blocked in one in uninterruptible sleep, or in a page fault, on
+// a device that does not answer holds any stop-the-world (a garbage
+// collection, GOMAXPROCS) until the device answers, and the whole process
+// with it. Once the run gives up on such a job it holds the garbage
+// collector off until the abandoned threads are back (holdGC,
+// releaseGC), so that the program can go on: report, clean up, run its
+// next tests. A collection that began before, during the stall, is not
+// stopped.
+var gcHold struct {
+	sync.Mutex
+	n    int // jobs with threads possibly blocked in the kernel
+	off  bool
+	prev int
+}
+
+// holdGC turns the collector off for a job given up on in the kernel.
+// SetGCPercent(-1) waits for a collection under way to end, which may
+// wait for the blocked thread: it is called on a goroutine of its own.
+func holdGC() {
+	gcHold.Lock()
+	gcHold.n++
+	first := gcHold.n == 1
+	gcHold.Unlock()
+	if first {
+		go func() {
+			gcHold.Lock()
+			defer gcHold.Unlock()
+			if gcHold.n > 0 && !gcHold.off {
+				gcHold.prev, gcHold.off = debug.SetGCPercent(-1), true
+			}
+		}()
+	}
+}
+
+// releaseGC undoes holdGC once the job's threads are back.
+func releaseGC() {
+	gcHold.Lock()
+	defer gcHold.Unlock()
+	gcHold.n--
+	if gcHold.n == 0 && gcHold.off {
+		debug.SetGCPercent(gcHold.prev)
+		gcHold.off = false
 	}
 }
 
@@ -277,6 +328,11 @@ func (w *worker) endTime(now int64) int64 {
 // result and hands it over, then waits for the kernel to return the units
 // before freeing what they use.
 func (w *worker) giveUp() {
+	_, threaded := w.eng.(engines.Threaded) // posixaio: its threads may be blocked in pread
+	if threaded {
+		holdGC()
+		defer releaseGC()
+	}
 	w.handOver()
 	w.drainAbandoned()
 	w.closeIO()
@@ -301,6 +357,7 @@ func (w *worker) handOver() {
 // gate's compare-and-swap gave it the result. CPU figures are left out
 // (they are the blocked thread's own).
 func (w *worker) takeOver(gate int32, now int64) {
+	holdGC()
 	w.ended = true
 	w.endAt = w.endTime(now)
 	w.detached, w.foreign = true, true
