@@ -223,4 +223,3 @@ func needFaults(t *testing.T) {
 	}
 	t.Skip(msg)
 }
-
