@@ -288,7 +288,10 @@ func (e *libaio) Event(i int) *Unit { return e.out[i] }
 func (e *libaio) Explain(u *Unit) error { return explain(u, e.expl) }
 
 // Close destroys the AIO context; the kernel waits for (or cancels) I/O still
-// in flight first. Config.File stays open.
+// in flight first, so Close blocks while a unit waits on a device that does
+// not answer: a caller giving up on one reaps with a timeout and closes only
+// once the units are back (the workload runner does so on the abandoned
+// job's own goroutine). Config.File stays open.
 func (e *libaio) Close() error {
 	if e.closed {
 		return nil

@@ -833,7 +833,13 @@ func (w *worker) run(start int64) {
 				need, low = cmin, cmp.Or(j.IODepthLow, depth)
 			}
 			for {
-				n, err := w.getEvents(min(need, w.infl), min(most, w.infl))
+				// The wait is bounded (reapPoll); only when it ends with
+				// nothing does getEvents check whether the run gave up.
+				lo, hi := min(need, w.infl), min(most, w.infl)
+				n, err := w.eng.GetEvents(lo, hi, reapPoll)
+				if n == 0 && err == nil {
+					n, err = w.getEvents(lo, hi)
+				}
 				if w.stalled {
 					break
 				}
