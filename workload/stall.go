@@ -285,8 +285,12 @@ func (w *worker) outstanding(now int64, gate int32) []OutstandingIO {
 	}
 	var out []OutstandingIO
 	add := func(u *engines.Unit, op string) {
+		issued := u.Start // offload: Issue is the submitter's, which may still hold the unit
+		if !w.job.Offload {
+			issued = u.Issue
+		}
 		out = append(out, OutstandingIO{Op: op, Offset: u.Offset, Len: len(u.Buf),
-			Issued: time.Duration(u.Issue - w.measureStart), Age: time.Duration(now - u.Issue)})
+			Issued: time.Duration(issued - w.measureStart), Age: time.Duration(now - issued)})
 	}
 	for i := range w.units {
 		if !idle[i] {
