@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -104,6 +105,31 @@ type Faults struct {
 
 // ErrInjected is wrapped by the Explain error of a unit WithFaults failed.
 var ErrInjected = errors.New("injected fault")
+
+// ErrAborted is wrapped by the error Queue returns when a synchronous
+// unit's injected delay was cut short by the abort flag (Abortable): the
+// unit's I/O was performed, but its completion never came; the caller
+// counts it as outstanding, as a device that never answered.
+var ErrAborted = errors.New("injected delay aborted")
+
+// Abortable is implemented by the engine WithFaults returns, whose
+// injected delays are waits in this process that can end early: a stall
+// of an hour ends when the caller stops waiting for it, not an hour later.
+type Abortable interface {
+	// SetAbort makes every wait for an injected delay end within
+	// AbortPoll of flag being set (nil: delays run their course): Queue
+	// of a synchronous unit then returns an error wrapping ErrAborted,
+	// and GetEvents returns what is due so far.
+	SetAbort(flag *atomic.Bool)
+	// DropDelays makes every unit held for its delay due at once, and
+	// later units undelayed: for reaping what is still in flight after
+	// giving up on it, before Close.
+	DropDelays()
+}
+
+// AbortPoll is how often a wait for an injected delay longer than it
+// checks the abort flag (Abortable); shorter delays are one nanosleep.
+const AbortPoll = 20 * time.Millisecond
 
 // defaultTailMax caps the Pareto tail when Faults.TailMax is 0.
 const defaultTailMax = 10 * time.Second
@@ -259,9 +285,26 @@ type faulty struct {
 	ts, rem unix.Timespec // nanosleep's arguments, here so they do not escape
 	stats   FaultStats
 	closed  bool
+	abort   *atomic.Bool // SetAbort's flag; nil: waits run their course
+	// abortFrom is when the last wait began (ns since epoch), for the
+	// aborted error's message.
+	abortFrom int64
+	dropped   bool // DropDelays: nothing is delayed any more
 }
 
-var _ Engine = (*faulty)(nil)
+var (
+	_ Engine    = (*faulty)(nil)
+	_ Abortable = (*faulty)(nil)
+)
+
+func (e *faulty) SetAbort(flag *atomic.Bool) { e.abort = flag }
+
+func (e *faulty) DropDelays() {
+	e.dropped = true
+	for i := range e.held {
+		e.held[i].due = 0
+	}
+}
 
 type heldUnit struct {
 	u   *Unit
@@ -349,6 +392,9 @@ func (e *faulty) decide(u *Unit) decision {
 		}
 	}
 	d.delay = int64(delay)
+	if e.dropped {
+		d.delay = 0
+	}
 	a := f.ShortAlign
 	if !d.fail && f.ShortRate > 0 && (u.Op == OpRead || u.Op == OpWrite) && ln >= 2*a &&
 		e.u01(n, drawShort) < f.ShortRate {
@@ -445,8 +491,9 @@ func (e *faulty) queueSync(u *Unit, d decision) (Status, error) {
 		if e.f.Virtual {
 			u.Start -= d.delay
 			u.Issue -= d.delay
-		} else {
-			e.sleep(d.delay)
+		} else if e.sleep(d.delay) {
+			return Busy, fmt.Errorf("engines: %s: %s offset %d len %d: %w after %v of its %v delay",
+				e.Name(), u.Op, u.Offset, len(u.Buf), ErrAborted, time.Duration(e.now()-e.abortFrom), time.Duration(d.delay))
 		}
 	}
 	return Completed, nil
@@ -466,7 +513,7 @@ func (e *faulty) finish(u *Unit, s *unitState, t int64) {
 		if e.f.Virtual {
 			u.Start -= s.delay
 			u.Issue -= s.delay
-		} else {
+		} else if !e.dropped {
 			due += s.delay
 		}
 	}
@@ -533,7 +580,9 @@ func (e *faulty) GetEvents(min, max int, timeout time.Duration) (int, error) {
 				return n, err
 			}
 		case limited:
-			e.sleep(wait)
+			if e.sleep(wait) {
+				return n, nil // the caller stopped waiting
+			}
 		default:
 			return n, nil // nothing in flight and nothing held
 		}
@@ -618,8 +667,38 @@ func (e *faulty) Close() error {
 
 // sleep waits ns nanoseconds on this thread (nanosleep(2), resumed after
 // signals): the runner's goroutine is locked to its thread and has nothing
-// else to do, and nanosleep is more precise than the Go timer.
-func (e *faulty) sleep(ns int64) {
+// else to do, and nanosleep is more precise than the Go timer. A wait
+// longer than AbortPoll is cut into naps of at most AbortPoll up to its
+// due time, between which the abort flag is checked; sleep returns true
+// when the flag ended it.
+func (e *faulty) sleep(ns int64) bool {
+	if e.abort == nil {
+		e.nanosleep(ns)
+		return false
+	}
+	e.abortFrom = e.now()
+	if e.abort.Load() {
+		return true
+	}
+	if ns <= int64(AbortPoll) {
+		e.nanosleep(ns)
+		return false
+	}
+	due := e.abortFrom + ns
+	for {
+		left := due - e.now()
+		if left <= 0 {
+			return false
+		}
+		e.nanosleep(min(left, int64(AbortPoll)))
+		if e.abort.Load() {
+			return true
+		}
+	}
+}
+
+// nanosleep waits ns nanoseconds, resumed after signals.
+func (e *faulty) nanosleep(ns int64) {
 	e.ts = unix.NsecToTimespec(ns)
 	for {
 		_, _, errno := unix.Syscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&e.ts)), uintptr(unsafe.Pointer(&e.rem)), 0)

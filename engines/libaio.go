@@ -208,25 +208,32 @@ func (e *libaio) shiftPending(n int) {
 
 // reap waits for at least min and takes at most max completions into e.done.
 // It returns how many it took; fewer than min only when timeout expired.
+// The clock is read only when a signal cuts the wait short (the runtime's
+// preemption signals do, every few ms, to a thread that waits in a raw
+// system call): io_getevents takes the timeout as a duration and returns
+// fewer than min only when it expires. The first signal starts the
+// deadline, so a wait lasts at most twice its timeout.
 func (e *libaio) reap(min, max int, timeout time.Duration) (int, error) {
-	var deadline time.Time
-	if timeout > 0 {
-		deadline = time.Now().Add(timeout)
-	}
 	got := 0
+	left := timeout
+	var deadline time.Time
 	for {
 		var tsp uintptr
 		if timeout > 0 {
-			left := time.Until(deadline)
-			if left < 0 {
-				left = 0
-			}
 			e.ts = unix.NsecToTimespec(int64(left))
 			tsp = uintptr(unsafe.Pointer(&e.ts))
 		}
 		r, _, errno := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, e.ctx, uintptr(min-got), uintptr(max-got),
 			uintptr(unsafe.Pointer(&e.events[0])), tsp, 0)
 		if errno == unix.EINTR {
+			if timeout > 0 {
+				if deadline.IsZero() {
+					deadline = time.Now().Add(timeout)
+				}
+				if left = time.Until(deadline); left <= 0 {
+					return got, nil
+				}
+			}
 			continue
 		}
 		if errno != 0 {
@@ -238,7 +245,7 @@ func (e *libaio) reap(min, max int, timeout time.Duration) (int, error) {
 		}
 		got += int(r)
 		e.inflight -= int(r)
-		if got >= min || timeout > 0 && !time.Now().Before(deadline) {
+		if got >= min || timeout > 0 {
 			return got, nil
 		}
 	}
@@ -281,7 +288,10 @@ func (e *libaio) Event(i int) *Unit { return e.out[i] }
 func (e *libaio) Explain(u *Unit) error { return explain(u, e.expl) }
 
 // Close destroys the AIO context; the kernel waits for (or cancels) I/O still
-// in flight first. Config.File stays open.
+// in flight first, so Close blocks while a unit waits on a device that does
+// not answer: a caller giving up on one reaps with a timeout and closes only
+// once the units are back (the workload runner does so on the abandoned
+// job's own goroutine). Config.File stays open.
 func (e *libaio) Close() error {
 	if e.closed {
 		return nil

@@ -137,23 +137,31 @@ func (e *posixAIO) GetEvents(min, max int, timeout time.Duration) (int, error) {
 		max = e.depth
 	}
 	min = clampInt(min, e.inflight, max)
-	if min > 0 && timeout > 0 {
-		e.timer.Reset(timeout)
-	}
+	armed := false // the timer runs only once a wait is needed
 	for len(e.events) < min {
-		if timeout > 0 {
-			select {
-			case u := <-e.done:
-				e.events = append(e.events, u)
-			case <-e.timer.C:
-				e.inflight -= len(e.events)
-				return len(e.events), nil
-			}
-		} else {
+		select {
+		case u := <-e.done:
+			e.events = append(e.events, u)
+			continue
+		default:
+		}
+		if timeout <= 0 {
 			e.events = append(e.events, <-e.done)
+			continue
+		}
+		if !armed {
+			e.timer.Reset(timeout)
+			armed = true
+		}
+		select {
+		case u := <-e.done:
+			e.events = append(e.events, u)
+		case <-e.timer.C:
+			e.inflight -= len(e.events)
+			return len(e.events), nil
 		}
 	}
-	if min > 0 && timeout > 0 {
+	if armed {
 		e.timer.Stop()
 	}
 	for len(e.events) < max {

@@ -630,15 +630,15 @@ func (e *uring) GetEvents(min, max int, timeout time.Duration) (int, error) {
 		}
 		n = e.reapCQ(n, max)
 	}
-	var deadline time.Time
-	if timeout > 0 {
-		deadline = time.Now().Add(timeout)
-	}
+	var deadline time.Time // read only once a wait is needed
 	for n < min {
 		flags := uint32(ioringEnterGetEvents)
 		var arg unsafe.Pointer
 		var argSz uintptr
 		if timeout > 0 && e.extArg {
+			if deadline.IsZero() {
+				deadline = time.Now().Add(timeout)
+			}
 			left := time.Until(deadline)
 			if left <= 0 {
 				break

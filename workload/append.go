@@ -58,6 +58,7 @@ func (r *JobResult) Append(next *JobResult) error {
 		r.Depths.Submit[i] += next.Depths.Submit[i]
 		r.Depths.Complete[i] += next.Depths.Complete[i]
 	}
+	r.Outstanding = append(r.Outstanding, next.Outstanding...)
 	r.Canceled = r.Canceled || next.Canceled
 	r.Err = errors.Join(r.Err, next.Err)
 	return nil

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -547,13 +548,33 @@ func preRead(fd int, off, size, bs int64) error {
 
 // engineSync performs the fsync or fdatasync in u through the engine,
 // nothing being in flight, and waits for it.
+// The calls are gated (stall.go): the run can take the result over from
+// an fsync blocked on a hung device; an injected stall that the run
+// aborts, or a wait it gives up, sets w.stalled.
 func (w *worker) engineSync(u *engines.Unit) error {
+	u.Issue = clock.Now()
+	if w.gated {
+		w.gate.Store(gateSync)
+	}
 	st, err := w.eng.Queue(u)
 	if err == nil && st == engines.Queued {
 		err = w.eng.Commit()
 		if err == nil {
-			_, err = w.eng.GetEvents(1, 1, 0)
+			var n int
+			n, err = w.getEvents(1, 1)
+			if n == 0 && err == nil && !w.stalled {
+				err = fmt.Errorf("getevents: no completion for the %s", u.Op)
+			}
 		}
+	}
+	if w.gated {
+		w.leaveGate(gateSync)
+	}
+	if errors.Is(err, engines.ErrAborted) {
+		w.stalled, err = true, nil
+	}
+	if w.stalled {
+		w.stallGate = gateSync // the sync is what is outstanding
 	}
 	return err
 }

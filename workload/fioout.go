@@ -270,6 +270,15 @@ func stortestExtras(j *JobResult) ordered {
 		{"lat_clipped", clipped},
 		{"verify", ordered{{"checked", j.Verify.Checked}, {"mismatches", j.Verify.Mismatches}, {"first", vfirst}}},
 	}
+	if len(j.Outstanding) > 0 {
+		// I/Os the run stopped waiting for (a hung device), oldest first.
+		out := make([]any, 0, len(j.Outstanding))
+		for _, io := range j.Outstanding {
+			out = append(out, ordered{{"op", io.Op}, {"offset", io.Offset}, {"len", io.Len},
+				{"issued_ns", int64(io.Issued)}, {"age_ns", int64(io.Age)}})
+		}
+		o = append(o, field{"outstanding", out})
+	}
 	if j.Err != nil {
 		o = append(o, field{"error", j.Err.Error()})
 	}

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -84,6 +85,9 @@ func (w *worker) startOffload() (*offload, error) {
 		if err != nil {
 			o.closeEngines()
 			return nil, fmt.Errorf("workload: job %s: offload submitter %d: %w", j.Name, k, err)
+		}
+		if a, ok := e.(engines.Abortable); ok {
+			a.SetAbort(&w.abort)
 		}
 		o.engs = append(o.engs, e)
 	}
@@ -194,24 +198,28 @@ func (w *worker) runOffload(start int64) {
 	w.measureStart = start + int64(j.RampTime)
 	if j.Runtime > 0 {
 		w.deadline = w.measureStart + int64(j.Runtime)
+		w.endBy.Store(w.deadline + int64(w.grace))
 	}
+	w.initGates() // the job's own engine does its syncs
 	w.nextTick = w.measureStart + int64(time.Second)
 	w.nextSlice = w.measureStart + int64(SliceInterval)
 	o.start(w.measureStart)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	var ru0 unix.Rusage
-	measuring := false
 	now := start
 
 	for {
-		if !measuring && now >= w.measureStart {
-			measuring = true
-			_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru0)
+		if !w.measuring && now >= w.measureStart {
+			w.measuring = true
+			_ = unix.Getrusage(unix.RUSAGE_THREAD, &w.ru0)
 			w.res.Start = time.Now()
 		}
 		if !w.ended && (w.stop.Load() || (w.deadline != 0 && now >= w.deadline)) {
 			w.ended = true
+			w.endedAt = now
+			if w.deadline != 0 {
+				w.endedAt = min(now, w.deadline)
+			}
 		}
 		var due int64 = -1 // ns until the rate lets the next I/O go; -1: not waiting on the rate
 		needDone := false  // nothing more can go before a completion
@@ -241,8 +249,14 @@ func (w *worker) runOffload(start int64) {
 			w.free = w.free[:len(w.free)-1]
 			if j.anySync() {
 				if op, ok := w.syncState.due(j); ok {
-					w.drainOffload(o)
-					w.syncOp(op) // nothing in flight: on the job's own engine
+					w.drainOffload(o, timer)
+					if !w.stalled {
+						w.syncOp(op) // nothing in flight: on the job's own engine
+					}
+					if w.stalled {
+						w.free = append(w.free, u)
+						break
+					}
 				}
 				w.syncState.issued(u)
 			}
@@ -261,6 +275,10 @@ func (w *worker) runOffload(start int64) {
 			w.infl++
 			o.submit <- u
 		}
+		if w.stalled || (w.abort.Load() && w.infl > 0) {
+			w.giveUpOffload(o)
+			return
+		}
 		if w.ended && w.infl == 0 {
 			break
 		}
@@ -268,7 +286,7 @@ func (w *worker) runOffload(start int64) {
 		// out, a drain, an overlap, the end), or the rate's due time;
 		// never past the next slice, so samples keep coming in a stall.
 		limit := int64(SliceInterval)
-		if measuring {
+		if w.measuring {
 			limit = min(limit, max(w.nextSlice-now, 0))
 		}
 		if due >= 0 {
@@ -280,17 +298,21 @@ func (w *worker) runOffload(start int64) {
 			w.awaitOffload(o, timer, limit)
 		}
 		now = clock.Now()
-		if measuring && now >= w.nextSlice {
+		if w.measuring && now >= w.nextSlice {
 			w.slice(now)
 		}
-		if measuring && now >= w.nextTick {
+		if w.measuring && now >= w.nextTick {
 			w.tick(now)
 		}
 	}
 	w.endSync()
-	w.finish(measuring, &ru0)
+	if w.stalled {
+		w.giveUpOffload(o)
+		return
+	}
+	w.finish(w.measuring, &w.ru0)
 	o.stop()
-	if measuring {
+	if w.measuring {
 		w.res.UsrCPU += time.Duration(o.usr.Load())
 		w.res.SysCPU += time.Duration(o.sys.Load())
 		w.res.Ctx += uint64(o.ctx.Load())
@@ -321,11 +343,30 @@ func (w *worker) awaitOffload(o *offload, timer *time.Timer, limit int64) {
 	}
 }
 
-// drainOffload waits until nothing is in flight.
-func (w *worker) drainOffload(o *offload) {
+// drainOffload waits until nothing is in flight, or until the run stops
+// waiting (w.stalled).
+func (w *worker) drainOffload(o *offload, timer *time.Timer) {
 	for w.infl > 0 {
-		w.offloaded(o, <-o.done)
+		if w.abort.Load() {
+			w.stalled = true
+			return
+		}
+		w.awaitOffload(o, timer, int64(reapPoll))
 	}
+}
+
+// giveUpOffload ends an offload job whose outstanding I/O the run stopped
+// waiting for: the result goes to the run, then the submitters finish
+// what they hold (when the kernel lets them) and their engines, the
+// buffers and the file are freed.
+func (w *worker) giveUpOffload(o *offload) {
+	holdGC() // the submitters may be blocked in the kernel
+	defer releaseGC()
+	w.handOver()
+	close(o.submit)
+	o.wg.Wait()
+	o.closeEngines()
+	w.closeIO()
 }
 
 // offloaded accounts a unit a submitter handed back.
@@ -334,6 +375,10 @@ func (w *worker) offloaded(o *offload, u *engines.Unit) {
 	o.busy[u.Index] = false
 	if err := o.errs[u.Index]; err != nil {
 		o.errs[u.Index] = nil
+		if errors.Is(err, engines.ErrAborted) {
+			w.stalled = true // never completed: the run stopped waiting
+			return
+		}
 		w.free = append(w.free, u)
 		w.fail(err)
 		return

@@ -90,6 +90,7 @@ func sumJobs(clones []*JobResult) *JobResult {
 			s.Depths.Submit[k] += c.Depths.Submit[k]
 			s.Depths.Complete[k] += c.Depths.Complete[k]
 		}
+		s.Outstanding = append(s.Outstanding, c.Outstanding...)
 		s.Canceled = s.Canceled || c.Canceled
 		if s.Err == nil {
 			s.Err = c.Err

@@ -166,6 +166,12 @@ type JobResult struct {
 	// the depth its search found (fio's latency_depth), else 0.
 	LatencyDepth int
 
+	// Outstanding are the I/Os the run stopped waiting for, oldest
+	// first: still not completed Options.Grace after the job's runtime
+	// ended or the run was stopped (a hung device). Err is then a
+	// StallError naming them.
+	Outstanding []OutstandingIO
+
 	Canceled bool  // stopped early by its context; results are partial
 	Err      error // a failure that stopped the job (not per-I/O errors)
 }

@@ -3,6 +3,7 @@ package workload
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -80,6 +81,12 @@ type Options struct {
 	// the first error. The command line's destructive-write guard is
 	// one (see package target).
 	CheckFile func(job *Job, file string) error
+	// Grace is how long a job's outstanding I/Os may take once its
+	// runtime has ended or the run was stopped (ctx cancelled, exitall):
+	// after it the run stops waiting for them, lists them in
+	// JobResult.Outstanding and fails the job with a StallError (see
+	// stall.go). 0 means DefaultGrace (5 s); negative means none.
+	Grace time.Duration
 }
 
 // Progress is a snapshot of a running workload, summed over jobs.
@@ -101,6 +108,9 @@ type Progress struct {
 // cancelled; a cancelled run returns its partial results with Canceled
 // set and a nil error. The error is for failures before any I/O (bad job,
 // missing target); failures during the run are in each JobResult.Err.
+// I/Os that do not complete within Options.Grace of the end of a job's
+// runtime, or of the cancellation, are not waited for: the job's result
+// lists them (JobResult.Outstanding) and its Err is a StallError.
 func Run(ctx context.Context, job Job, opts Options) (*Result, error) {
 	return RunJobs(ctx, []Job{job}, opts)
 }
@@ -141,9 +151,14 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	var workers []*worker
 	closeAll := func() {
 		for _, w := range workers {
+			if w.detached {
+				w.closeLogs() // the job's goroutine frees the rest once the kernel lets go
+				continue
+			}
 			w.close()
 		}
 	}
+	grace := opts.grace()
 	var longest time.Duration
 	flows := flowGroups{}
 	seq := newSequence(jobs)
@@ -225,8 +240,18 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	// (engines use raw syscalls, as fio's threads simply block): give each
 	// worker a P (and each thread of offload and posixaio), and one to
 	// spare for the rest, for the run.
+	// Not restored while a job's thread may still be blocked in the
+	// kernel (stall.go): the change stops the world, which waits for it.
 	if want := len(workers) + 1 + extraThreads(workers); want > runtime.GOMAXPROCS(0) {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
+		old := runtime.GOMAXPROCS(want)
+		defer func() {
+			for _, w := range workers {
+				if w.detached {
+					return
+				}
+			}
+			runtime.GOMAXPROCS(old)
+		}()
 	}
 
 	// Each clone has its own stop flag: cancellation sets them all,
@@ -254,13 +279,28 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	}
 
 	start := clock.Now()
-	var wg sync.WaitGroup
+	// Each job hands its result over once, from its own goroutine or,
+	// when that is blocked in the kernel past the grace period, from
+	// watch: the run waits for the results, not for the goroutines.
+	handed := make(chan int, len(workers))
 	for k, w := range workers {
 		w.stop = &stops[k]
-		wg.Add(1)
+		w.grace = grace
+		w.takenDone = make(chan struct{})
+		var once sync.Once
+		w.handOff = func() {
+			once.Do(func() {
+				running[k].Store(false)
+				if w.job.ExitAll {
+					exitAll(k)
+				}
+				w.gate.Store(gateDone)
+				seq.finished(k)
+				handed <- k
+			})
+		}
 		go func() {
-			defer wg.Done()
-			defer seq.finished(k)
+			defer w.handOff()
 			t := seq.wait(ctx, k, start)
 			if late[k] != nil {
 				if err := late[k](); err != nil {
@@ -270,10 +310,6 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 			}
 			running[k].Store(true)
 			w.run(t)
-			running[k].Store(false)
-			if w.job.ExitAll {
-				exitAll(k)
-			}
 		}()
 	}
 	done := make(chan struct{})
@@ -285,7 +321,16 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 			reportProgress(jobs[0].RampTime, longest, workers, start, done, opts.Progress)
 		}()
 	}
-	wg.Wait()
+	tick := time.NewTicker(watchTick)
+	for left := len(workers); left > 0; {
+		select {
+		case <-handed:
+			left--
+		case <-tick.C:
+			watch(workers, grace, clock.Now())
+		}
+	}
+	tick.Stop()
 	close(done)
 	pwg.Wait()
 	if ctx.Err() != nil {
@@ -350,6 +395,38 @@ type worker struct {
 	held       bool         // reap before issuing more (rate limit, drain)
 	sinceThink int          // I/Os issued since the last thinktime
 	clones     int          // job clones in the run (dedupe_global's spread)
+
+	measuring bool        // past ramp_time (and latency_target's search)
+	ru0       unix.Rusage // the thread's usage when measuring started
+
+	// Stalls (stall.go). gate is what the job's goroutine is doing, for
+	// the run's takeover; gateQueue and gateCommit say which engine calls
+	// are marked (those that may block in the kernel); abort is set by
+	// the run when it stops waiting; endBy is the deadline plus the grace
+	// period (0: no runtime), set once the job starts.
+	gate                  atomic.Int32
+	gateQueue, gateCommit bool
+	gated                 bool // the engine moves data: its syncs are marked too
+	abort                 atomic.Bool
+	endBy                 atomic.Int64
+	grace                 time.Duration
+	stalled               bool  // a wait ended by abort
+	stallGate             int32 // gateSync when the stalled wait was a sync's
+	endedAt               int64 // ns: when the runtime's end or the stop ended the job's issuing
+	endAt                 int64 // ns: the end of the runtime of a job given up on
+	// handOff gives the result to the run, once; takenDone is closed by
+	// the run once it has read what it needs of a job it took over.
+	handOff   func()
+	takenDone chan struct{}
+	// detached: the run does not close the engine, buffers and file, the
+	// job's goroutine does once the kernel returns its units; foreign:
+	// the result is finished on the run's goroutine (no CPU figures, no
+	// OnSecond).
+	detached, foreign bool
+	// The run's own (watch): when it first saw the stop flag, when it
+	// set abort, and that it is done with this job.
+	stopSeen, abortAt int64
+	watchDone         bool
 
 	pub published
 }
@@ -512,6 +589,13 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 }
 
 func (w *worker) close() {
+	w.closeLogs()
+	w.closeIO()
+}
+
+// closeLogs closes what belongs to the result: logs and the files of
+// unlink.
+func (w *worker) closeLogs() {
 	if w.hist != nil {
 		var end time.Duration
 		if w.measureStart != 0 && w.lastDone > w.measureStart {
@@ -535,6 +619,16 @@ func (w *worker) close() {
 		}
 		w.iolog = nil
 	}
+	if w.job.Unlink {
+		if err := w.unlinkFiles(); err != nil && w.res.Err == nil {
+			w.res.Err = err
+		}
+	}
+}
+
+// closeIO closes the engine, frees the buffers and closes the file; with
+// nothing in flight.
+func (w *worker) closeIO() {
 	if w.eng != nil {
 		w.eng.Close()
 		w.eng = nil
@@ -546,11 +640,6 @@ func (w *worker) close() {
 	if w.file != nil {
 		w.file.Close()
 		w.file = nil
-	}
-	if w.job.Unlink {
-		if err := w.unlinkFiles(); err != nil && w.res.Err == nil {
-			w.res.Err = err
-		}
 	}
 }
 
@@ -601,15 +690,15 @@ func (w *worker) run(start int64) {
 	w.measureStart = start + int64(j.RampTime)
 	if j.Runtime > 0 {
 		w.deadline = w.measureStart + int64(j.Runtime)
+		w.endBy.Store(w.deadline + int64(w.grace))
 	}
+	w.initGates()
 	w.nextTick = w.measureStart + int64(time.Second)
 	w.minRate = newMinRate(j, start)
 	if w.lat = newLatTarget(j); w.lat != nil {
 		w.lat.init(start)
 	}
 	w.nextSlice = w.measureStart + int64(SliceInterval)
-	var ru0 unix.Rusage
-	measuring := false
 	depth := j.IODepth
 	batch := max(1, min(j.IODepthBatch, depth))
 	cmin := max(1, min(j.IODepthBatchCompleteMin, depth))
@@ -619,9 +708,9 @@ func (w *worker) run(start int64) {
 	now := start
 
 	for {
-		if !measuring && now >= w.measureStart {
-			measuring = true
-			_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru0)
+		if !w.measuring && now >= w.measureStart {
+			w.measuring = true
+			_ = unix.Getrusage(unix.RUSAGE_THREAD, &w.ru0)
 			w.res.Start = time.Now()
 			if w.lat != nil && j.RampTime > 0 {
 				w.lat.init(now) // as fio: the search starts over after ramp_time
@@ -629,6 +718,10 @@ func (w *worker) run(start int64) {
 		}
 		if !w.ended && (w.stop.Load() || (w.deadline != 0 && now >= w.deadline)) {
 			w.ended = true
+			w.endedAt = now
+			if w.deadline != 0 {
+				w.endedAt = min(now, w.deadline)
+			}
 		}
 		// Fill the queue: at most depth units per pass, so the deadline,
 		// cancellation and the per-second tick are checked between them.
@@ -659,6 +752,9 @@ func (w *worker) run(start int64) {
 			if sst == srcSync {
 				w.syncOp(engines.OpFsync) // a replayed sync or datasync
 				now = clock.Now()
+				if w.stalled {
+					break
+				}
 				continue
 			}
 			if sst == srcDrain {
@@ -682,6 +778,10 @@ func (w *worker) run(start int64) {
 			w.sinceThink++
 			if syncing {
 				w.syncIfDue(u)
+				if w.stalled {
+					w.free = append(w.free, u)
+					break
+				}
 			}
 			// fio's start_time: the unit is prepared (after any fsync it
 			// waited for). A synchronous engine's issue time is read again
@@ -693,8 +793,18 @@ func (w *worker) run(start int64) {
 				u.Issue = clock.Now()
 			}
 			now = u.Issue
+			if w.gateQueue {
+				w.gate.Store(int32(u.Index) + 1)
+			}
 			st, err := w.eng.Queue(u)
+			if w.gateQueue {
+				w.leaveGate(int32(u.Index) + 1)
+			}
 			if err != nil {
+				if errors.Is(err, engines.ErrAborted) {
+					w.stalled = true // u stays out: it is outstanding
+					break
+				}
 				w.fail(fmt.Errorf("queue: %w", err))
 				w.free = append(w.free, u)
 				break
@@ -728,6 +838,10 @@ func (w *worker) run(start int64) {
 				break
 			}
 		}
+		if w.stalled {
+			w.giveUp()
+			return
+		}
 		if len(w.staged) > 0 {
 			now = w.commit()
 		}
@@ -747,13 +861,22 @@ func (w *worker) run(start int64) {
 				need, low = cmin, cmp.Or(j.IODepthLow, depth)
 			}
 			for {
-				n, err := w.eng.GetEvents(min(need, w.infl), min(most, w.infl), 0)
+				// The wait is bounded (reapPoll); only when it ends with
+				// nothing does getEvents check whether the run gave up.
+				lo, hi := min(need, w.infl), min(most, w.infl)
+				n, err := w.eng.GetEvents(lo, hi, reapPoll)
+				if n == 0 && err == nil {
+					n, err = w.getEvents(lo, hi)
+				}
+				if w.stalled {
+					break
+				}
 				if err != nil {
 					w.fail(fmt.Errorf("getevents: %w", err))
 					w.drainForced()
 				}
 				now = clock.Now()
-				if now >= w.measureStart {
+				if now >= w.measureStart && n > 0 {
 					w.res.Depths.Complete[BatchBucket(n)]++
 				}
 				for i := range n {
@@ -765,14 +888,18 @@ func (w *worker) run(start int64) {
 				}
 			}
 		}
+		if w.stalled {
+			w.giveUp()
+			return
+		}
 		if w.lat != nil && w.latStep(now) {
-			measuring = false // the depth is found: measure again from now
+			w.measuring = false // the depth is found: measure again from now
 			continue
 		}
-		if measuring && now >= w.nextSlice {
+		if w.measuring && now >= w.nextSlice {
 			w.slice(now)
 		}
-		if measuring && now >= w.nextTick {
+		if w.measuring && now >= w.nextTick {
 			w.tick(now)
 		}
 		if w.minRate != nil && w.lastDone >= w.minRate.next {
@@ -785,34 +912,47 @@ func (w *worker) run(start int64) {
 		}
 	}
 	w.endSync()
-	w.finish(measuring, &ru0)
+	if w.stalled {
+		w.giveUp()
+		return
+	}
+	w.finish(w.measuring, &w.ru0)
 }
 
 // finish closes a clone's run: its runtime, the CPU its thread used since
-// ru0 (when measuring started), the last partial slice and second, steady
-// state and verify failures.
+// ru0 (when measuring started; nil: none, the result is finished on
+// another thread), the last partial slice and second, steady state and
+// verify failures. A job given up on (stall.go) runs to endAt, its
+// deadline or stop, not to its last completion: the time the device did
+// not answer is part of its runtime, at zero throughput.
 func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
-	end := w.lastDone
+	end := max(w.lastDone, w.endAt)
 	if w.deadline != 0 && end > w.deadline {
 		end = w.deadline
 	}
 	if measuring && end > w.measureStart {
 		w.res.Runtime = time.Duration(end - w.measureStart)
-		var ru1 unix.Rusage
-		_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru1)
-		w.res.UsrCPU = time.Duration(unix.TimevalToNsec(ru1.Utime) - unix.TimevalToNsec(ru0.Utime))
-		w.res.SysCPU = time.Duration(unix.TimevalToNsec(ru1.Stime) - unix.TimevalToNsec(ru0.Stime))
-		w.res.Ctx = uint64(ru1.Nvcsw+ru1.Nivcsw) - uint64(ru0.Nvcsw+ru0.Nivcsw)
-		w.res.MajFlt = uint64(ru1.Majflt - ru0.Majflt)
-		w.res.MinFlt = uint64(ru1.Minflt - ru0.Minflt)
+		if ru0 != nil {
+			var ru1 unix.Rusage
+			_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru1)
+			w.res.UsrCPU = time.Duration(unix.TimevalToNsec(ru1.Utime) - unix.TimevalToNsec(ru0.Utime))
+			w.res.SysCPU = time.Duration(unix.TimevalToNsec(ru1.Stime) - unix.TimevalToNsec(ru0.Stime))
+			w.res.Ctx = uint64(ru1.Nvcsw+ru1.Nivcsw) - uint64(ru0.Nvcsw+ru0.Nivcsw)
+			w.res.MajFlt = uint64(ru1.Majflt - ru0.Majflt)
+			w.res.MinFlt = uint64(ru1.Minflt - ru0.Minflt)
+		}
 		// The last partial slice and second, so short runs still have a
 		// sample.
 		// A slice at or before the last one's end folds into it, so
 		// completions stamped at the instant of the last close are not
 		// lost.
-		w.slice(w.lastDone)
-		if w.lastDone > w.nextTick-int64(time.Second) {
-			w.tick(w.lastDone)
+		last := w.lastDone
+		if w.endAt != 0 {
+			last = end
+		}
+		w.slice(last)
+		if last > w.nextTick-int64(time.Second) {
+			w.tick(last)
 		}
 	}
 	if w.ss != nil {
@@ -822,13 +962,22 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 		w.res.LatencyDepth = w.lat.qd
 	}
 	w.verifyFailed()
-	w.stopEngine()
+	if !w.foreign {
+		w.stopEngine()
+	}
 }
 
 // commit submits the staged units and stamps their issue time, which it
 // returns.
 func (w *worker) commit() int64 {
-	if err := w.eng.Commit(); err != nil {
+	if w.gateCommit {
+		w.gate.Store(gateCommit)
+	}
+	err := w.eng.Commit()
+	if w.gateCommit {
+		w.leaveGate(gateCommit)
+	}
+	if err != nil {
 		w.fail(fmt.Errorf("commit: %w", err))
 	}
 	t := clock.Now()
@@ -901,8 +1050,15 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 	if w.prio != nil {
 		addPrio(w.res.Prios[d], u.Prio, uint64(t-u.Issue), uint64(t-u.Start))
 	}
-	w.pub.ios[d].Store(s.IOs)
-	w.pub.bytes[d].Store(s.Bytes)
+}
+
+// publish gives the progress reporter the totals so far: once a slice,
+// not once an I/O (an atomic store is a locked instruction).
+func (w *worker) publish() {
+	for d := range NumDirs {
+		w.pub.ios[d].Store(w.res.Dirs[d].IOs)
+		w.pub.bytes[d].Store(w.res.Dirs[d].Bytes)
+	}
 }
 
 // clats returns the job's cumulative clat histograms, per direction.
@@ -967,7 +1123,10 @@ func (w *worker) syncOp(op engines.Op) {
 		if w.infl == 0 {
 			break
 		}
-		n, err := w.eng.GetEvents(1, w.job.IODepth, 0)
+		n, err := w.getEvents(1, w.job.IODepth)
+		if w.stalled {
+			return
+		}
 		if err != nil {
 			w.fail(fmt.Errorf("getevents: %w", err))
 			w.drainForced()
@@ -989,9 +1148,18 @@ func (w *worker) syncOp(op engines.Op) {
 	}
 	var err error
 	if op == opSyncFileRange {
+		if w.gated {
+			w.gate.Store(gateSync)
+		}
 		u.Res = w.syncFileRange()
+		if w.gated {
+			w.leaveGate(gateSync)
+		}
 	} else {
 		err = w.engineSync(u)
+	}
+	if w.stalled {
+		return
 	}
 	t := clock.Now()
 	w.syncState.synced()
@@ -1025,6 +1193,7 @@ func sliceRoom(runtime time.Duration) int {
 
 // slice closes the throughput slice ending at t.
 func (w *worker) slice(t int64) {
+	w.publish()
 	sl := Slice{T: time.Duration(t - w.measureStart)}
 	sl.Dur = sl.T
 	if n := len(w.res.Slices); n > 0 {
@@ -1080,7 +1249,7 @@ func (w *worker) tick(t int64) {
 	if w.ss != nil && !w.ended && w.ss.second(w.res, &w.clatDelta) {
 		w.ended = true
 	}
-	if w.opts.OnSecond != nil && w.opts.OnSecond(w.res, &w.res.Seconds[len(w.res.Seconds)-1], &w.clatDelta) {
+	if w.opts.OnSecond != nil && !w.foreign && w.opts.OnSecond(w.res, &w.res.Seconds[len(w.res.Seconds)-1], &w.clatDelta) {
 		w.ended = true
 	}
 }
