@@ -238,13 +238,16 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	if err := writeOutputs(out, res, flags.format, time.Now()); err != nil {
 		return err
 	}
-	if err := res.Err(); err != nil {
-		return err
-	}
+	// A signal's run exits as a shell reports the signal (130, 143), its
+	// jobs' errors (a stalled device's outstanding I/Os) said all the same.
 	if ctx.Err() != nil {
-		return &exitError{code: signalStatus(caught()), msg: "interrupted: results above are partial"}
+		msg := "interrupted: results above are partial"
+		if err := res.Err(); err != nil {
+			msg = err.Error() + "\n" + msg
+		}
+		return &exitError{code: signalStatus(caught()), msg: msg}
 	}
-	return nil
+	return res.Err()
 }
 
 // guardWrites is fio's guard for workload.Options.CheckFile: a job that
