@@ -4,7 +4,7 @@ PKGS     ?= ./...
 JUNIT    ?= junit.xml
 FUZZTIME ?= 200000x
 
-.PHONY: test bench fuzz lint build flake fio-tests
+.PHONY: test bench fuzz lint build flake fio-tests trial
 
 # Unit, interop and device tests (device tests need root and loop devices;
 # STORTEST_REQUIRE_DEVICE=1 turns their skips into failures). Packages run
@@ -47,6 +47,13 @@ fio-tests:
 		exit 2; \
 	fi
 	bash scripts/fio-tests.sh $(FIO_SRC) $(FIO_TESTS)
+
+# Try to break the command line (scripts/trial.py): bad inputs and faults
+# by category, fio 3.33 judging job files; exits 1 on a panic, hang,
+# silent wrong result, lost data or leftover. 20-30 minutes; root for the
+# device, tmpfs and unprivileged-user cases.
+trial:
+	python3 scripts/trial.py
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
