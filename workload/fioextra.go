@@ -128,6 +128,10 @@ var extraOptions = []fioOption{
 				return err
 			}
 			n, err := ParseSize(v)
+			if err == nil && n == 0 {
+				// 0 is the model's "the block size"; fio's least value is 1.
+				return fmt.Errorf("0 is out of range (at least 1), which fio refuses (\"min value out of range: 0 (1 min)\")")
+			}
 			st.job.BlockAlign = n
 			return err
 		}},

@@ -106,6 +106,7 @@ func TestRWModifierParse(t *testing.T) {
 		{"[a]\nrw_sequencer=backwards\n", "unknown rw_sequencer"},
 		{"[a]\ndirect=1\nblockalign=100\n", "not a multiple of 512"},
 		{"[a]\nblockalign=4k,8k\n", "per-direction"},
+		{"[a]\nblockalign=0\n", "min value out of range: 0 (1 min)"}, // fio 3.33 refuses it; it ran before
 	} {
 		_, err := ParseFio(strings.NewReader(tc.in), "job.fio")
 		require.Error(t, err, tc.in)
