@@ -402,7 +402,6 @@ def job_cases():
 
         "crlf": jobfile(BASE_JOB).replace("\n", "\r\n"),
         "comment only": "; nothing\n# nothing\n",
-        "value with spaces": "[j]\nrw = randread\nbs = 4k\nsize = 256k\nfilename = data\n",
         "env unset": "[j]\nrw=randread\nbs=${NO_SUCH_VAR_Y}\nsize=256k\nfilename=data\n",
     }
     for name, text in structural.items():
@@ -412,6 +411,12 @@ def job_cases():
                        ("numjobs 5000", jobfile(dict(BASE_JOB, numjobs="5000")))):
         cases.append(Case("job files", name, ["run", "--output-format=json", "j.fio"], expect="error",
                           files={"j.fio": text, "data": data}, timeout=120))
+    # fio 3.33 refuses a choice option's value with a space before it
+    # ("rw = randread": "failed parsing rw = randread") but takes numbers
+    # and names so; stortest reads "key = value" alike for every option,
+    # on purpose: no one's working job file depends on the refusal.
+    cases.append(Case("job files", "value with spaces", ["run", "--output-format=json", "j.fio"], expect="ok",
+                      files={"j.fio": "[j]\nrw = randread\nbs = 4k\nsize = 256k\nfilename = data\n", "data": data}))
     cases.append(Case("job files", "missing file", ["run", "nosuch.fio"], mention="nosuch.fio"))
     cases.append(Case("job files", "directory as job file", ["run", "adir"], files={"adir": None}, mention="adir"))
     # Flags of stortest's own.
