@@ -20,27 +20,10 @@ import (
 	"stortest.dev/workload"
 )
 
-// tinyFS mounts a tmpfs of size bytes on a temporary directory,
-// unmounted when the test ends (even when it fails), and returns the
-// directory. Without root it skips, or fails (FailNow) under
-// STORTEST_REQUIRE_DEVICE=1.
+// tinyFS is tmpfs.ForTest: a tmpfs of size bytes, skipped without root.
 func tinyFS(t *testing.T, size int64) string {
 	t.Helper()
-	if why := tmpfs.Unavailable(); why != "" {
-		if os.Getenv(EnvRequireDevice) == "1" {
-			t.Fatal(why + " (STORTEST_REQUIRE_DEVICE=1)")
-		}
-		t.Skip(why + " (set STORTEST_REQUIRE_DEVICE=1 to fail instead of skipping)")
-	}
-	dir := t.TempDir()
-	unmount, err := tmpfs.Mount(dir, size)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		if err := unmount(); err != nil {
-			t.Error(err)
-		}
-	})
-	return dir
+	return tmpfs.ForTest(t, size)
 }
 
 // forgetWritten makes this process forget the baselines it recorded, so

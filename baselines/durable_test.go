@@ -16,26 +16,10 @@ import (
 	"stortest.dev/internal/tmpfs"
 )
 
-// tinyFS mounts a tmpfs of size bytes on a temporary directory, unmounted
-// when the test ends, and returns the directory. Without root it skips,
-// or fails under STORTEST_REQUIRE_DEVICE=1.
+// tinyFS is tmpfs.ForTest: a tmpfs of size bytes, skipped without root.
 func tinyFS(t *testing.T, size int64) string {
 	t.Helper()
-	if why := tmpfs.Unavailable(); why != "" {
-		if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-			t.Fatal(why + " (STORTEST_REQUIRE_DEVICE=1)")
-		}
-		t.Skip(why + " (set STORTEST_REQUIRE_DEVICE=1 to fail instead of skipping)")
-	}
-	dir := t.TempDir()
-	unmount, err := tmpfs.Mount(dir, size)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		if err := unmount(); err != nil {
-			t.Error(err)
-		}
-	})
-	return dir
+	return tmpfs.ForTest(t, size)
 }
 
 // files returns the contents of the files in dir, by name, but Fill's.

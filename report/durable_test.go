@@ -15,28 +15,10 @@ import (
 	"stortest.dev/internal/tmpfs"
 )
 
-// tinyFS mounts a tmpfs of size bytes on a temporary directory,
-// unmounted when the test ends, and returns the directory. Without root
-// it skips, or fails (FailNow) under STORTEST_REQUIRE_DEVICE=1.
+// tinyFS is tmpfs.ForTest: a tmpfs of size bytes, skipped without root.
 func tinyFS(t *testing.T, size int64) string {
 	t.Helper()
-	if why := tmpfs.Unavailable(); why != "" {
-		if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-			t.Fatal(why + " (STORTEST_REQUIRE_DEVICE=1)")
-		}
-		t.Skip(why + " (set STORTEST_REQUIRE_DEVICE=1 to fail instead of skipping)")
-	}
-	dir := t.TempDir()
-	unmount, err := tmpfs.Mount(dir, size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := unmount(); err != nil {
-			t.Error(err)
-		}
-	})
-	return dir
+	return tmpfs.ForTest(t, size)
 }
 
 // Merging a suite into the JUnit file on a full disk, and with a failing

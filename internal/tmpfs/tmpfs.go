@@ -76,3 +76,39 @@ func Fill(dir string, leave int64) (int64, error) {
 func Free(dir string) error {
 	return os.Remove(filepath.Join(dir, FillName))
 }
+
+// TB is the part of testing.TB that ForTest uses (this package does not
+// import testing: nothing below the test API does).
+type TB interface {
+	Helper()
+	TempDir() string
+	Cleanup(func())
+	Error(args ...any)
+	Fatal(args ...any)
+	Skip(args ...any)
+}
+
+// ForTest mounts a tmpfs of size bytes on a new temporary directory,
+// unmounted when the test ends (even when it fails), and returns the
+// directory. Without root it skips the test, or fails it (FailNow) under
+// STORTEST_REQUIRE_DEVICE=1.
+func ForTest(t TB, size int64) string {
+	t.Helper()
+	if why := Unavailable(); why != "" {
+		if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
+			t.Fatal(why + " (STORTEST_REQUIRE_DEVICE=1)")
+		}
+		t.Skip(why + " (set STORTEST_REQUIRE_DEVICE=1 to fail instead of skipping)")
+	}
+	dir := t.TempDir()
+	unmount, err := Mount(dir, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := unmount(); err != nil {
+			t.Error(err)
+		}
+	})
+	return dir
+}
