@@ -57,3 +57,49 @@ func TestRecordNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordSession records one session of the gate's operating-table
+// data: a single run of the README's job on the device STORTEST_DEVICE,
+// for STORTEST_RECORD_LENGTH (10s by default), kept as the baseline
+// STORTEST_RECORD_SESSION names. Each session is its own process, as a
+// CI job's go test is; scripts/record-sessions.sh runs them one after
+// the other, throttled or under load.
+func TestRecordSession(t *testing.T) {
+	out := os.Getenv("STORTEST_RECORD_SESSION")
+	if out == "" {
+		t.Skip("set STORTEST_RECORD_SESSION=FILE and STORTEST_DEVICE=PATH to record (scripts/record-sessions.sh)")
+	}
+	length := 10 * time.Second
+	if v := os.Getenv("STORTEST_RECORD_LENGTH"); v != "" {
+		d, err := time.ParseDuration(v)
+		require.NoError(t, err)
+		length = d
+	}
+	count := 1
+	if n, err := strconv.Atoi(os.Getenv("STORTEST_RECORD_COUNT")); err == nil && n > 0 {
+		count = n
+	}
+	dev := stortest.Device(t, os.Getenv("STORTEST_DEVICE"))
+	for i := range count {
+		res := stortest.Run(t, dev, workload.Job{
+			Name: "randread-4k-qd32", Engine: "io_uring", RW: workload.RandRead,
+			BlockSize: 4 << 10, IODepth: 32, Direct: true, Runtime: length, TimeBased: true,
+		}, stortest.ProgressEvery(0))
+		res.RequireNoErrors(t)
+		b, err := baselines.FromResult(res.Result, baselines.Fingerprint{Kind: "loop", Model: "loop"})
+		require.NoError(t, err)
+		for _, w := range res.Warnings {
+			if w.Kind == stortest.WarnSharedDevice {
+				b.Shared, _, _ = strings.Cut(w.Message, ": ")
+			}
+		}
+		path := out
+		if count > 1 {
+			// Runs of one session: session-07.json becomes session-07-r2.json.
+			path = strings.TrimSuffix(out, ".json") + fmt.Sprintf("-r%d.json", i+1)
+		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, baselines.WriteFile(path, b))
+		t.Logf("%s: %.0f IOPS", path, res.IOPS())
+	}
+}
