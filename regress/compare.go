@@ -35,6 +35,15 @@ type Finding struct {
 	// geometric mean and the interval accounts for the spread between
 	// them.
 	Runs int
+	// Sessions is how many independent sessions (separate processes)
+	// the baseline's runs come from: what the run-to-run spread was
+	// learned from (see runs.go); 1 for a baseline of one run or of runs
+	// of one go test -count=N.
+	Sessions int
+	// Spread is the run-to-run spread the verdict used, a log-scale
+	// standard deviation (0.021 is about 2.1%): learned from Sessions
+	// when two or more, else assumed (DefaultRunSpread).
+	Spread float64
 	// More is, for an Inconclusive verdict, about how many more samples
 	// (in Samples.Kind) each run needs for a clear verdict; 0 when unknown
 	// or not applicable.
@@ -323,10 +332,20 @@ func (c *comparer) finding(metric string, u Unit, better Better, base, cur float
 	f := Finding{Metric: metric, Unit: u, Better: better, Base: base, Current: cur, Ratio: ratio,
 		Confidence: c.cfg.Confidence, Tolerance: tol, Runs: 1}
 	f.run = c.spread(metric)
-	if f.run.k >= 2 && f.run.mean > 0 {
-		// Several baseline runs: compare with their (geometric) mean.
-		f.Base, f.Runs, f.Ratio = f.run.mean, f.run.k, cur/f.run.mean
+	if f.run.mean > 0 {
+		// Several baseline runs: compare with the (geometric) mean of
+		// their sessions' means.
+		f.Base, f.Runs = f.run.mean, f.run.runs
 	}
+	if f.run.curMean > 0 {
+		// Several current runs of one session: their geometric mean.
+		f.Current = f.run.curMean
+	}
+	if f.run.mean > 0 || f.run.curMean > 0 {
+		f.Ratio = f.Current / f.Base
+	}
+	f.Sessions = f.run.sessions
+	f.Spread = f.run.shown()
 	return f
 }
 
@@ -919,7 +938,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	}
 	f.Verdict = Inconclusive
 	if byRuns {
-		f.Reason += "; " + runsAdvice(f.run, f.Runs)
+		f.Reason += "; " + runsAdvice(f.run)
 		return
 	}
 	if margin > 1e-9 && n > 0 {
@@ -973,27 +992,20 @@ func (c *comparer) unshared(f *Finding) {
 // pctOf prints a log-scale spread as a percentage: "2.0%".
 func pctOf(sd float64) string { return strconv.FormatFloat(100*sd, 'f', 1, 64) + "%" }
 
-// runsAdvice says why the spread between runs decides a finding, and
-// what would help. More runs cannot narrow the interval below the
-// assumed spread (runs recorded together share the host's moment), so
-// they are asked for only when the baseline's runs disagree beyond it;
-// otherwise only a steadier device, said with Config.RunSpread, can.
-func runsAdvice(s runSpread, runs int) string {
-	steadier := "if this device varies less from run to run, say so (stortest.AssumeRunSpread, baseline diff --run-spread)"
+// runsAdvice says why the spread between sessions decides a finding,
+// and what would narrow it: another run of this session when the part
+// of the spread within a session dominates (Report.RunAgain), else more
+// baseline sessions, or a steadier device said with Config.RunSpread
+// when the baseline holds one session. The spread itself and where it
+// came from are in the finding's head.
+func runsAdvice(s runSpread) string {
 	switch {
-	case runs < 2:
-		return fmt.Sprintf("the spread between runs (%s, assumed, as the baseline holds one run) dominates: %s",
-			pctOf(s.shown()), steadier)
-	case s.prior > 0 && s.sd <= s.prior:
-		return fmt.Sprintf("the spread between runs (%s, assumed: the %d baseline runs agree within it, and runs recorded together do not narrow it) dominates: %s",
-			pctOf(s.shown()), runs, steadier)
+	case s.within > s.between:
+		return "the spread between runs decides it, mostly its part within a session: another run of this session would narrow it"
+	case !s.learned():
+		return "the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)"
 	}
-	from := fmt.Sprintf("from %d baseline runs", runs)
-	if s.prior > 0 {
-		from += ", beyond the " + pctOf(s.prior) + " assumed"
-	}
-	return fmt.Sprintf("the spread between runs (%s, %s) dominates: the baseline's runs disagree; record it again on a quiet host, or from more runs (go test -count=5 -stortest.update)",
-		pctOf(s.shown()), from)
+	return "the spread between sessions decides it: this device varies that much from session to session (more baseline sessions narrow only the baseline's share of it)"
 }
 
 // toleranceBound is the ratio at which the worse side leaves tolerance;
@@ -1026,14 +1038,23 @@ func (c *comparer) tolText(f *Finding) string {
 func head(f *Finding) string {
 	var b strings.Builder
 	base := "baseline"
-	if f.Runs > 1 {
+	switch {
+	case f.Sessions > 1 && f.Runs > f.Sessions:
+		base = fmt.Sprintf("baseline (%d runs of %d sessions)", f.Runs, f.Sessions)
+	case f.Sessions > 1:
+		base = fmt.Sprintf("baseline (%d sessions)", f.Sessions)
+	case f.Runs > 1:
 		base = fmt.Sprintf("baseline (%d runs)", f.Runs)
 	}
-	fmt.Fprintf(&b, "%s %s vs %s %s (", label(f.Metric), f.Unit.format(f.Current), base, f.Unit.format(f.Base))
+	cur := ""
+	if f.run.cur > 1 {
+		cur = fmt.Sprintf(" (mean of %d runs)", f.run.cur)
+	}
+	fmt.Fprintf(&b, "%s %s%s vs %s %s (", label(f.Metric), f.Unit.format(f.Current), cur, base, f.Unit.format(f.Base))
 	change, ci := f.ChangeText()
 	b.WriteString(change)
 	if ci != "" {
-		fmt.Fprintf(&b, ", %s CI %s", confidencePct(f.Confidence), ci)
+		fmt.Fprintf(&b, ", %s CI %s; %s", confidencePct(f.Confidence), ci, f.run.source())
 	}
 	b.WriteString(")")
 	return b.String()
