@@ -64,6 +64,9 @@ type Finding struct {
 	// Mann-Whitney test puts at this p-value; capLo and capHi then bound
 	// the interval's log deviations.
 	rangeP, capLo, capHi float64
+	// again: inconclusive, and another run of the current session would
+	// narrow the interval most (Report.RunAgain).
+	again bool
 }
 
 // Interval is a confidence interval of a ratio Current/Base.
@@ -123,6 +126,30 @@ type Report struct {
 	// Job lists workload options that differ: the runs may not be like
 	// with like (run -stortest.update after changing a test's workload).
 	Job []baselines.Change
+	// Level is the level the regression and improvement verdicts were
+	// judged at, the intervals' in the findings: Confidence, shared by
+	// the Metrics compared with intervals (1 with Config.PerMetric) and
+	// by the Looks of a repeat (Config.Spent); Look is this one.
+	// Confidence is the level asked for (Config.Confidence).
+	Level, Confidence    float64
+	Metrics, Look, Looks int
+}
+
+// RunAgain reports whether another run of the current session could
+// settle the report: some finding is inconclusive, and its interval is
+// mostly the current session's (the noise within the run and the spread
+// between runs of one session, which the mean of more runs shrinks).
+// False when only more baseline sessions, longer runs or nothing could:
+// a finding short of samples per run (Finding.More), or one whose
+// interval is mostly the spread between sessions. It does not know how
+// many looks remain (Config.Looks): the caller stops there.
+func (r Report) RunAgain() bool {
+	for _, f := range r.Findings {
+		if f.Verdict == Inconclusive && f.again {
+			return true
+		}
+	}
+	return false
 }
 
 // Regressions returns the findings with a Regression verdict.
@@ -164,6 +191,9 @@ func (r Report) Summary() string {
 	if len(counts) > 0 {
 		b.WriteString(" (" + strings.Join(counts, ", ") + ")")
 	}
+	if lv := r.levelText(); lv != "" {
+		b.WriteString("; " + lv)
+	}
 	for _, c := range r.Fingerprint {
 		b.WriteString("; " + c.String())
 	}
@@ -174,6 +204,24 @@ func (r Report) Summary() string {
 		}
 	}
 	return b.String()
+}
+
+// levelText says why the findings' intervals are at the level they are:
+// "intervals at 99.17%: 95% family-wise over 6 metrics", or with a
+// repeat's looks "intervals at 99.62%: 95% family-wise over 6 metrics
+// and 5 looks (look 2)". "" when the level is the confidence itself.
+func (r Report) levelText() string {
+	if r.Level == 0 || (r.Metrics <= 1 && r.Looks <= 1) {
+		return ""
+	}
+	var over []string
+	if r.Metrics > 1 {
+		over = append(over, fmt.Sprintf("%d metrics", r.Metrics))
+	}
+	if r.Looks > 1 {
+		over = append(over, fmt.Sprintf("%d looks (look %d)", r.Looks, r.Look))
+	}
+	return fmt.Sprintf("intervals at %s: %s family-wise over %s", confidencePct(r.Level), confidencePct(r.Confidence), strings.Join(over, " and "))
 }
 
 // Overall returns the most severe verdict of reports (Pass when none).
@@ -254,9 +302,18 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 	// unchanged device is flagged at most 1-Confidence of the time
 	// whatever the number of metrics. Reasons show the Confidence
 	// interval.
-	family := cfg.Confidence
-	if m := len(c.pending); m > 1 && !cfg.PerMetric {
-		family = 1 - (1-cfg.Confidence)/float64(m)
+	//
+	// A repeat's looks (Config.Looks) share that alpha too (Config.Spent).
+	m := len(c.pending)
+	if cfg.PerMetric {
+		m = 1
+	}
+	family := 1 - cfg.Spent(1-cfg.Confidence)/float64(max(m, 1))
+	r.Level, r.Confidence, r.Metrics = family, cfg.Confidence, len(c.pending)
+	r.Looks = max(cfg.Looks, 1)
+	r.Look = min(max(cfg.Look, 1), r.Looks)
+	if cfg.PerMetric {
+		r.Metrics = 1
 	}
 	for i := range r.Findings {
 		f := &r.Findings[i]
@@ -882,7 +939,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	// (near) and the least (far) at level conf, with the run-to-run
 	// spread or without, and whether that spread sets each end.
 	ends := func(conf float64, runs bool) (near, far float64, nearByRuns, farByRuns bool) {
-		k := zScore(conf) / c.z
+		k := zScore(conf) / c.z * f.curShrink()
 		wLo, wHi := f.wLo*k, f.wHi*k
 		if f.rangeP > 0 && f.rangeP < 1-conf {
 			wLo, wHi = math.Min(wLo, f.capLo), math.Min(wHi, f.capHi)
@@ -937,6 +994,11 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		return
 	}
 	f.Verdict = Inconclusive
+	// The current session's share of the interval: the noise within the
+	// run and the spread within a session, against the spread between
+	// sessions and the baseline's share, which more current runs leave.
+	within := sq(math.Max(f.wLo, f.wHi)*f.curShrink()/c.z) + f.run.within
+	f.again = within > f.run.between
 	if byRuns {
 		f.Reason += "; " + runsAdvice(f.run)
 		return
@@ -951,6 +1013,17 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 			f.Reason += fmt.Sprintf("; about %d more %s per run needed", f.More, kind)
 		}
 	}
+}
+
+// curShrink is how much the noise within runs shrinks when the current
+// value is the mean of R runs of one session: the interval from within
+// the runs holds the baseline's run and the current one alike, and only
+// the current one's part averages over its R runs.
+func (f *Finding) curShrink() float64 {
+	if r := f.run.cur; r > 1 {
+		return math.Sqrt((1 + 1/float64(r)) / 2)
+	}
+	return 1
 }
 
 // unshared makes a regression measured on a shared device, or an

@@ -190,7 +190,7 @@ func (s runSpread) source() string {
 
 // sessionOf is the session a run belongs to ("" for runs recorded
 // before sessions were).
-func sessionOf(r baselines.RunSummary) string { return "" }
+func sessionOf(r baselines.RunSummary) string { return r.Session }
 
 // groupSessions groups run indices by session. Runs without a Session
 // form one session together (a -count=N baseline recorded before
