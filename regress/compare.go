@@ -34,9 +34,10 @@ type Finding struct {
 	Tolerance  Tolerance
 	Samples    Samples // what the interval rests on
 	// Runs is how many runs the baseline's value rests on (1 unless the
-	// baseline was recorded from several); with several, Base is their
-	// geometric mean and the interval accounts for the spread between
-	// them.
+	// baseline was recorded from several); with several, Base is the
+	// geometric mean of their sessions' means and the interval accounts
+	// for the spread between and within sessions. With several current
+	// runs (a repeat), Current is their geometric mean.
 	Runs int
 	// Sessions is how many independent sessions (separate processes)
 	// the baseline's runs come from: what the run-to-run spread was
