@@ -1,12 +1,15 @@
 package regress
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"stortest.dev/baselines"
 	"stortest.dev/latency"
@@ -31,10 +34,20 @@ type Finding struct {
 	Tolerance  Tolerance
 	Samples    Samples // what the interval rests on
 	// Runs is how many runs the baseline's value rests on (1 unless the
-	// baseline was recorded from several); with several, Base is their
-	// geometric mean and the interval accounts for the spread between
-	// them.
+	// baseline was recorded from several); with several, Base is the
+	// geometric mean of their sessions' means and the interval accounts
+	// for the spread between and within sessions. With several current
+	// runs (a repeat), Current is their geometric mean.
 	Runs int
+	// Sessions is how many independent sessions (separate processes)
+	// the baseline's runs come from: what the run-to-run spread was
+	// learned from (see runs.go); 1 for a baseline of one run or of runs
+	// of one go test -count=N.
+	Sessions int
+	// Spread is the run-to-run spread the verdict used, a log-scale
+	// standard deviation (0.021 is about 2.1%): learned from Sessions
+	// when two or more, else assumed (DefaultRunSpread).
+	Spread float64
 	// More is, for an Inconclusive verdict, about how many more samples
 	// (in Samples.Kind) each run needs for a clear verdict; 0 when unknown
 	// or not applicable.
@@ -55,6 +68,13 @@ type Finding struct {
 	// Mann-Whitney test puts at this p-value; capLo and capHi then bound
 	// the interval's log deviations.
 	rangeP, capLo, capHi float64
+	// again: inconclusive, and another run of the current session would
+	// narrow the interval most (Report.RunAgain).
+	again bool
+	// noWithin: the runs have nothing to measure their own noise with
+	// (percentiles of plain fio JSON); the spread between sessions alone
+	// sets the interval.
+	noWithin bool
 }
 
 // Interval is a confidence interval of a ratio Current/Base.
@@ -114,6 +134,30 @@ type Report struct {
 	// Job lists workload options that differ: the runs may not be like
 	// with like (run -stortest.update after changing a test's workload).
 	Job []baselines.Change
+	// Level is the level the regression and improvement verdicts were
+	// judged at, the intervals' in the findings: Confidence, shared by
+	// the Metrics compared with intervals (1 with Config.PerMetric) and
+	// by the Looks of a repeat (Config.Spent); Look is this one.
+	// Confidence is the level asked for (Config.Confidence).
+	Level, Confidence    float64
+	Metrics, Look, Looks int
+}
+
+// RunAgain reports whether another run of the current session could
+// settle the report: some finding is inconclusive, and its interval is
+// mostly the current session's (the noise within the run and the spread
+// between runs of one session, which the mean of more runs shrinks).
+// False when only more baseline sessions, longer runs or nothing could:
+// a finding short of samples per run (Finding.More), or one whose
+// interval is mostly the spread between sessions. It does not know how
+// many looks remain (Config.Looks): the caller stops there.
+func (r Report) RunAgain() bool {
+	for _, f := range r.Findings {
+		if f.Verdict == Inconclusive && f.again {
+			return true
+		}
+	}
+	return false
 }
 
 // Regressions returns the findings with a Regression verdict.
@@ -147,13 +191,16 @@ func (r Report) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", r.Name, r.Verdict)
 	var counts []string
-	for _, v := range []Verdict{Regression, Inconclusive, Improvement, Pass} {
+	for _, v := range []Verdict{Regression, Inconclusive, Improvement, Pass, NotCompared} {
 		if n := len(r.with(v)); n > 0 {
 			counts = append(counts, fmt.Sprintf("%d %s", n, v))
 		}
 	}
 	if len(counts) > 0 {
 		b.WriteString(" (" + strings.Join(counts, ", ") + ")")
+	}
+	if lv := r.levelText(); lv != "" {
+		b.WriteString("; " + lv)
 	}
 	for _, c := range r.Fingerprint {
 		b.WriteString("; " + c.String())
@@ -165,6 +212,24 @@ func (r Report) Summary() string {
 		}
 	}
 	return b.String()
+}
+
+// levelText says why the findings' intervals are at the level they are:
+// "intervals at 99.17%: 95% family-wise over 6 metrics", or with a
+// repeat's looks "intervals at 99.62%: 95% family-wise over 6 metrics
+// and 5 looks (look 2)". "" when the level is the confidence itself.
+func (r Report) levelText() string {
+	if r.Level == 0 || (r.Metrics <= 1 && r.Looks <= 1) {
+		return ""
+	}
+	var over []string
+	if r.Metrics > 1 {
+		over = append(over, fmt.Sprintf("%d metrics", r.Metrics))
+	}
+	if r.Looks > 1 {
+		over = append(over, fmt.Sprintf("%d looks (look %d)", r.Looks, r.Look))
+	}
+	return fmt.Sprintf("intervals at %s: %s family-wise over %s", confidencePct(r.Level), confidencePct(r.Confidence), strings.Join(over, " and "))
 }
 
 // Overall returns the most severe verdict of reports (Pass when none).
@@ -245,9 +310,18 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 	// unchanged device is flagged at most 1-Confidence of the time
 	// whatever the number of metrics. Reasons show the Confidence
 	// interval.
-	family := cfg.Confidence
-	if m := len(c.pending); m > 1 && !cfg.PerMetric {
-		family = 1 - (1-cfg.Confidence)/float64(m)
+	//
+	// A repeat's looks (Config.Looks) share that alpha too (Config.Spent).
+	m := len(c.pending)
+	if cfg.PerMetric {
+		m = 1
+	}
+	family := 1 - cfg.Spent(1-cfg.Confidence)/float64(max(m, 1))
+	r.Level, r.Confidence, r.Metrics = family, cfg.Confidence, len(c.pending)
+	r.Looks = max(cfg.Looks, 1)
+	r.Look = min(max(cfg.Look, 1), r.Looks)
+	if cfg.PerMetric {
+		r.Metrics = 1
 	}
 	for i := range r.Findings {
 		f := &r.Findings[i]
@@ -255,7 +329,9 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 			c.decide(f, c.pending[f.Metric], family, len(c.pending))
 			c.unshared(f)
 		}
-		r.Verdict = max(r.Verdict, f.Verdict)
+		if f.Verdict != NotCompared {
+			r.Verdict = max(r.Verdict, f.Verdict)
+		}
 	}
 	if r.Verdict == Improvement && r.mixed() {
 		r.Verdict = Pass
@@ -269,7 +345,7 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 // (about 0.8%), below which two values are the same.
 func (r Report) mixed() bool {
 	for _, f := range r.Findings {
-		if f.Verdict == Improvement || !finite(f.Ratio) {
+		if f.Verdict == Improvement || f.Verdict == NotCompared || !finite(f.Ratio) {
 			continue
 		}
 		if d := f.Ratio - 1; (f.Better == HigherIsBetter && d < -0.01) || (f.Better == LowerIsBetter && d > 0.01) {
@@ -323,10 +399,20 @@ func (c *comparer) finding(metric string, u Unit, better Better, base, cur float
 	f := Finding{Metric: metric, Unit: u, Better: better, Base: base, Current: cur, Ratio: ratio,
 		Confidence: c.cfg.Confidence, Tolerance: tol, Runs: 1}
 	f.run = c.spread(metric)
-	if f.run.k >= 2 && f.run.mean > 0 {
-		// Several baseline runs: compare with their (geometric) mean.
-		f.Base, f.Runs, f.Ratio = f.run.mean, f.run.k, cur/f.run.mean
+	if f.run.mean > 0 {
+		// Several baseline runs: compare with the (geometric) mean of
+		// their sessions' means.
+		f.Base, f.Runs = f.run.mean, f.run.runs
 	}
+	if f.run.curMean > 0 {
+		// Several current runs of one session: their geometric mean.
+		f.Current = f.run.curMean
+	}
+	if f.run.mean > 0 || f.run.curMean > 0 {
+		f.Ratio = f.Current / f.Base
+	}
+	f.Sessions = f.run.sessions
+	f.Spread = f.run.shown()
 	return f
 }
 
@@ -413,8 +499,8 @@ func (c *comparer) throughput(name, dir string, m baselines.SecondMetric, u Unit
 			break
 		}
 		f.More = uint64(c.cfg.MinSamples - fewest)
-		f.Reason = fmt.Sprintf("%s: inconclusive: %d %s in the shorter run, need %d (%d more)",
-			head(&f), fewest, f.Samples.Kind, c.cfg.MinSamples, f.More)
+		f.Reason = fmt.Sprintf("%s: inconclusive: %d %s in the shorter run, need %d (%d more)%s",
+			head(&f), fewest, f.Samples.Kind, c.cfg.MinSamples, f.More, c.kindNote(f.Samples.Kind, f.More))
 	}
 	return f
 }
@@ -711,8 +797,19 @@ func (c *comparer) percentile(name, dir, stat string, p float64, bs, cs *baselin
 	}
 	rLo, rHi, ok := c.rankInterval(p, bs, cs)
 	if !ok {
-		f.Verdict = Inconclusive
-		f.Reason = fmt.Sprintf("%s: inconclusive: no histograms to estimate the noise (plain fio JSON: record json+)", head(&f))
+		// Plain fio JSON: fio's percentile list, no histograms, no
+		// seconds. The percentile is compared on the spread between the
+		// baseline's sessions, which their values show, once there are
+		// minSessionsToHold of them; before, it is not compared.
+		if f.run.sessions >= minSessionsToHold {
+			f.noWithin = true
+			f.Samples.Method = "the spread between the baseline's sessions alone (no histograms: plain fio JSON)"
+			c.judge(&f, 0, 0, 0)
+			return f
+		}
+		f.Verdict = NotCompared
+		f.Reason = fmt.Sprintf("%s: not compared: plain fio JSON (not json+) has no histograms to measure the noise within a run, and the baseline holds %d session(s); record json+ (fio --output-format=json+), or grow the baseline to %d sessions to compare it on the spread between them",
+			head(&f), f.run.sessions, minSessionsToHold)
 		return f
 	}
 	eLo, eHi, from := c.timeNoise(dir, p)
@@ -751,6 +848,15 @@ func (c *comparer) mean(name, dir, stat string, bs, cs *baselines.Stat, tol Tole
 	f.Samples = Samples{Kind: "I/Os", Base: bs.N, Current: cs.N}
 	n := min(bs.N, cs.N)
 	eLo, eHi, from, br := c.meanDrift(dir)
+	if stat == "clat" && len(c.base.PerSecond(dir, baselines.SecondClatMean)) == 0 && len(c.cur.PerSecond(dir, baselines.SecondClatMean)) == 0 && !c.userRule(name) {
+		// Compared by default only where the runs kept per-second clat
+		// means to measure the mean's drift with: the drift of p50,
+		// the fallback, swings where the mean holds steady.
+		f.Verdict = NotCompared
+		f.Reason = fmt.Sprintf("%s: not compared by default: the runs keep no per-second clat means (baselines before schema 2, imported fio results) to measure its drift with; -stortest.tolerance '%s=10%%' compares it on the drift of p50",
+			head(&f), name)
+		return f
+	}
 	switch {
 	case br.nBase > 0 && br.nCur > 0 && !br.ok:
 		return c.noDriftIn(f, br.nBase, br.nCur, "per-second clat means")
@@ -764,6 +870,17 @@ func (c *comparer) mean(name, dir, stat string, bs, cs *baselines.Stat, tol Tole
 	f.Samples.Method = "standard errors of the means and " + from
 	c.judge(&f, n, math.Hypot(se, eLo), math.Hypot(se, eHi))
 	return f
+}
+
+// userRule reports whether a rule of Config.Rules, not DefaultRules
+// alone, matches metric.
+func (c *comparer) userRule(metric string) bool {
+	for _, r := range c.cfg.Rules {
+		if ok, _ := path.Match(r.Metric, metric); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // seMeans is the half-width, on the log scale, of the interval of the
@@ -863,7 +980,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	// (near) and the least (far) at level conf, with the run-to-run
 	// spread or without, and whether that spread sets each end.
 	ends := func(conf float64, runs bool) (near, far float64, nearByRuns, farByRuns bool) {
-		k := zScore(conf) / c.z
+		k := zScore(conf) / c.z * f.curShrink()
 		wLo, wHi := f.wLo*k, f.wHi*k
 		if f.rangeP > 0 && f.rangeP < 1-conf {
 			wLo, wHi = math.Min(wLo, f.capLo), math.Min(wHi, f.capHi)
@@ -882,6 +999,21 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	f.Interval = &Interval{Low: math.Min(nearFam, farFam), High: math.Max(nearFam, farFam)}
 	f.Confidence = family
 	_, far, _, _ := ends(c.cfg.Confidence, false)
+	fromSessions := false
+	if f.run.learned() {
+		// Whether the run is precise enough to call within tolerance:
+		// the sessions' values vary by all the noise within their runs
+		// too, so the spread learned from them bounds it where it is
+		// narrower than what one run's seconds extrapolate (ten seconds
+		// of a bursty device), and sets it where the runs have nothing
+		// to measure their own noise with (plain fio JSON).
+		if hp := f.run.halfWidth(c.cfg.Confidence); f.noWithin || hp < math.Abs(math.Log(far/f.Ratio)) {
+			far, fromSessions = f.Ratio*math.Exp(-hp), true
+			if f.Better == LowerIsBetter {
+				far = f.Ratio * math.Exp(hp)
+			}
+		}
+	}
 	byRuns := false
 	// The worse half of the interval and the tolerance, on the log scale.
 	halfWidth := math.Abs(math.Log(far / f.Ratio))
@@ -900,6 +1032,13 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		f.Verdict = Improvement
 		f.Reason = head(f) + ": improvement beyond " + tolText
 		return
+	case (worse(f.Ratio) && beyond(f.Ratio) || worse(far) && beyond(far) && halfWidth > tolWidth) && c.unholdable(f, tolWidth):
+		// Inconclusive, and nothing would settle it.
+		f.Verdict = NotCompared
+		f.Reason = fmt.Sprintf("%s: not compared: %s varies %s from session to session on this device (from %d sessions), more than %s can hold at %s (it would take %s); compare it with a wider tolerance (-stortest.tolerance '%s=%s') or turn it off",
+			head(f), label(f.Metric), pctOf(f.run.sdB), f.run.sessions, tolText, confidencePct(c.cfg.Confidence),
+			FormatChange(math.Exp(c.holdWidth(f))-1), f.Metric, trimPercent(math.Ceil(100*(math.Exp(c.holdWidth(f))-1)))+"%")
+		return
 	case worse(f.Ratio) && beyond(f.Ratio):
 		f.Reason = head(f) + ": inconclusive: beyond " + tolText + " but the interval includes no change"
 		if m > 1 {
@@ -912,14 +1051,28 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		f.Reason = fmt.Sprintf("%s: inconclusive: too noisy: the %s interval reaches %s, its spread is wider than %s",
 			head(f), confidencePct(c.cfg.Confidence), FormatChange(far-1), tolText)
 		spread, margin = halfWidth, tolWidth
+		byRuns = fromSessions
+	case better(f.Ratio) && beyond(f.Ratio):
+		// Better beyond tolerance, but not confirmed: a pass (nothing
+		// says it got worse beyond tolerance), not an improvement, and
+		// not "within tolerance" either.
+		f.Verdict = Pass
+		f.Reason = fmt.Sprintf("%s: pass: better by %s, beyond %s, but not confirmed: the interval includes no change",
+			head(f), strings.TrimLeft(FormatChange(math.Abs(f.Ratio-1)), "+"), tolText)
+		return
 	default:
 		f.Verdict = Pass
 		f.Reason = head(f) + ": within " + tolText
 		return
 	}
 	f.Verdict = Inconclusive
+	// The current session's share of the interval: the noise within the
+	// run and the spread within a session, against the spread between
+	// sessions and the baseline's share, which more current runs leave.
+	within := sq(math.Max(f.wLo, f.wHi)*f.curShrink()/c.z) + f.run.within
+	f.again = within > f.run.between
 	if byRuns {
-		f.Reason += "; " + runsAdvice(f.run, f.Runs)
+		f.Reason += "; " + runsAdvice(f.run, c.holdWidth(f) < spread/2)
 		return
 	}
 	if margin > 1e-9 && n > 0 {
@@ -929,9 +1082,70 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 			if f.More == 1 {
 				kind = strings.TrimSuffix(kind, "s") // "1 more second"
 			}
-			f.Reason += fmt.Sprintf("; about %d more %s per run needed", f.More, kind)
+			f.Reason += fmt.Sprintf("; about %d more %s per run needed%s", f.More, kind, c.kindNote(f.Samples.Kind, f.More))
 		}
 	}
+}
+
+// fioSampleInterval is how often fio samples IOPS and bandwidth by
+// default (its iops_* and bw_* fields summarise those samples).
+const fioSampleInterval = 500 * time.Millisecond
+
+// kindNote says what a count of samples of kind means where a reason
+// counts slices or intervals, and how much longer a run n more of them
+// make: " (a slice is 100ms of the run's throughput: runs 1.2s longer)".
+// "" for seconds and I/Os, which say so themselves.
+func (c *comparer) kindNote(kind string, n uint64) string {
+	var what string
+	var each time.Duration
+	switch kind {
+	case "slices":
+		each = cmp.Or(c.base.SliceInterval, baselines.SliceInterval)
+		what = fmt.Sprintf("a slice is %v of the run's throughput", each)
+	case "intervals":
+		each = fioSampleInterval
+		what = fmt.Sprintf("an interval is one of fio's %v IOPS samples", each)
+	default:
+		return ""
+	}
+	if n == 0 {
+		return " (" + what + ")"
+	}
+	return fmt.Sprintf(" (%s: runs %v longer)", what, time.Duration(n)*each)
+}
+
+// minSessionsToHold is how many baseline sessions must show a metric
+// varying beyond its tolerance before it is not compared.
+const minSessionsToHold = 3
+
+// holdWidth is the half-width, on the log scale, the interval of an
+// unchanged session would have at Config.Confidence were the spread
+// between sessions known exactly to be what the baseline's show (the
+// posterior median of σ_b), however many runs the session made:
+// z·σ_b·sqrt(1 + 1/J) against the mean of J sessions.
+func (c *comparer) holdWidth(f *Finding) float64 {
+	s := f.run
+	return zScore(c.cfg.Confidence) * s.sdB * math.Sqrt(1+1/float64(max(s.sessions, 1)))
+}
+
+// unholdable reports whether a metric varies so much from session to
+// session on this device, as minSessionsToHold or more sessions show,
+// that even an unchanged run's interval would reach beyond tolWidth:
+// its tolerance cannot be held, however many runs or seconds, and
+// calling it inconclusive would fail every strict run for nothing.
+func (c *comparer) unholdable(f *Finding, tolWidth float64) bool {
+	return f.run.sessions >= minSessionsToHold && c.holdWidth(f) > tolWidth
+}
+
+// curShrink is how much the noise within runs shrinks when the current
+// value is the mean of R runs of one session: the interval from within
+// the runs holds the baseline's run and the current one alike, and only
+// the current one's part averages over its R runs.
+func (f *Finding) curShrink() float64 {
+	if r := f.run.cur; r > 1 {
+		return math.Sqrt((1 + 1/float64(r)) / 2)
+	}
+	return 1
 }
 
 // unshared makes a regression measured on a shared device, or an
@@ -973,27 +1187,22 @@ func (c *comparer) unshared(f *Finding) {
 // pctOf prints a log-scale spread as a percentage: "2.0%".
 func pctOf(sd float64) string { return strconv.FormatFloat(100*sd, 'f', 1, 64) + "%" }
 
-// runsAdvice says why the spread between runs decides a finding, and
-// what would help. More runs cannot narrow the interval below the
-// assumed spread (runs recorded together share the host's moment), so
-// they are asked for only when the baseline's runs disagree beyond it;
-// otherwise only a steadier device, said with Config.RunSpread, can.
-func runsAdvice(s runSpread, runs int) string {
-	steadier := "if this device varies less from run to run, say so (stortest.AssumeRunSpread, baseline diff --run-spread)"
+// runsAdvice says why the spread between sessions decides a finding,
+// and what would narrow it: another run of this session when the part
+// of the spread within a session dominates (Report.RunAgain), else more
+// baseline sessions, or a steadier device said with Config.RunSpread
+// when the baseline holds one session. The spread itself and where it
+// came from are in the finding's head.
+func runsAdvice(s runSpread, moreSessions bool) string {
 	switch {
-	case runs < 2:
-		return fmt.Sprintf("the spread between runs (%s, assumed, as the baseline holds one run) dominates: %s",
-			pctOf(s.shown()), steadier)
-	case s.prior > 0 && s.sd <= s.prior:
-		return fmt.Sprintf("the spread between runs (%s, assumed: the %d baseline runs agree within it, and runs recorded together do not narrow it) dominates: %s",
-			pctOf(s.shown()), runs, steadier)
+	case s.within > s.between:
+		return "the spread between runs decides it, mostly its part within a session: another run of this session would narrow it"
+	case !s.learned():
+		return "the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)"
+	case moreSessions:
+		return fmt.Sprintf("the spread between sessions decides it, and %d sessions measure it loosely: more baseline sessions would narrow it", s.sessions)
 	}
-	from := fmt.Sprintf("from %d baseline runs", runs)
-	if s.prior > 0 {
-		from += ", beyond the " + pctOf(s.prior) + " assumed"
-	}
-	return fmt.Sprintf("the spread between runs (%s, %s) dominates: the baseline's runs disagree; record it again on a quiet host, or from more runs (go test -count=5 -stortest.update)",
-		pctOf(s.shown()), from)
+	return "the spread between sessions decides it: this device varies that much from session to session (more baseline sessions narrow only the baseline's share of it)"
 }
 
 // toleranceBound is the ratio at which the worse side leaves tolerance;
@@ -1026,14 +1235,23 @@ func (c *comparer) tolText(f *Finding) string {
 func head(f *Finding) string {
 	var b strings.Builder
 	base := "baseline"
-	if f.Runs > 1 {
+	switch {
+	case f.Sessions > 1 && f.Runs > f.Sessions:
+		base = fmt.Sprintf("baseline (%d runs of %d sessions)", f.Runs, f.Sessions)
+	case f.Sessions > 1:
+		base = fmt.Sprintf("baseline (%d sessions)", f.Sessions)
+	case f.Runs > 1:
 		base = fmt.Sprintf("baseline (%d runs)", f.Runs)
 	}
-	fmt.Fprintf(&b, "%s %s vs %s %s (", label(f.Metric), f.Unit.format(f.Current), base, f.Unit.format(f.Base))
+	cur := ""
+	if f.run.cur > 1 {
+		cur = fmt.Sprintf(" (mean of %d runs)", f.run.cur)
+	}
+	fmt.Fprintf(&b, "%s %s%s vs %s %s (", label(f.Metric), f.Unit.format(f.Current), cur, base, f.Unit.format(f.Base))
 	change, ci := f.ChangeText()
 	b.WriteString(change)
 	if ci != "" {
-		fmt.Fprintf(&b, ", %s CI %s", confidencePct(f.Confidence), ci)
+		fmt.Fprintf(&b, ", %s CI %s; %s", confidencePct(f.Confidence), ci, f.run.source())
 	}
 	b.WriteString(")")
 	return b.String()

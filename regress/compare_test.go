@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,7 +109,7 @@ func TestCompareDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	base, cur := noisy.run(t, rng, unchanged), noisy.run(t, rng, change{iops: 0.9, latency: 1.1, tail: 1})
 	a, b := Compare(base, cur, quiet), Compare(base, cur, quiet)
-	if diff := cmp.Diff(a, b, cmp.AllowUnexported(Finding{}, runSpread{})); diff != "" {
+	if diff := cmp.Diff(a, b, cmp.AllowUnexported(Finding{}, runSpread{}, predictive{})); diff != "" {
 		t.Fatalf("(-first +second):\n%s", diff)
 	}
 	// A different input gives different resamples.
@@ -127,9 +128,9 @@ func TestReasonFormat(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, Regression, f.Verdict)
 	// The interval printed is the family-wise one the verdict rests on
-	// (6 metrics compared: 1-0.05/6).
-	require.Regexp(t, regexp.MustCompile(`^read clat p99 \d+(\.\d+)?µs vs baseline \d+(\.\d+)?µs \(\+\d+\.\d%, 99.17% CI \+\d+\.\d%\.\.\+\d+\.\d%\): regression beyond 10% tolerance$`), f.Reason)
-	require.InDelta(t, 1-0.05/6, f.Confidence, 1e-12)
+	// (7 metrics compared: 1-0.05/7).
+	require.Regexp(t, regexp.MustCompile(`^read clat p99 \d+(\.\d+)?µs vs baseline \d+(\.\d+)?µs \(\+\d+\.\d%, 99.29% CI \+\d+\.\d%\.\.\+\d+\.\d%; spread 2\.0% assumed: the baseline holds 1 session\): regression beyond 10% tolerance$`), f.Reason)
+	require.InDelta(t, 1-0.05/7, f.Confidence, 1e-12)
 	require.InDelta(t, f.Current/f.Base, f.Ratio, 1e-12)
 	require.Less(t, f.Interval.Low, f.Ratio)
 	require.Greater(t, f.Interval.High, f.Ratio)
@@ -203,7 +204,8 @@ func TestDecide(t *testing.T) {
 		{"iops-within", HigherIsBetter, 1000, 0.97, 0.93, 1.01, ten, Pass, "within 10% tolerance", false},
 		{"iops-within-too-noisy", HigherIsBetter, 1000, 0.97, 0.8, 1.1, ten, Inconclusive, "too noisy", true},
 		{"iops-rise", HigherIsBetter, 1000, 1.3, 1.2, 1.4, ten, Improvement, "improvement beyond 10% tolerance", false},
-		{"iops-rise-noisy", HigherIsBetter, 1000, 1.15, 0.98, 1.3, ten, Pass, "within", false},
+		{"iops-rise-noisy", HigherIsBetter, 1000, 1.15, 0.98, 1.3, ten, Pass, "pass: better by 15.0%, beyond 10% tolerance, but not confirmed: the interval includes no change", false},
+		{"latency-fall-noisy", LowerIsBetter, 2e6, 0.7, 0.5, 1.02, ten, Pass, "pass: better by 30.0%, beyond 10% tolerance, but not confirmed", false},
 		{"latency-rise", LowerIsBetter, 2e6, 1.25, 1.15, 1.35, ten, Regression, "regression beyond 10% tolerance", false},
 		{"latency-fall", LowerIsBetter, 2e6, 0.7, 0.65, 0.75, ten, Improvement, "improvement", false},
 		{"latency-11pct-significant", LowerIsBetter, 2e6, 1.11, 1.02, 1.2, ten, Regression, "regression", false},
@@ -216,6 +218,9 @@ func TestDecide(t *testing.T) {
 			require.Equal(t, tc.want, f.Verdict, f.Reason)
 			require.Contains(t, f.Reason, tc.reason)
 			require.Equal(t, tc.more, f.More > 0, "More=%d: %s", f.More, f.Reason)
+			if tc.want == Pass && strings.Contains(f.Reason, "better by") {
+				require.NotContains(t, f.Reason, "within", "an improvement not confirmed is not within tolerance")
+			}
 		})
 	}
 }
@@ -426,33 +431,4 @@ func TestSharedDevice(t *testing.T) {
 	sharedCur := *runs[5]
 	sharedCur.Shared = shared
 	require.Equal(t, Improvement, iops(multiRun(t, slowed(runs[2], 0.2), slowed(runs[3], 0.2), slowed(runs[4], 0.2)), &sharedCur).Verdict)
-}
-
-// An inconclusive finding decided by the spread between runs asks for
-// what would narrow it: more runs only when the baseline's runs disagree
-// beyond the assumed spread (runs that agree never narrow it), else a
-// device known to be steadier.
-func TestRunsAdvice(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		s    runSpread
-		runs int
-		want string
-		not  string
-	}{
-		{"one run", runSpread{sd: 0.1, df: 6, k: 1, prior: 0.1, priorDF: 6}, 1,
-			"(10.0%, assumed, as the baseline holds one run) dominates: if this device varies less", "-count=5"},
-		{"runs agree", runSpread{sd: 0.08, df: 8, k: 3, prior: 0.1, priorDF: 6}, 3,
-			"(10.0%, assumed: the 3 baseline runs agree within it", "-count=5"},
-		{"runs disagree", runSpread{sd: 0.25, df: 8, k: 3, prior: 0.1, priorDF: 6}, 3,
-			"(25.0%, from 3 baseline runs, beyond the 10.0% assumed) dominates: the baseline's runs disagree", "AssumeRunSpread"},
-		{"no prior", runSpread{sd: 0.05, df: 2, k: 3}, 3,
-			"(5.0%, from 3 baseline runs) dominates", "assumed"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := runsAdvice(tc.s, tc.runs)
-			require.Contains(t, got, tc.want)
-			require.NotContains(t, got, tc.not)
-		})
-	}
 }

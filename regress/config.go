@@ -58,16 +58,22 @@ type Rule struct {
 // DefaultRules are the rules Compare starts from; Config.Rules are applied
 // after them (the last matching rule wins). Compared by default, per
 // direction: IOPS and bandwidth (10%; floors 1 IOPS and 4 KiB/s), I/O
-// errors (any increase), and clat p50 and p99 (10%), p99.9 and p99.99
-// (20%: tails move more), with a 1µs floor, below which latency changes
-// are clock and scheduler noise. Off by default (enable them with a rule):
-// p90, means, lat and slat, which mostly repeat clat and would multiply
-// the chances of a false alarm.
+// errors (any increase), and clat mean, p50 and p99 (10%), p99.9 and
+// p99.99 (20%: tails move more), with a 1µs floor, below which latency
+// changes are clock and scheduler noise. The mean completion latency is
+// what a rate-limited or throttled job's regression shows first (its
+// percentiles swing with the throttle's bursts while the mean, by
+// Little's law the depth over the IOPS, holds steady); by default it is
+// compared where the runs kept per-second clat means, and otherwise not
+// compared, with the reason. Off by default (enable them with a rule):
+// p90, lat and slat, which mostly repeat clat and would multiply the
+// chances of a false alarm.
 var DefaultRules = []Rule{
 	{Metric: "*", Off: true},
 	{Metric: "*.iops", Tolerance: Tolerance{Fraction: 0.10, Floor: 1}},
 	{Metric: "*.bw", Tolerance: Tolerance{Fraction: 0.10, Floor: 4096}},
 	{Metric: "*.errors", Tolerance: Tolerance{}},
+	{Metric: "*.clat.mean", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
 	{Metric: "*.clat.p50", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
 	{Metric: "*.clat.p99", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
 	{Metric: "*.clat.p99.9", Tolerance: Tolerance{Fraction: 0.20, Floor: 1000}},
@@ -115,9 +121,46 @@ type Config struct {
 	// DefaultRunSpread's, by metric; negative assumes none, so that only
 	// a baseline of several runs adds a run-to-run spread.
 	RunSpread float64
-	// RunSpreadRuns is how many baseline runs' worth of evidence
-	// RunSpread counts as; 0 means DefaultRunSpreadRuns.
+	// RunSpreadRuns is how many sessions' worth of evidence RunSpread
+	// counts as, which sets the width of the prior on the spread between
+	// sessions (runs.go); 0 means DefaultRunSpreadRuns.
 	RunSpreadRuns float64
+	// Looks is the most looks a repeat of the current session will take
+	// (the most current runs it will make, judging their mean after each);
+	// 0 or 1: one look. Look is this look, 1-based; 0 means 1. Every look
+	// is a chance of a false alarm, so the family-wise alpha
+	// (1-Confidence) of the regression and improvement verdicts is spent
+	// across the looks (Spent): however many looks a repeat takes, an
+	// unchanged device is flagged at most 1-Confidence of the time.
+	Looks, Look int
+}
+
+// LookSpending is the exponent ρ of the alpha-spending function: by look
+// k of L, alpha·(k/L)^ρ has been spent. ρ = 1/2 front-loads it: look 1
+// of 5 gets 45% of the alpha, looks 2-5 19%, 14%, 12% and 11%. A repeat
+// runs again only while a comparison is inconclusive, so the first look
+// decides most comparisons and is the one whose power matters; later
+// looks, on the mean of more runs, see the current session's spread
+// shrink and need less. Each look is judged at its own share of the
+// alpha, so that by the union bound the false-alarm rate over all looks
+// is at most the alpha whatever the correlation between looks (the
+// means of 1, 2, 3... runs are strongly correlated, so the rate is in
+// fact lower: TestLooksKeepFalseAlarms measures it). A group-sequential
+// bound would spend a little less conservatively by integrating that
+// correlation, but it depends on how the spread splits between and
+// within sessions, which a baseline of few sessions knows poorly.
+const LookSpending = 0.5
+
+// Spent returns the share of the family-wise alpha this look may use:
+// alpha·((k/L)^ρ - ((k-1)/L)^ρ) for look k of L (LookSpending); alpha
+// when there is one look.
+func (c Config) Spent(alpha float64) float64 {
+	L, k := c.Looks, c.Look
+	if L <= 1 {
+		return alpha
+	}
+	k = min(max(k, 1), L)
+	return alpha * (math.Pow(float64(k)/float64(L), LookSpending) - math.Pow(float64(k-1)/float64(L), LookSpending))
 }
 
 // DefaultConfig returns the defaults with every field filled in.
