@@ -39,7 +39,7 @@ var Layers = map[string]layer{
 	"latency":   {imports: []string{"fio"}},
 	"steady":    {imports: []string{"fio"}, external: []string{"github.com/montanaflynn/stats"}},
 	"iostat":    {external: []string{"github.com/prometheus/procfs"}},
-	"engines":   {external: []string{"golang.org/x/sys/"}},
+	"engines":   {imports: []string{"fio"}, external: []string{"golang.org/x/sys/"}},
 	"workload":  {imports: []string{"engines", "clock", "latency", "steady", "iostat", "fio"}},
 	"target":    {imports: []string{"engines", "iostat"}}, // the destructive-write guard (scratch targets to come)
 	"faults":    {imports: []string{"engines"}, external: []string{"github.com/hanwen/go-fuse/v2/"}},
