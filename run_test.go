@@ -437,7 +437,7 @@ func TestProgressLine(t *testing.T) {
 			IOs:  [workload.NumDirs]uint64{100, 50},
 			IOPS: [workload.NumDirs]float64{41873, 12000.4},
 			BW:   [workload.NumDirs]float64{41873 * 4096, 12000 * 4096}},
-			"j: 5s: read 41.9k IOPS 164MiB/s, write 12k IOPS 46.9MiB/s, ETA 55s"},
+			"j: 5s: read 41.9k IOPS 163.6MiB/s, write 12k IOPS 46.88MiB/s, ETA 55s"},
 	} {
 		if got := progressLine("j", tc.p); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/human"
 	"stortest.dev/workload"
 )
 
@@ -144,7 +145,7 @@ func (f Fingerprint) DeviceMismatch(other Fingerprint) []Change {
 // sizeString prints a size in bytes with its binary multiple: "268435456
 // (256MiB)".
 func sizeString(n uint64) string {
-	return strconv.FormatUint(n, 10) + " (" + FormatBytes(float64(n)) + ")"
+	return strconv.FormatUint(n, 10) + " (" + human.Bytes(float64(n)) + ")"
 }
 
 // ignoredJobFields differ between runs of the same workload: the target's

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"stortest.dev/baselines"
 	"stortest.dev/fio"
+	"stortest.dev/internal/human"
 )
 
 // Tolerance is how far two values may differ and still count as equal,
@@ -278,11 +278,11 @@ const (
 func (u Unit) format(v float64) string {
 	switch u {
 	case UnitNS:
-		return baselines.FormatNS(v)
+		return human.Latency(v)
 	case UnitIOPS:
-		return baselines.FormatIOPS(v) + " IOPS"
+		return human.Count(v) + " IOPS"
 	case UnitBW:
-		return baselines.FormatBW(v)
+		return human.BW(v)
 	case UnitCount:
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}

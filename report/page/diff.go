@@ -244,26 +244,13 @@ func (d *doc) findings(fs []regress.Finding) {
 	var rows [][]cell
 	for _, f := range fs {
 		change, iv := f.ChangeText()
-		rows = append(rows, []cell{{text: f.Metric}, {text: fmtValue(f.Base, f.Unit), num: true}, {text: fmtValue(f.Current, f.Unit), num: true},
+		rows = append(rows, []cell{{text: f.Metric}, {text: f.Unit.Format(f.Base), num: true}, {text: f.Unit.Format(f.Current), num: true},
 			{text: change, num: true}, {text: iv, num: true}, {text: tolText(f.Tolerance)},
 			{text: f.Verdict.String(), class: "verdict " + f.Verdict.String()}, {text: f.Reason}})
 	}
 	d.b.WriteString("<details><summary>Figures of each metric</summary>\n")
 	d.table("findings", []string{"metric", "baseline", "current", "change", "interval", "tolerance", "verdict", "reason"}, rows)
 	d.b.WriteString("</details>\n")
-}
-
-// fmtValue prints a finding's value in its unit, as the text report does.
-func fmtValue(v float64, u regress.Unit) string {
-	switch u {
-	case regress.UnitNS:
-		return fmtNS(v)
-	case regress.UnitIOPS:
-		return fmtCount(v) + " IOPS"
-	case regress.UnitBW:
-		return fmtBW(v)
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
 // sideBySide draws the per-second IOPS and clat p99 of both runs next
