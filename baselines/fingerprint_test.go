@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/kernelfs"
 	"stortest.dev/workload"
 )
 
@@ -41,7 +42,7 @@ func (f *sysFixture) file(t *testing.T, rel, content string) {
 // the kernel does, and marks partitions.
 func (f *sysFixture) device(t *testing.T, dev uint64, devpath string, partition bool) {
 	t.Helper()
-	major, minor := majorMinor(dev)
+	major, minor := kernelfs.DevNumbers(dev)
 	target := filepath.Join(f.root, "sys", "devices", devpath)
 	require.NoError(t, os.MkdirAll(target, 0o755))
 	if partition {
@@ -211,24 +212,6 @@ func TestProbeLive(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, fp.Kernel)
 	t.Logf("%+v", fp)
-}
-
-func TestMajorMinor(t *testing.T) {
-	for _, tc := range []struct {
-		dev          uint64
-		major, minor uint64
-	}{
-		{0xfe00, 254, 0},
-		{0x0701, 7, 1},
-		{0x10300, 259, 0}, // NVMe's block major needs more than 8 bits
-		{(259&0xfff)<<8 | (259&^0xfff)<<32 | (300 & 0xff) | (300&^0xff)<<12, 259, 300},
-	} {
-		t.Run(fmt.Sprintf("%#x", tc.dev), func(t *testing.T) {
-			ma, mi := majorMinor(tc.dev)
-			require.Equal(t, tc.major, ma)
-			require.Equal(t, tc.minor, mi)
-		})
-	}
 }
 
 func TestFingerprintDiff(t *testing.T) {
