@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/internal/proctest"
+	"stortest.dev/internal/testenv"
 )
 
 // Acceptance: SIGINT to a test binary under Main, in the middle of a
@@ -35,7 +36,7 @@ func TestMainSIGINT(t *testing.T) {
 	bin := buildCancelProgram(t)
 	t.Run("file", func(t *testing.T) { checkSignal(t, bin, "file", syscall.SIGINT) })
 	t.Run("loop", func(t *testing.T) {
-		requireRoot(t)
+		testenv.RequireRoot(t)
 		checkSignal(t, bin, "loop", syscall.SIGINT)
 	})
 	t.Run("SIGTERM", func(t *testing.T) { checkSignal(t, bin, "file", syscall.SIGTERM) })

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/iostat"
 	"stortest.dev/latency"
 	"stortest.dev/report"
@@ -222,7 +223,7 @@ func TestPlausibleCPUFixtures(t *testing.T) {
 // (1.4% of that run's 19 MB), the job 17 MB at the least, against the
 // warning's threshold of half the job's bytes.
 func TestPlausibleRunLoop(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	f := newFake(t)
 	defer f.finish()
 	var r *Result
@@ -357,7 +358,7 @@ func TestSharedDeviceRule(t *testing.T) {
 // rated job reads the loop device at 8 MB/s, shows as the shared-device
 // warning naming that disk, and the baseline the run records says so.
 func TestSharedDeviceLoop(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	dev := LoopDevice(t, 64<<20, LoopDirectIO())
 	if len(dev.Path) == 0 {
 		t.Fatal("no loop device")

@@ -14,6 +14,7 @@ import (
 
 	"stortest.dev/engines"
 	"stortest.dev/internal/kernelfs"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 )
 
@@ -286,12 +287,7 @@ func TestProbeFileSize(t *testing.T) {
 // A block device's size is what the kernel says of it (BLKGETSIZE64): a
 // loop device is as large as its backing file.
 func TestProbeBlockDeviceSize(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a loop device")
-	}
-	if _, err := os.Stat("/dev/loop-control"); err != nil {
-		t.Skip("no /dev/loop-control")
-	}
+	testenv.RequireDevices(t, "loop-control")
 	s, err := workload.NewScratch(workload.ScratchOptions{Dir: t.TempDir(), Size: 3 << 20, Loop: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })

@@ -3,7 +3,6 @@ package baselines
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 )
@@ -159,4 +159,5 @@ func schema3Baseline(t testing.TB) *Baseline {
 	return runs[0]
 }
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// update is the shared -update flag: rewrite the golden files.
+var update = testenv.Update

@@ -16,6 +16,7 @@ import (
 	"stortest.dev/engines"
 	"stortest.dev/faults"
 	"stortest.dev/internal/proctest"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 )
@@ -206,21 +207,5 @@ func TestRunSignalDuringKernelStall(t *testing.T) {
 // fails it when STORTEST_REQUIRE_DEVICE=1.
 func needFaults(t *testing.T) {
 	t.Helper()
-	missing := ""
-	if os.Geteuid() != 0 {
-		missing = "root"
-	}
-	for _, dev := range []string{"/dev/fuse", "/dev/loop-control"} {
-		if _, err := os.Stat(dev); err != nil && missing == "" {
-			missing = dev
-		}
-	}
-	if missing == "" {
-		return
-	}
-	msg := "needs root, /dev/fuse and /dev/loop-control; missing " + missing
-	if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-		t.Fatal(msg + " (STORTEST_REQUIRE_DEVICE=1)")
-	}
-	t.Skip(msg)
+	testenv.RequireDevices(t, "fuse", "loop-control")
 }

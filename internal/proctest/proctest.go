@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"stortest.dev/internal/kernelfs"
 	"stortest.dev/internal/owner"
 )
 
@@ -20,7 +21,7 @@ import (
 // a scratch file there.
 func LoopsOver(dir string) []string {
 	var out []string
-	files, _ := filepath.Glob("/sys/block/loop*/loop/backing_file")
+	files, _ := filepath.Glob(kernelfs.Default().SysPath("block", "loop*", "loop", "backing_file"))
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		if strings.HasPrefix(strings.TrimSpace(string(b)), dir+"/") {
