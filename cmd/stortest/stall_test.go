@@ -32,28 +32,18 @@ const stallCLIMargin = 4 * time.Second
 type stallRun struct {
 	cmd            *exec.Cmd
 	stdout, stderr proctest.LockedBuffer
-	exited         chan struct{}
+	exited         <-chan struct{}
 	signaled       time.Time
 }
 
 func startStallRun(t *testing.T, bin string, args ...string) *stallRun {
 	t.Helper()
-	r := &stallRun{cmd: exec.Command(bin, args...), exited: make(chan struct{})}
+	r := &stallRun{cmd: exec.Command(bin, args...)}
 	r.cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
-	require.NoError(t, r.cmd.Start())
-	go func() {
-		r.cmd.Wait()
-		close(r.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-r.exited:
-		default:
-			r.cmd.Process.Kill()
-			<-r.exited
-		}
-	})
+	var err error
+	r.exited, err = proctest.Start(t, r.cmd)
+	require.NoError(t, err)
 	return r
 }
 

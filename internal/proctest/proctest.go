@@ -63,3 +63,27 @@ func DeadTag() (string, error) {
 	cmd.Wait()
 	return tag, err
 }
+
+// Start starts cmd and reaps it in the background: the channel it returns
+// is closed once the process has exited. When the test ends (t.Cleanup)
+// a process still running is killed and reaped, so that none outlives
+// its test.
+func Start(t interface{ Cleanup(func()) }, cmd *exec.Cmd) (exited <-chan struct{}, err error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return done, nil
+}
