@@ -60,9 +60,9 @@ var Layers = map[string]layer{
 	// Shared helpers, below every layer above.
 	"internal/human":    {}, // number formatters for people
 	"internal/kernelfs": {}, // the /proc, /sys and /dev seam
-	"internal/owner":    {},
+	"internal/owner":    {imports: []string{"internal/kernelfs"}},
 	"internal/durable":  {},
-	"internal/blkio":    {external: []string{"golang.org/x/sys/"}},
+	"internal/blkio":    {imports: []string{"internal/kernelfs"}, external: []string{"golang.org/x/sys/"}},
 	"internal/tmpfs":    {},
 	"internal/noise":    {}, // tests only: the gate's recorded sessions
 	"internal/lint":     {},
