@@ -50,14 +50,3 @@ func ExampleCount() {
 	// 1k
 	// 0
 }
-
-func ExampleSig3() {
-	for _, v := range []float64{2.412, 31.24, 812.4, 12345.6} {
-		fmt.Println(human.Sig3(v))
-	}
-	// Output:
-	// 2.41
-	// 31.2
-	// 812
-	// 12346
-}

@@ -76,17 +76,8 @@ func Count(v float64) string {
 	return scaled(v, countUnits, 1000, func(_ int, a float64) int { return decimals3(a) })
 }
 
-// Sig3 prints v with three significant digits, no trailing zeros and no
-// exponent: 2.41, 31.2, 812, 12345 (a number of 1000 or more is whole).
-func Sig3(v float64) string {
-	if !finite(v) {
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return trim(v, decimals3(math.Abs(v)))
-}
-
 // decimals3 is the number of decimals that gives a (>= 0) three
-// significant digits, at most two: Count and Sig3 use it.
+// significant digits, at most two: Count's rule.
 func decimals3(a float64) int {
 	switch {
 	case a < 10:

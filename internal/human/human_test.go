@@ -28,7 +28,7 @@ func TestEdges(t *testing.T) {
 		{Count(-41_900), "-41.9k"},
 		{Count(999_600), "1M"},
 		{Count(-0.001), "0"},
-		{Sig3(math.Inf(-1)), "-Inf"},
+		{Count(math.Inf(-1)), "-Inf"},
 		{Duration(999), "999ns"},
 		{Duration(1000), "1µs"},
 		{Duration(31_270), "31.27µs"},
