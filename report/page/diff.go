@@ -198,7 +198,7 @@ func (d *doc) forest(id string, fs []regress.Finding) {
 			x0, _ := pos(a)
 			x1, _ := pos(bb)
 			b.WriteString(`<rect class="span tol" x="` + f1(x0) + `" y="` + f1(y-forestRowH/2+2) + `" width="` + f1(x1-x0) + `" height="` + itoa(forestRowH-4) +
-				`"><title>` + esc(f.Metric+" tolerance "+tolText(f.Tolerance)) + `</title></rect>`)
+				`"><title>` + esc(f.Metric+" tolerance "+tolText(f.Tolerance, f.Unit)) + `</title></rect>`)
 		}
 		arrow := "↓"
 		if f.Better == regress.HigherIsBetter {
@@ -231,10 +231,12 @@ func (d *doc) forest(id string, fs []regress.Finding) {
 	b.WriteString("</figure>\n")
 }
 
-func tolText(t regress.Tolerance) string {
+// tolText prints a finding's tolerance, its floor in the metric's unit:
+// "10% (floor 1µs)", "10% (floor 4KiB/s)".
+func tolText(t regress.Tolerance, u regress.Unit) string {
 	s := strconv.FormatFloat(100*t.Fraction, 'g', 3, 64) + "%"
 	if t.Floor > 0 {
-		s += " (floor " + strconv.FormatFloat(t.Floor, 'g', 4, 64) + ")"
+		s += " (floor " + u.Format(t.Floor) + ")"
 	}
 	return s
 }
@@ -245,7 +247,7 @@ func (d *doc) findings(fs []regress.Finding) {
 	for _, f := range fs {
 		change, iv := f.ChangeText()
 		rows = append(rows, []cell{{text: f.Metric}, {text: f.Unit.Format(f.Base), num: true}, {text: f.Unit.Format(f.Current), num: true},
-			{text: change, num: true}, {text: iv, num: true}, {text: tolText(f.Tolerance)},
+			{text: change, num: true}, {text: iv, num: true}, {text: tolText(f.Tolerance, f.Unit)},
 			{text: f.Verdict.String(), class: "verdict " + f.Verdict.String()}, {text: f.Reason}})
 	}
 	d.b.WriteString("<details><summary>Figures of each metric</summary>\n")
