@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"stortest.dev/internal/human"
 	"stortest.dev/latency"
 	"stortest.dev/report"
 	"stortest.dev/workload"
@@ -143,14 +144,14 @@ func (r *Result) emit(t testing.TB, stop bool, findings []report.Failure) bool {
 // returns false; a percentile outside (0, 100] still fails.
 func (r *Result) CheckPercentile(t testing.TB, l Latency, p float64, limit time.Duration) bool {
 	t.Helper()
-	return r.measured(t, false, percentileLabel(l, p), "≤ "+fmtLatency(limit), r.percentileFindings(l, p, limit))
+	return r.measured(t, false, percentileLabel(l, p), "≤ "+human.Duration(limit), r.percentileFindings(l, p, limit))
 }
 
 // RequirePercentile is CheckPercentile that stops the test (FailNow),
 // also when a run cut short leaves it unjudged.
 func (r *Result) RequirePercentile(t testing.TB, l Latency, p float64, limit time.Duration) {
 	t.Helper()
-	r.measured(t, true, percentileLabel(l, p), "≤ "+fmtLatency(limit), r.percentileFindings(l, p, limit))
+	r.measured(t, true, percentileLabel(l, p), "≤ "+human.Duration(limit), r.percentileFindings(l, p, limit))
 }
 
 // percentileLabel names a percentile check in logs: "clat p99.9", "clat
@@ -189,7 +190,7 @@ func (r *Result) percentileFindings(l Latency, p float64, limit time.Duration) [
 		v := time.Duration(h.Percentile(p))
 		if v > limit {
 			out = append(out, report.Failure{
-				Message: fmt.Sprintf("%s: %s %s %s > limit %v", r.Name(), label, d, fmtLatency(v), limit),
+				Message: fmt.Sprintf("%s: %s %s %s > limit %v", r.Name(), label, d, human.Duration(v), limit),
 				Type:    "limit",
 				Detail:  describe(l.stat.String()+" "+d.String(), h),
 			})
@@ -205,9 +206,9 @@ func (r *Result) percentileFindings(l Latency, p float64, limit time.Duration) [
 func describe(name string, h *latency.Histogram) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d samples, min %s, mean %s, max %s;", name, h.Count(),
-		fmtLatency(time.Duration(h.Min())), fmtLatency(time.Duration(h.Mean())), fmtLatency(time.Duration(h.Max())))
+		human.Duration(time.Duration(h.Min())), human.Duration(time.Duration(h.Mean())), human.Duration(time.Duration(h.Max())))
 	for _, p := range []float64{50, 90, 99, 99.9, 99.99} {
-		fmt.Fprintf(&b, " p%s %s", strconv.FormatFloat(p, 'f', -1, 64), fmtLatency(time.Duration(h.Percentile(p))))
+		fmt.Fprintf(&b, " p%s %s", strconv.FormatFloat(p, 'f', -1, 64), human.Duration(time.Duration(h.Percentile(p))))
 	}
 	return b.String()
 }
@@ -268,7 +269,7 @@ func (r *Result) floorFindings(metric string, got, floor float64, dirs []workloa
 }
 
 // exactIOPS and exactRate print a rate to a tenth, for figures that
-// fmtCount and fmtRate round alike: "999.6 < floor 1000".
+// human.Count and human.BW round alike: "999.6 < floor 1000".
 func exactIOPS(v float64) string {
 	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0")
 }
@@ -282,14 +283,14 @@ func exactRate(v float64) string { return exactIOPS(v) + "B/s" }
 // the ramp's, it does not judge: it logs so and returns false.
 func (r *Result) CheckIOPS(t testing.TB, floor float64, dirs ...workload.Dir) bool {
 	t.Helper()
-	return r.measured(t, false, floorLabel("iops", dirs), "≥ "+fmtCount(floor), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
+	return r.measured(t, false, floorLabel("iops", dirs), "≥ "+human.Count(floor), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, human.Count, exactIOPS))
 }
 
 // RequireIOPS is CheckIOPS that stops the test (FailNow), also when a
 // run cut short leaves it unjudged.
 func (r *Result) RequireIOPS(t testing.TB, floor float64, dirs ...workload.Dir) {
 	t.Helper()
-	r.measured(t, true, floorLabel("iops", dirs), "≥ "+fmtCount(floor), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, fmtCount, exactIOPS))
+	r.measured(t, true, floorLabel("iops", dirs), "≥ "+human.Count(floor), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, human.Count, exactIOPS))
 }
 
 // CheckBW checks that the bandwidth in bytes per second of the given
@@ -298,14 +299,14 @@ func (r *Result) RequireIOPS(t testing.TB, floor float64, dirs ...workload.Dir) 
 // interrupt it does not judge: it logs so and returns false.
 func (r *Result) CheckBW(t testing.TB, floor float64, dirs ...workload.Dir) bool {
 	t.Helper()
-	return r.measured(t, false, floorLabel("bw", dirs), "≥ "+fmtRate(floor), r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
+	return r.measured(t, false, floorLabel("bw", dirs), "≥ "+human.BW(floor), r.floorFindings("bw", r.BW(dirs...), floor, dirs, human.BW, exactRate))
 }
 
 // RequireBW is CheckBW that stops the test (FailNow), also when a run
 // cut short leaves it unjudged.
 func (r *Result) RequireBW(t testing.TB, floor float64, dirs ...workload.Dir) {
 	t.Helper()
-	r.measured(t, true, floorLabel("bw", dirs), "≥ "+fmtRate(floor), r.floorFindings("bw", r.BW(dirs...), floor, dirs, fmtRate, exactRate))
+	r.measured(t, true, floorLabel("bw", dirs), "≥ "+human.BW(floor), r.floorFindings("bw", r.BW(dirs...), floor, dirs, human.BW, exactRate))
 }
 
 // floorLabel names a floor check in logs: "iops floor", "bw read

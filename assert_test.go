@@ -65,16 +65,16 @@ func TestCheckPercentile(t *testing.T) {
 		want   []string // one-line failures; none means the check holds
 	}{
 		{name: "read over", l: Clat.Read(), p: 99.9, limit: 200 * time.Microsecond,
-			want: []string{"mix: clat p99.9 read 301µs > limit 200µs"}},
+			want: []string{"mix: clat p99.9 read 301.06µs > limit 200µs"}},
 		{name: "read under", l: Clat.Read(), p: 99.9, limit: 302 * time.Microsecond},
 		{name: "limit is inclusive", l: Clat.Read(), p: 99.9, limit: 301056 * time.Nanosecond},
 		{name: "p50 is the lower half", l: Clat.Read(), p: 50, limit: 100 * time.Microsecond},
 		{name: "every direction, one over", l: Clat, p: 99, limit: 100 * time.Microsecond,
-			want: []string{"mix: clat p99 read 301µs > limit 100µs"}},
+			want: []string{"mix: clat p99 read 301.06µs > limit 100µs"}},
 		{name: "every direction, both over", l: Lat, p: 99, limit: 10 * time.Microsecond,
-			want: []string{"mix: lat p99 read 301µs > limit 10µs", "mix: lat p99 write 52µs > limit 10µs"}},
+			want: []string{"mix: lat p99 read 301.06µs > limit 10µs", "mix: lat p99 write 51.97µs > limit 10µs"}},
 		{name: "write", l: Clat.Write(), p: 99, limit: 40 * time.Microsecond,
-			want: []string{"mix: clat p99 write 49.9µs > limit 40µs"}},
+			want: []string{"mix: clat p99 write 49.92µs > limit 40µs"}},
 		{name: "direction without I/O", l: Clat.Trim(), p: 99, limit: time.Second,
 			want: []string{"mix: clat p99 trim: no trim I/O to measure"}},
 		{name: "no I/O at all", l: Clat, p: 99, limit: time.Second,
@@ -132,7 +132,7 @@ func TestCheckPercentileDetail(t *testing.T) {
 	r := syntheticResult()
 	f := newFake(t)
 	f.run(func(tb testing.TB) { r.CheckPercentile(tb, Clat.Read(), 99.9, 200*time.Microsecond) })
-	want := "clat read: 2000 samples, min 100µs, mean 200µs, max 300µs; p50 99.8µs p90 301µs p99 301µs p99.9 301µs p99.99 301µs"
+	want := "clat read: 2000 samples, min 100µs, mean 200µs, max 300µs; p50 99.84µs p90 301.06µs p99 301.06µs p99.9 301.06µs p99.99 301.06µs"
 	if len(r.rec.run.Failures) != 1 || r.rec.run.Failures[0].Detail != want {
 		t.Errorf("detail %+v, want %q", r.rec.run.Failures, want)
 	}

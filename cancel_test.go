@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/internal/proctest"
+	"stortest.dev/internal/testenv"
 )
 
 // Acceptance: SIGINT to a test binary under Main, in the middle of a
@@ -35,7 +36,7 @@ func TestMainSIGINT(t *testing.T) {
 	bin := buildCancelProgram(t)
 	t.Run("file", func(t *testing.T) { checkSignal(t, bin, "file", syscall.SIGINT) })
 	t.Run("loop", func(t *testing.T) {
-		requireRoot(t)
+		testenv.RequireRoot(t)
 		checkSignal(t, bin, "loop", syscall.SIGINT)
 	})
 	t.Run("SIGTERM", func(t *testing.T) { checkSignal(t, bin, "file", syscall.SIGTERM) })
@@ -122,7 +123,7 @@ func buildCancelProgram(t *testing.T) string {
 type cancelProgram struct {
 	cmd            *exec.Cmd
 	stdout, stderr proctest.LockedBuffer
-	exited         chan struct{}
+	exited         <-chan struct{}
 	// tmp is the binary's TMPDIR, where its targets go; junit and out
 	// are its report and artifact directory.
 	tmp, junit, out string
@@ -143,10 +144,9 @@ func startCancelProgramArgs(t *testing.T, bin, kind string, args []string, env .
 	t.Helper()
 	dir := t.TempDir()
 	c := &cancelProgram{
-		tmp:    filepath.Join(dir, "tmp"),
-		junit:  filepath.Join(dir, "report", "junit.xml"),
-		out:    filepath.Join(dir, "out"),
-		exited: make(chan struct{}),
+		tmp:   filepath.Join(dir, "tmp"),
+		junit: filepath.Join(dir, "report", "junit.xml"),
+		out:   filepath.Join(dir, "out"),
 	}
 	require.NoError(t, os.Mkdir(c.tmp, 0o755))
 	require.NoError(t, os.Mkdir(filepath.Dir(c.junit), 0o755))
@@ -156,19 +156,9 @@ func startCancelProgramArgs(t *testing.T, bin, kind string, args []string, env .
 		"STORTEST_DEVICE=", "STORTEST_NOCLEANUP=0", "STORTEST_JUNIT=", "STORTEST_OUT=")
 	c.cmd.Env = append(c.cmd.Env, env...)
 	c.cmd.Stdout, c.cmd.Stderr = &c.stdout, &c.stderr
-	require.NoError(t, c.cmd.Start())
-	go func() {
-		c.cmd.Wait()
-		close(c.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-c.exited:
-		default:
-			c.cmd.Process.Kill()
-			<-c.exited
-		}
-	})
+	var err error
+	c.exited, err = proctest.Start(t, c.cmd)
+	require.NoError(t, err)
 	return c
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"stortest.dev/baselines"
 	"stortest.dev/internal/blkio"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 )
 
@@ -32,15 +33,7 @@ func TestReadmeExampleGate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the example's test binary four times")
 	}
-	if os.Geteuid() != 0 {
-		skipOrFail(t, "needs root for loop devices and cgroups")
-	}
-	if err := blkio.Available(); err != nil {
-		if envIs1("STORTEST_REQUIRE_BLKIO") {
-			t.Fatalf("%v (STORTEST_REQUIRE_BLKIO=1)", err)
-		}
-		t.Skip(err)
-	}
+	testenv.RequireBlkio(t)
 	scratch, err := workload.NewScratch(workload.ScratchOptions{Dir: "/dev/shm", Size: 256 << 20, Loop: true, DirectIO: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, scratch.Close()) })

@@ -1,7 +1,6 @@
 package stortest
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/regress"
 	"stortest.dev/workload"
 )
@@ -25,9 +25,7 @@ import (
 // not what this test is about. p99.99 is inconclusive on 2 s whatever
 // the load: it lacks the I/Os.
 func TestExtendWhileInconclusive(t *testing.T) {
-	if os.Geteuid() != 0 {
-		skipOrFail(t, "needs root for loop devices")
-	}
+	testenv.RequireRoot(t)
 	scratch, err := workload.NewScratch(workload.ScratchOptions{Dir: "/dev/shm", Size: 64 << 20, Loop: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, scratch.Close()) })

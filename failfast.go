@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/human"
 	"stortest.dev/report"
 	"stortest.dev/workload"
 )
@@ -100,5 +101,5 @@ func deviceString(fp baselines.Fingerprint) string {
 
 // fmtSize prints a size in bytes with its binary multiple.
 func fmtSize(n uint64) string {
-	return fmt.Sprintf("%d bytes (%s)", n, fmtBytes(float64(n)))
+	return fmt.Sprintf("%d bytes (%s)", n, human.Bytes(float64(n)))
 }

@@ -14,6 +14,7 @@ import (
 
 	"stortest.dev/baselines"
 	"stortest.dev/internal/blkio"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 )
 
@@ -48,15 +49,7 @@ import (
 var gateTolerances = Tolerances("*.clat.p50=off,*.clat.p99=off,*.clat.p99.9=off,*.clat.p99.99=off,*.clat.mean=100%:1ms")
 
 func TestGateCatchesThrottledDevice(t *testing.T) {
-	if os.Geteuid() != 0 {
-		skipOrFail(t, "needs root for loop devices and cgroups")
-	}
-	if err := blkio.Available(); err != nil {
-		if envIs1("STORTEST_REQUIRE_BLKIO") {
-			t.Fatalf("%v (STORTEST_REQUIRE_BLKIO=1)", err)
-		}
-		t.Skip(err)
-	}
+	testenv.RequireBlkio(t)
 	// Earlier rounds of this test (go test -count) are in the report
 	// too, first: only this round's testcases are checked at the end.
 	prior := 0

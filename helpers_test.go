@@ -143,19 +143,6 @@ func (f *fakeTB) Cleanup(fn func()) {
 	f.cleanups = append(f.cleanups, fn)
 }
 
-// requireRoot skips a test that needs loop devices when not root, or
-// fails it (FailNow) when STORTEST_REQUIRE_DEVICE=1.
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv(EnvRequireDevice) == "1" {
-		t.Fatal("loop devices need root, and STORTEST_REQUIRE_DEVICE=1 requires device tests to run")
-	}
-	t.Skip("loop devices need root (set STORTEST_REQUIRE_DEVICE=1 to fail instead of skipping)")
-}
-
 // asUser makes the package see a non-root effective user for the test.
 func asUser(t *testing.T) {
 	t.Cleanup(func() { geteuid = os.Geteuid })

@@ -49,7 +49,7 @@ func TestRunWritesPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(b)
-	for _, s := range []string{"<svg", "IOPS per 100ms", "clat p99", "≤ 3600s", "pass", "iops floor", "≥ 1000000M", "fail", "rw=randread"} {
+	for _, s := range []string{"<svg", "IOPS per 100ms", "clat p99", "≤ 3600s", "pass", "iops floor", "≥ 1T", "fail", "rw=randread"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("the page does not hold %q", s)
 		}

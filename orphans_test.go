@@ -15,6 +15,7 @@ import (
 
 	"stortest.dev/engines"
 	"stortest.dev/internal/proctest"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 )
 
@@ -23,7 +24,7 @@ import (
 // STORTEST_REQUIRE_DEVICE=1.
 func needLoopDevices(t *testing.T) {
 	t.Helper()
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	if _, err := os.Stat("/dev/loop-control"); err != nil {
 		skipOrFail(t, "no loop driver: %v", err)
 	}

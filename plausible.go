@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"stortest.dev/internal/human"
 	"stortest.dev/iostat"
 	"stortest.dev/report"
 	"stortest.dev/workload"
@@ -129,7 +130,7 @@ func cpuBoundRule(r *Result, machine cpuBusy) string {
 	if worst != nil {
 		s := fmt.Sprintf("the job thread was %s busy (usr %s, sys %s of its %s runtime)",
 			pct(worstFrac), pct(float64(worst.UsrCPU)/float64(worst.Runtime)),
-			pct(float64(worst.SysCPU)/float64(worst.Runtime)), fmtLatency(worst.Runtime))
+			pct(float64(worst.SysCPU)/float64(worst.Runtime)), human.Duration(worst.Runtime))
 		if len(r.Jobs) > 1 {
 			s += fmt.Sprintf(" in clone %d; %d of %d clones at %s or more", worst.Clone, over, len(r.Jobs), pct(CPUBoundFraction))
 		}
@@ -163,7 +164,7 @@ func pageCacheRule(r *Result, _ cpuBusy) string {
 		return ""
 	}
 	return fmt.Sprintf("buffered reads of %s, but %s read %s (%s of it): the page cache served them, so the figures measure memory, not the device; set Direct or drop the cache first",
-		fmtBytes(float64(read)), dd.Name, fmtBytes(float64(dev)), pct(float64(dev)/float64(read)))
+		human.Bytes(float64(read)), dd.Name, human.Bytes(float64(dev)), pct(float64(dev)/float64(read)))
 }
 
 // shortRunRule looks at the longest clone's measured runtime; a run that
@@ -181,7 +182,7 @@ func shortRunRule(r *Result, _ cpuBusy) string {
 		return ""
 	}
 	return fmt.Sprintf("measured for %s, under %s: percentiles and throughput of so short a run are mostly noise",
-		fmtLatency(longest), fmtLatency(MinPlausibleRuntime))
+		human.Duration(longest), human.Duration(MinPlausibleRuntime))
 }
 
 // smallWorkingSetRule applies to reads of a real block device only: a
@@ -196,7 +197,7 @@ func smallWorkingSetRule(r *Result, _ cpuBusy) string {
 		return ""
 	}
 	return fmt.Sprintf("reads a working set of %s of %s, under %s: the device's cache may hold it, so reads may measure the cache",
-		fmtBytes(float64(ws)), r.Target.Path, fmtBytes(MinPlausibleWorkingSet))
+		human.Bytes(float64(ws)), r.Target.Path, human.Bytes(MinPlausibleWorkingSet))
 }
 
 // sharedDeviceRule compares the bytes each device under the target moved
@@ -254,7 +255,7 @@ func sharedDeviceRule(r *Result, _ cpuBusy) string {
 		return ""
 	}
 	return fmt.Sprintf("%s moved %s/s besides the run's I/O (%s/s): something else shared the device, so the figures are not the device's alone",
-		worst, fmtBytes(worstRate), fmtBytes(worstOwn))
+		worst, human.Bytes(worstRate), human.Bytes(worstOwn))
 }
 
 // shared is what the run's shared-device warning saw, the figures

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/iostat"
 	"stortest.dev/latency"
 	"stortest.dev/report"
@@ -50,7 +51,7 @@ const (
 	cpuThreadMsg = "the job thread was 95% busy (usr 60%, sys 35% of its 2s runtime)"
 	cpuMachine   = "the machine's CPUs were 95% busy over the run"
 	cpuTail      = ": latency measures the CPU, not the device"
-	pageCacheMsg = "buffered reads of 391MiB, but sdb read 0B (0% of it): the page cache served them, " +
+	pageCacheMsg = "buffered reads of 390.6MiB, but sdb read 0B (0% of it): the page cache served them, " +
 		"so the figures measure memory, not the device; set Direct or drop the cache first"
 	shortRunMsg   = "measured for 300ms, under 1s: percentiles and throughput of so short a run are mostly noise"
 	smallWSPrefix = "reads a working set of "
@@ -97,7 +98,7 @@ func TestPlausibilityRules(t *testing.T) {
 
 		// page-cache
 		{name: "buffered, device idle", edit: buffered(0), want: []Warning{{Kind: WarnPageCache, Message: pageCacheMsg}}},
-		{name: "buffered, device read 40%", edit: buffered(320_000), want: []Warning{{Kind: WarnPageCache, Message: "buffered reads of 391MiB, but sdb read 156MiB (40% of it): the page cache served them, " +
+		{name: "buffered, device read 40%", edit: buffered(320_000), want: []Warning{{Kind: WarnPageCache, Message: "buffered reads of 390.6MiB, but sdb read 156.2MiB (40% of it): the page cache served them, " +
 			"so the figures measure memory, not the device; set Direct or drop the cache first"}}},
 		{name: "buffered, device read 60%", edit: buffered(480_000)},
 		{name: "buffered, device read more (read-ahead)", edit: buffered(1_600_000)},
@@ -222,7 +223,7 @@ func TestPlausibleCPUFixtures(t *testing.T) {
 // (1.4% of that run's 19 MB), the job 17 MB at the least, against the
 // warning's threshold of half the job's bytes.
 func TestPlausibleRunLoop(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	f := newFake(t)
 	defer f.finish()
 	var r *Result
@@ -318,7 +319,7 @@ func TestSharedDeviceRule(t *testing.T) {
 	}
 	msg := func(dev, rate string) []Warning {
 		return []Warning{{Kind: WarnSharedDevice, Message: dev + " moved " + rate +
-			"/s besides the run's I/O (195MiB/s): something else shared the device, so the figures are not the device's alone"}}
+			"/s besides the run's I/O (195.3MiB/s): something else shared the device, so the figures are not the device's alone"}}
 	}
 	for _, tc := range []struct {
 		name string
@@ -327,7 +328,7 @@ func TestSharedDeviceRule(t *testing.T) {
 	}{
 		{name: "device moved 20MiB/s more", edit: extra("sdb", 40<<20), want: msg("sdb", "20MiB")},
 		{name: "device moved 4% more", edit: extra("sdb", own*4/100)},
-		{name: "device moved 6% more", edit: extra("sdb", own*6/100), want: msg("sdb", "11.7MiB")},
+		{name: "device moved 6% more", edit: extra("sdb", own*6/100), want: msg("sdb", "11.72MiB")},
 		{name: "under 1MiB/s", edit: func(r *Result) {
 			// A slow run: 1000 I/Os, and 1.5 MiB of other I/O.
 			r.Jobs[0].Dirs[workload.DirRead].Bytes = 1000 * 4096
@@ -357,7 +358,7 @@ func TestSharedDeviceRule(t *testing.T) {
 // rated job reads the loop device at 8 MB/s, shows as the shared-device
 // warning naming that disk, and the baseline the run records says so.
 func TestSharedDeviceLoop(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	dev := LoopDevice(t, 64<<20, LoopDirectIO())
 	if len(dev.Path) == 0 {
 		t.Fatal("no loop device")

@@ -13,6 +13,7 @@ import (
 
 	"stortest.dev/baselines"
 	"stortest.dev/engines"
+	"stortest.dev/internal/human"
 	"stortest.dev/iostat"
 	"stortest.dev/report"
 	"stortest.dev/report/page"
@@ -418,7 +419,7 @@ func progressLine(name string, p workload.Progress) string {
 			sep = ":"
 		}
 		wrote = true
-		fmt.Fprintf(&b, "%s %s %s IOPS %s/s", sep, d, fmtCount(p.IOPS[d]), fmtBytes(p.BW[d]))
+		fmt.Fprintf(&b, "%s %s %s IOPS %s/s", sep, d, human.Count(p.IOPS[d]), human.Bytes(p.BW[d]))
 	}
 	if !wrote {
 		b.WriteString(": no I/O completed yet")

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"stortest.dev/internal/owner"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/iostat"
 	"stortest.dev/latency/histlog"
 	"stortest.dev/report"
@@ -215,7 +216,7 @@ func readJSON(t *testing.T, path string, v any) {
 // TestRunLoop runs io_uring with direct I/O on a loop device and checks
 // iostat against the runner: the loop device's counters saw the reads.
 func TestRunLoop(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	f := newFake(t)
 	defer f.finish()
 	var r *Result
@@ -245,7 +246,7 @@ func TestRunLoop(t *testing.T) {
 }
 
 func TestRunRefusesUnsafeWrite(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	loop := LoopDevice(t, 4<<20)
 	job := workload.Job{Name: "wipe", RW: workload.Write, BlockSize: 64 << 10, Size: 1 << 20}
 
@@ -437,7 +438,7 @@ func TestProgressLine(t *testing.T) {
 			IOs:  [workload.NumDirs]uint64{100, 50},
 			IOPS: [workload.NumDirs]float64{41873, 12000.4},
 			BW:   [workload.NumDirs]float64{41873 * 4096, 12000 * 4096}},
-			"j: 5s: read 41.9k IOPS 164MiB/s, write 12k IOPS 46.9MiB/s, ETA 55s"},
+			"j: 5s: read 41.9k IOPS 163.6MiB/s, write 12k IOPS 46.88MiB/s, ETA 55s"},
 	} {
 		if got := progressLine("j", tc.p); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/target"
 	"stortest.dev/workload"
 )
@@ -28,7 +29,7 @@ func TestErrUnsafeIsTargets(t *testing.T) {
 // STORTEST_ALLOW_DESTRUCTIVE; the job's AllowMountedWrite, fio's
 // allow_mounted_write=1, lets the write through.
 func TestRunMountedDevice(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	mkfs, err := exec.LookPath("mkfs.ext4")
 	if err != nil {
 		t.Skipf("mkfs.ext4: %v", err)
@@ -71,7 +72,7 @@ func TestRunMountedDevice(t *testing.T) {
 // block device is checked as the target is, though the job's target is
 // a regular file and its rw a read.
 func TestRunChecksReplayedDevice(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	loop := LoopDevice(t, 4<<20)
 	log := filepath.Join(t.TempDir(), "replay.log")
 	p := loop.Path
@@ -107,7 +108,7 @@ func readHead(t *testing.T, path string) []byte {
 // checked every file a job writes (examples/randread's TestWriteVerify
 // was refused).
 func TestRunWritesOwnLoopDevice(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	loop := LoopDevice(t, 4<<20)
 	t.Setenv(EnvAllowDestructive, "")
 	job := workload.Job{Name: "scratch", RW: workload.Write, BlockSize: 64 << 10, Size: 1 << 20}

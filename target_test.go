@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/internal/owner"
+	"stortest.dev/internal/testenv"
 )
 
 // sysLoop reads /sys/block/loopN/<rel> of a loop device path.
@@ -67,7 +68,7 @@ func TestFileNoCleanup(t *testing.T) {
 }
 
 func TestLoopDevice(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	for _, tc := range []struct {
 		name    string
 		opts    []LoopOption
@@ -109,7 +110,7 @@ func TestLoopDevice(t *testing.T) {
 }
 
 func TestLoopDeviceNoCleanup(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	t.Setenv(EnvNoCleanup, "1")
 	f := newFake(t)
 	var d *Dev
@@ -175,7 +176,7 @@ func TestTargetUnprivileged(t *testing.T) {
 }
 
 func TestTargetRoot(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	t.Setenv("STORTEST_DEVICE", "")
 	f := newFake(t)
 	var d *Dev
@@ -226,7 +227,7 @@ func TestDevice(t *testing.T) {
 		})
 	}
 	t.Run("block device", func(t *testing.T) {
-		requireRoot(t)
+		testenv.RequireRoot(t)
 		loop := LoopDevice(t, 2<<20)
 		f := newFake(t)
 		var d *Dev

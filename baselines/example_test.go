@@ -50,8 +50,8 @@ func Example() {
 	fmt.Println(back.Fingerprint.Engine, back.Fingerprint.Version)
 	// Output:
 	// TestRandRW/psync/psync-randrw.json
-	// read: 12.6k IOPS, 49.3MiB/s, clat p99 138.24µs over 37898 I/Os (241 buckets)
-	// write: 5.4k IOPS, 21.1MiB/s, clat p99 11.33µs over 16204 I/Os (230 buckets)
+	// read: 12.6k IOPS, 49.33MiB/s, clat p99 138.24µs over 37898 I/Os (241 buckets)
+	// write: 5.4k IOPS, 21.09MiB/s, clat p99 11.33µs over 16204 I/Os (230 buckets)
 	// psync fio-3.33
 }
 

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/human"
+	"stortest.dev/internal/kernelfs"
 	"stortest.dev/workload"
 )
 
@@ -144,7 +146,7 @@ func (f Fingerprint) DeviceMismatch(other Fingerprint) []Change {
 // sizeString prints a size in bytes with its binary multiple: "268435456
 // (256MiB)".
 func sizeString(n uint64) string {
-	return strconv.FormatUint(n, 10) + " (" + FormatBytes(float64(n)) + ")"
+	return strconv.FormatUint(n, 10) + " (" + human.Bytes(float64(n)) + ")"
 }
 
 // ignoredJobFields differ between runs of the same workload: the target's
@@ -267,16 +269,10 @@ type ProbeOptions struct {
 // <proc>/sys/kernel/osrelease. Identity files a driver does not provide
 // are left empty; only a target that cannot be stat'ed is an error.
 func Probe(target string, o ProbeOptions) (Fingerprint, error) {
-	sys, proc := o.SysRoot, o.ProcRoot
-	if sys == "" {
-		sys = "/sys"
-	}
-	if proc == "" {
-		proc = "/proc"
-	}
+	k := kernelfs.At(o.ProcRoot, o.SysRoot, "")
 	fp := Fingerprint{Engine: o.Engine, Version: "stortest-" + workload.Version}
-	if rel, err := os.ReadFile(filepath.Join(proc, "sys", "kernel", "osrelease")); err == nil {
-		fp.Kernel = strings.TrimSpace(string(rel))
+	if rel, err := kernelfs.ReadString(k.ProcPath("sys", "kernel", "osrelease")); err == nil {
+		fp.Kernel = rel
 	}
 	if o.Hostname {
 		if h, err := os.Hostname(); err == nil {
@@ -297,23 +293,23 @@ func Probe(target string, o ProbeOptions) (Fingerprint, error) {
 	}
 	if isBlock {
 		fp.Kind = "block"
-		fp.Size = blockSize(target, sys, dev)
+		fp.Size = blockSize(target, k, dev)
 	}
-	disk := diskOf(sys, dev)
+	disk := diskOf(k, dev)
 	if disk == "" {
 		return fp, nil
 	}
 	fp.Device = disk
-	if backing, ok := readAttr(sys, "block", disk, "loop", "backing_file"); ok && isBlock {
+	if backing, ok := readAttr(k, "block", disk, "loop", "backing_file"); ok && isBlock {
 		fp.Kind, fp.Model, fp.Backing = "loop", "loop", backing
 		if bfi, err := os.Stat(backing); err == nil {
 			if bdev, _, err := deviceNumber(bfi); err == nil {
-				fp.BackingDevice = describe(sys, diskOf(sys, bdev))
+				fp.BackingDevice = describe(k, diskOf(k, bdev))
 			}
 		}
 		return fp, nil
 	}
-	identify(sys, disk, &fp)
+	identify(k, disk, &fp)
 	return fp, nil
 }
 
@@ -322,7 +318,7 @@ func Probe(target string, o ProbeOptions) (Fingerprint, error) {
 // opened (no permission) or says 0, <sys>/dev/block/MAJ:MIN/size
 // (512-byte sectors, whatever the device's block size); 0 when neither
 // says.
-func blockSize(target, sys string, dev uint64) uint64 {
+func blockSize(target string, k kernelfs.FS, dev uint64) uint64 {
 	if f, err := os.Open(target); err == nil {
 		n, err := engines.Size(f)
 		f.Close()
@@ -330,16 +326,11 @@ func blockSize(target, sys string, dev uint64) uint64 {
 			return uint64(n)
 		}
 	}
-	major, minor := majorMinor(dev)
-	b, err := os.ReadFile(filepath.Join(sys, "dev", "block", fmt.Sprintf("%d:%d", major, minor), "size"))
-	if err != nil {
+	n, err := kernelfs.ReadInt(k.DevBlockPath(dev, "size"))
+	if err != nil || n < 0 {
 		return 0
 	}
-	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n * 512
+	return uint64(n) * 512
 }
 
 // deviceNumber returns the device a target stands for: a block device's
@@ -355,20 +346,12 @@ func deviceNumber(fi fs.FileInfo) (dev uint64, isBlock bool, err error) {
 	return uint64(st.Dev), false, nil
 }
 
-// majorMinor decodes Linux's dev_t (glibc's gnu_dev_major/minor).
-func majorMinor(dev uint64) (uint64, uint64) {
-	major := (dev>>8)&0xfff | (dev>>32)&^uint64(0xfff)
-	minor := dev&0xff | (dev>>12)&^uint64(0xff)
-	return major, minor
-}
-
 // diskOf resolves a device number to the kernel name of its whole disk
 // through <sys>/dev/block/MAJ:MIN (a partition's parent directory is its
 // disk), or "" when sysfs does not know it (anonymous devices: tmpfs,
 // overlay).
-func diskOf(sys string, dev uint64) string {
-	major, minor := majorMinor(dev)
-	link := filepath.Join(sys, "dev", "block", fmt.Sprintf("%d:%d", major, minor))
+func diskOf(k kernelfs.FS, dev uint64) string {
+	link := k.DevBlockPath(dev)
 	target, err := os.Readlink(link)
 	if err != nil {
 		return ""
@@ -381,26 +364,26 @@ func diskOf(sys string, dev uint64) string {
 }
 
 // identify fills the disk's identity from sysfs.
-func identify(sys, disk string, fp *Fingerprint) {
-	fp.Vendor, _ = readAttr(sys, "block", disk, "device", "vendor")
-	fp.Model, _ = readAttr(sys, "block", disk, "device", "model")
+func identify(k kernelfs.FS, disk string, fp *Fingerprint) {
+	fp.Vendor, _ = readAttr(k, "block", disk, "device", "vendor")
+	fp.Model, _ = readAttr(k, "block", disk, "device", "model")
 	var ok bool
-	if fp.Serial, ok = readAttr(sys, "block", disk, "device", "serial"); !ok {
-		fp.Serial, _ = readAttr(sys, "block", disk, "serial") // virtio-blk
+	if fp.Serial, ok = readAttr(k, "block", disk, "device", "serial"); !ok {
+		fp.Serial, _ = readAttr(k, "block", disk, "serial") // virtio-blk
 	}
-	if fp.Firmware, ok = readAttr(sys, "block", disk, "device", "firmware_rev"); !ok {
-		fp.Firmware, _ = readAttr(sys, "block", disk, "device", "rev")
+	if fp.Firmware, ok = readAttr(k, "block", disk, "device", "firmware_rev"); !ok {
+		fp.Firmware, _ = readAttr(k, "block", disk, "device", "rev")
 	}
 }
 
 // describe prints a disk with its identity: "vda (Virtio disk, firmware
 // 1.0)".
-func describe(sys, disk string) string {
+func describe(k kernelfs.FS, disk string) string {
 	if disk == "" {
 		return ""
 	}
 	var fp Fingerprint
-	identify(sys, disk, &fp)
+	identify(k, disk, &fp)
 	var parts []string
 	if m := strings.TrimSpace(fp.Vendor + " " + fp.Model); m != "" {
 		parts = append(parts, m)
@@ -419,11 +402,7 @@ func describe(sys, disk string) string {
 
 // readAttr reads a sysfs attribute, trimmed; ok is false when it is
 // absent or empty.
-func readAttr(sys string, elem ...string) (string, bool) {
-	data, err := os.ReadFile(filepath.Join(append([]string{sys}, elem...)...))
-	if err != nil {
-		return "", false
-	}
-	s := strings.TrimSpace(string(data))
-	return s, s != ""
+func readAttr(k kernelfs.FS, elem ...string) (string, bool) {
+	s, err := kernelfs.ReadString(k.SysPath(elem...))
+	return s, err == nil && s != ""
 }

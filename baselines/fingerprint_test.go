@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/kernelfs"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 )
 
@@ -41,7 +43,7 @@ func (f *sysFixture) file(t *testing.T, rel, content string) {
 // the kernel does, and marks partitions.
 func (f *sysFixture) device(t *testing.T, dev uint64, devpath string, partition bool) {
 	t.Helper()
-	major, minor := majorMinor(dev)
+	major, minor := kernelfs.DevNumbers(dev)
 	target := filepath.Join(f.root, "sys", "devices", devpath)
 	require.NoError(t, os.MkdirAll(target, 0o755))
 	if partition {
@@ -213,24 +215,6 @@ func TestProbeLive(t *testing.T) {
 	t.Logf("%+v", fp)
 }
 
-func TestMajorMinor(t *testing.T) {
-	for _, tc := range []struct {
-		dev          uint64
-		major, minor uint64
-	}{
-		{0xfe00, 254, 0},
-		{0x0701, 7, 1},
-		{0x10300, 259, 0}, // NVMe's block major needs more than 8 bits
-		{(259&0xfff)<<8 | (259&^0xfff)<<32 | (300 & 0xff) | (300&^0xff)<<12, 259, 300},
-	} {
-		t.Run(fmt.Sprintf("%#x", tc.dev), func(t *testing.T) {
-			ma, mi := majorMinor(tc.dev)
-			require.Equal(t, tc.major, ma)
-			require.Equal(t, tc.minor, mi)
-		})
-	}
-}
-
 func TestFingerprintDiff(t *testing.T) {
 	base := Fingerprint{Kind: "block", Device: "nvme0n1", Model: "M", Serial: "S1", Firmware: "1.2", Kernel: "6.1", Engine: "io_uring", Version: "stortest-0.1.0", Hostname: "ci-1"}
 	for _, tc := range []struct {
@@ -303,12 +287,7 @@ func TestProbeFileSize(t *testing.T) {
 // A block device's size is what the kernel says of it (BLKGETSIZE64): a
 // loop device is as large as its backing file.
 func TestProbeBlockDeviceSize(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a loop device")
-	}
-	if _, err := os.Stat("/dev/loop-control"); err != nil {
-		t.Skip("no /dev/loop-control")
-	}
+	testenv.RequireDevices(t, "loop-control")
 	s, err := workload.NewScratch(workload.ScratchOptions{Dir: t.TempDir(), Size: 3 << 20, Loop: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })

@@ -3,7 +3,6 @@ package baselines
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 )
@@ -173,4 +173,5 @@ func schema4Baseline(t testing.TB) *Baseline {
 	return b
 }
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// update is the shared -update flag: rewrite the golden files.
+var update = testenv.Update

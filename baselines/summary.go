@@ -3,9 +3,10 @@ package baselines
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
+
+	"stortest.dev/internal/human"
 )
 
 // WriteSummary writes a human summary of b: where and what ran, then per
@@ -43,14 +44,14 @@ func (b *Baseline) WriteSummary(w io.Writer) error {
 	fmt.Fprintf(&s, "  job: %s\n", strings.Join(job, " "))
 	for _, d := range b.Dirs {
 		fmt.Fprintf(&s, "  %s: IOPS=%s, BW=%s, %d I/Os, %d errors, %d short\n", d.Name,
-			FormatIOPS(d.IOPS), FormatBW(d.BW), d.IOs, d.Errors, d.ShortIOs)
+			human.Count(d.IOPS), human.BW(d.BW), d.IOs, d.Errors, d.ShortIOs)
 		if m := d.IOPSSamples; m.N > 0 {
 			fmt.Fprintf(&s, "    iops per second: min=%s mean=%s max=%s stddev=%s (%d samples)\n",
-				FormatIOPS(m.Min), FormatIOPS(m.Mean), FormatIOPS(m.Max), FormatIOPS(m.Stddev), m.N)
+				human.Count(m.Min), human.Count(m.Mean), human.Count(m.Max), human.Count(m.Stddev), m.N)
 		}
 		if m := d.BWSamples; m.N > 0 {
 			fmt.Fprintf(&s, "    bw per second:   min=%s mean=%s max=%s stddev=%s (%d samples)\n",
-				FormatBW(m.Min), FormatBW(m.Mean), FormatBW(m.Max), FormatBW(m.Stddev), m.N)
+				human.BW(m.Min), human.BW(m.Mean), human.BW(m.Max), human.BW(m.Stddev), m.N)
 		}
 		for _, name := range []string{"slat", "clat", "lat"} {
 			st := d.Stat(name)
@@ -58,11 +59,11 @@ func (b *Baseline) WriteSummary(w io.Writer) error {
 				continue
 			}
 			fmt.Fprintf(&s, "    %-4s: n=%d min=%s mean=%s max=%s stddev=%s\n", name, st.N,
-				FormatNS(float64(st.Min)), FormatNS(st.Mean), FormatNS(float64(st.Max)), FormatNS(st.Stddev))
+				human.Latency(float64(st.Min)), human.Latency(st.Mean), human.Latency(float64(st.Max)), human.Latency(st.Stddev))
 			var ps []string
 			for _, p := range Percentiles {
 				if v, ok := st.Percentile(p); ok {
-					ps = append(ps, percentileKey(p)+"="+FormatNS(float64(v)))
+					ps = append(ps, percentileKey(p)+"="+human.Latency(float64(v)))
 				}
 			}
 			if st.Hist != nil {
@@ -88,9 +89,9 @@ func (b *Baseline) WriteSummary(w io.Writer) error {
 		for i, r := range b.Runs {
 			var ds []string
 			for _, d := range r.Dirs {
-				x := fmt.Sprintf("%s IOPS=%s", d.Name, FormatIOPS(d.IOPS))
+				x := fmt.Sprintf("%s IOPS=%s", d.Name, human.Count(d.IOPS))
 				if d.ClatP99 != 0 {
-					x += " clat p99=" + FormatNS(float64(d.ClatP99))
+					x += " clat p99=" + human.Latency(float64(d.ClatP99))
 				}
 				ds = append(ds, x)
 			}
@@ -101,71 +102,18 @@ func (b *Baseline) WriteSummary(w io.Writer) error {
 	return err
 }
 
-// FormatNS prints a latency in ns with a unit that keeps three or four
-// significant digits: "812ns", "66.05µs", "2.41ms", "1.2s".
-func FormatNS(ns float64) string {
-	a := math.Abs(ns)
-	switch {
-	case a < 1e3:
-		return trimFloat(ns, 0) + "ns"
-	case a < 1e6:
-		return trimFloat(ns/1e3, 2) + "µs"
-	case a < 1e9:
-		return trimFloat(ns/1e6, 2) + "ms"
-	}
-	return trimFloat(ns/1e9, 2) + "s"
-}
+// FormatNS prints a latency in ns for people: "812ns", "66.05µs",
+// "2.41ms", "1.2s" (the module's one rule, internal/human.Latency).
+func FormatNS(ns float64) string { return human.Latency(ns) }
 
-// FormatIOPS prints a rate of I/Os to three significant digits with an
-// SI prefix: "950", "2.01k", "12.6k", "1.23M".
-func FormatIOPS(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a < 1e3:
-		return trimFloat(v, 1)
-	case a < 1e6:
-		return sig3(v/1e3) + "k"
-	}
-	return sig3(v/1e6) + "M"
-}
+// FormatIOPS prints a rate of I/Os for people, three significant digits
+// with an SI prefix: "950", "12.6k", "1.23M" (internal/human.Count).
+func FormatIOPS(v float64) string { return human.Count(v) }
 
-// FormatBW prints bytes per second in powers of 1024 to three significant
-// digits, as fio: "49.3MiB/s".
-func FormatBW(v float64) string { return FormatBytes(v) + "/s" }
+// FormatBW prints bytes per second for people: "49.3MiB/s"
+// (internal/human.BW).
+func FormatBW(v float64) string { return human.BW(v) }
 
-// FormatBytes prints bytes in powers of 1024 to three significant digits:
-// "256MiB".
-func FormatBytes(v float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	i := 0
-	for math.Abs(v) >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	if i == 0 {
-		return trimFloat(v, 1) + units[i]
-	}
-	return sig3(v) + units[i]
-}
-
-// sig3 prints v (below 10000 in magnitude) with three significant digits,
-// trailing zeros trimmed.
-func sig3(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a < 10:
-		return trimFloat(v, 2)
-	case a < 100:
-		return trimFloat(v, 1)
-	}
-	return trimFloat(v, 0)
-}
-
-// trimFloat prints v with at most prec decimals, without trailing zeros.
-func trimFloat(v float64, prec int) string {
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
+// FormatBytes prints bytes for people, powers of 1024 with at most one
+// decimal: "256MiB", "171.4MiB" (internal/human.Bytes).
+func FormatBytes(v float64) string { return human.Bytes(v) }

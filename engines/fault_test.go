@@ -426,7 +426,9 @@ func TestParseFaults(t *testing.T) {
 			Latency: 250 * time.Microsecond, DepthLatency: time.Millisecond, SpikeRate: 0.01, Spike: 100 * time.Millisecond,
 			TailShape: 1.5, TailScale: 50 * time.Microsecond, TailMax: 2 * time.Second,
 			StallAt: []Range{{8192, 4096}}, Stall: 20 * time.Second, Virtual: true}},
-		{"short", "short_rate=0.5,short_align=4KiB,errno=5", Faults{ShortRate: 0.5, ShortAlign: 4096, Errno: unix.EIO}},
+		// fio 3.33 reads "4KiB" as 4000 and "4k" as 4096; so does the spec.
+		{"short", "short_rate=0.5,short_align=4KiB,errno=5", Faults{ShortRate: 0.5, ShortAlign: 4000, Errno: unix.EIO}},
+		{"short-k", "short_align=4k,err_at=0x1000+1m", Faults{ShortAlign: 4096, ErrAt: []Range{{4096, 1 << 20}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseFaults(tc.spec)
@@ -459,7 +461,7 @@ func TestParseFaultsErrors(t *testing.T) {
 		{"errno=0", "out of range"},
 		{"err_at=4k", "OFFSET+LENGTH"},
 		{"err_at=4k+0", "length > 0"},
-		{"err_at=9999999999999999t+1", "overflows"},
+		{"err_at=9999999999999999t+1", "out of range"},
 		{"err_ops=read:open", "unknown operation"},
 		{"spike=0.1", "RATE:DURATION"},
 		{"tail=1.5", "SHAPE:SCALE"},

@@ -3,12 +3,13 @@ package engines
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"stortest.dev/fio"
 )
 
 // ErrFaultSpec is wrapped by ParseFaults errors.
@@ -19,7 +20,7 @@ var ErrFaultSpec = errors.New("engines: bad fault spec")
 //
 //	seed=N               Seed (decimal or 0x hex)
 //	errno=EIO            Errno, by name or number
-//	err_at=R[:R...]      ErrAt; a range R is OFF+LEN, sizes with k, m, g, t (1024-based)
+//	err_at=R[:R...]      ErrAt; a range R is OFF+LEN, sizes as fio reads them (fio.ParseSize)
 //	err_rate=P           ErrRate: a probability (0.001) or a percentage (0.1%)
 //	err_ops=OP[:OP...]   ErrOps: read, write, fsync, fdatasync, trim
 //	latency=D            Latency, a Go duration (250us, 2ms, 1.5s)
@@ -30,7 +31,7 @@ var ErrFaultSpec = errors.New("engines: bad fault spec")
 //	stall=D              Stall
 //	virtual=0|1          Virtual
 //	short_rate=P         ShortRate
-//	short_align=SIZE     ShortAlign
+//	short_align=SIZE     ShortAlign (a size as fio reads it: 4k is 4096, 4KiB 4000)
 //
 // The result is validated. "" is the zero Faults.
 func ParseFaults(s string) (Faults, error) {
@@ -246,36 +247,14 @@ func parseDur(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// parseSpecSize reads bytes: digits and an optional k, m, g or t suffix
-// (powers of 1024, as fio reads sizes), optionally followed by "b" or "ib".
+// parseSpecSize reads bytes as fio reads sizes (fio.ParseSize: "4k" is
+// 4096, "1m" 1048576, "0x1000" 4096, and "4KiB" 4000, as in fio 3.33).
 func parseSpecSize(s string) (int64, error) {
-	t := strings.ToLower(s)
-	t = strings.TrimSuffix(t, "ib")
-	t = strings.TrimSuffix(t, "b")
-	shift := 0
-	if n := len(t); n > 0 {
-		switch t[n-1] {
-		case 'k':
-			shift = 10
-		case 'm':
-			shift = 20
-		case 'g':
-			shift = 30
-		case 't':
-			shift = 40
-		}
-		if shift != 0 {
-			t = t[:n-1]
-		}
+	v, err := fio.ParseSize(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a size such as 4096, 4k or 1m: %w", s, err)
 	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("%q is not a size such as 4096, 4k or 1m", s)
-	}
-	if v > math.MaxInt64>>shift {
-		return 0, fmt.Errorf("%q overflows", s)
-	}
-	return v << shift, nil
+	return v, nil
 }
 
 func parseRanges(s string) ([]Range, error) {

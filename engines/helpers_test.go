@@ -5,20 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-// requireRoot skips the test when not root, or fails it (FailNow) when
-// STORTEST_REQUIRE_DEVICE=1 says devices must be tested.
-func requireRoot(t testing.TB) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-		t.Fatal("loop devices need root, and STORTEST_REQUIRE_DEVICE=1 requires device tests to run")
-	}
-	t.Skip("loop devices need root (set STORTEST_REQUIRE_DEVICE=1 to fail instead of skipping)")
-}
+	"stortest.dev/internal/testenv"
+)
 
 // tempFile creates a regular file of size bytes filled with zeros and returns
 // its path; removed with t.TempDir. Stops the test (FailNow) on error.
@@ -50,7 +39,7 @@ func tempFile(t testing.TB, size int64) string {
 // (see requireRoot). Stops the test (FailNow) on error.
 func attachLoop(t testing.TB, size int64, opts LoopOptions) *Loop {
 	t.Helper()
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	backing := tempFile(t, size)
 	l, err := AttachLoop(backing, opts)
 	if err != nil {

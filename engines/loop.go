@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"stortest.dev/internal/kernelfs"
 )
 
 // LoopOptions configure a loop device.
@@ -84,7 +86,7 @@ func AttachLoop(backing string, opts LoopOptions) (*Loop, error) {
 	}
 	defer bf.Close() // the loop driver holds its own reference once configured
 
-	ctl, err := os.OpenFile("/dev/loop-control", os.O_RDWR, 0)
+	ctl, err := os.OpenFile(kernelfs.Default().DevPath("loop-control"), os.O_RDWR, 0)
 	if err != nil {
 		return nil, fmt.Errorf("engines: loop: %w (attaching loop devices needs root)", err)
 	}
@@ -110,7 +112,7 @@ func AttachLoop(backing string, opts LoopOptions) (*Loop, error) {
 		if err != nil {
 			return nil, fmt.Errorf("engines: loop: LOOP_CTL_GET_FREE: %w", err)
 		}
-		path := fmt.Sprintf("/dev/loop%d", n)
+		path := kernelfs.Default().DevPath("loop" + strconv.Itoa(n))
 		lf, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
 			// A device created by GET_FREE gets its node from devtmpfs; give it
@@ -180,7 +182,7 @@ func (l *Loop) Backing() string { return l.backing }
 
 // sysBacking is the sysfs file that exists while the device is bound.
 func (l *Loop) sysBacking() string {
-	return fmt.Sprintf("/sys/block/loop%d/loop/backing_file", l.n)
+	return kernelfs.Default().SysPath("block", "loop"+strconv.Itoa(l.n), "loop", "backing_file")
 }
 
 // canonical is path as the kernel's d_path prints it, as far as it can be

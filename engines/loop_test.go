@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"stortest.dev/internal/testenv"
 )
 
 func readSys(t *testing.T, path string) string {
@@ -21,7 +23,7 @@ func readSys(t *testing.T, path string) string {
 }
 
 func TestLoopAttachDetach(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	backing := tempFile(t, 4<<20)
 	l, err := AttachLoop(backing, LoopOptions{DirectIO: true, BlockSize: 4096})
 	if err != nil {
@@ -88,7 +90,7 @@ func TestLoopDetachWhileOpen(t *testing.T) {
 // must get its own device even though LOOP_CTL_GET_FREE hands the same free
 // device to several of them.
 func TestLoopConcurrentAttach(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	const n = 6
 	loops := make([]*Loop, n)
 	errs := make([]error, n)
@@ -159,7 +161,7 @@ func TestLoopReadOnly(t *testing.T) {
 }
 
 func TestLoopErrors(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	if _, err := AttachLoop("/nonexistent/backing", LoopOptions{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing backing file: %v", err)
 	}
@@ -178,7 +180,7 @@ func TestLoopErrors(t *testing.T) {
 // backing file as the kernel does, its inode, and whether it was removed;
 // Close leaves the device attached and Detach detaches it.
 func TestOpenLoop(t *testing.T) {
-	requireRoot(t)
+	testenv.RequireRoot(t)
 	l, err := AttachLoop(tempFile(t, 1<<20), LoopOptions{})
 	if err != nil {
 		t.Fatal(err)

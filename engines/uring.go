@@ -2,14 +2,14 @@ package engines
 
 import (
 	"fmt"
-	"os"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"stortest.dev/internal/kernelfs"
 )
 
 // Kernel ABI of io_uring (linux/io_uring.h), defined here because x/sys has
@@ -226,24 +226,33 @@ func checkIOPoll(cfg Config) error {
 	if isBlockDev(&st) {
 		dev = st.Rdev
 	}
-	maj, min := unix.Major(dev), unix.Minor(dev)
+	if p, off := ioPollOff(kernelfs.Default(), dev); off {
+		return fmt.Errorf("engines: io_uring: %w: %s has no poll queues (%s = 0); IOPOLL would fail every I/O "+
+			"with EOPNOTSUPP. Polling needs a device with poll queues (NVMe with nvme.poll_queues > 0); loop "+
+			"devices and virtio disks have none: turn off hipri/IOPOLL",
+			ErrIOPollUnsupported, cfg.File.Name(), p)
+	}
+	return nil // unknown: the per-I/O result and Explain will tell
+}
+
+// ioPollOff reports whether the block device numbered dev (or, for a
+// partition, its disk) says it has no poll queues: queue/io_poll is 0
+// under <sys>/dev/block/MAJ:MIN. It returns the file it read; off is
+// false when neither file can be read (unknown).
+func ioPollOff(k kernelfs.FS, dev uint64) (path string, off bool) {
 	for _, p := range []string{
-		fmt.Sprintf("/sys/dev/block/%d:%d/queue/io_poll", maj, min),
-		fmt.Sprintf("/sys/dev/block/%d:%d/../queue/io_poll", maj, min), // a partition
+		k.DevBlockPath(dev, "queue", "io_poll"),
+		// A partition's disk: its sysfs directory's parent, which ".."
+		// reaches only through the link (a path join would clean it away).
+		k.DevBlockPath(dev) + "/../queue/io_poll",
 	} {
-		b, err := os.ReadFile(p)
+		s, err := kernelfs.ReadString(p)
 		if err != nil {
 			continue
 		}
-		if strings.TrimSpace(string(b)) == "0" {
-			return fmt.Errorf("engines: io_uring: %w: %s has no poll queues (%s = 0); IOPOLL would fail every I/O "+
-				"with EOPNOTSUPP. Polling needs a device with poll queues (NVMe with nvme.poll_queues > 0); loop "+
-				"devices and virtio disks have none: turn off hipri/IOPOLL",
-				ErrIOPollUnsupported, cfg.File.Name(), p)
-		}
-		return nil
+		return p, s == "0"
 	}
-	return nil // unknown: the per-I/O result and Explain will tell
+	return "", false
 }
 
 func (e *uring) setup() error {
@@ -355,11 +364,12 @@ func setupErr(errno unix.Errno, flags uint32) error {
 	case unix.ENOSYS:
 		return fmt.Errorf("engines: io_uring: setup: %w: %w: kernel without io_uring (Linux < 5.1 or CONFIG_IO_URING=n)", ErrUnsupported, errno)
 	case unix.EPERM:
-		b, _ := os.ReadFile("/proc/sys/kernel/io_uring_disabled")
+		disabled := kernelfs.Default().ProcPath("sys", "kernel", "io_uring_disabled")
+		v, _ := kernelfs.ReadString(disabled)
 		return fmt.Errorf("engines: io_uring: setup: %w: %w: io_uring is blocked here "+
-			"(/proc/sys/kernel/io_uring_disabled = %s; 1 allows only the io_uring_group, 2 disables it) "+
+			"(%s = %s; 1 allows only the io_uring_group, 2 disables it) "+
 			"or by a seccomp profile (container runtimes block it by default)",
-			ErrUnsupported, errno, strings.TrimSpace(string(b)))
+			ErrUnsupported, errno, disabled, v)
 	case unix.EINVAL:
 		return fmt.Errorf("engines: io_uring: setup with flags %#x: %w: a flag this kernel does not know", flags, errno)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/kernelfs"
 )
 
 // Sentinel errors for errors.Is.
@@ -192,7 +193,7 @@ func Serve(o FileOptions) (*File, error) {
 	default:
 		return nil, fmt.Errorf("%w: want a Size > 0 or a Backing file", ErrConfig)
 	}
-	if _, err := os.Stat("/dev/fuse"); err != nil {
+	if _, err := os.Stat(kernelfs.Default().DevPath("fuse")); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoFUSE, err)
 	}
 	mnt, err := os.MkdirTemp(o.Dir, "stortest-faults-*")
@@ -213,7 +214,7 @@ func Serve(o FileOptions) (*File, error) {
 
 // start runs the server process and waits for its mount.
 func (f *File) start(cfg serveConfig) error {
-	cmd := exec.Command("/proc/self/exe")
+	cmd := exec.Command(kernelfs.Default().ProcPath("self", "exe"))
 	cmd.Args = []string{os.Args[0]}
 	cmd.Env = append(os.Environ(), serverEnv+"=1")
 	cmd.Stderr = f.stderr
@@ -438,7 +439,7 @@ func (f *File) Close() error {
 // Mounted reports whether the file system is still mounted, from
 // /proc/self/mountinfo.
 func (f *File) Mounted() bool {
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	b, err := os.ReadFile(kernelfs.Default().ProcPath("self", "mountinfo"))
 	if err != nil {
 		return false
 	}

@@ -20,6 +20,7 @@ import (
 
 	"stortest.dev/engines"
 	"stortest.dev/faults"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 )
 
@@ -28,25 +29,7 @@ import (
 // it.
 func needFUSE(t *testing.T) {
 	t.Helper()
-	var missing string
-	switch {
-	case os.Geteuid() != 0:
-		missing = "root"
-	default:
-		for _, dev := range []string{"/dev/fuse", "/dev/loop-control"} {
-			if _, err := os.Stat(dev); err != nil {
-				missing = dev
-			}
-		}
-	}
-	if missing == "" {
-		return
-	}
-	msg := "needs root, /dev/fuse and /dev/loop-control; missing " + missing
-	if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-		t.Fatal(msg + " (STORTEST_REQUIRE_DEVICE=1)")
-	}
-	t.Skip(msg)
+	testenv.RequireDevices(t, "fuse", "loop-control")
 }
 
 // serve mounts a faulty file and a loop device over it (direct I/O),

@@ -13,6 +13,8 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"stortest.dev/internal/testenv"
 )
 
 func env(vars map[string]string) func(string) string {
@@ -269,10 +271,7 @@ func parseFile(t *testing.T, path string) *JobFile {
 // ParseJobFile reads what fio 3.33 reads: fio --showcmd prints a job
 // file as command-line options, includes read and ${NAME} expanded.
 func TestParseJobFileMatchesFio(t *testing.T) {
-	fio, err := exec.LookPath("fio")
-	if err != nil {
-		t.Skip("fio is not installed: skipping the comparison with fio's own reader")
-	}
+	fio := testenv.Fio(t, "the comparison with fio's own reader")
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"jobs/main.fio": "; comment\n[global]\nbs=8k # c\n  ioengine=psync\n" +

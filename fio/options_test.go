@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"stortest.dev/internal/testenv"
 )
 
 func TestIsOption(t *testing.T) {
@@ -54,10 +56,7 @@ var helpName = regexp.MustCompile(`(?m)^ *([a-z0-9_-]+) *: `)
 // "deprecated" warning; every engine's options (--enghelp) are known;
 // fio --help's options are command-line options.
 func TestOptionsMatchFio(t *testing.T) {
-	fio, err := exec.LookPath("fio")
-	if err != nil {
-		t.Skip("fio is not installed: skipping the comparison with fio's option table")
-	}
+	fio := testenv.Fio(t, "the comparison with fio's option table")
 	run := func(args ...string) string {
 		out, _ := exec.Command(fio, args...).CombinedOutput()
 		return string(out)

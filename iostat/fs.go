@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"stortest.dev/internal/kernelfs"
 )
 
 // ErrNoDevice marks a block device name or number with no entry in sysfs.
@@ -18,7 +20,7 @@ var ErrNoDevice = errors.New("no such block device")
 // FS reads block device statistics from a proc and a sys tree. Its roots
 // are injectable so captured fixtures stand in for /proc and /sys.
 type FS struct {
-	proc, sys, dev string
+	root kernelfs.FS // the proc, sys and dev roots
 	// alt is sysstat's alternate directory of device counters (-f, +f):
 	// it has diskstats, block/ and dev/block/. altToo (+f) reads the
 	// standard places first and alt after them.
@@ -30,25 +32,25 @@ type FS struct {
 // (normally "/sys"). Both must be directories.
 func NewFS(procRoot, sysRoot string) (FS, error) {
 	for _, d := range []string{procRoot, sysRoot} {
-		st, err := os.Stat(d)
-		if err != nil {
-			return FS{}, fmt.Errorf("iostat: %w", err)
-		}
-		if !st.IsDir() {
-			return FS{}, fmt.Errorf("iostat: %s: not a directory", d)
+		if d == "" {
+			return FS{}, fmt.Errorf("iostat: a root is empty")
 		}
 	}
-	return FS{proc: procRoot, sys: sysRoot, dev: "/dev"}, nil
+	root, err := kernelfs.New(procRoot, sysRoot, "")
+	if err != nil {
+		return FS{}, fmt.Errorf("iostat: %w", err)
+	}
+	return FS{root: root}, nil
 }
 
 // DefaultFS reads the running kernel's /proc, /sys and /dev.
-func DefaultFS() FS { return FS{proc: "/proc", sys: "/sys", dev: "/dev"} }
+func DefaultFS() FS { return FS{} }
 
 // WithDev returns f with devRoot in place of /dev, where device nodes
 // give the numbers of partitions named by the user (as sysstat finds
 // them) and /dev/mapper and /dev/disk/by-* give display names.
 func (f FS) WithDev(devRoot string) FS {
-	f.dev = devRoot
+	f.root = f.root.WithDev(devRoot)
 	return f
 }
 
@@ -69,9 +71,9 @@ func (f FS) WithAltDir(dir string, too bool) FS {
 func (f FS) diskRoots() []string {
 	switch {
 	case f.alt == "":
-		return []string{f.sys}
+		return []string{f.root.SysRoot()}
 	case f.altToo:
-		return []string{f.sys, f.alt}
+		return []string{f.root.SysRoot(), f.alt}
 	}
 	return []string{f.alt}
 }
@@ -88,19 +90,13 @@ func (f FS) diskstatsFiles() []string {
 }
 
 // DevPath joins rel to the dev root.
-func (f FS) DevPath(rel ...string) string {
-	dev := f.dev
-	if dev == "" {
-		dev = "/dev"
-	}
-	return filepath.Join(append([]string{dev}, rel...)...)
-}
+func (f FS) DevPath(rel ...string) string { return f.root.DevPath(rel...) }
 
 // ProcPath joins rel to the proc root.
-func (f FS) ProcPath(rel ...string) string { return filepath.Join(append([]string{f.proc}, rel...)...) }
+func (f FS) ProcPath(rel ...string) string { return f.root.ProcPath(rel...) }
 
 // SysPath joins rel to the sys root.
-func (f FS) SysPath(rel ...string) string { return filepath.Join(append([]string{f.sys}, rel...)...) }
+func (f FS) SysPath(rel ...string) string { return f.root.SysPath(rel...) }
 
 // Diskstats reads and parses <proc>/diskstats (or the alternate
 // directory's, see WithAltDir), with a note for each line skipped (see

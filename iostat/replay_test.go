@@ -2,7 +2,6 @@ package iostat
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"sync"
@@ -11,12 +10,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/iostat/replay"
 )
 
 // update rewrites the golden files under testdata/ from sysstat's iostat:
 // go test ./iostat -run TestSysstatCases -update
-var update = flag.Bool("update", false, "rewrite testdata/sysstat/want from the installed sysstat iostat")
+// update is the shared -update flag: rewrite the golden files.
+var update = testenv.Update
 
 // sysstatCases is the file of recorded runs that stortest's iostat must
 // reproduce (cmd/stortest tests it).

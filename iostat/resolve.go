@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"stortest.dev/internal/kernelfs"
 )
 
 // Resolution says which devices' counters show the I/O to a path.
@@ -27,11 +29,7 @@ type Resolution struct {
 
 // DevNumbers splits a Linux dev_t (stat's st_dev or st_rdev) into major
 // and minor numbers (glibc's gnu_dev_major/minor encoding).
-func DevNumbers(dev uint64) (major, minor uint32) {
-	major = uint32((dev>>8)&0xfff | (dev>>32)&^0xfff)
-	minor = uint32(dev&0xff | (dev>>12)&^0xff)
-	return major, minor
-}
+func DevNumbers(dev uint64) (major, minor uint32) { return kernelfs.DevNumbers(dev) }
 
 // Resolve finds the devices whose counters show I/O to path: a block
 // device node (disk, partition, loop, dm, md) or any file or directory,

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"stortest.dev/baselines"
+	"stortest.dev/fio"
+	"stortest.dev/internal/human"
 )
 
 // Tolerance is how far two values may differ and still count as equal,
@@ -219,9 +220,10 @@ var ErrBadRule = errors.New("regress: bad rule")
 //
 // e.g. "*.iops=5%,read.clat.p99=15%:2us,*.clat.p99.99=off,*.lat.p99=10%".
 // FRACTION is a percentage ("10%") or a fraction ("0.1"); FLOOR is a
-// number in the metric's unit, with a time unit for latencies ("2us",
-// "1.5ms") or k/M/G (powers of 1000) and KiB/MiB/GiB (powers of 1024)
-// suffixes.
+// number in the metric's unit: a time for latencies ("2us", "1.5ms"),
+// otherwise a decimal or a whole number with a size suffix as fio reads
+// it ("4k" is 4096 and "4KiB" 4000, as fio 3.33 reads them; "4k/s" for a
+// bandwidth).
 func ParseRules(s string) ([]Rule, error) {
 	var out []Rule
 	for item := range strings.SplitSeq(s, ",") {
@@ -269,31 +271,34 @@ func parseFraction(s string) (float64, error) {
 	return v, nil
 }
 
+// parseFloor reads a tolerance floor. A latency is a time with a unit
+// ("2us", "1.5ms"): latencies are not sizes. Any other floor is a
+// number: a plain decimal ("1", "0.5"), or a whole number with a size
+// suffix read as fio reads sizes and numbers (fio.ParseSize: "4k" is 4096,
+// "1m" 1048576, "4KiB" 4000 as in fio 3.33), optionally "/s" for a
+// bandwidth ("4k/s").
 func parseFloor(s string) (float64, error) {
-	bad := fmt.Errorf("floor %q is not a non-negative number (units: ns, us, ms, s; k, M, G; KiB, MiB, GiB)", s)
-	mult := 1.0
-	num := s
-	for _, u := range []struct {
-		suffix string
-		mult   float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}} {
-		if n, ok := strings.CutSuffix(s, u.suffix); ok {
-			num, mult = n, u.mult
-			break
-		}
-	}
-	if strings.HasSuffix(s, "s") && mult == 1 {
+	bad := fmt.Errorf("floor %q is not a non-negative number (a latency with ns, us, ms or s; "+
+		"a number, with fio's size suffixes: 4k = 4096, 4KiB = 4000, 1m; /s allowed)", s)
+	num, perSecond := strings.CutSuffix(s, "/s")
+	if !perSecond && strings.HasSuffix(s, "s") {
 		d, err := time.ParseDuration(s)
 		if err != nil || d < 0 {
 			return 0, bad
 		}
 		return float64(d.Nanoseconds()), nil
 	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || !(v >= 0) || math.IsInf(v*mult, 0) {
-		return 0, bad
+	if v, err := strconv.ParseFloat(num, 64); err == nil {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return 0, bad
+		}
+		return v, nil
 	}
-	return v * mult, nil
+	n, err := fio.ParseSize(num)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", bad, err)
+	}
+	return float64(n), nil
 }
 
 func trimPercent(v float64) string {
@@ -316,11 +321,11 @@ const (
 func (u Unit) format(v float64) string {
 	switch u {
 	case UnitNS:
-		return baselines.FormatNS(v)
+		return human.Latency(v)
 	case UnitIOPS:
-		return baselines.FormatIOPS(v) + " IOPS"
+		return human.Count(v) + " IOPS"
 	case UnitBW:
-		return baselines.FormatBW(v)
+		return human.BW(v)
 	case UnitCount:
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}

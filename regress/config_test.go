@@ -49,10 +49,14 @@ func TestParseRules(t *testing.T) {
 		{"empty", "", nil, ""},
 		{"percent", "*.iops=5%", []Rule{{Metric: "*.iops", Tolerance: Tolerance{Fraction: 0.05}}}, ""},
 		{"fraction-and-time-floor", "read.clat.p99=0.15:2us", []Rule{{Metric: "read.clat.p99", Tolerance: Tolerance{Fraction: 0.15, Floor: 2000}}}, ""},
-		{"floors", "a=1%:1.5ms, b=2%:4KiB,c=3%:2k", []Rule{
+		// Sizes as fio 3.33 reads them (fio.ParseSize): "4KiB" is 4000, "2k" 2048.
+		{"floors", "a=1%:1.5ms, b=2%:4KiB,c=3%:2k,d=4%:1m/s,e=5%:0.5", []Rule{
 			{Metric: "a", Tolerance: Tolerance{Fraction: 0.01, Floor: 1.5e6}},
-			{Metric: "b", Tolerance: Tolerance{Fraction: 0.02, Floor: 4096}},
-			{Metric: "c", Tolerance: Tolerance{Fraction: 0.03, Floor: 2000}}}, ""},
+			{Metric: "b", Tolerance: Tolerance{Fraction: 0.02, Floor: 4000}},
+			{Metric: "c", Tolerance: Tolerance{Fraction: 0.03, Floor: 2048}},
+			{Metric: "d", Tolerance: Tolerance{Fraction: 0.04, Floor: 1 << 20}},
+			{Metric: "e", Tolerance: Tolerance{Fraction: 0.05, Floor: 0.5}}}, ""},
+		{"fraction-of-a-size", "x=5%:1.5k", nil, "floor"},
 		{"off", "*.clat.p99.99=off,*.lat.p99=10%", []Rule{{Metric: "*.clat.p99.99", Off: true}, {Metric: "*.lat.p99", Tolerance: Tolerance{Fraction: 0.1}}}, ""},
 		{"no-equals", "read.iops", nil, "want PATTERN=FRACTION"},
 		{"bad-fraction", "x=ten%", nil, "not a non-negative number"},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +12,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"stortest.dev/internal/testenv"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// update is the shared -update flag: rewrite the golden files.
+var update = testenv.Update
 
 // sampleSuite exercises every element: properties at both levels,
 // failures with and without detail, an error, a skip, attachments, and

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/kernelfs"
 	"stortest.dev/internal/owner"
 )
 
@@ -116,7 +117,7 @@ func (s OrphanScan) Clean() ([]string, error) {
 	if c.open == nil {
 		c.open = openLoop
 	}
-	entries, err := filepath.Glob(filepath.Join(cmp.Or(s.SysBlock, "/sys/block"), "loop*", "loop", "backing_file"))
+	entries, err := filepath.Glob(filepath.Join(cmp.Or(s.SysBlock, kernelfs.Default().SysPath("block")), "loop*", "loop", "backing_file"))
 	if err != nil {
 		panic(err) // the pattern is constant and well formed
 	}
@@ -257,7 +258,7 @@ func (c *cleaner) loop(entry string) {
 		c.bound[name] = true
 		return
 	}
-	dev := "/dev/" + filepath.Base(filepath.Dir(filepath.Dir(entry)))
+	dev := kernelfs.Default().DevPath(filepath.Base(filepath.Dir(filepath.Dir(entry))))
 	l, err := c.open(dev)
 	if errors.Is(err, engines.ErrNotBound) {
 		return // detached since the read, by another cleaner

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/human"
 	"stortest.dev/regress"
 )
 
@@ -116,8 +117,8 @@ func baselineFleet(dir string, cfg regress.Config, flagRules []regress.Rule, for
 			fmt.Fprintf(&b, "### Fleet `%s`: %d hosts\n\n", fr.Job, len(fr.Hosts))
 			b.WriteString("| direction | hosts | IOPS (sum) | bandwidth (sum) | clat p50 | clat p99 | clat p99.9 |\n|---|---:|---:|---:|---:|---:|---:|\n")
 			for _, d := range fr.Dirs {
-				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", d.Name, d.Hosts, baselines.FormatIOPS(d.IOPS),
-					baselines.FormatBW(d.BW), nsOrDash(d.ClatP50), nsOrDash(d.ClatP99), nsOrDash(d.ClatP999))
+				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", d.Name, d.Hosts, human.Count(d.IOPS),
+					human.BW(d.BW), nsOrDash(d.ClatP50), nsOrDash(d.ClatP99), nsOrDash(d.ClatP999))
 			}
 			b.WriteString("\n" + slowLine(fr) + "\n\n")
 		}
@@ -130,7 +131,7 @@ func baselineFleet(dir string, cfg regress.Config, flagRules []regress.Rule, for
 			fmt.Fprintf(&b, "fleet %s: %d hosts\n", fr.Job, len(fr.Hosts))
 			for _, d := range fr.Dirs {
 				fmt.Fprintf(&b, "  %s: %d hosts, IOPS=%s, BW=%s in all; clat p50=%s p99=%s p99.9=%s (merged histograms)\n", d.Name, d.Hosts,
-					baselines.FormatIOPS(d.IOPS), baselines.FormatBW(d.BW), nsOrDash(d.ClatP50), nsOrDash(d.ClatP99), nsOrDash(d.ClatP999))
+					human.Count(d.IOPS), human.BW(d.BW), nsOrDash(d.ClatP50), nsOrDash(d.ClatP99), nsOrDash(d.ClatP999))
 			}
 			fmt.Fprintf(&b, "  %s\n\n", slowLine(fr))
 		}
@@ -178,5 +179,5 @@ func nsOrDash(v uint64) string {
 	if v == 0 {
 		return "-"
 	}
-	return baselines.FormatNS(float64(v))
+	return human.Latency(float64(v))
 }

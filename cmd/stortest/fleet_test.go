@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/internal/blkio"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency/histlog"
 	"stortest.dev/workload"
 )
@@ -34,18 +35,7 @@ func TestFleetFlow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs four stortest processes")
 	}
-	if os.Geteuid() != 0 {
-		if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-			t.Fatal("needs root for loop devices and cgroups (STORTEST_REQUIRE_DEVICE=1)")
-		}
-		t.Skip("needs root for loop devices and cgroups")
-	}
-	if err := blkio.Available(); err != nil {
-		if os.Getenv("STORTEST_REQUIRE_BLKIO") == "1" {
-			t.Fatalf("%v (STORTEST_REQUIRE_BLKIO=1)", err)
-		}
-		t.Skip(err)
-	}
+	testenv.RequireBlkio(t)
 	bin := filepath.Join(t.TempDir(), "stortest")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)

@@ -16,58 +16,17 @@ import (
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/testenv"
 )
-
-// requireRoot skips a test that needs loop devices and mounts when not
-// root, or fails it (FailNow) when STORTEST_REQUIRE_DEVICE=1.
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-		t.Fatal("loop devices need root, and STORTEST_REQUIRE_DEVICE=1 requires device tests to run")
-	}
-	t.Skip("loop devices need root (set STORTEST_REQUIRE_DEVICE=1 to fail instead of skipping)")
-}
-
-// requireTool skips the test when a command it needs is missing, or fails
-// it with STORTEST_REQUIRE_DEVICE=1.
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-			t.Fatalf("%s: %v (STORTEST_REQUIRE_DEVICE=1)", name, err)
-		}
-		t.Skipf("%s: %v", name, err)
-	}
-	return p
-}
 
 // loopDisk attaches a loop device over a new sparse file of size bytes,
 // whose first bytes are head, and detaches it in t.Cleanup (registered
 // first, so it runs after the unmounts and swapoffs of the test).
 func loopDisk(t *testing.T, size int64, head []byte) *engines.Loop {
 	t.Helper()
-	requireRoot(t)
-	backing := filepath.Join(t.TempDir(), "disk.img")
-	if err := os.WriteFile(backing, head, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(backing, size); err != nil {
-		t.Fatal(err)
-	}
-	l, err := engines.AttachLoop(backing, engines.LoopOptions{})
-	if err != nil {
-		t.Fatalf("AttachLoop: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := l.Detach(); err != nil {
-			t.Errorf("detach %s: %v", l.Path(), err)
-		}
+	return testenv.AttachLoop(t, size, head, func(backing string) (*engines.Loop, error) {
+		return engines.AttachLoop(backing, engines.LoopOptions{})
 	})
-	return l
 }
 
 // runTool runs a command, stopping the test with its output when it fails.
@@ -83,7 +42,7 @@ func runTool(t *testing.T, name string, args ...string) {
 // later) and mounts it on a temp dir, unmounted in t.Cleanup.
 func mountExt4(t *testing.T, dev string) string {
 	t.Helper()
-	runTool(t, requireTool(t, "mkfs.ext4"), "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", dev)
+	runTool(t, testenv.RequireTool(t, "mkfs.ext4"), "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", dev)
 	dir := t.TempDir()
 	if err := unix.Mount(dev, dir, "ext4", 0, ""); err != nil {
 		t.Fatalf("mount %s on %s: %v", dev, dir, err)
@@ -207,7 +166,7 @@ func TestRunRefusesMountedDevice(t *testing.T) {
 	if err := unix.Unmount(dir, 0); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(requireTool(t, "e2fsck"), "-n", "-f", dev).CombinedOutput(); err != nil {
+	if out, err := exec.Command(testenv.RequireTool(t, "e2fsck"), "-n", "-f", dev).CombinedOutput(); err != nil {
 		t.Errorf("e2fsck -n -f %s: %v\n%s", dev, err, out)
 	}
 }
@@ -307,8 +266,8 @@ func TestRunRefusesDiskWithMountedPartition(t *testing.T) {
 // write with ETXTBSY, after the job started); reads run.
 func TestRunRefusesSwapDevice(t *testing.T) {
 	dev := loopDisk(t, 16<<20, nil).Path()
-	runTool(t, requireTool(t, "mkswap"), dev)
-	if out, err := exec.Command(requireTool(t, "swapon"), dev).CombinedOutput(); err != nil {
+	runTool(t, testenv.RequireTool(t, "mkswap"), dev)
+	if out, err := exec.Command(testenv.RequireTool(t, "swapon"), dev).CombinedOutput(); err != nil {
 		t.Skipf("swapon %s: %v: %s", dev, err, out)
 	}
 	t.Cleanup(func() {
@@ -332,7 +291,7 @@ func TestRunRefusesSwapDevice(t *testing.T) {
 // test API, stricter, wants such a device listed).
 func TestRunWritesUnmountedFileSystem(t *testing.T) {
 	dev := loopDisk(t, 32<<20, nil).Path()
-	runTool(t, requireTool(t, "mkfs.ext4"), "-q", "-F", dev)
+	runTool(t, testenv.RequireTool(t, "mkfs.ext4"), "-q", "-F", dev)
 	code, stdout, stderr := stortestRun("--output-format=json", "--name=w", "--rw=write", "--filename="+dev, "--size=1m")
 	if _, write := ioBytes(t, stdout); code != 0 || len(write) != 1 || write[0] != 1<<20 {
 		t.Errorf("exit %d, wrote %v bytes, stderr %q", code, write, stderr)

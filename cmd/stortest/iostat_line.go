@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"stortest.dev/internal/kernelfs"
 	"stortest.dev/iostat"
 )
 
@@ -261,7 +262,7 @@ func isInterval(s string) bool {
 // mistake, with an errUsage error and the line as read up to there (whose
 // -j types the caller checks, as sysstat does while reading).
 func parseIostatLine(args []string) (*iostatLine, error) {
-	l := &iostatLine{proc: "/proc", sys: "/sys", dev: "/dev"}
+	l := &iostatLine{proc: kernelfs.Proc, sys: kernelfs.Sys, dev: kernelfs.Dev}
 	words := map[string]*iostatWord{}
 	for i := range iostatWords {
 		words[iostatWords[i].name] = &iostatWords[i]

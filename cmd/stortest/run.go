@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/human"
 	"stortest.dev/target"
 	"stortest.dev/workload"
 )
@@ -356,7 +357,7 @@ func progressPrinter(w io.Writer) func(workload.Progress) {
 			if p.IOs[d] == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "[%c=%s/s %s IOPS]", d.String()[0], humanBytes(p.BW[d]), humanCount(p.IOPS[d]))
+			fmt.Fprintf(&b, "[%c=%s/s %s IOPS]", d.String()[0], human.Bytes(p.BW[d]), human.Count(p.IOPS[d]))
 		}
 		if p.ETA >= 0 {
 			fmt.Fprintf(&b, "[eta %s]", p.ETA.Round(time.Second))
@@ -366,21 +367,4 @@ func progressPrinter(w io.Writer) func(workload.Progress) {
 		}
 		io.WriteString(w, b.String())
 	}
-}
-
-func humanBytes(v float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB"}
-	i := 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f%s", v, units[i])
-}
-
-func humanCount(v float64) string {
-	if v >= 1000 {
-		return fmt.Sprintf("%.1fk", v/1000)
-	}
-	return fmt.Sprintf("%.0f", v)
 }

@@ -16,6 +16,7 @@ import (
 	"stortest.dev/engines"
 	"stortest.dev/faults"
 	"stortest.dev/internal/proctest"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 )
@@ -31,28 +32,18 @@ const stallCLIMargin = 4 * time.Second
 type stallRun struct {
 	cmd            *exec.Cmd
 	stdout, stderr proctest.LockedBuffer
-	exited         chan struct{}
+	exited         <-chan struct{}
 	signaled       time.Time
 }
 
 func startStallRun(t *testing.T, bin string, args ...string) *stallRun {
 	t.Helper()
-	r := &stallRun{cmd: exec.Command(bin, args...), exited: make(chan struct{})}
+	r := &stallRun{cmd: exec.Command(bin, args...)}
 	r.cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
-	require.NoError(t, r.cmd.Start())
-	go func() {
-		r.cmd.Wait()
-		close(r.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-r.exited:
-		default:
-			r.cmd.Process.Kill()
-			<-r.exited
-		}
-	})
+	var err error
+	r.exited, err = proctest.Start(t, r.cmd)
+	require.NoError(t, err)
 	return r
 }
 
@@ -206,21 +197,5 @@ func TestRunSignalDuringKernelStall(t *testing.T) {
 // fails it when STORTEST_REQUIRE_DEVICE=1.
 func needFaults(t *testing.T) {
 	t.Helper()
-	missing := ""
-	if os.Geteuid() != 0 {
-		missing = "root"
-	}
-	for _, dev := range []string{"/dev/fuse", "/dev/loop-control"} {
-		if _, err := os.Stat(dev); err != nil && missing == "" {
-			missing = dev
-		}
-	}
-	if missing == "" {
-		return
-	}
-	msg := "needs root, /dev/fuse and /dev/loop-control; missing " + missing
-	if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-		t.Fatal(msg + " (STORTEST_REQUIRE_DEVICE=1)")
-	}
-	t.Skip(msg)
+	testenv.RequireDevices(t, "fuse", "loop-control")
 }

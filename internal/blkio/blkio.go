@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"stortest.dev/internal/kernelfs"
 )
 
 // Root is where cgroup v1's blkio hierarchy is mounted.
@@ -59,7 +61,7 @@ func New(prefix string) (*Group, error) {
 
 // ownPath is this process's blkio group, from /proc/self/cgroup.
 func ownPath() string {
-	b, err := os.ReadFile("/proc/self/cgroup")
+	b, err := os.ReadFile(kernelfs.Default().ProcPath("self", "cgroup"))
 	if err != nil {
 		return "/"
 	}

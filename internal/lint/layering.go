@@ -17,7 +17,7 @@ import (
 // Module is the module path.
 const Module = "stortest.dev"
 
-// layer is one row of DESIGN.md's layout table.
+// layer is one row of the README's package table.
 type layer struct {
 	// imports lists the module packages (by first path element) the layer
 	// may import directly; what they may import is allowed too.
@@ -28,18 +28,24 @@ type layer struct {
 	testing bool
 	// top layers may import any library package.
 	top bool
+	// testOnly packages (test helpers) are imported by _test.go files
+	// only.
+	testOnly bool
 }
 
-// Layers is DESIGN.md's table. Sub-packages belong to the layer of their
-// first path element (latency/histlog is latency). A package directory not
-// in the table fails the check, so the table grows with the code.
+// Layers is the README's package table, top to bottom. Sub-packages
+// belong to the layer of their first path element (latency/histlog is
+// latency), but for internal/, where each package is a layer of its own
+// (internal/human): internal packages sit below every other layer and may
+// import only the internal packages their row lists. A package directory
+// not in the table fails the check, so the table grows with the code.
 var Layers = map[string]layer{
 	"clock":     {external: []string{"golang.org/x/sys/"}},
 	"fio":       {}, // fio's formats: a leaf, the standard library only
 	"latency":   {imports: []string{"fio"}},
 	"steady":    {imports: []string{"fio"}, external: []string{"github.com/montanaflynn/stats"}},
-	"iostat":    {external: []string{"github.com/prometheus/procfs"}},
-	"engines":   {external: []string{"golang.org/x/sys/"}},
+	"iostat":    {},
+	"engines":   {imports: []string{"fio"}, external: []string{"golang.org/x/sys/"}},
 	"workload":  {imports: []string{"engines", "clock", "latency", "steady", "iostat", "fio"}},
 	"target":    {imports: []string{"engines", "iostat"}}, // the destructive-write guard (scratch targets to come)
 	"faults":    {imports: []string{"engines"}, external: []string{"github.com/hanwen/go-fuse/v2/"}},
@@ -50,7 +56,29 @@ var Layers = map[string]layer{
 	"":          {top: true, testing: true}, // package stortest, the testing.TB API
 	"cmd":       {top: true, testing: true},
 	"examples":  {top: true, testing: true},
-	"internal":  {external: []string{"golang.org/x/sys/"}}, // shared helpers: stdlib level
+
+	// Shared helpers, below every layer above.
+	"internal/human":    {}, // number formatters for people
+	"internal/kernelfs": {}, // the /proc, /sys and /dev seam
+	"internal/owner":    {imports: []string{"internal/kernelfs"}},
+	"internal/durable":  {},
+	"internal/blkio":    {imports: []string{"internal/kernelfs"}, external: []string{"golang.org/x/sys/"}},
+	"internal/tmpfs":    {},
+	"internal/noise":    {}, // tests only: the gate's recorded sessions
+	"internal/lint":     {},
+	"internal/testenv":  {imports: []string{"internal/blkio", "internal/kernelfs"}, testOnly: true},
+	"internal/proctest": {imports: []string{"internal/owner", "internal/kernelfs"}, testOnly: true},
+}
+
+// layerOf returns the layer a package directory (or an import path
+// below the module) belongs to: its first path element, or its first two
+// under internal/.
+func layerOf(rel string) string {
+	parts := strings.SplitN(rel, "/", 3)
+	if parts[0] == "internal" && len(parts) > 1 {
+		return parts[0] + "/" + parts[1]
+	}
+	return parts[0]
 }
 
 // Violation is one import that breaks the layering.
@@ -109,7 +137,7 @@ func Check(root string) ([]Violation, error) {
 		dir := path.Dir(rel)
 		name := ""
 		if dir != "." {
-			name = strings.SplitN(dir, "/", 2)[0]
+			name = layerOf(dir)
 		}
 		l, known := Layers[name]
 		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
@@ -134,17 +162,20 @@ func Check(root string) ([]Violation, error) {
 				}
 			case imp == Module || strings.HasPrefix(imp, Module+"/"):
 				target := strings.TrimPrefix(strings.TrimPrefix(imp, Module), "/")
-				tl := strings.SplitN(target, "/", 2)[0]
+				tl := layerOf(target)
+				internal := strings.HasPrefix(name, "internal/")
 				switch {
 				case tl == name && name != "":
 					// within one layer (e.g. latency/histlog -> latency)
-				case tl == "internal":
+				case Layers[tl].testOnly:
+					bad(fmt.Sprintf("%s is a test helper: only _test.go files import it", tl))
+				case strings.HasPrefix(tl, "internal/") && !internal:
 					// shared helpers sit below every layer
 				case tl == "cmd" || tl == "examples":
 					bad("nothing imports commands or examples")
 				case l.top:
 				case !mods[tl]:
-					bad(fmt.Sprintf("%s may not import %s: imports must point down DESIGN.md's table", layerName(name), layerName(tl)))
+					bad(fmt.Sprintf("%s may not import %s: imports must point down the README's package table (internal/lint.Layers)", layerName(name), layerName(tl)))
 				}
 			case !strings.Contains(strings.SplitN(imp, "/", 2)[0], "."):
 				// standard library
@@ -182,4 +213,39 @@ func ModuleRoot(dir string) (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// ReadmePackages returns the package paths of the README's package
+// table (the first table after the "## Packages" heading, whose rows
+// start "| [name](path) |"), in order: "clock", "latency/histlog", "."
+// for the root package.
+func ReadmePackages(readme string) ([]string, error) {
+	_, after, ok := strings.Cut(readme, "\n## Packages\n")
+	if !ok {
+		return nil, fmt.Errorf("lint: README.md has no \"## Packages\" section")
+	}
+	var out []string
+	inTable := false
+	for line := range strings.SplitSeq(after, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			if inTable {
+				break
+			}
+			continue
+		}
+		inTable = true
+		_, link, ok := strings.Cut(line, "](")
+		if !ok || !strings.HasPrefix(line, "| [") {
+			continue // the header and its rule
+		}
+		p, _, ok := strings.Cut(link, ")")
+		if !ok {
+			continue
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("lint: README.md's \"## Packages\" section has no table of packages")
+	}
+	return out, nil
 }

@@ -42,6 +42,11 @@ func TestCheckFindsViolations(t *testing.T) {
 		"newpkg/x.go":           "package newpkg\n",
 		"testdata/ignored/x.go": "package x\nimport _ \"testing\"\n",
 		"workload/cmdimport.go": "package workload\nimport _ \"stortest.dev/cmd/stortest\"\n",
+		"engines/env.go":        "package engines\nimport _ \"stortest.dev/internal/testenv\"\n",
+		"engines/env_test.go":   "package engines\nimport _ \"stortest.dev/internal/testenv\"\n",
+		"internal/human/up.go":  "package human\nimport _ \"stortest.dev/internal/kernelfs\"\n",
+		"internal/testenv/x.go": "package testenv\nimport _ \"stortest.dev/internal/kernelfs\"\n",
+		"internal/newpkg/x.go":  "package newpkg\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(root, name)
@@ -61,7 +66,10 @@ func TestCheckFindsViolations(t *testing.T) {
 		got = append(got, v.String())
 	}
 	want := []string{
+		`engines/env.go:2: import "stortest.dev/internal/testenv": internal/testenv is a test helper`,
 		`engines/third.go:2: import "github.com/montanaflynn/stats": engines may not import third-party`,
+		`internal/human/up.go:2: import "stortest.dev/internal/kernelfs": internal/human may not import internal/kernelfs: imports must point down the README's package table`,
+		`internal/newpkg/x.go:1: import "": package directory "internal/newpkg" is not in the layering table`,
 		`iostat/sideways.go:2: import "stortest.dev/steady": iostat may not import steady`,
 		`latency/testing.go:2: import "testing": only package stortest and commands`,
 		`latency/up.go:2: import "stortest.dev/workload": latency may not import workload`,
@@ -76,5 +84,54 @@ func TestCheckFindsViolations(t *testing.T) {
 		if !strings.HasPrefix(got[i], want[i]) {
 			t.Errorf("violation %d:\n got %s\nwant %s...", i, got[i], want[i])
 		}
+	}
+}
+
+// The README's package table and Layers name the same layers: a package
+// added to one and not the other, or a stale row, fails.
+func TestReadmeTable(t *testing.T) {
+	root, err := ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadmePackages(string(readme))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inReadme := map[string]bool{}
+	for _, pkg := range rows {
+		l := ""
+		if pkg != "." {
+			l = layerOf(pkg)
+		}
+		inReadme[l] = true
+		if _, ok := Layers[l]; !ok {
+			t.Errorf("README.md's package table lists %s, which internal/lint's Layers lacks", pkg)
+		}
+		if _, err := os.Stat(filepath.Join(root, pkg)); err != nil {
+			t.Errorf("README.md's package table lists %s: %v", pkg, err)
+		}
+	}
+	for l := range Layers {
+		if !inReadme[l] {
+			t.Errorf("internal/lint's Layers has %q, which README.md's package table lacks", layerName(l))
+		}
+	}
+}
+
+func TestReadmePackages(t *testing.T) {
+	got, err := ReadmePackages("# x\n\n## Packages\n\n| package | what |\n|---|---|\n| [clock](clock) | c |\n| [stortest](.) | t |\n| [internal/human](internal/human) | h |\n\nImports...\n| [not](a table) | row |\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, " ") != "clock . internal/human" {
+		t.Errorf("got %q", got)
+	}
+	if _, err := ReadmePackages("# no table\n"); err == nil {
+		t.Error("a README without a package table: no error")
 	}
 }

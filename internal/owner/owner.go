@@ -28,6 +28,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"stortest.dev/internal/kernelfs"
 )
 
 // statStartField is the 1-based field number of starttime in
@@ -49,7 +51,7 @@ var self = sync.OnceValue(func() string {
 // /proc/self/ns/pid cannot be read.
 var pidNS = sync.OnceValue(func() uint64 {
 	var st syscall.Stat_t
-	if err := syscall.Stat("/proc/self/ns/pid", &st); err != nil {
+	if err := syscall.Stat(kernelfs.Default().ProcPath("self", "ns", "pid"), &st); err != nil {
 		return 0
 	}
 	return st.Ino
@@ -79,7 +81,7 @@ func format(pid int, start, ns uint64) string {
 
 // startOf reads the start time of process pid.
 func startOf(pid int) (uint64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := os.ReadFile(kernelfs.Default().ProcPath(strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0, fmt.Errorf("owner: %w", err)
 	}

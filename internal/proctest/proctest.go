@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"stortest.dev/internal/kernelfs"
 	"stortest.dev/internal/owner"
 )
 
@@ -20,7 +21,7 @@ import (
 // a scratch file there.
 func LoopsOver(dir string) []string {
 	var out []string
-	files, _ := filepath.Glob("/sys/block/loop*/loop/backing_file")
+	files, _ := filepath.Glob(kernelfs.Default().SysPath("block", "loop*", "loop", "backing_file"))
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		if strings.HasPrefix(strings.TrimSpace(string(b)), dir+"/") {
@@ -61,4 +62,28 @@ func DeadTag() (string, error) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	return tag, err
+}
+
+// Start starts cmd and reaps it in the background: the channel it returns
+// is closed once the process has exited. When the test ends (t.Cleanup)
+// a process still running is killed and reaped, so that none outlives
+// its test.
+func Start(t interface{ Cleanup(func()) }, cmd *exec.Cmd) (exited <-chan struct{}, err error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return done, nil
 }

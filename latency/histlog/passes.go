@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"stortest.dev/internal/kernelfs"
 )
 
 // A merge reads its logs with every one of them open. When there are
@@ -67,7 +69,7 @@ func currentFileBudget() fileBudget {
 
 // openFiles counts the process's open descriptors (-1 without /proc).
 func openFiles() int {
-	f, err := os.Open("/proc/self/fd")
+	f, err := os.Open(kernelfs.Default().ProcPath("self", "fd"))
 	if err != nil {
 		return -1
 	}

@@ -198,7 +198,7 @@ func (d *doc) forest(id string, fs []regress.Finding) {
 			x0, _ := pos(a)
 			x1, _ := pos(bb)
 			b.WriteString(`<rect class="span tol" x="` + f1(x0) + `" y="` + f1(y-forestRowH/2+2) + `" width="` + f1(x1-x0) + `" height="` + itoa(forestRowH-4) +
-				`"><title>` + esc(f.Metric+" tolerance "+tolText(f.Tolerance)) + `</title></rect>`)
+				`"><title>` + esc(f.Metric+" tolerance "+tolText(f.Tolerance, f.Unit)) + `</title></rect>`)
 		}
 		arrow := "↓"
 		if f.Better == regress.HigherIsBetter {
@@ -231,10 +231,12 @@ func (d *doc) forest(id string, fs []regress.Finding) {
 	b.WriteString("</figure>\n")
 }
 
-func tolText(t regress.Tolerance) string {
+// tolText prints a finding's tolerance, its floor in the metric's unit:
+// "10% (floor 1µs)", "10% (floor 4KiB/s)".
+func tolText(t regress.Tolerance, u regress.Unit) string {
 	s := strconv.FormatFloat(100*t.Fraction, 'g', 3, 64) + "%"
 	if t.Floor > 0 {
-		s += " (floor " + strconv.FormatFloat(t.Floor, 'g', 4, 64) + ")"
+		s += " (floor " + u.Format(t.Floor) + ")"
 	}
 	return s
 }
@@ -244,26 +246,13 @@ func (d *doc) findings(fs []regress.Finding) {
 	var rows [][]cell
 	for _, f := range fs {
 		change, iv := f.ChangeText()
-		rows = append(rows, []cell{{text: f.Metric}, {text: fmtValue(f.Base, f.Unit), num: true}, {text: fmtValue(f.Current, f.Unit), num: true},
-			{text: change, num: true}, {text: iv, num: true}, {text: tolText(f.Tolerance)},
+		rows = append(rows, []cell{{text: f.Metric}, {text: f.Unit.Format(f.Base), num: true}, {text: f.Unit.Format(f.Current), num: true},
+			{text: change, num: true}, {text: iv, num: true}, {text: tolText(f.Tolerance, f.Unit)},
 			{text: f.Verdict.String(), class: "verdict " + f.Verdict.String()}, {text: f.Reason}})
 	}
 	d.b.WriteString("<details><summary>Figures of each metric</summary>\n")
 	d.table("findings", []string{"metric", "baseline", "current", "change", "interval", "tolerance", "verdict", "reason"}, rows)
 	d.b.WriteString("</details>\n")
-}
-
-// fmtValue prints a finding's value in its unit, as the text report does.
-func fmtValue(v float64, u regress.Unit) string {
-	switch u {
-	case regress.UnitNS:
-		return fmtNS(v)
-	case regress.UnitIOPS:
-		return fmtCount(v) + " IOPS"
-	case regress.UnitBW:
-		return fmtBW(v)
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
 // sideBySide draws the per-second IOPS and clat p99 of both runs next

@@ -71,3 +71,22 @@ func TestDiffPageChangeFromZero(t *testing.T) {
 		t.Errorf("the page does not say the change is from 0")
 	}
 }
+
+// A tolerance's floor is printed in its metric's unit, as every other
+// figure for people: "10% (floor 1µs)", not "(floor 1000)".
+func TestTolTextFloorUnit(t *testing.T) {
+	for _, tc := range []struct {
+		tol  regress.Tolerance
+		unit regress.Unit
+		want string
+	}{
+		{regress.Tolerance{Fraction: 0.1, Floor: 1000}, regress.UnitNS, "10% (floor 1µs)"},
+		{regress.Tolerance{Fraction: 0.1, Floor: 4096}, regress.UnitBW, "10% (floor 4KiB/s)"},
+		{regress.Tolerance{Fraction: 0.2, Floor: 1}, regress.UnitIOPS, "20% (floor 1 IOPS)"},
+		{regress.Tolerance{Fraction: 0.05}, regress.UnitNS, "5%"},
+	} {
+		if got := tolText(tc.tol, tc.unit); got != tc.want {
+			t.Errorf("tolText(%+v, %v) = %q, want %q", tc.tol, tc.unit, got, tc.want)
+		}
+	}
+}

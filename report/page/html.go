@@ -6,19 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"stortest.dev/baselines"
 	"stortest.dev/regress"
 )
 
 // The page shell: one HTML file with its style inline, no script, no
 // font or image fetched from anywhere.
-
-// Numbers for people go through the module's one formatter
-// (baselines.Format*), so a page prints 66.05µs where the summary and
-// the JUnit report do.
-func fmtNS(v float64) string    { return baselines.FormatNS(v) }
-func fmtCount(v float64) string { return baselines.FormatIOPS(v) }
-func fmtBW(v float64) string    { return baselines.FormatBW(v) }
 
 // fmtProb prints an exceedance probability as a percentage: "1%", "0.01%".
 func fmtProb(p float64) string {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/human"
 	"stortest.dev/iostat"
 	"stortest.dev/workload"
 )
@@ -215,13 +216,13 @@ func (d *doc) runJob(i int, j RunJob) {
 func (d *doc) summary(b *baselines.Baseline) {
 	var rows [][]cell
 	for _, dir := range b.Dirs {
-		row := []cell{{text: dir.Name}, {text: fmtCount(dir.IOPS), num: true}, {text: fmtBW(dir.BW), num: true}}
+		row := []cell{{text: dir.Name}, {text: human.Count(dir.IOPS), num: true}, {text: human.BW(dir.BW), num: true}}
 		if c := dir.Clat; c != nil {
-			row = append(row, cell{text: fmtNS(c.Mean), num: true})
+			row = append(row, cell{text: human.Latency(c.Mean), num: true})
 			for _, v := range []uint64{c.P50, c.P99, c.P999, c.P9999} {
-				row = append(row, cell{text: fmtNS(float64(v)), num: true})
+				row = append(row, cell{text: human.Latency(float64(v)), num: true})
 			}
-			row = append(row, cell{text: fmtNS(float64(c.Max)), num: true})
+			row = append(row, cell{text: human.Latency(float64(c.Max)), num: true})
 		} else {
 			row = append(row, cell{}, cell{}, cell{}, cell{}, cell{}, cell{})
 		}

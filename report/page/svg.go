@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"stortest.dev/internal/human"
 )
 
 // Charts are hand-written SVG: an axis pair, lines, shaded spans and
@@ -254,12 +256,12 @@ func (a *axis) title() string {
 func (a *axis) tickLabel(v float64) string {
 	switch a.kind {
 	case kindNS:
-		return fmtNS(v)
+		return human.Latency(v)
 	case kindCount:
 		if a.log {
-			return fmtCount(v)
+			return human.Count(v)
 		}
-		return fmtCount(v)
+		return human.Count(v)
 	case kindProb:
 		return fmtProb(v)
 	case kindRatio:
