@@ -141,3 +141,12 @@ func TestFromResultSession(t *testing.T) {
 	old := synthBaseline(t, 2, 300, false, 3)
 	require.Equal(t, []string{""}, old.Sessions())
 }
+
+// The summary says what the gate learns a spread from: how many
+// independent sessions the runs came from, and over what time.
+func TestSummarySessions(t *testing.T) {
+	b := schema4Baseline(t)
+	var s strings.Builder
+	require.NoError(t, b.WriteSummary(&s))
+	require.Contains(t, s.String(), "\n  runs: 3 in 2 sessions, ")
+}

@@ -37,6 +37,21 @@ func (b *Baseline) WriteSummary(w io.Writer) error {
 	if b.Shared != "" {
 		fmt.Fprintf(&s, "  shared device: %s\n", b.Shared)
 	}
+	if len(b.Runs) > 1 {
+		// What the gate learns a device's spread from: independent
+		// sessions, not the runs of one go test -count=N.
+		first, last := b.Runs[0].Created, b.Runs[0].Created
+		for _, r := range b.Runs {
+			if r.Created.Before(first) {
+				first = r.Created
+			}
+			if r.Created.After(last) {
+				last = r.Created
+			}
+		}
+		fmt.Fprintf(&s, "  runs: %d in %d sessions, %s to %s\n", len(b.Runs), len(b.Sessions()),
+			first.Format("2006-01-02T15:04:05Z07:00"), last.Format("2006-01-02T15:04:05Z07:00"))
+	}
 	job := strings.Split(strings.TrimSpace(b.Job.String()), "\n")
 	if len(job) > 0 {
 		job = job[1:] // the [name] header
