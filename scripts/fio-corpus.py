@@ -24,7 +24,9 @@ too), written by shorten() below:
     the scratch directory. A device name left after that (/dev/sd*,
     /dev/nvme*, /dev/vd*, ...) in the copy or the environment stops the
     file: it is never run.
-A job that is not time_based stays size-bound: only its sizes shrink.
+A job that is not time_based stays size-bound: only its sizes shrink. A
+job is compared as size-bound when neither tool ran it up to its runtime
+(and, in a file that sets time_based, when both ended it inside 0.8 s).
 
 Printed: one line per file (OK, REFUSED with stortest's message, FAIL,
 CRASH, HANG, or SKIP when fio itself does not run it here), then the
@@ -260,7 +262,12 @@ def run(argv, cwd, env, timeout):
             except subprocess.TimeoutExpired:
                 p.kill()
                 rc = p.wait()
-        kill_session(p.pid)
+        finally:
+            # Also when this script is interrupted: nothing of the run stays.
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            kill_session(p.pid)
         so.seek(0)
         se.seek(0)
         return rc, so.read(), se.read(), hung
@@ -363,8 +370,11 @@ def cut_by_runtime(opts, job):
     return job.get("job_runtime", 0) >= 0.8 * rt * 1000
 
 
-def compare(fdata, sdata):
-    """(job-count difference or None, [differences], compared, excepted)."""
+def compare(fdata, sdata, timed=False):
+    """(job-count difference or None, [differences], compared, excepted).
+    timed: the file sets time_based somewhere (fio's JSON does not list an
+    option given without a value), so only the jobs that both tools ended
+    well inside the runtime are taken as size-bound."""
     fj, sj = fdata.get("jobs") or [], sdata.get("jobs") or []
     diffs = []
     count = None
@@ -379,6 +389,8 @@ def compare(fdata, sdata):
         if truthy(fo.get("time_based")) if "time_based" in fo else False:
             continue
         if cut_by_runtime(fo, a) or cut_by_runtime(so, b):
+            continue
+        if timed and max(a.get("job_runtime", 0), b.get("job_runtime", 0)) >= 0.8 * RUNTIME * 1000:
             continue
         name = a.get("jobname", str(i))
         compared += 1
@@ -419,6 +431,10 @@ def main():
         print(f"fio-corpus: {args.fio}: {e}", file=sys.stderr)
         return 2
 
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)
     tmp = tempfile.mkdtemp(prefix="fio-corpus.", dir="/var/tmp")
     loop = None
     results = []
@@ -469,6 +485,8 @@ def one(rel, corpus, tmp, dev, st, args, fio_version):
         penv = read_env(os.path.join(src, "ENV"), dev, data)
         env.update(penv)
         extra = read_args(os.path.join(src, "ARGS"), dev, data)
+        if any(a.startswith("--time_based") for a in extra):
+            res["timed"] = True
         unsafe = [f"{k}={v}" for k, v in penv.items() if REAL_DEV.search(v)]
         unsafe += [a for a in extra if REAL_DEV.search(a)]
         # The project's files, shortened the same way for both tools, so
@@ -479,6 +497,8 @@ def one(rel, corpus, tmp, dev, st, args, fio_version):
                     s = shorten(fh.read(), env, dev, data)
                 with open(os.path.join(jobs, f), "w") as fh:
                     fh.write(s)
+                if re.search(r"^\s*time_based\s*($|[;#]|=\s*[1-9a-zA-Z])", s, re.M) and (f == name or not is_job_file(s)):
+                    res["timed"] = True
                 if f == name:
                     unsafe += [l.strip() for l in s.splitlines() if REAL_DEV.search(l) and not
                                re.match(r"^\s*([#;]|\[[^/])", l)]
@@ -522,7 +542,7 @@ def one(rel, corpus, tmp, dev, st, args, fio_version):
         if fdata is None or sdata is None:
             res["diffs"] = ["no JSON from " + ("fio" if fdata is None else "stortest")]
         else:
-            count, diffs, compared, excepted = compare(fdata, sdata)
+            count, diffs, compared, excepted = compare(fdata, sdata, res.get("timed", False))
             res["count"] = count
             res["diffs"] = diffs
             res["compared"] = compared
@@ -560,6 +580,16 @@ def summary(results, fio_version, args):
     print(f"{fio_version} runs {len(fiook)} of them, from {len(fioprojects)} projects "
           f"({len([r for r in jobfiles if r['status'] == 'SKIP'])} skipped, "
           f"{len([r for r in jobfiles if r['status'] == 'UNSAFE'])} unsafe)")
+    skips = {}
+    for r in jobfiles:
+        if r["status"] == "SKIP":
+            why = re.sub(r"/\S+", "PATH", r.get("why", ""))
+            why = re.sub(r"\d+", "N", why)
+            skips.setdefault(why, []).append(r["file"])
+    if skips:
+        print("fio does not run here:")
+        for why, fs in sorted(skips.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            print(f"  {len(fs):3}  {why[:100]}  ({', '.join(fs[:2])}{', ...' if len(fs) > 2 else ''})")
     pct = 100.0 * ok / len(fiook) if fiook else 0
     print(f"stortest runs {ok} of {len(fiook)} ({pct:.0f}%); refused {len(by.get('REFUSED', []))}, "
           f"failed {len(by.get('FAIL', []))}, crashed {len(by.get('CRASH', []))}, hung {len(by.get('HANG', []))}")
@@ -591,4 +621,7 @@ def summary(results, fio_version, args):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
