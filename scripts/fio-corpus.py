@@ -28,11 +28,13 @@ A job that is not time_based stays size-bound: only its sizes shrink. A
 job is compared as size-bound when neither tool ran it up to its runtime
 (and, in a file that sets time_based, when both ended it inside 0.8 s).
 
-Printed: one line per file (OK, REFUSED with stortest's message, FAIL,
+Printed: one line per file (OK, REFUSED with stortest's message -- "not
+supported", or any error it places in the file, since fio ran it --, FAIL,
 CRASH, HANG, or SKIP when fio itself does not run it here), then the
 files fio runs, the share of those stortest runs, the refusals grouped by
 the fio option stortest names, and every difference where both ran: the
-job count, and for each size-bound job that finished before its runtime
+job count (where it differs, the totals of all jobs, when all are
+size-bound), and for each size-bound job that finished before its runtime
 under both tools, the I/O count per direction (jobs[].read.total_ios,
 write, trim) -- with random block sizes (bsrange, bssplit, bs=A-B) the
 bytes are compared instead.
@@ -384,6 +386,25 @@ def compare(fdata, sdata, timed=False):
     if fn != sn:
         diffs.append(f"job names: fio {fn}, stortest {sn}")
     compared = excepted = 0
+    if count:
+        # Jobs that fio merges (group_reporting) and stortest does not, or
+        # the other way round, cannot be paired: the totals of all jobs are
+        # compared instead, when every job is size-bound.
+        def bound(data, j):
+            o = job_options(data, j)
+            return not (truthy(o.get("time_based")) or cut_by_runtime(o, j) or
+                        (timed and j.get("job_runtime", 0) >= 0.8 * RUNTIME * 1000))
+        if fj and sj and all(bound(fdata, j) for j in fj) and all(bound(sdata, j) for j in sj):
+            compared = 1
+            what = []
+            for d in ("read", "write", "trim"):
+                fi = sum((j.get(d) or {}).get("total_ios", 0) for j in fj)
+                si = sum((j.get(d) or {}).get("total_ios", 0) for j in sj)
+                if fi != si:
+                    what.append(f"{d} I/Os fio {fi} stortest {si}")
+            if what:
+                diffs.append("size-bound jobs, all together: " + ", ".join(what))
+        return count, diffs, compared, excepted
     for i, (a, b) in enumerate(zip(fj, sj)):
         fo, so = job_options(fdata, a), job_options(sdata, b)
         if truthy(fo.get("time_based")) if "time_based" in fo else False:
