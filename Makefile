@@ -4,7 +4,7 @@ PKGS     ?= ./...
 JUNIT    ?= junit.xml
 FUZZTIME ?= 200000x
 
-.PHONY: test bench fuzz lint build flake fio-tests trial
+.PHONY: test bench fuzz lint build flake fio-tests fio-corpus trial
 
 # Unit, interop and device tests (device tests need root and loop devices;
 # STORTEST_REQUIRE_DEVICE=1 turns their skips into failures). Packages run
@@ -47,6 +47,16 @@ fio-tests:
 		exit 2; \
 	fi
 	bash scripts/fio-tests.sh $(FIO_SRC) $(FIO_TESTS)
+
+# Other projects' job files (testdata/fio-corpus, origins and licences in
+# its SOURCES) under fio and `stortest run`, shortened the same way, on a
+# scratch loop device (root) or directory: the share stortest runs, its
+# refusals by option, and every difference in job count or size-bound I/O
+# counts. Exits 1 only on a stortest crash or hang. About 20 minutes.
+# FIO_CORPUS_FILES picks files (project/file.fio).
+FIO_CORPUS_FILES ?=
+fio-corpus:
+	python3 scripts/fio-corpus.py $(FIO_CORPUS_FILES)
 
 # Try to break the command line (scripts/trial.py): bad inputs and faults
 # by category, fio 3.33 judging job files; exits 1 on a panic, hang,
