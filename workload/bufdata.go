@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// FioBuffers are fio's options about what a job's writes carry; Job
+// Buffers are fio's options about what a job's writes carry; Job
 // embeds it, so the fields read as Job's. By default, as in fio, each
 // I/O buffer is filled with pseudo-random bytes once, at the start, and
 // every write scrambles it lightly (the offset and the time in each 512
@@ -15,7 +15,7 @@ import (
 // verifier writes the data and these options change nothing, except
 // that BufferCompress and DedupePercentage are refused: stortest's
 // verified blocks cannot be made compressible or duplicate.
-type FioBuffers struct {
+type Buffers struct {
 	// BufferPattern is fio's buffer_pattern in fio's pattern syntax (see
 	// ParseBufferPattern): buffers hold the pattern repeated, and neither
 	// zero_buffers nor scrambling applies. With BufferCompress the
@@ -58,7 +58,7 @@ type FioBuffers struct {
 	DedupeGlobal bool `json:"dedupe_global,omitempty"`
 }
 
-// bufferOptions are the options of FioBuffers; moreOptions includes
+// bufferOptions are the options of Buffers; moreOptions includes
 // them, and doc.go's table lists them.
 var bufferOptions = []fioOption{
 	{name: "buffer_pattern", field: "buffer_pattern", doc: "BufferPattern: 0x hex, \"text\", decimal numbers, concatenated",
@@ -113,7 +113,7 @@ var bufferOptions = []fioOption{
 		set: setBool(func(j *Job) *bool { return &j.DedupeGlobal })},
 }
 
-// validateBuffers checks FioBuffers' fields of the normalized job: the
+// validateBuffers checks Buffers' fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateBuffers() (string, string) {
 	if _, err := ParseBufferPattern(j.BufferPattern); err != nil {
@@ -158,7 +158,7 @@ func (j *Job) dedupeSetPercent() int {
 	return j.DedupeWorkingSetPercent
 }
 
-// buffersString prints FioBuffers' options in job-file syntax, for
+// buffersString prints Buffers' options in job-file syntax, for
 // Job.String.
 func (j *Job) buffersString() string {
 	var b strings.Builder

@@ -237,7 +237,7 @@ func TestBufOptionsValidate(t *testing.T) {
 		}
 	}
 	// working_set needs an explicit size, as in fio.
-	j := Job{Name: "j", RW: Write, FioBuffers: FioBuffers{DedupePercentage: 10, DedupeWorkingSet: true}}
+	j := Job{Name: "j", RW: Write, Buffers: Buffers{DedupePercentage: 10, DedupeWorkingSet: true}}
 	n := j.Normalized()
 	assert.ErrorContains(t, n.Validate(), "needs size")
 	// With verify, fio lets verify's data win over these; so does stortest.
@@ -249,9 +249,9 @@ func TestBufOptionsRoundTrip(t *testing.T) {
 	j := bufJob(t, "8m", `buffer_pattern=0xdead"x"-12`, "zero_buffers=1", "refill_buffers=1", "scramble_buffers=0",
 		"buffer_compress_percentage=30", "buffer_compress_chunk=0", "dedupe_percentage=20",
 		"dedupe_mode=working_set", "dedupe_working_set_percentage=40", "dedupe_global=1")
-	assert.Equal(t, FioBuffers{BufferPattern: `0xdead"x"-12`, ZeroBuffers: true, RefillBuffers: true, NoScramble: true,
+	assert.Equal(t, Buffers{BufferPattern: `0xdead"x"-12`, ZeroBuffers: true, RefillBuffers: true, NoScramble: true,
 		BufferCompress: 30, CompressChunk: -1, DedupePercentage: 20, DedupeWorkingSet: true,
-		DedupeWorkingSetPercent: 40, DedupeGlobal: true}, j.FioBuffers)
+		DedupeWorkingSetPercent: 40, DedupeGlobal: true}, j.Buffers)
 	roundTrip(t, j)
 }
 

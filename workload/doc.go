@@ -32,7 +32,7 @@
 // ErrUnsupported ("fio option X is not supported by stortest"), any other
 // ErrUnknownOption. Include directives, fio's $keywords, arithmetic,
 // percentages of the device and several files per job (but with the
-// file engines: see FioEngines) are not supported. Block sizes per
+// file engines: see NoDataEngines) are not supported. Block sizes per
 // direction (bs=4k,64k) go to the direction the job issues, or, for a
 // job that reads and writes, to Job.WriteBlocks.
 //
@@ -267,7 +267,7 @@
 //
 // With latency_target the runner limits the units in flight to a depth
 // that starts at 1 and moves after each latency_window as fio 3.33's
-// search does (FioLatency): doubled while the window's I/Os meet the
+// search does (LatencyLimits): doubled while the window's I/Os meet the
 // target, bisected between the last passing and failing depths after a
 // failure, the queue drained before a lower depth starts; once the depth
 // stops changing the measured part (statistics, runtime) restarts for one
@@ -279,7 +279,7 @@
 // only for jobs with a target; the restart keeps rate, steady-state and
 // log state as they were.
 // The data of unverified writes follows fio's buffer options (see
-// FioBuffers): pseudo-random buffers filled once and scrambled per write
+// Buffers): pseudo-random buffers filled once and scrambled per write
 // by default, so no two written blocks are equal; zero_buffers,
 // buffer_pattern, refill_buffers; buffer_compress_percentage (each chunk
 // random, then zeros or the pattern) and dedupe_percentage (repeat, or a

@@ -14,10 +14,9 @@ import (
 	"stortest.dev/engines"
 )
 
-// FioFiles are fio's options about syncing a job's writes and about what
-// happens to its file around the I/O (the page cache, hints, layout);
-// Job embeds it, so the fields read as Job's.
-type FioFiles struct {
+// Syncs are fio's options about syncing a job's writes; Job embeds it,
+// so the fields read as Job's.
+type Syncs struct {
 	// FdatasyncEvery issues an fdatasync after every N writes (fio's
 	// fdatasync=N). As fio, a job with both fsync and fdatasync due at
 	// once does the fsync; neither follows another sync directly.
@@ -33,9 +32,12 @@ type FioFiles struct {
 	// NoCreateFsync is fio's create_fsync=0: a file laid out before the
 	// job is not fsynced after it (fio's default syncs it).
 	NoCreateFsync bool `json:"create_fsync_off,omitempty"`
-	// CreateOnly is fio's create_only: lay out the job's file and do no
-	// I/O.
-	CreateOnly bool `json:"create_only,omitempty"`
+}
+
+// PageCache are fio's options about the page cache and the kernel's
+// read-ahead over a job's file before its I/O; Job embeds it, so the
+// fields read as Job's.
+type PageCache struct {
 	// PreRead is fio's pre_read: read the job's region once, buffered,
 	// before the job starts, so its reads find the page cache warm; it
 	// turns invalidation off, as in fio. Not for block devices opened
@@ -52,31 +54,6 @@ type FioFiles struct {
 	// random or sequential after the job's pattern; "0" gives no advice;
 	// "sequential" and "random" force one.
 	FadviseHint string `json:"fadvise_hint,omitempty"`
-	// OffsetIncrement is fio's offset_increment: clone k of the job
-	// (numjobs) starts at Offset + k*OffsetIncrement, and its file is
-	// laid out to its own region's end.
-	OffsetIncrement int64 `json:"offset_increment,omitempty"`
-	// AllRandRepeat is fio's allrandrepeat: every generator is seeded
-	// repeatably, even with randrepeat=0 (stortest's generators all draw
-	// from the job's seed).
-	AllRandRepeat bool `json:"allrandrepeat,omitempty"`
-	// WriteHint is fio's write_hint, the kernel's write life time hint
-	// (RWH_WRITE_LIFE_*: 1 none, 2 short, 3 medium, 4 long, 5 extreme; 0
-	// unset) set with fcntl when the file is opened: F_SET_RW_HINT on the
-	// inode, or, with direct=1, F_SET_FILE_RW_HINT as fio 3.33 does,
-	// which kernels since 5.17 refuse (EINVAL), failing the job as fio's.
-	WriteHint int `json:"write_hint,omitempty"`
-	// FileAppend is fio's file_append: a regular file is not laid out, and
-	// the job's region starts at the file's end when it opens it, so its
-	// Size bytes extend the file (a missing file is created empty). Write
-	// jobs only: reads of what is not written yet are not supported.
-	FileAppend bool `json:"file_append,omitempty"`
-	// PercentSequential is 100 minus fio's percentage_random, by
-	// direction (read, write, trim): in a random job, the percent of I/Os
-	// that follow the last I/O of their direction rather than draw a
-	// random offset (0, the default, all random). A pass is then the
-	// region's size moved, as with rw=randread:N.
-	PercentSequential [3]int64 `json:"percentage_sequential,omitzero"`
 }
 
 // writeHints are fio's names of the write life time hints, by value.
@@ -146,7 +123,8 @@ func (s SyncFileRange) String() string {
 	return strings.Join(names, ",") + ":" + strconv.Itoa(s.Every)
 }
 
-// fileOptions are the options of FioFiles; moreOptions includes them,
+// fileOptions are the options of Syncs, PageCache and the file options
+// beside them in Job; moreOptions includes them,
 // and doc.go's table lists them.
 var fileOptions = []fioOption{
 	{name: "fdatasync", field: "fdatasync", doc: "FdatasyncEvery (writes)",
@@ -254,7 +232,8 @@ var fileOptions = []fioOption{
 		set: noEffect(true)},
 }
 
-// validateFiles checks FioFiles' fields of the normalized job: the option
+// validateFiles checks the fields of Syncs, PageCache and the file
+// options beside them of the normalized job: the option
 // and why, or "".
 func (j *Job) validateFiles() (string, string) {
 	switch {
@@ -285,7 +264,7 @@ func (j *Job) validateFiles() (string, string) {
 	return "", ""
 }
 
-// filesString prints FioFiles' options in job-file syntax, for
+// filesString prints those options in job-file syntax, for
 // Job.String.
 func (j *Job) filesString() string {
 	var b strings.Builder

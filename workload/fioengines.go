@@ -12,12 +12,12 @@ import (
 	"stortest.dev/engines"
 )
 
-// FioEngines are the options of fio's engines that move no data: cpuio,
+// NoDataEngines are the options of fio's engines that move no data: cpuio,
 // which burns the CPU, exec, which runs a program beside the other jobs,
 // and the file engines filecreate, filestat and filedelete, which time
 // one call per file over nrfiles files; Job embeds it, so the fields read
 // as Job's. falloc and ftruncate take none.
-type FioEngines struct {
+type NoDataEngines struct {
 	// NrFiles is fio's nrfiles: the files of each clone of a file-engine
 	// job (0 means 1), named as fio's jobname.clone.filenum in Directory.
 	// Each holds FileSize bytes (else Size split over the files), and
@@ -57,7 +57,7 @@ var fileEngines = []string{"filecreate", "filestat", "filedelete"}
 
 func isFileEngine(name string) bool { return slices.Contains(fileEngines, name) }
 
-// engineOptions are the accepted options of FioEngines, and the file
+// engineOptions are the accepted options of NoDataEngines, and the file
 // options of fio that change nothing here. doc.go's table lists them.
 var engineOptions = []fioOption{
 	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: above 1 with ioengine filecreate, filestat, filedelete only",
@@ -133,7 +133,7 @@ func unsupportedField(job, field, what string) error {
 	return &FieldError{Job: job, Field: field, Reason: what + " is not supported by stortest", Err: ErrUnsupported}
 }
 
-// validateEngines checks FioEngines' fields of the normalized job, and
+// validateEngines checks NoDataEngines' fields of the normalized job, and
 // what the engines that move no data need of the others.
 func (j *Job) validateEngines() error {
 	bad := func(field, format string, args ...any) error {
@@ -217,7 +217,7 @@ func (j *Job) validateEngines() error {
 	return nil
 }
 
-// enginesString prints FioEngines' options in job-file syntax, for
+// enginesString prints NoDataEngines' options in job-file syntax, for
 // Job.String.
 func (j *Job) enginesString() string {
 	var b strings.Builder

@@ -18,10 +18,10 @@ import (
 	"stortest.dev/latency"
 )
 
-// FioExtra are fio's options that shape where each I/O goes beyond the
-// region and the pattern: offset modifiers and block alignment. Job
-// embeds it, so the fields read as Job's.
-type FioExtra struct {
+// OffsetPattern are fio's options that shape where each I/O goes beyond
+// the region and the pattern: rw's offset modifier and block alignment.
+// Job embeds it, so the fields read as Job's.
+type OffsetPattern struct {
 	// RWModifier is the number after rw's colon (fio's offset modifier).
 	// For a sequential job it is added to the offset after each I/O, in
 	// bytes: rw=write:4k leaves a 4 KiB hole after every write, and a
@@ -39,6 +39,11 @@ type FioExtra struct {
 	// of it rather than of the smallest block size. As in fio, it turns
 	// the random map off.
 	BlockAlign int64 `json:"blockalign,omitempty"`
+}
+
+// Measurement are fio's options that turn parts of the measurement off;
+// Job embeds it, so the fields read as Job's.
+type Measurement struct {
 	// DisableLat, DisableClat, DisableSlat and DisableBW are fio's
 	// disable_lat, disable_clat, disable_slat and disable_bw_measurement
 	// (gtod_reduce sets all four): the latency histograms and the
@@ -49,6 +54,11 @@ type FioExtra struct {
 	DisableClat bool `json:"disable_clat,omitempty"`
 	DisableSlat bool `json:"disable_slat,omitempty"`
 	DisableBW   bool `json:"disable_bw_measurement,omitempty"`
+}
+
+// RateFloor are fio's least rates a job must keep; Job embeds it, so the
+// fields read as Job's.
+type RateFloor struct {
 	// RateMin (fio's rate_min, ratemin) and RateIOPSMin (rate_iops_min)
 	// are the least bytes and I/Os per second per direction (read, write,
 	// trim; those the job issues): a job that moves less over a RateCycle
@@ -58,6 +68,12 @@ type FioExtra struct {
 	RateMin     [3]int64      `json:"rate_min,omitzero"`
 	RateIOPSMin [3]int64      `json:"rate_iops_min,omitzero"`
 	RateCycle   time.Duration `json:"rate_cycle_ns,omitempty"`
+}
+
+// Priority is the job's I/O priority (fio's prioclass and prio); the
+// cmdprio options (CmdPrio) give single I/Os other ones. Job embeds it,
+// so the fields read as Job's.
+type Priority struct {
 	// PrioClass and PrioLevel are fio's prioclass (1 real time, 2 best
 	// effort, 3 idle) and prio (0-7, 0 highest): the job's I/O priority,
 	// set on its thread (ioprio_set) and passed with each I/O the
@@ -65,12 +81,11 @@ type FioExtra struct {
 	// do. prio alone is best effort; 0 keeps the thread's own.
 	PrioClass int `json:"prioclass,omitempty"`
 	PrioLevel int `json:"prio,omitempty"`
-	// FillDevice is fio's fill_device (fill_fs): a job without a size
-	// writes until the device or file system is full. On a device the
-	// region is the device; on a file it is the file system's free space
-	// when the job starts, nothing is laid out first, and ENOSPC or
-	// EDQUOT ends the job without an error.
-	FillDevice bool `json:"fill_device,omitempty"`
+}
+
+// Think are fio's thinktime options: pauses between a job's I/Os;
+// Job embeds it, so the fields read as Job's.
+type Think struct {
 	// ThinkTime is fio's thinktime: after every ThinkTimeBlocks I/Os
 	// (thinktime_blocks, default 1) the job waits for its I/Os in
 	// flight, then stalls this long, spinning on the CPU for the first
@@ -79,6 +94,11 @@ type FioExtra struct {
 	ThinkTime       time.Duration `json:"thinktime_ns,omitempty"`
 	ThinkTimeSpin   time.Duration `json:"thinktime_spin_ns,omitempty"`
 	ThinkTimeBlocks int           `json:"thinktime_blocks,omitempty"`
+}
+
+// Ending are fio's options about when a job ends and what its end does
+// to the others; Job embeds it, so the fields read as Job's.
+type Ending struct {
 	// NumberIOs is fio's number_ios: the job stops after this many I/Os
 	// if nothing ends it sooner; it never extends the job.
 	NumberIOs int64 `json:"number_ios,omitempty"`
@@ -89,6 +109,11 @@ type FioExtra struct {
 	// next stonewalled jobs start ("stonewall").
 	ExitAll  bool   `json:"exitall,omitempty"`
 	ExitWhat string `json:"exit_what,omitempty"`
+}
+
+// Zones are fio's zonemode options; Job embeds it, so the fields read as
+// Job's.
+type Zones struct {
 	// ZoneMode is fio's zonemode: "" or "none", or "strided": the job
 	// moves ZoneSize bytes (zonesize) in a zone of ZoneRange bytes
 	// (zonerange, default zonesize), then goes on to the next zone,
@@ -99,18 +124,10 @@ type FioExtra struct {
 	ZoneRange int64  `json:"zonerange,omitempty"`
 	ZoneSize  int64  `json:"zonesize,omitempty"`
 	ZoneSkip  int64  `json:"zoneskip,omitempty"`
-	// WriteBlocks are the writes' block sizes of a job that reads and
-	// writes with sizes of their own (fio's bs=4k,64k, bsrange and bssplit
-	// with a ','); the Job's BlockSize, BlockSizeRange and BlockSizeSplit
-	// are then the reads'. nil: both directions use the Job's.
-	WriteBlocks *BlockSpec `json:"write_blocks,omitempty"`
-	// Notes are what the parser read differently from how it was
-	// written, as fio reads it (a size with trailing text); Warnings
-	// returns them. They are not part of the workload.
-	Notes []string `json:"-"`
 }
 
-// extraOptions are FioExtra's options.
+// extraOptions are the options of OffsetPattern, Measurement, RateFloor,
+// Priority, Think, Ending and Zones, and of FillDevice and WriteBlocks.
 var extraOptions = []fioOption{
 	{name: "rw_sequencer", field: "rw_sequencer", doc: "RWSequencer: sequential or identical (with a random rw's :N)",
 		set: func(st *jobState, v string) error {
@@ -284,7 +301,8 @@ func (j *Job) rwString() string {
 	return j.RW.String() + ":" + FormatSize(j.RWModifier)
 }
 
-// validateExtra checks FioExtra's fields of the normalized job: the option
+// validateExtra checks OffsetPattern's, Measurement's, RateFloor's,
+// Priority's, Think's, Ending's and Zones' fields of the normalized job: the option
 // and why, or "".
 func (j *Job) validateExtra() (string, string) {
 	switch {
@@ -337,7 +355,7 @@ func (j *Job) validateExtra() (string, string) {
 	return "", ""
 }
 
-// extraString prints FioExtra's options but rw's modifier (see rwString).
+// extraString prints those options but rw's modifier (see rwString).
 func (j *Job) extraString() string {
 	var b strings.Builder
 	if j.RWSequencer != "" && j.RWSequencer != "sequential" {

@@ -201,7 +201,7 @@ func TestGtodReduce(t *testing.T) {
 // cycle, at 2.2 s with 200 ms); a job below it ends with EIO and fio's
 // message; a minimum above the rate is refused, as fio refuses it.
 func TestRateMin(t *testing.T) {
-	j := Job{Name: "m", RW: RandRW, FioExtra: FioExtra{RateMin: [3]int64{1000, 0, 0}, RateIOPSMin: [3]int64{0, 5, 0}}}
+	j := Job{Name: "m", RW: RandRW, RateFloor: RateFloor{RateMin: [3]int64{1000, 0, 0}, RateIOPSMin: [3]int64{0, 5, 0}}}
 	m := newMinRate(&j, 0)
 	require.NotNil(t, m)
 	var dirs [NumDirs]DirStats
@@ -331,7 +331,7 @@ func TestFillDevice(t *testing.T) {
 
 	// On a device: the whole device, however large.
 	target := loopTarget(t, 2<<20)
-	job := Job{Name: "f", Filename: target.Path, RW: Write, BlockSize: 64 << 10, Direct: true, FioExtra: FioExtra{FillDevice: true}}
+	job := Job{Name: "f", Filename: target.Path, RW: Write, BlockSize: 64 << 10, Direct: true, FillDevice: true}
 	d := runJob(t, job, Options{})
 	require.NoError(t, d.Err)
 	assert.Equal(t, uint64(2<<20), d.Dirs[DirWrite].Bytes)

@@ -85,7 +85,7 @@ func TestFlowOptionErrors(t *testing.T) {
 		{Flow{Weight: 1, Sleep: 1500 * time.Nanosecond}, "flow_sleep", "1.5µs is not a whole number of microseconds"},
 		{Flow{Weight: 1, Sleep: -time.Microsecond}, "flow_sleep", "-1µs is not in"},
 	} {
-		j := Job{Name: "a", FioMore: FioMore{Flow: tc.flow}}
+		j := Job{Name: "a", Ordering: Ordering{Flow: tc.flow}}
 		var fe *FieldError
 		if err := j.Validate(); !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Reason, tc.want) {
 			t.Errorf("%+v: Validate = %v, want %s: %s", tc.flow, err, tc.field, tc.want)
@@ -373,8 +373,8 @@ runtime=400ms
 func TestRunFlowAllocationsPerIO(t *testing.T) {
 	allocs := func(size int64) float64 {
 		jobs := []Job{
-			{Name: "a", Engine: "null", RW: RandRead, Size: size, FioMore: FioMore{Flow: Flow{Weight: 1}}},
-			{Name: "b", Engine: "null", RW: RandRead, Size: 2 * size, FioMore: FioMore{Flow: Flow{Weight: 2}}},
+			{Name: "a", Engine: "null", RW: RandRead, Size: size, Ordering: Ordering{Flow: Flow{Weight: 1}}},
+			{Name: "b", Engine: "null", RW: RandRead, Size: 2 * size, Ordering: Ordering{Flow: Flow{Weight: 2}}},
 		}
 		return testing.AllocsPerRun(1, func() {
 			if _, err := RunJobs(context.Background(), jobs, Options{}); err != nil {

@@ -8,10 +8,10 @@ import (
 	"stortest.dev/engines"
 )
 
-// FioIOLog are fio's options that record a job's I/O to a log and replay
+// IOLogs are fio's options that record a job's I/O to a log and replay
 // a log (iologfmt.go has the format); Job embeds it, so the fields read
 // as Job's.
-type FioIOLog struct {
+type IOLogs struct {
 	// WriteIOLog is fio's write_iolog: every I/O the job issues, in
 	// order, is appended to this file in fio's version 3 iolog format
 	// (what fio 3.33 writes), with its time in µs since the job started.
@@ -51,7 +51,7 @@ var replaySkipNames = []struct {
 	{"sync", 1<<LogSync | 1<<LogDatasync},
 }
 
-// iologOptions are the options of FioIOLog; moreOptions includes them,
+// iologOptions are the options of IOLogs; moreOptions includes them,
 // and doc.go's table lists them.
 var iologOptions = []fioOption{
 	{name: "write_iolog", field: "write_iolog", doc: "WriteIOLog (fio's version 3 iolog, as fio 3.33 writes it)",
@@ -100,7 +100,7 @@ var iologOptions = []fioOption{
 		}},
 }
 
-// validateIOLog checks FioIOLog's fields of the normalized job: the
+// validateIOLog checks IOLogs's fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateIOLog() (string, string) {
 	switch {
@@ -118,7 +118,7 @@ func (j *Job) validateIOLog() (string, string) {
 	return "", ""
 }
 
-// iologString prints FioIOLog's options in job-file syntax, for
+// iologString prints IOLogs's options in job-file syntax, for
 // Job.String.
 func (j *Job) iologString() string {
 	var b strings.Builder

@@ -184,7 +184,7 @@ func FuzzReadIOLog(f *testing.F) {
 				t.Fatalf("bad entry %+v", e)
 			}
 		}
-		j := Job{Name: "fuzz", FioIOLog: FioIOLog{ReadIOLog: "fuzz.log", ReplayScale: 3, ReplayAlign: 512}}
+		j := Job{Name: "fuzz", IOLogs: IOLogs{ReadIOLog: "fuzz.log", ReplayScale: 3, ReplayAlign: 512}}
 		if tr, err := j.buildReplay(log); err == nil {
 			for _, r := range tr.ios {
 				if !r.sync && (r.io.Offset < 0 || r.io.Offset+r.io.Len > tr.end || r.io.Len > tr.maxLen) {
@@ -222,7 +222,7 @@ func TestReplayOptions(t *testing.T) {
 	assert.Equal(t, int64(16384), j.Size)
 	assert.Empty(t, j.WriteIOLog, "read_iolog overrides write_iolog, as in fio")
 
-	j = Job{Name: "r", FioIOLog: FioIOLog{ReadIOLog: path, ReplayNoStall: true, ReplaySkip: 1<<LogWrite | 1<<LogSync, ReplayRedirect: "/y"}}
+	j = Job{Name: "r", IOLogs: IOLogs{ReadIOLog: path, ReplayNoStall: true, ReplaySkip: 1<<LogWrite | 1<<LogSync, ReplayRedirect: "/y"}}
 	j, tr, err = j.withReplay()
 	require.NoError(t, err)
 	assert.Equal(t, []replayIO{
@@ -324,7 +324,7 @@ func TestWriteIOLogAllocationsPerIO(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "n.log")
 	allocs := func(loops int) float64 {
 		job := Job{Name: "null", Engine: "null", RW: RandRW, BlockSize: 4096, Size: 64 << 20, Loops: loops,
-			IODepth: 4, FioIOLog: FioIOLog{WriteIOLog: path}}
+			IODepth: 4, IOLogs: IOLogs{WriteIOLog: path}}
 		return testing.AllocsPerRun(1, func() {
 			_, err := Run(t.Context(), job, Options{})
 			require.NoError(t, err)

@@ -11,10 +11,10 @@ import (
 	"stortest.dev/engines"
 )
 
-// FioLatency are fio's latency-profile options: a search for the deepest
+// LatencyLimits are fio's latency-profile options: a search for the deepest
 // queue that keeps I/O latency under a target, and a latency no I/O may
 // exceed. Job embeds it, so the fields read as Job's.
-type FioLatency struct {
+type LatencyLimits struct {
 	// LatencyTarget is fio's latency_target: when set, the job starts at
 	// depth 1 and, after each LatencyWindow, doubles the depth (or
 	// bisects towards the depth that last failed) while at least
@@ -42,7 +42,7 @@ type FioLatency struct {
 	MaxLatency [NumDirs]time.Duration `json:"max_latency,omitzero"`
 }
 
-// latencyOptions are the options of FioLatency; moreOptions includes
+// latencyOptions are the options of LatencyLimits; moreOptions includes
 // them, and doc.go's table lists them.
 var latencyOptions = []fioOption{
 	{name: "latency_target", field: "latency_target", doc: "LatencyTarget (default unit us)",
@@ -78,7 +78,7 @@ var latencyOptions = []fioOption{
 		}},
 }
 
-// validateLatency checks FioLatency's fields of the normalized job: the
+// validateLatency checks LatencyLimits's fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateLatency() (string, string) {
 	switch {
@@ -99,7 +99,7 @@ func (j *Job) validateLatency() (string, string) {
 	return "", ""
 }
 
-// latencyString prints FioLatency's options in job-file syntax, for
+// latencyString prints LatencyLimits's options in job-file syntax, for
 // Job.String.
 func (j *Job) latencyString() string {
 	var b strings.Builder

@@ -45,7 +45,7 @@ func TestLatencyOptionsParse(t *testing.T) {
 
 	back, err := ParseFio(strings.NewReader(j.String()), "back.fio")
 	require.NoError(t, err, "job:\n%s", j.String())
-	assert.Equal(t, j.FioLatency, back[0].FioLatency, "round trip through\n%s", j.String())
+	assert.Equal(t, j.LatencyLimits, back[0].LatencyLimits, "round trip through\n%s", j.String())
 }
 
 func TestLatencyOptionErrors(t *testing.T) {
@@ -74,7 +74,7 @@ func TestLatencyOptionErrors(t *testing.T) {
 func depthJob(pct float64) (Job, Options) {
 	job := Job{Name: "lat", Engine: "null", RW: RandRead, BlockSize: 4096, Size: 1 << 30, IODepth: 32,
 		Runtime: time.Minute, TimeBased: true,
-		FioLatency: FioLatency{LatencyTarget: 105 * time.Millisecond, LatencyWindow: 100 * time.Millisecond, LatencyPercentile: pct}}
+		LatencyLimits: LatencyLimits{LatencyTarget: 105 * time.Millisecond, LatencyWindow: 100 * time.Millisecond, LatencyPercentile: pct}}
 	return job, Options{Faults: &engines.Faults{DepthLatency: 10 * time.Millisecond, Virtual: true}}
 }
 
@@ -243,7 +243,7 @@ func TestLatencyTargetAllocationsPerIO(t *testing.T) {
 	var depth int
 	allocs := func(size int64, loops int) float64 {
 		job := Job{Name: "null", Engine: "null", RW: RandRead, BlockSize: 4096, Size: size, Loops: loops, IODepth: 8,
-			FioLatency: FioLatency{LatencyTarget: 2500 * time.Microsecond, LatencyWindow: 200 * time.Microsecond,
+			LatencyLimits: LatencyLimits{LatencyTarget: 2500 * time.Microsecond, LatencyWindow: 200 * time.Microsecond,
 				LatencyPercentile: 90, LatencyRun: true,
 				MaxLatency: [NumDirs]time.Duration{time.Hour, time.Hour, time.Hour}}}
 		opts := Options{Faults: &engines.Faults{DepthLatency: time.Millisecond, Virtual: true}}

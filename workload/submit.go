@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// FioSubmit are fio's options about how and when a job hands its I/O to
+// Submission are fio's options about how and when a job hands its I/O to
 // the engine; Job embeds it, so the fields read as Job's.
-type FioSubmit struct {
+type Submission struct {
 	// Offload is fio's io_submit_mode=offload (the default, inline, is
 	// false): the job's goroutine only prepares each I/O, at the time the
 	// rate limit allows, and hands it to a pool of IODepth submitter
@@ -31,7 +31,7 @@ type FioSubmit struct {
 	SerializeOverlap bool `json:"serialize_overlap,omitempty"`
 }
 
-// submitOptions are the options of FioSubmit; moreOptions includes them,
+// submitOptions are the options of Submission; moreOptions includes them,
 // and doc.go's table lists them.
 var submitOptions = []fioOption{
 	{name: "io_submit_mode", field: "io_submit_mode", doc: "Offload: inline (false, the default) or offload (true)",
@@ -62,7 +62,7 @@ var submitOptions = []fioOption{
 		set: setBool(func(j *Job) *bool { return &j.SerializeOverlap })},
 }
 
-// validateSubmit checks FioSubmit's fields of the normalized job: the
+// validateSubmit checks Submission's fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateSubmit() (string, string) {
 	if j.SerializeOverlap && !j.Offload && j.IODepth > 1 && !syncEngine(j.Engine) {
@@ -81,7 +81,7 @@ func syncEngine(name string) bool {
 	return false
 }
 
-// submitString prints FioSubmit's options in job-file syntax, for
+// submitString prints Submission's options in job-file syntax, for
 // Job.String.
 func (j *Job) submitString() string {
 	var b strings.Builder

@@ -9,10 +9,9 @@ import (
 	"time"
 )
 
-// FioMore are fio's options about where a job's file is, when the job
-// starts, how much it moves and at what pace against other jobs; Job
-// embeds it, so the fields read as Job's.
-type FioMore struct {
+// Placement are fio's options about where a job's file is and how much
+// the job moves; Job embeds it, so the fields read as Job's.
+type Placement struct {
 	// Directory is fio's directory: a relative Filename, and fio's default
 	// file name, are made in it.
 	Directory string `json:"directory,omitempty"`
@@ -23,6 +22,12 @@ type FioMore struct {
 	// many passes over its region as that takes (the last one partial);
 	// 0 means Size times Loops.
 	IOSize int64 `json:"io_size,omitempty"`
+}
+
+// Ordering are fio's options about when a job starts against the other
+// jobs and at what pace it runs beside them; Job embeds it, so the
+// fields read as Job's.
+type Ordering struct {
 	// Stonewall (fio's stonewall, wait_for_previous) starts the job once
 	// every job before it has finished; WaitFor (wait_for) once the named
 	// job has. NewGroup (new_group) starts a new reporting group, as
@@ -39,7 +44,7 @@ type FioMore struct {
 }
 
 // moreOptions are fio options accepted beside fioOptions and
-// reportOptions: those of FioMore and of verification, and those that
+// reportOptions: those of Placement, Ordering and of verification, and those that
 // change nothing stortest measures. doc.go's table lists them.
 var moreOptions = append([]fioOption{
 	{name: "directory", field: "directory", doc: "Directory; one directory",
@@ -127,7 +132,7 @@ func noEffect(isBool bool) func(*jobState, string) error {
 	}
 }
 
-// validateMore checks FioMore's fields of the normalized job: the option
+// validateMore checks Placement's and Ordering's fields of the normalized job: the option
 // and why, or "".
 func (j *Job) validateMore() (string, string) {
 	switch {
@@ -155,7 +160,7 @@ func (j *Job) validateMore() (string, string) {
 	return "", ""
 }
 
-// moreString prints FioMore's options and the verify options beside them
+// moreString prints Placement's and Ordering's options and the verify options beside them
 // in job-file syntax, for Job.String.
 func (j *Job) moreString() string {
 	var b strings.Builder
@@ -192,7 +197,7 @@ func (j *Job) moreString() string {
 }
 
 // finishMore applies, when a job's section ends, what fio derives from
-// FioMore's options: a job with filesize but no size moves filesize
+// Placement's options: a job with filesize but no size moves filesize
 // (times nrfiles); a relative filename is in the directory; wait_for
 // must name an earlier job.
 func (p *parser) finishMore(st *jobState) error {

@@ -31,20 +31,20 @@ func TestFioMoreOptionsParse(t *testing.T) {
 		{
 			name: "filesize sets size when size is not given",
 			in:   "[a]\nfilesize=256k\n[b]\nfilesize=1m\nsize=64k\n",
-			want: norm(Job{Name: "a", Size: 256 << 10, FioMore: FioMore{FileSize: 256 << 10}},
-				Job{Name: "b", Size: 64 << 10, FioMore: FioMore{FileSize: 1 << 20}}),
+			want: norm(Job{Name: "a", Size: 256 << 10, Placement: Placement{FileSize: 256 << 10}},
+				Job{Name: "b", Size: 64 << 10, Placement: Placement{FileSize: 1 << 20}}),
 		},
 		{
 			name: "directory holds relative file names and the default one",
 			in:   "[global]\ndirectory=/tmp/d\n[a]\nfilename=f\n[b]\nfilename=/abs/f\n[c]\n",
 			want: norm(Job{Name: "a", Filename: "/tmp/d/f"}, Job{Name: "b", Filename: "/abs/f"},
-				Job{Name: "c", FioMore: FioMore{Directory: "/tmp/d"}}),
+				Job{Name: "c", Placement: Placement{Directory: "/tmp/d"}}),
 		},
 		{
 			name: "stonewall, wait_for, new_group, startdelay, io_size, nrfiles=1",
 			in:   "[a]\nio_limit=8k\nnr_files=1\n[b]\nstonewall\n[c]\nwait_for=a\nnew_group\nstartdelay=500ms\nwait_for_previous=0\n",
-			want: norm(Job{Name: "a", FioMore: FioMore{IOSize: 8 << 10}}, Job{Name: "b", FioMore: FioMore{Stonewall: true}},
-				Job{Name: "c", FioMore: FioMore{WaitFor: "a", NewGroup: true, StartDelay: 500 * time.Millisecond}}),
+			want: norm(Job{Name: "a", Placement: Placement{IOSize: 8 << 10}}, Job{Name: "b", Ordering: Ordering{Stonewall: true}},
+				Job{Name: "c", Ordering: Ordering{WaitFor: "a", NewGroup: true, StartDelay: 500 * time.Millisecond}}),
 		},
 		{
 			name: "verify kinds, do_verify, verify_backlog",
