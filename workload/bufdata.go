@@ -58,61 +58,6 @@ type Buffers struct {
 	DedupeGlobal bool `json:"dedupe_global,omitempty"`
 }
 
-// bufferOptions are the options of Buffers; moreOptions includes
-// them, and doc.go's table lists them.
-var bufferOptions = []fioOption{
-	{name: "buffer_pattern", field: "buffer_pattern", doc: "BufferPattern: 0x hex, \"text\", decimal numbers, concatenated",
-		set: func(st *jobState, v string) error {
-			if _, err := ParseBufferPattern(v); err != nil {
-				return err
-			}
-			st.job.BufferPattern = v
-			return nil
-		}},
-	{name: "zero_buffers", field: "zero_buffers", isBool: true, doc: "ZeroBuffers",
-		set: setBool(func(j *Job) *bool { return &j.ZeroBuffers })},
-	{name: "refill_buffers", field: "refill_buffers", isBool: true, doc: "RefillBuffers",
-		set: setBool(func(j *Job) *bool { return &j.RefillBuffers })},
-	{name: "scramble_buffers", field: "scramble_buffers", isBool: true, doc: "NoScramble = !value (default 1)",
-		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
-			st.job.NoScramble = !b
-			return err
-		}},
-	{name: "buffer_compress_percentage", field: "buffer_compress_percentage", doc: "BufferCompress (0-100; not with verify)",
-		set: setInt(0, 100, func(j *Job) *int { return &j.BufferCompress })},
-	{name: "buffer_compress_chunk", field: "buffer_compress_chunk", doc: "CompressChunk (bytes, default 512; 0: the block)",
-		set: func(st *jobState, v string) error {
-			n, err := ParseSize(v)
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				n = -1
-			}
-			st.job.CompressChunk = n
-			return nil
-		}},
-	{name: "dedupe_percentage", field: "dedupe_percentage", doc: "DedupePercentage (0-100; not with verify)",
-		set: setInt(0, 100, func(j *Job) *int { return &j.DedupePercentage })},
-	{name: "dedupe_mode", field: "dedupe_mode", doc: "DedupeWorkingSet: repeat (false, the default) or working_set (true)",
-		set: func(st *jobState, v string) error {
-			switch v {
-			case "repeat":
-				st.job.DedupeWorkingSet = false
-			case "working_set":
-				st.job.DedupeWorkingSet = true
-			default:
-				return fmt.Errorf("unknown dedupe_mode %q (want repeat or working_set)", v)
-			}
-			return nil
-		}},
-	{name: "dedupe_working_set_percentage", field: "dedupe_working_set_percentage", doc: "DedupeWorkingSetPercent (1-100, default 5)",
-		set: setInt(1, 100, func(j *Job) *int { return &j.DedupeWorkingSetPercent })},
-	{name: "dedupe_global", field: "dedupe_global", isBool: true, doc: "DedupeGlobal",
-		set: setBool(func(j *Job) *bool { return &j.DedupeGlobal })},
-}
-
 // validateBuffers checks Buffers' fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateBuffers() (string, string) {

@@ -104,34 +104,6 @@ func parsePrioSplit(v string) ([2][]PrioSplit, error) {
 	return out, nil
 }
 
-// cmdprioOptions are the cmdprio options; they share fioOptions' index.
-var cmdprioOptions = []fioOption{
-	{name: "cmdprio_percentage", field: "cmdprio_percentage", doc: "CmdPrio.Percentage: r[,w] (libaio, io_uring)",
-		set: func(st *jobState, v string) error {
-			p, err := parsePair(v, 0, 100)
-			st.job.CmdPrio.Percentage = p
-			return err
-		}},
-	{name: "cmdprio_class", field: "cmdprio_class", doc: "CmdPrio.Class: r[,w], 1-3 (libaio, io_uring)",
-		set: func(st *jobState, v string) error {
-			p, err := parsePair(v, 1, 3)
-			st.job.CmdPrio.Class = p
-			return err
-		}},
-	{name: "cmdprio", field: "cmdprio", doc: "CmdPrio.Level: r[,w], 0-7 (libaio, io_uring)",
-		set: func(st *jobState, v string) error {
-			p, err := parsePair(v, 0, 7)
-			st.job.CmdPrio.Level = p
-			return err
-		}},
-	{name: "cmdprio_bssplit", field: "cmdprio_bssplit", doc: "CmdPrio.BSSplit: bs/percent[/class[/level]]:...[,...] (libaio, io_uring)",
-		set: func(st *jobState, v string) error {
-			s, err := parsePrioSplit(v)
-			st.job.CmdPrio.BSSplit = s
-			return err
-		}},
-}
-
 // cmdprioString is the job-file text of the cmdprio options.
 func (c *CmdPrio) String() string {
 	if c.isZero() {

@@ -120,46 +120,10 @@
 //	experimental_verify                          No effect: blocks are read back the same way
 //	verify_interval                              No effect: one header per block (the I/O is the same)
 //	create_serialize                             No effect: files are laid out one at a time
-//	rw_sequencer                                 RWSequencer: sequential or identical (with a random rw's :N)
-//	blockalign            ba                     BlockAlign (bytes; one value for all directions)
-//	rate_min              ratemin                RateMin (bytes/s): r[,w[,t]]
-//	rate_iops_min                                RateIOPSMin: r[,w[,t]]
-//	rate_cycle            ratecycle              RateCycle (ms)
-//	gtod_reduce                                  DisableLat, DisableClat, DisableSlat and DisableBW
-//	disable_lat                                  DisableLat
-//	disable_clat                                 DisableClat
-//	disable_slat                                 DisableSlat
-//	disable_bw_measurement disable_bw             DisableBW
-//	prioclass                                    PrioClass: 1 real time, 2 best effort, 3 idle
-//	prio                                         PrioLevel: 0-7 (best effort without prioclass)
-//	fill_device           fill_fs                FillDevice: no size: until the device or file system is full
-//	thinktime                                    ThinkTime (default unit us)
-//	thinktime_spin                               ThinkTimeSpin (default unit us)
-//	thinktime_blocks                             ThinkTimeBlocks (default 1)
-//	number_ios                                   NumberIOs
-//	exitall                                      ExitAll
-//	exit_what                                    ExitWhat: group, stonewall or all
-//	zonemode                                     ZoneMode: none or strided
-//	zonerange                                    ZoneRange (bytes)
-//	zonesize                                     ZoneSize (bytes)
-//	zoneskip                                     ZoneSkip (bytes)
 //	flow                                         Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)
 //	flow_id                                      Flow.ID (default 0)
 //	flow_sleep                                   Flow.Sleep (whole microseconds, no unit)
 //	flow_watermark                               No effect: fio 3.33 ignores it (deprecated)
-//	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
-//	openfiles                                    No effect: the file engines hold no file open
-//	create_on_open                               CreateOnOpen (filecreate, filestat, filedelete)
-//	unlink                                       Unlink: remove the job's regular files after it
-//	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)
-//	cpuload                                      CPULoad (percent; cpuio)
-//	cpuchunks                                    CPUChunks (microseconds; cpuio)
-//	cpumode                                      CPUMode: noop, qsort (cpuio)
-//	stat_type                                    StatType: stat, lstat, statx (filestat)
-//	program                                      ExecProgram (exec)
-//	arguments                                    ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)
-//	grace_time                                   ExecGrace (default unit s; exec)
-//	std_redirect                                 ExecNoRedirect = !value (exec)
 //	io_submit_mode                               Offload: inline (false, the default) or offload (true)
 //	rate_process                                 Poisson: linear (false, the default) or poisson (true)
 //	serialize_overlap                            SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)
@@ -204,6 +168,42 @@
 //	dedupe_mode                                  DedupeWorkingSet: repeat (false, the default) or working_set (true)
 //	dedupe_working_set_percentage                DedupeWorkingSetPercent (1-100, default 5)
 //	dedupe_global                                DedupeGlobal
+//	rw_sequencer                                 RWSequencer: sequential or identical (with a random rw's :N)
+//	blockalign            ba                     BlockAlign (bytes; one value for all directions)
+//	rate_min              ratemin                RateMin (bytes/s): r[,w[,t]]
+//	rate_iops_min                                RateIOPSMin: r[,w[,t]]
+//	rate_cycle            ratecycle              RateCycle (ms)
+//	prioclass                                    PrioClass: 1 real time, 2 best effort, 3 idle
+//	prio                                         PrioLevel: 0-7 (best effort without prioclass)
+//	fill_device           fill_fs                FillDevice: no size: until the device or file system is full
+//	thinktime                                    ThinkTime (default unit us)
+//	thinktime_spin                               ThinkTimeSpin (default unit us)
+//	thinktime_blocks                             ThinkTimeBlocks (default 1)
+//	number_ios                                   NumberIOs
+//	exitall                                      ExitAll
+//	exit_what                                    ExitWhat: group, stonewall or all
+//	zonemode                                     ZoneMode: none or strided
+//	zonerange                                    ZoneRange (bytes)
+//	zonesize                                     ZoneSize (bytes)
+//	zoneskip                                     ZoneSkip (bytes)
+//	gtod_reduce                                  DisableLat, DisableClat, DisableSlat and DisableBW
+//	disable_lat                                  DisableLat
+//	disable_clat                                 DisableClat
+//	disable_slat                                 DisableSlat
+//	disable_bw_measurement  disable_bw           DisableBW
+//	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
+//	openfiles                                    No effect: the file engines hold no file open
+//	create_on_open                               CreateOnOpen (filecreate, filestat, filedelete)
+//	unlink                                       Unlink: remove the job's regular files after it
+//	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)
+//	cpuload                                      CPULoad (percent; cpuio)
+//	cpuchunks                                    CPUChunks (microseconds; cpuio)
+//	cpumode                                      CPUMode: noop, qsort (cpuio)
+//	stat_type                                    StatType: stat, lstat, statx (filestat)
+//	program                                      ExecProgram (exec)
+//	arguments                                    ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)
+//	grace_time                                   ExecGrace (default unit s; exec)
+//	std_redirect                                 ExecNoRedirect = !value (exec)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank

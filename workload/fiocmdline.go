@@ -41,7 +41,7 @@ func parseFioWithArgs(r io.Reader, name string, args []string) ([]Job, *FioGiven
 		if key == "name" {
 			return nil, nil, p.errorf("name", unsupported("--name beside a job file (a command-line job with the file's)"))
 		}
-		if cliOnly[key] {
+		if cliOnly(key) {
 			return nil, nil, p.errorf("", &msgError{"fio command-line option --" + key + " is not a job option", ErrUnsupported})
 		}
 		if err := p.apply(global, key, strings.TrimSpace(val), hasVal, true); err != nil {

@@ -57,55 +57,6 @@ var fileEngines = []string{"filecreate", "filestat", "filedelete"}
 
 func isFileEngine(name string) bool { return slices.Contains(fileEngines, name) }
 
-// engineOptions are the accepted options of NoDataEngines, and the file
-// options of fio that change nothing here. doc.go's table lists them.
-var engineOptions = []fioOption{
-	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: above 1 with ioengine filecreate, filestat, filedelete only",
-		set: setInt(1, 1<<24, func(j *Job) *int { return &j.NrFiles })},
-	{name: "openfiles", field: "openfiles", doc: "No effect: the file engines hold no file open",
-		set: func(_ *jobState, v string) error { _, err := ParseCount(v, 1<<31-1); return err }},
-	{name: "create_on_open", field: "create_on_open", isBool: true, doc: "CreateOnOpen (filecreate, filestat, filedelete)",
-		set: setBool(func(j *Job) *bool { return &j.CreateOnOpen })},
-	{name: "unlink", field: "unlink", isBool: true, doc: "Unlink: remove the job's regular files after it",
-		set: setBool(func(j *Job) *bool { return &j.Unlink })},
-	{name: "fallocate", field: "fallocate", doc: "none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)",
-		set: func(_ *jobState, v string) error {
-			switch v {
-			case "none", "native", "posix", "keep", "truncate", "0", "1":
-				return nil
-			}
-			return fmt.Errorf("unknown fallocate %q (want none, native, posix, keep, truncate, 0 or 1)", v)
-		}},
-	{name: "cpuload", field: "cpuload", doc: "CPULoad (percent; cpuio)",
-		set: setInt(1, 100, func(j *Job) *int { return &j.CPULoad })},
-	{name: "cpuchunks", field: "cpuchunks", doc: "CPUChunks (microseconds; cpuio)",
-		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, int64(time.Hour/time.Microsecond))
-			st.job.CPUChunks = time.Duration(n) * time.Microsecond
-			return err
-		}},
-	{name: "cpumode", field: "cpumode", doc: "CPUMode: noop, qsort (cpuio)",
-		set: setString(func(j *Job) *string { return &j.CPUMode })},
-	{name: "stat_type", field: "stat_type", doc: "StatType: stat, lstat, statx (filestat)",
-		set: setString(func(j *Job) *string { return &j.StatType })},
-	{name: "program", field: "program", doc: "ExecProgram (exec)",
-		set: setString(func(j *Job) *string { return &j.ExecProgram })},
-	{name: "arguments", field: "arguments", doc: "ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)",
-		set: setString(func(j *Job) *string { return &j.ExecArguments })},
-	{name: "grace_time", field: "grace_time", doc: "ExecGrace (default unit s; exec)",
-		set: func(st *jobState, v string) error {
-			d, err := ParseTime(v, time.Second)
-			st.job.ExecGrace = &d
-			return err
-		}},
-	{name: "std_redirect", field: "std_redirect", isBool: true, doc: "ExecNoRedirect = !value (exec)",
-		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
-			st.job.ExecNoRedirect = !b
-			return err
-		}},
-}
-
 // normalizeEngines applies what an engine implies: cpuio and exec run
 // for their runtime whatever time_based says, as fio's do (Validate
 // wants the runtime).

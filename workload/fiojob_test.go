@@ -1,18 +1,19 @@
 package workload
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"stortest.dev/fio"
 )
 
 func norm(js ...Job) []Job {
@@ -246,6 +247,7 @@ func TestParseFioArgsErrors(t *testing.T) {
 		{"unknown", []string{"--name=a", "--iodeth=4"}, ErrUnknownOption, `args[1]: job "a": unknown option "iodeth" (did you mean iodepth?)`},
 		{"unsupported", []string{"--name=a", "--bs=4k", "--ioscheduler=none"}, ErrUnsupported, "args[2]: job \"a\": fio option ioscheduler is not supported by stortest"},
 		{"cli only", []string{"--output-format=json", "--name=a"}, ErrUnsupported, "args[0]: fio command-line option --output-format is not a job option"},
+		{"cli only, in fio's list", []string{"--name=a", "--memcpytest"}, ErrUnsupported, `args[1]: job "a": fio command-line option --memcpytest is not a job option`},
 		{"bad value", []string{"--name=a", "--size=1x"}, ErrInvalid, `args[1]: job "a": size: invalid size "1x"`},
 		{"name without value", []string{"--name"}, ErrInvalid, "args[0]: name: needs a value"},
 		{"missing value", []string{"--name=a", "--bs"}, ErrInvalid, "args[1]: job \"a\": bs: needs a value"},
@@ -310,40 +312,72 @@ func TestStringRoundTrip(t *testing.T) {
 	}
 }
 
-// TestDocTable checks that doc.go's option table lists exactly the
-// accepted options with their aliases.
+// TestDocTable checks that doc.go's option table is the rendering of
+// the option table (optionTable): every accepted option with its aliases
+// and doc, in the table's order. -update rewrites doc.go's table.
 func TestDocTable(t *testing.T) {
 	src, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile(`(?m)^//\t([a-z_]+) +(([a-z_]+(, )?)*) +\S`)
-	documented := map[string]string{}
-	for _, m := range row.FindAllStringSubmatch(string(src), -1) {
-		if m[1] == "option" {
-			continue
-		}
-		documented[m[1]] = strings.TrimSpace(m[2])
+	const head = "//\toption                aliases                Job field and notes\n"
+	start := bytes.Index(src, []byte(head))
+	if start < 0 {
+		t.Fatal("doc.go has no option table")
 	}
-	for _, o := range slices.Concat(fioOptions, reportOptions, moreOptions, extraOptions, engineOptions) {
-		got, ok := documented[o.name]
-		if !ok {
-			t.Errorf("doc.go does not list option %s", o.name)
-			continue
-		}
-		if want := strings.Join(o.aliases, ", "); got != want {
-			t.Errorf("doc.go lists aliases %q for %s, want %q", got, o.name, want)
-		}
-		delete(documented, o.name)
+	start += len(head)
+	end := start + bytes.Index(src[start:], []byte("//\n"))
+	var rows strings.Builder
+	for _, o := range optionTable {
+		rows.WriteString(docRow(o))
 	}
-	for name := range documented {
-		t.Errorf("doc.go lists %s, which the parser does not accept", name)
+	if got := string(src[start:end]); got != rows.String() {
+		if *update {
+			out := slices.Concat(src[:start], []byte(rows.String()), src[end:])
+			if err := os.WriteFile("doc.go", out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("doc.go's option table is not optionTable's (go test -run TestDocTable -update rewrites it):\n%s",
+			lineDiff(got, rows.String()))
 	}
 	for _, name := range FioOptions() {
-		if knownFio[name] || cliOnly[name] {
-			t.Errorf("%s is both accepted and listed as unsupported", name)
+		if fio.IsCommandLineOption(name) && !fio.IsOption(name) {
+			t.Errorf("%s is both accepted and one of fio's command-line options", name)
 		}
 	}
+}
+
+// docRow is an option's row of doc.go's table: name, aliases and doc
+// in columns.
+func docRow(o fioOption) string {
+	pad := func(s string, col int) string { return s + strings.Repeat(" ", max(2, col-len(s))) }
+	line := pad(o.name, 22)
+	if len(o.aliases) > 0 {
+		line = pad(line+strings.Join(o.aliases, ", "), 45)
+	} else {
+		line = pad(line, 45)
+	}
+	return "//\t" + line + o.doc + "\n"
+}
+
+// lineDiff lists the lines of got not in want (-) and those of want
+// missing from got (+).
+func lineDiff(got, want string) string {
+	var b strings.Builder
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for _, l := range g {
+		if !slices.Contains(w, l) {
+			b.WriteString("- " + l + "\n")
+		}
+	}
+	for _, l := range w {
+		if !slices.Contains(g, l) {
+			b.WriteString("+ " + l + "\n")
+		}
+	}
+	return b.String()
 }
 
 // fioBinary returns the path of fio, or skips: fio is a reference for

@@ -44,28 +44,6 @@ const maxFlowWeight = 1000
 // unsigned ints.
 const maxFlowValue = 1<<32 - 1
 
-// flowOptions are the flow options; they share fioOptions' index.
-var flowOptions = []fioOption{
-	{name: "flow", field: "flow", doc: "Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)",
-		set: setInt(0, maxFlowWeight, func(j *Job) *int { return &j.Flow.Weight })},
-	{name: "flow_id", field: "flow_id", doc: "Flow.ID (default 0)",
-		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, maxFlowValue)
-			st.job.Flow.ID = n
-			return err
-		}},
-	{name: "flow_sleep", field: "flow_sleep", doc: "Flow.Sleep (whole microseconds, no unit)",
-		set: func(st *jobState, v string) error {
-			// fio reads flow_sleep as a plain integer: "10ms" is not a
-			// time to it (it sleeps 10 s), so a unit is refused here.
-			n, err := ParseCount(v, maxFlowValue)
-			st.job.Flow.Sleep = time.Duration(n) * time.Microsecond
-			return err
-		}},
-	{name: "flow_watermark", field: "flow_watermark", doc: "No effect: fio 3.33 ignores it (deprecated)",
-		set: func(_ *jobState, v string) error { _, err := ParseCount(v, maxFlowValue); return err }},
-}
-
 // String is the job-file text of the flow options not at their default.
 func (f *Flow) String() string {
 	var b strings.Builder

@@ -51,55 +51,6 @@ var replaySkipNames = []struct {
 	{"sync", 1<<LogSync | 1<<LogDatasync},
 }
 
-// iologOptions are the options of IOLogs; moreOptions includes them,
-// and doc.go's table lists them.
-var iologOptions = []fioOption{
-	{name: "write_iolog", field: "write_iolog", doc: "WriteIOLog (fio's version 3 iolog, as fio 3.33 writes it)",
-		set: setString(func(j *Job) *string { return &j.WriteIOLog })},
-	{name: "read_iolog", field: "read_iolog", doc: "ReadIOLog (a version 2 or 3 iolog of one file; not blktrace, not several logs)",
-		set: func(st *jobState, v string) error {
-			if v == "-" {
-				return unsupported("read_iolog=-: a log on standard input")
-			}
-			if strings.Contains(strings.ReplaceAll(v, `\:`, ""), ":") {
-				return unsupported("read_iolog=" + v + ": several logs")
-			}
-			st.job.ReadIOLog = strings.ReplaceAll(v, `\:`, ":")
-			return nil
-		}},
-	{name: "replay_no_stall", field: "replay_no_stall", isBool: true, doc: "ReplayNoStall",
-		set: setBool(func(j *Job) *bool { return &j.ReplayNoStall })},
-	{name: "replay_redirect", field: "replay_redirect", doc: "ReplayRedirect",
-		set: setString(func(j *Job) *string { return &j.ReplayRedirect })},
-	{name: "replay_scale", field: "replay_scale", doc: "ReplayScale",
-		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 1<<62)
-			st.job.ReplayScale = n
-			return err
-		}},
-	{name: "replay_align", field: "replay_align", doc: "ReplayAlign (bytes, a power of 2)",
-		set: setSize(func(j *Job) *int64 { return &j.ReplayAlign })},
-	{name: "replay_time_scale", field: "replay_time_scale", doc: "ReplayTimeScale (percent)",
-		set: setInt(1, 1<<30, func(j *Job) *int { return &j.ReplayTimeScale })},
-	{name: "replay_skip", field: "replay_skip", doc: "ReplaySkip (read, write, trim, sync, comma separated)",
-		set: func(st *jobState, v string) error {
-			var bits uint16
-		words:
-			for w := range strings.SplitSeq(v, ",") {
-				w = strings.TrimSpace(w)
-				for _, s := range replaySkipNames {
-					if s.name == w {
-						bits |= s.bits
-						continue words
-					}
-				}
-				return fmt.Errorf("unknown replay_skip %q (want read, write, trim or sync)", w)
-			}
-			st.job.ReplaySkip = bits
-			return nil
-		}},
-}
-
 // validateIOLog checks IOLogs's fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateIOLog() (string, string) {

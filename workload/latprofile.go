@@ -42,42 +42,6 @@ type LatencyLimits struct {
 	MaxLatency [NumDirs]time.Duration `json:"max_latency,omitzero"`
 }
 
-// latencyOptions are the options of LatencyLimits; moreOptions includes
-// them, and doc.go's table lists them.
-var latencyOptions = []fioOption{
-	{name: "latency_target", field: "latency_target", doc: "LatencyTarget (default unit us)",
-		set: setMicros(func(j *Job) *time.Duration { return &j.LatencyTarget })},
-	{name: "latency_window", field: "latency_window", doc: "LatencyWindow (default unit us)",
-		set: setMicros(func(j *Job) *time.Duration { return &j.LatencyWindow })},
-	{name: "latency_percentile", field: "latency_percentile", doc: "LatencyPercentile: above 0, at most 100 (the default)",
-		set: func(st *jobState, v string) error {
-			p, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-			switch {
-			case err != nil:
-				return fmt.Errorf("%q is not a number", v)
-			case p < 0 || p > 100:
-				return fmt.Errorf("%v is out of range 0-100", p)
-			case p == 0:
-				return fmt.Errorf("0 is not supported by stortest (0 stands for the default, 100)")
-			}
-			st.job.LatencyPercentile = p
-			return nil
-		}},
-	{name: "latency_run", field: "latency_run", isBool: true, doc: "LatencyRun",
-		set: setBool(func(j *Job) *bool { return &j.LatencyRun })},
-	{name: "max_latency", field: "max_latency", doc: "MaxLatency: read[,write[,trim]] (default unit us)",
-		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, func(s string) (int64, error) {
-				d, err := ParseTime(s, time.Microsecond)
-				return int64(d), err
-			})
-			for d := range NumDirs {
-				st.job.MaxLatency[d] = time.Duration(t[d])
-			}
-			return err
-		}},
-}
-
 // validateLatency checks LatencyLimits's fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateLatency() (string, string) {

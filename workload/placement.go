@@ -3,7 +3,6 @@ package workload
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,84 +41,6 @@ type Ordering struct {
 	// flow_id, flow_sleep; see Flow).
 	Flow Flow `json:"flow,omitzero"`
 }
-
-// moreOptions are fio options accepted beside fioOptions and
-// reportOptions: those of Placement, Ordering and of verification, and those that
-// change nothing stortest measures. doc.go's table lists them.
-var moreOptions = append([]fioOption{
-	{name: "directory", field: "directory", doc: "Directory; one directory",
-		set: func(st *jobState, v string) error {
-			if strings.Contains(strings.ReplaceAll(v, `\:`, ""), ":") {
-				return unsupported("directory=" + v + ": several directories")
-			}
-			st.job.Directory = strings.ReplaceAll(v, `\:`, ":")
-			return nil
-		}},
-	{name: "filesize", field: "filesize", doc: "FileSize (bytes; one size, not a range)",
-		set: func(st *jobState, v string) error {
-			if strings.ContainsAny(v, "-:") {
-				return unsupported("filesize=" + v + ": a range of file sizes")
-			}
-			n, err := ParseSize(v)
-			st.job.FileSize = n
-			return err
-		}},
-	{name: "io_size", aliases: []string{"io_limit"}, field: "io_size", doc: "IOSize (bytes)",
-		set: setSize(func(j *Job) *int64 { return &j.IOSize })},
-	{name: "stonewall", aliases: []string{"wait_for_previous"}, field: "stonewall", isBool: true, doc: "Stonewall",
-		set: setBool(func(j *Job) *bool { return &j.Stonewall })},
-	{name: "new_group", field: "new_group", isBool: true, doc: "NewGroup",
-		set: setBool(func(j *Job) *bool { return &j.NewGroup })},
-	{name: "wait_for", field: "wait_for", doc: "WaitFor (a job before this one)",
-		set: setString(func(j *Job) *string { return &j.WaitFor })},
-	{name: "startdelay", field: "startdelay", doc: "StartDelay (default unit s; one value, not a range)",
-		set: func(st *jobState, v string) error {
-			if strings.Contains(v, "-") {
-				return unsupported("startdelay=" + v + ": a random delay")
-			}
-			d, err := ParseTime(v, time.Second)
-			st.job.StartDelay = d
-			return err
-		}},
-	{name: "do_verify", field: "do_verify", isBool: true, doc: "NoVerifyPhase = !value",
-		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
-			st.job.NoVerifyPhase = !b
-			return err
-		}},
-	{name: "verify_backlog", field: "verify_backlog", doc: "VerifyBacklog (blocks)",
-		set: func(st *jobState, v string) error {
-			n, err := ParseSize(v) // fio reads it as a number with size suffixes
-			st.job.VerifyBacklog = n
-			return err
-		}},
-	// Options that change nothing stortest measures.
-	{name: "thread", field: "thread", isBool: true, doc: "No effect: every job runs on its own OS thread",
-		set: noEffect(true)},
-	{name: "threads", field: "threads", doc: "No effect (fio's tiobench profile option; without profile= fio ignores it too)",
-		set: noEffect(false)},
-	{name: "random_generator", field: "random_generator", doc: "tausworthe, lfsr, tausworthe64: stortest's generators are its own; lfsr with one block size visits every block once per pass even with norandommap, as fio's",
-		set: func(st *jobState, v string) error {
-			switch v {
-			case "tausworthe", "lfsr", "tausworthe64":
-				st.lfsr = v == "lfsr"
-				return nil
-			}
-			return fmt.Errorf("unknown random_generator %q (want tausworthe, lfsr or tausworthe64)", v)
-		}},
-	{name: "verify_dump", field: "verify_dump", isBool: true, doc: "No effect: mismatches are reported, not dumped to files",
-		set: noEffect(true)},
-	{name: "verify_state_save", field: "verify_state_save", isBool: true, doc: "No effect: no verify state file is written",
-		set: noEffect(true)},
-	{name: "verify_fatal", field: "verify_fatal", isBool: true, doc: "No effect: a pass with mismatches ends the job (continue_on_error=verify goes on)",
-		set: noEffect(true)},
-	{name: "experimental_verify", field: "experimental_verify", isBool: true, doc: "No effect: blocks are read back the same way",
-		set: noEffect(true)},
-	{name: "verify_interval", field: "verify_interval", doc: "No effect: one header per block (the I/O is the same)",
-		set: func(_ *jobState, v string) error { _, err := ParseSize(v); return err }},
-	{name: "create_serialize", field: "create_serialize", isBool: true, doc: "No effect: files are laid out one at a time",
-		set: noEffect(true)},
-}, slices.Concat(flowOptions, submitOptions, fileOptions, iologOptions, latencyOptions, bufferOptions)...)
 
 // noEffect accepts a boolean (isBool) or any value and changes nothing.
 func noEffect(isBool bool) func(*jobState, string) error {

@@ -31,37 +31,6 @@ type Submission struct {
 	SerializeOverlap bool `json:"serialize_overlap,omitempty"`
 }
 
-// submitOptions are the options of Submission; moreOptions includes them,
-// and doc.go's table lists them.
-var submitOptions = []fioOption{
-	{name: "io_submit_mode", field: "io_submit_mode", doc: "Offload: inline (false, the default) or offload (true)",
-		set: func(st *jobState, v string) error {
-			switch v {
-			case "inline":
-				st.job.Offload = false
-			case "offload":
-				st.job.Offload = true
-			default:
-				return fmt.Errorf("unknown io_submit_mode %q (want inline or offload)", v)
-			}
-			return nil
-		}},
-	{name: "rate_process", field: "rate_process", doc: "Poisson: linear (false, the default) or poisson (true)",
-		set: func(st *jobState, v string) error {
-			switch v {
-			case "linear":
-				st.job.Poisson = false
-			case "poisson":
-				st.job.Poisson = true
-			default:
-				return fmt.Errorf("unknown rate_process %q (want linear or poisson)", v)
-			}
-			return nil
-		}},
-	{name: "serialize_overlap", field: "serialize_overlap", isBool: true, doc: "SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)",
-		set: setBool(func(j *Job) *bool { return &j.SerializeOverlap })},
-}
-
 // validateSubmit checks Submission's fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateSubmit() (string, string) {
