@@ -56,7 +56,7 @@ type Baseline struct {
 	Runtime time.Duration // the measured time, ramp excluded
 	Clones  int           // job clones merged (numjobs), as fio's group_reporting
 	// Job is the workload as run. Imported fio results hold what
-	// workload.ParseFioArgs understood of fio's options; FioOptions keeps
+	// workload.Parse understood of fio's options; FioOptions keeps
 	// them all as fio printed them (global options included).
 	Job         workload.Job
 	FioOptions  map[string]string

@@ -57,7 +57,7 @@ func TestParseBufferPattern(t *testing.T) {
 func bufJob(t *testing.T, size string, opts ...string) Job {
 	t.Helper()
 	src := "[j]\nrw=write\nbs=4k\nioengine=null\nsize=" + size + "\n" + strings.Join(opts, "\n") + "\n"
-	jobs, err := ParseFio(strings.NewReader(src), "buf.fio")
+	jobs, err := parseFile(strings.NewReader(src), "buf.fio")
 	require.NoError(t, err, src)
 	require.Len(t, jobs, 1)
 	j := jobs[0].Normalized()
@@ -227,7 +227,7 @@ func TestBufOptionsValidate(t *testing.T) {
 		{"buffer_pattern='f'", "from a file"},
 	} {
 		src := "[j]\nrw=write\nbs=4k\nsize=1m\n" + tc.opts + "\n"
-		jobs, err := ParseFio(strings.NewReader(src), "b.fio")
+		jobs, err := parseFile(strings.NewReader(src), "b.fio")
 		if err == nil {
 			n := jobs[0].Normalized()
 			err = n.Validate()
@@ -308,7 +308,7 @@ func TestBufAgainstFio(t *testing.T) {
 			out, err := exec.Command(fio, "--filename="+fioFile, "--output-format=terse", jobFile).CombinedOutput()
 			require.NoError(t, err, "%s", out)
 
-			jobs, err := ParseFio(strings.NewReader(src), "j.fio")
+			jobs, err := parseFile(strings.NewReader(src), "j.fio")
 			require.NoError(t, err)
 			jobs[0].Filename = ourFile
 			res, err := RunJobs(t.Context(), jobs, Options{})
@@ -336,7 +336,7 @@ func TestBufRunDedupeGlobal(t *testing.T) {
 	f, err := os.Open("testdata/jobs/dedupe.fio")
 	require.NoError(t, err)
 	defer f.Close()
-	jobs, err := ParseFio(f, "dedupe.fio")
+	jobs, err := parseFile(f, "dedupe.fio")
 	require.NoError(t, err)
 	t.Chdir(t.TempDir())
 	res, err := RunJobs(t.Context(), jobs, Options{})
@@ -391,7 +391,7 @@ func BenchmarkBufFill(b *testing.B) {
 		{"dedupe50", "dedupe_percentage=50"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			jobs, err := ParseFio(strings.NewReader("[j]\nrw=write\nbs=4k\nsize=1g\n"+tc.opts+"\n"), "b.fio")
+			jobs, err := parseFile(strings.NewReader("[j]\nrw=write\nbs=4k\nsize=1g\n"+tc.opts+"\n"), "b.fio")
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -8,13 +8,13 @@
 //
 // A Job's zero fields take fio's defaults (Job.Normalized). Validate names
 // the first bad field by its fio option; String prints a fio job-file
-// section that ParseFio reads back to the same Job; MarshalJSON writes the
+// section that Parse reads back to the same Job; MarshalJSON writes the
 // normalized Job in a fixed order, so the same workload always encodes to
 // the same bytes (baselines store it).
 //
 // # fio job files and command lines
 //
-// ParseFio reads fio's INI form and ParseFioArgs its command-line form
+// Parse reads fio's INI form, and its command-line form (Config.Args)
 // (--name=x starts a job) with fio's semantics: [global] options apply to
 // the jobs after them, ';' and '#' start comments anywhere on a line,
 // ${VAR} is replaced by the environment variable in a job file (an unset

@@ -20,7 +20,7 @@ import (
 )
 
 func TestFileOptionsParse(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader(`[a]
+	jobs, err := parseFile(strings.NewReader(`[a]
 fdatasync=8
 sync_file_range=wait_before,write,wait_after:4
 end_fsync=1
@@ -73,7 +73,7 @@ invalidate=1
 		{"[a]\nsize=1m\nrw=randrw\nfile_append=1\n", `t.fio:4: job "a": file_append: with rw=randrw is not supported by stortest`},
 		{"[a]\nfilename=/x\nrw=write\nfile_append=1\n", `t.fio:4: job "a": file_append: needs size`},
 	} {
-		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
+		_, err := parseFile(strings.NewReader(tc.in), "t.fio")
 		if assert.Error(t, err, tc.in) {
 			assert.Contains(t, err.Error(), tc.want, tc.in)
 			assert.ErrorIs(t, err, ErrInvalid, tc.in)
@@ -85,7 +85,7 @@ invalidate=1
 func TestFileOptionsStillRefused(t *testing.T) {
 	for _, line := range []string{"unlink_each_loop=1", "overwrite=0", "uncached=1",
 		"nonvectored=0", "offset_increment=10%"} {
-		_, err := ParseFio(strings.NewReader("[a]\n"+line+"\n"), "t.fio")
+		_, err := parseFile(strings.NewReader("[a]\n"+line+"\n"), "t.fio")
 		assert.ErrorIs(t, err, ErrUnsupported, line)
 	}
 }
@@ -279,7 +279,7 @@ func TestFileOptionsAgainstFio(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.Remove(filepath.Join(dir, "f")))
 
-			jobs, err := ParseFioArgs(args)
+			jobs, err := parseArgs(args)
 			require.NoError(t, err)
 			res, err := Run(context.Background(), jobs[0], Options{})
 			require.NoError(t, err)
@@ -388,7 +388,7 @@ func TestPercentageRandomParse(t *testing.T) {
 		{"10,40", [3]int64{90, 60, 60}},
 		{",20", [3]int64{0, 80, 80}},
 	} {
-		jobs, err := ParseFio(strings.NewReader("[a]\nrw=randread\npercentage_random="+tc.in+"\n"), "t.fio")
+		jobs, err := parseFile(strings.NewReader("[a]\nrw=randread\npercentage_random="+tc.in+"\n"), "t.fio")
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, jobs[0].PercentSequential, tc.in)
 		assert.Equal(t, tc.want, roundTripJob(t, jobs[0]).PercentSequential, "%s reads back", tc.in)

@@ -55,7 +55,7 @@ size=102404k
 direct=1
 unlink=1
 `
-	jobs, err := ParseFio(strings.NewReader(in), "t.fio")
+	jobs, err := parseFile(strings.NewReader(in), "t.fio")
 	require.NoError(t, err)
 	require.Len(t, jobs, 5)
 	burn, stat, create, del, trunc := jobs[0], jobs[1], jobs[2], jobs[3], jobs[4]
@@ -74,7 +74,7 @@ unlink=1
 	}
 
 	// cpuio is time-based whatever time_based says, as fio's.
-	jobs, err = ParseFio(strings.NewReader("[c]\nioengine=cpuio\ncpuload=10\nruntime=3\n"), "t.fio")
+	jobs, err = parseFile(strings.NewReader("[c]\nioengine=cpuio\ncpuload=10\nruntime=3\n"), "t.fio")
 	require.NoError(t, err)
 	assert.True(t, jobs[0].TimeBased)
 }
@@ -101,7 +101,7 @@ func TestFioEnginesErrors(t *testing.T) {
 		{"[a]\nioengine=filestat\nfilesize=4k\noffset=4k\n", `offset with ioengine=filestat is not supported by stortest`, true},
 		{"[a]\nfallocate=sometimes\n", `unknown fallocate "sometimes"`, false},
 	} {
-		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
+		_, err := parseFile(strings.NewReader(tc.in), "t.fio")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.in, err, tc.want)
 			continue
@@ -228,7 +228,7 @@ func TestRunFallocFtruncate(t *testing.T) {
 // program does not start as fio does.
 func TestRunExec(t *testing.T) {
 	dir := t.TempDir()
-	jobs, err := ParseFio(strings.NewReader("[global]\nioengine=exec\ndirectory="+dir+`
+	jobs, err := parseFile(strings.NewReader("[global]\nioengine=exec\ndirectory="+dir+`
 [echo]
 runtime=400ms
 program=/bin/echo

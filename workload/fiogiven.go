@@ -1,9 +1,5 @@
 package workload
 
-import (
-	"io"
-)
-
 // The options of a job file or command line as given, for fio's
 // "global options" and "job options" JSON members: fio prints each
 // section's options in the order given, under the option's own name
@@ -32,18 +28,6 @@ func (s *jobState) addGiven(name, val string, hasVal bool) {
 		return
 	}
 	s.given = append(s.given, FioOption{name, val})
-}
-
-// ParseFioGiven is ParseFioWithArgs (ParseFio when args is empty),
-// returning the options as given too: set them in Result.FioOptions for
-// WriteFioJSON to print them as fio does.
-func ParseFioGiven(r io.Reader, name string, args []string) ([]Job, *FioGiven, error) {
-	return parseFioWithArgs(r, name, args)
-}
-
-// ParseFioArgsGiven is ParseFioArgs, returning the options as given too.
-func ParseFioArgsGiven(args []string) ([]Job, *FioGiven, error) {
-	return parseFioArgs(args)
 }
 
 // fioGivenOptions is an options list as a JSON object.

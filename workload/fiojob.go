@@ -14,7 +14,7 @@ import (
 	"stortest.dev/fio"
 )
 
-// Errors of ParseFio and ParseFioArgs, for errors.Is. Bad values also
+// Errors of Parse, for errors.Is. Bad values also
 // match ErrInvalid.
 var (
 	ErrSyntax        = errors.New("workload: fio job syntax")
@@ -22,7 +22,7 @@ var (
 	ErrUnsupported   = errors.New("workload: not supported by stortest")
 )
 
-// ParseError is an error of ParseFio or ParseFioArgs and says where: File
+// ParseError is an error of Parse and says where: File
 // and Line (1-based) for a job file, Arg (0-based index into the
 // arguments) for a command line.
 type ParseError struct {
@@ -98,23 +98,7 @@ type valueError struct{ err error }
 func (e *valueError) Error() string   { return e.err.Error() }
 func (e *valueError) Unwrap() []error { return []error{e.err, ErrInvalid} }
 
-// ParseFio reads a fio job file: [global] and job sections, key=value and
-// bare boolean keys, ';' and '#' comments (from the character to the end
-// of the line, as fio strips them), ${VAR} replaced by the environment
-// variable (empty if unset, as fio does; an error at a line with an
-// unset one names it, in ParseError.Unset). An empty value is refused as
-// fio refuses it. Global options apply to the jobs
-// after them; a later [global] adds to the earlier ones for the jobs that
-// follow it. name names the file in errors. The jobs are validated and
-// normalized. Options outside Job's are errors: ErrUnknownOption, or
-// ErrUnsupported for fio options stortest does not implement; include
-// directives, fio's $keywords and (arithmetic) are ErrUnsupported too.
-func ParseFio(r io.Reader, name string) ([]Job, error) {
-	jobs, _, err := parseFio(r, name, newJobState(0))
-	return jobs, err
-}
-
-// parseFio is ParseFio with global holding the options before the file's;
+// parseFio reads a job file (see Parse) with global holding the options before the file's;
 // it returns the options as given too.
 func parseFio(r io.Reader, name string, global *jobState) ([]Job, *FioGiven, error) {
 	p := parser{file: name, arg: -1, env: os.LookupEnv}
@@ -236,18 +220,8 @@ func (p *parser) lexError(cur *jobState, err error) error {
 // maxLine bounds a job-file line (fio's own limit is 8 KiB).
 const maxLine = fio.MaxLineLength
 
-// ParseFioArgs reads fio's command-line form of jobs, with fio's
-// semantics: --name=x starts job x, --name=global starts global options
-// (as do options before the first --name), "--key=value", "--key value",
-// and bare "--key" for booleans; one dash works as well as two. Errors
-// name the argument's index. Job files, and fio's own options such as
-// --output-format, are errors.
-func ParseFioArgs(args []string) ([]Job, error) {
-	jobs, _, err := parseFioArgs(args)
-	return jobs, err
-}
-
-// parseFioArgs is ParseFioArgs, returning the options as given too.
+// parseFioArgs reads a command line's jobs (see Parse), returning the
+// options as given too.
 func parseFioArgs(args []string) ([]Job, *FioGiven, error) {
 	p := parser{file: "args", env: os.LookupEnv}
 	jobs, err := p.parseArgs(args)
@@ -269,7 +243,7 @@ func (p *parser) parseArgs(args []string) ([]Job, error) {
 			opt, ok = strings.CutPrefix(a, "-")
 		}
 		if !ok || opt == "" {
-			return nil, p.errorf("", syntaxErr("%q is not an option: job files go to ParseFio", a))
+			return nil, p.errorf("", syntaxErr("%q is not an option (a job file goes to Parse as its reader)", a))
 		}
 		key, val, hasVal := strings.Cut(opt, "=")
 		key = strings.TrimSpace(key)
@@ -719,8 +693,8 @@ var optionIndex = func() map[string]*fioOption {
 
 func lookupOption(key string) *fioOption { return optionIndex[key] }
 
-// FioOptions returns the names (and aliases) of the fio options ParseFio
-// and ParseFioArgs accept, sorted.
+// FioOptions returns the names (and aliases) of the fio options Parse
+// accepts, sorted.
 func FioOptions() []string {
 	var names []string
 	for k := range optionIndex {

@@ -3,6 +3,7 @@ package workload
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,7 +100,7 @@ func TestParseFio(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+			got, err := parseFile(strings.NewReader(tc.in), "job.fio")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +117,7 @@ func TestParseFioEnv(t *testing.T) {
 	t.Setenv("STORTEST_T_EMPTY", "")
 	in := "[random-writers]\nrw=randwrite\nsize=${STORTEST_T_SIZE}\nnumjobs=${STORTEST_T_JOBS}\n" +
 		"description=a${STORTEST_T_UNSET}b${STORTEST_T_EMPTY}c\nfilename=/tmp/${STORTEST_T_JOBS}${\n"
-	got, err := ParseFio(strings.NewReader(in), "env.fio")
+	got, err := parseFile(strings.NewReader(in), "env.fio")
 	if err == nil {
 		t.Fatalf("unterminated ${ kept a '$' and must fail; got %+v", got)
 	}
@@ -124,7 +125,7 @@ func TestParseFioEnv(t *testing.T) {
 		t.Errorf("error %q: want env.fio:6", err)
 	}
 	in = strings.Replace(in, "${\n", "\n", 1)
-	got, err = ParseFio(strings.NewReader(in), "env.fio")
+	got, err = parseFile(strings.NewReader(in), "env.fio")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"long line", "[a]\ndescription=" + strings.Repeat("x", maxLine) + "\n", ErrSyntax, "longer than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			jobs, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+			jobs, err := parseFile(strings.NewReader(tc.in), "job.fio")
 			if err == nil {
 				t.Fatalf("got %d jobs, want an error", len(jobs))
 			}
@@ -225,7 +226,7 @@ func TestParseFioArgs(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseFioArgs(tc.args)
+			got, err := parseArgs(tc.args)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -260,7 +261,7 @@ func TestParseFioArgsErrors(t *testing.T) {
 		{"validate global at its arg", []string{"--iodepth=2", "--iodepth_batch=4", "--name=a"}, ErrInvalid, `args[1]: job "a": iodepth_batch_submit`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			jobs, err := ParseFioArgs(tc.args)
+			jobs, err := parseArgs(tc.args)
 			if err == nil {
 				t.Fatalf("got %d jobs, want an error", len(jobs))
 			}
@@ -279,9 +280,9 @@ func TestParseFioArgsErrors(t *testing.T) {
 func roundTrip(t *testing.T, j Job) {
 	t.Helper()
 	s := j.String()
-	got, err := ParseFio(strings.NewReader(s), "string")
+	got, err := parseFile(strings.NewReader(s), "string")
 	if err != nil {
-		t.Fatalf("ParseFio(String()): %v\n%s", err, s)
+		t.Fatalf("parseFile(String()): %v\n%s", err, s)
 	}
 	if diff := cmp.Diff([]Job{j.Normalized()}, got); diff != "" {
 		t.Errorf("round trip of\n%s(-want +got):\n%s", s, diff)
@@ -408,7 +409,7 @@ func TestFioInterop(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			jobs, err := ParseFio(f, file)
+			jobs, err := parseFile(f, file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -420,9 +421,9 @@ func TestFioInterop(t *testing.T) {
 			if len(args) == 0 || args[0] != "fio" {
 				t.Fatalf("fio --showcmd printed %q", out)
 			}
-			fromArgs, err := ParseFioArgs(args[1:])
+			fromArgs, err := parseArgs(args[1:])
 			if err != nil {
-				t.Fatalf("ParseFioArgs(%q): %v", args[1:], err)
+				t.Fatalf("parseArgs(%q): %v", args[1:], err)
 			}
 			if diff := cmp.Diff(jobs, fromArgs); diff != "" {
 				t.Errorf("job file vs fio --showcmd (-file +args):\n%s", diff)
@@ -439,7 +440,7 @@ func TestFioInterop(t *testing.T) {
 			if err != nil || len(out) > 0 {
 				t.Errorf("fio --parse-only rejects Job.String():\n%s\n%v: %s", all.String(), err, out)
 			}
-			back, err := ParseFio(strings.NewReader(all.String()), "printed.fio")
+			back, err := parseFile(strings.NewReader(all.String()), "printed.fio")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -470,7 +471,7 @@ func TestFioOptions(t *testing.T) {
 func TestParseFioLFSR(t *testing.T) {
 	parse := func(in string) Job {
 		t.Helper()
-		jobs, err := ParseFio(strings.NewReader(in), "t0021.fio")
+		jobs, err := parseFile(strings.NewReader(in), "t0021.fio")
 		if err != nil || len(jobs) != 1 {
 			t.Fatalf("%v (%d jobs)", err, len(jobs))
 		}
@@ -505,7 +506,7 @@ func TestParseFioLFSR(t *testing.T) {
 // bare name their logs after the job, as fio does (t/jobs/t0023 reads basic_bw.log); in
 // [global], after each job's own name.
 func TestParseFioBareLogOptions(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader("[global]\nioengine=null\nsize=1m\nwrite_bw_log\nper_job_logs=0\n[basic]\n[named]\nwrite_bw_log=mine\nwrite_lat_log\n"), "t0023.fio")
+	jobs, err := parseFile(strings.NewReader("[global]\nioengine=null\nsize=1m\nwrite_bw_log\nper_job_logs=0\n[basic]\n[named]\nwrite_bw_log=mine\nwrite_lat_log\n"), "t0023.fio")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,11 +518,11 @@ func TestParseFioBareLogOptions(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("logs %q, want %q", got, want)
 	}
-	h, err := ParseFio(strings.NewReader("[a]\nsize=1m\nwrite_hist_log\n"), "h.fio")
+	h, err := parseFile(strings.NewReader("[a]\nsize=1m\nwrite_hist_log\n"), "h.fio")
 	if err != nil || h[0].WriteHistLog != "a" {
 		t.Errorf("bare write_hist_log: %v, %+v", err, h)
 	}
-	if _, err := ParseFio(strings.NewReader("[a]\nsize=1m\nfilename\n"), "f.fio"); err == nil || !strings.Contains(err.Error(), "needs a value") {
+	if _, err := parseFile(strings.NewReader("[a]\nsize=1m\nfilename\n"), "f.fio"); err == nil || !strings.Contains(err.Error(), "needs a value") {
 		t.Errorf("bare filename: %v, want needs a value", err)
 	}
 }
@@ -529,11 +530,30 @@ func TestParseFioBareLogOptions(t *testing.T) {
 // A block size given per direction with the same value for each ("bs=8k,8k,8k",
 // fio's t/jobs/t0023) is that one size.
 func TestParseFioSameBlockSizeEveryDirection(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader("[a]\nsize=1m\nbs=8k,8k,8k\n[b]\nsize=1m\nbsrange=512-4k,512-4k\n[c]\nsize=1m\nbssplit=4k/50:8k/50,4k/50:8k/50\n"), "t.fio")
+	jobs, err := parseFile(strings.NewReader("[a]\nsize=1m\nbs=8k,8k,8k\n[b]\nsize=1m\nbsrange=512-4k,512-4k\n[c]\nsize=1m\nbssplit=4k/50:8k/50,4k/50:8k/50\n"), "t.fio")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if jobs[0].BlockSize != 8<<10 || jobs[1].BlockSizeRange != (BlockSizeRange{512, 4096}) || len(jobs[2].BlockSizeSplit) != 2 {
 		t.Errorf("jobs %+v", jobs)
 	}
+}
+
+// parseFile reads a job file's jobs with Parse.
+func parseFile(r io.Reader, name string) ([]Job, error) {
+	jobs, _, err := Parse(r, name, Config{})
+	return jobs, err
+}
+
+// parseArgs reads a command line's jobs with Parse.
+func parseArgs(args []string) ([]Job, error) {
+	jobs, _, err := Parse(nil, "", Config{Args: args})
+	return jobs, err
+}
+
+// parseFileArgs reads a job file's jobs with a command line's options
+// around it with Parse.
+func parseFileArgs(r io.Reader, name string, args []string) ([]Job, error) {
+	jobs, _, err := Parse(r, name, Config{Args: args})
+	return jobs, err
 }

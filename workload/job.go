@@ -199,9 +199,9 @@ type BlockSizeSplit struct {
 }
 
 // Job describes one workload with fio's options under Go names. The zero
-// value of a field means fio's default (see Normalized); ParseFio returns
+// value of a field means fio's default (see Normalized); Parse returns
 // normalized jobs. A Job validates (Validate), prints as a fio job file
-// (String, which ParseFio reads back to the same Job) and marshals to
+// (String, which Parse reads back to the same Job) and marshals to
 // deterministic JSON (MarshalJSON): it is stored in baselines so that runs
 // compare like with like.
 type Job struct {
@@ -914,7 +914,7 @@ func checkChars(s string) string {
 	return ""
 }
 
-// String prints the job as a fio job-file section that ParseFio reads back
+// String prints the job as a fio job-file section that Parse reads back
 // to j.Normalized(). Options at their default are left out, except
 // ioengine, rw and the block size.
 func (j Job) String() string {

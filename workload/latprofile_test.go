@@ -34,7 +34,7 @@ func TestLatencyOptionsParse(t *testing.T) {
 	assert.Equal(t, 128, j.IODepth)
 
 	in := "[a]\nlatency_target=2ms\nlatency_window=100ms\nlatency_run\nmax_latency=10ms,20ms\n"
-	jobs, err := ParseFio(strings.NewReader(in), "t.fio")
+	jobs, err := parseFile(strings.NewReader(in), "t.fio")
 	require.NoError(t, err)
 	j = jobs[0]
 	assert.Equal(t, 2*time.Millisecond, j.LatencyTarget)
@@ -43,7 +43,7 @@ func TestLatencyOptionsParse(t *testing.T) {
 	assert.Equal(t, 100.0, j.latencyPercentile(), "the default")
 	assert.Equal(t, [NumDirs]time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}, j.MaxLatency)
 
-	back, err := ParseFio(strings.NewReader(j.String()), "back.fio")
+	back, err := parseFile(strings.NewReader(j.String()), "back.fio")
 	require.NoError(t, err, "job:\n%s", j.String())
 	assert.Equal(t, j.LatencyLimits, back[0].LatencyLimits, "round trip through\n%s", j.String())
 }
@@ -57,7 +57,7 @@ func TestLatencyOptionErrors(t *testing.T) {
 		{"[a]\nmax_latency=1,2,3,4\n", `t.fio:2: job "a": max_latency: "1,2,3,4" has more than 3 values`},
 		{"[a]\nlatency_target=1ms\nioengine=libaio\niodepth=4\nio_submit_mode=offload\n", `t.fio:2: job "a": latency_target: with io_submit_mode=offload is not supported by stortest`},
 	} {
-		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
+		_, err := parseFile(strings.NewReader(tc.in), "t.fio")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.in, err, tc.want)
 		}
