@@ -770,3 +770,11 @@ func (p *parser) checkDollar(name, v string) error {
 	}
 	return valueErr(fmt.Sprintf("%q: '$' is not expanded; fio expands ${NAME} only", v))
 }
+
+// addGiven records an option that was set, as fio prints it.
+func (s *jobState) addGiven(name, val string, hasVal bool) {
+	if !hasVal {
+		return
+	}
+	s.given = append(s.given, FioOption{name, val})
+}
