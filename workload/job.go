@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"stortest.dev/engines"
 	"stortest.dev/latency"
 	"stortest.dev/steady"
 )
@@ -427,11 +428,11 @@ const (
 // DefaultPercentiles is fio's default percentile_list.
 var DefaultPercentiles = latency.DefaultPercentiles
 
-// Engines lists the ioengine names a Job accepts, and EngineOptions which
-// engines take each engine-specific option.
+// Engines lists the ioengine names a Job accepts (package engines' own
+// list), and EngineOptions which engines take each engine-specific
+// option.
 var (
-	Engines = []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap",
-		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec", "posixaio"}
+	Engines       = engines.Names()
 	EngineOptions = map[string][]string{
 		"hipri":         {"io_uring", "pvsync2"},
 		"fixedbufs":     {"io_uring"},
