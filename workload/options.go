@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"stortest.dev/engines"
 )
 
 // optionTable is the one table of the fio options stortest accepts: for
@@ -47,7 +49,7 @@ var optionTable = []fioOption{
 		}},
 	{name: "allow_mounted_write", field: "allow_mounted_write", isBool: true, doc: "AllowMountedWrite: write or trim a block device that is mounted, held or swap",
 		set: setBool(func(j *Job) *bool { return &j.AllowMountedWrite })},
-	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio",
+	{name: "ioengine", field: "ioengine", doc: "Engine: " + strings.Join(engines.Names(), ", "),
 		set: func(st *jobState, v string) error {
 			st.job.Engine = v
 			return unsupportedEngine(v)
