@@ -120,8 +120,7 @@ func (s SyncFileRange) String() string {
 }
 
 // validateFiles checks the fields of Syncs, PageCache and the file
-// options beside them of the normalized job: the option
-// and why, or "".
+// options beside them of the normalized job: the option and why, or "".
 func (j *Job) validateFiles() (string, string) {
 	switch {
 	case j.FdatasyncEvery < 0:

@@ -131,9 +131,9 @@ func (j *Job) rwString() string {
 	return j.RW.String() + ":" + FormatSize(j.RWModifier)
 }
 
-// validateExtra checks OffsetPattern's, Measurement's, RateFloor's,
-// Priority's, Think's, Ending's and Zones' fields of the normalized job: the option
-// and why, or "".
+// validateExtra checks the fields of OffsetPattern, Measurement,
+// RateFloor, Priority, Think, Ending and Zones of the normalized job: the
+// option and why, or "".
 func (j *Job) validateExtra() (string, string) {
 	switch {
 	case j.RWModifier != 0 && (j.RW.TrimWrites()):
