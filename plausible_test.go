@@ -239,7 +239,7 @@ func TestPlausibleRunLoop(t *testing.T) {
 			tb.Fatal(err)
 		}
 		r = Run(tb, dev, workload.Job{Name: "cached", RW: workload.RandRead, BlockSize: 4096,
-			Runtime: 300 * time.Millisecond, TimeBased: true, FioFiles: workload.FioFiles{NoInvalidate: true}},
+			Runtime: 300 * time.Millisecond, TimeBased: true, PageCache: workload.PageCache{NoInvalidate: true}},
 			IOStatEvery(100*time.Millisecond))
 	})
 	if r == nil || len(f.fatals)+len(f.errors) > 0 || f.failed {

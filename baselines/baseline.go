@@ -69,7 +69,7 @@ type Baseline struct {
 	// older than schema 4 and for imported fio results.
 	Session string
 	// Job is the workload as run. Imported fio results hold what
-	// workload.ParseFioArgs understood of fio's options; FioOptions keeps
+	// workload.Parse understood of fio's options; FioOptions keeps
 	// them all as fio printed them (global options included).
 	Job         workload.Job
 	FioOptions  map[string]string

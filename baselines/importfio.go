@@ -64,7 +64,7 @@ var ErrFioJob = errors.New("baselines: fio job not usable as a baseline")
 // kept and tail comparisons will be inconclusive. fio's JSON has no
 // per-second samples, only their moments (iops_mean, iops_stddev,
 // iops_samples...), which regress uses instead. The Job holds what
-// workload.ParseFioArgs understands of the options; FioOptions keeps all
+// workload.Parse understands of the options; FioOptions keeps all
 // of them. The fingerprint has only the engine and fio's version: the
 // device is not in fio's output. name names the input in errors.
 func ImportFio(r io.Reader, name string) ([]*Baseline, error) {
@@ -140,7 +140,7 @@ func fioOptions(raw json.RawMessage) ([]fioOption, error) {
 	return out, err
 }
 
-// fioJob parses fio's options as workload.ParseFioArgs does, leaving out
+// fioJob parses fio's options as workload.Parse does, leaving out
 // the options it refuses (fio's own such as group_reporting, or what
 // stortest does not implement) one at a time.
 func fioJob(name string, global, opts []fioOption) workload.Job {
@@ -163,7 +163,7 @@ func fioJob(name string, global, opts []fioOption) workload.Job {
 		}
 	}
 	for range len(args) + 1 {
-		jobs, err := workload.ParseFioArgs(args)
+		jobs, _, err := workload.Parse(nil, "", workload.Config{Args: args})
 		if err == nil && len(jobs) == 1 {
 			return jobs[0]
 		}

@@ -17,19 +17,19 @@ func TestAllowMountedWriteOption(t *testing.T) {
 		arg  string
 		want bool
 	}{{"--allow_mounted_write=1", true}, {"--allow_mounted_write", true}, {"--allow_mounted_write=0", false}} {
-		jobs, err := ParseFioArgs([]string{"--name=w", "--rw=write", "--filename=/dev/null", tc.arg})
+		jobs, err := parseArgs([]string{"--name=w", "--rw=write", "--filename=/dev/null", tc.arg})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.arg, err)
 		}
 		if jobs[0].AllowMountedWrite != tc.want {
 			t.Errorf("%s: AllowMountedWrite = %v", tc.arg, jobs[0].AllowMountedWrite)
 		}
-		again, err := ParseFio(strings.NewReader(jobs[0].String()), "printed")
+		again, err := parseFile(strings.NewReader(jobs[0].String()), "printed")
 		if err != nil || again[0].AllowMountedWrite != tc.want {
 			t.Errorf("%s: printed %q, read back %v, %v", tc.arg, jobs[0].String(), again, err)
 		}
 	}
-	if _, err := ParseFioArgs([]string{"--name=w", "--allow_mounted_write=maybe"}); err == nil || !strings.Contains(err.Error(), "allow_mounted_write") {
+	if _, err := parseArgs([]string{"--name=w", "--allow_mounted_write=maybe"}); err == nil || !strings.Contains(err.Error(), "allow_mounted_write") {
 		t.Errorf("a bad value: %v", err)
 	}
 }
@@ -45,7 +45,7 @@ func TestCheckFileBeforeLayout(t *testing.T) {
 	if err := os.WriteFile(iolog, []byte("fio version 2 iolog\n"+logged+" add\n"+logged+" open\n"+logged+" write 0 4096\n"+logged+" close\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	jobs, err := ParseFio(strings.NewReader(`[a]
+	jobs, err := parseFile(strings.NewReader(`[a]
 rw=write
 filename=`+first+`
 size=1m

@@ -19,7 +19,7 @@ import (
 // real-time class.
 func TestCmdPrioBSSplit(t *testing.T) {
 	target := fileTarget(t, 8<<20)
-	jobs, err := ParseFioArgs([]string{"--name=p", "--ioengine=libaio", "--direct=1", "--rw=randrw", "--size=4m",
+	jobs, err := parseArgs([]string{"--name=p", "--ioengine=libaio", "--direct=1", "--rw=randrw", "--size=4m",
 		"--filename=" + target.Path, "--cmdprio_bssplit=4k/25/1/1:4k/75/3/2", "--write_lat_log=" + t.TempDir() + "/p"})
 	require.NoError(t, err)
 	res, err := Run(context.Background(), jobs[0], Options{})
@@ -91,7 +91,7 @@ func TestCmdPrioBSSplit(t *testing.T) {
 // The cmdprio options parse, print back, and belong to libaio and
 // io_uring only.
 func TestCmdPrioOptions(t *testing.T) {
-	jobs, err := ParseFioArgs([]string{"--name=p", "--ioengine=io_uring", "--size=1m", "--cmdprio_percentage=30,40",
+	jobs, err := parseArgs([]string{"--name=p", "--ioengine=io_uring", "--size=1m", "--cmdprio_percentage=30,40",
 		"--cmdprio_class=2", "--cmdprio=5"})
 	require.NoError(t, err)
 	c := jobs[0].CmdPrio
@@ -99,12 +99,12 @@ func TestCmdPrioOptions(t *testing.T) {
 	assert.Equal(t, [2]int{2, 2}, c.Class)
 	assert.Equal(t, [2]int{5, 5}, c.Level)
 	roundTrip(t, jobs[0])
-	jobs, err = ParseFioArgs([]string{"--name=p", "--ioengine=libaio", "--size=1m", "--cmdprio_bssplit=64k/25/1/1:64k/75/3/2:1024k/0"})
+	jobs, err = parseArgs([]string{"--name=p", "--ioengine=libaio", "--size=1m", "--cmdprio_bssplit=64k/25/1/1:64k/75/3/2:1024k/0"})
 	require.NoError(t, err)
 	assert.Equal(t, []PrioSplit{{65536, 25, 1, 1}, {65536, 75, 3, 2}, {1 << 20, 0, -1, -1}}, jobs[0].CmdPrio.BSSplit[0])
 	roundTrip(t, jobs[0])
-	_, err = ParseFioArgs([]string{"--name=p", "--ioengine=psync", "--size=1m", "--cmdprio_percentage=30"})
+	_, err = parseArgs([]string{"--name=p", "--ioengine=psync", "--size=1m", "--cmdprio_percentage=30"})
 	require.ErrorContains(t, err, "only libaio, io_uring")
-	_, err = ParseFioArgs([]string{"--name=p", "--ioengine=libaio", "--size=1m", "--cmdprio_bssplit=4k/80:4k/30"})
+	_, err = parseArgs([]string{"--name=p", "--ioengine=libaio", "--size=1m", "--cmdprio_bssplit=4k/80:4k/30"})
 	require.ErrorContains(t, err, "more than 100")
 }

@@ -33,11 +33,11 @@ func TestParseContinueOn(t *testing.T) {
 	assert.ErrorContains(t, err, "want none, read, write, io, verify, all")
 
 	// A job file sets it; String, JSON and the parser agree.
-	jobs, err := ParseFio(strings.NewReader("[j]\nfilename=/dev/null\ncontinue_on_error=io\n"), "j.fio")
+	jobs, err := parseFile(strings.NewReader("[j]\nfilename=/dev/null\ncontinue_on_error=io\n"), "j.fio")
 	require.NoError(t, err)
 	require.Equal(t, ContinueIO, jobs[0].ContinueOnError)
 	assert.Contains(t, jobs[0].String(), "continue_on_error=io\n")
-	back, err := ParseFio(strings.NewReader(jobs[0].String()), "back.fio")
+	back, err := parseFile(strings.NewReader(jobs[0].String()), "back.fio")
 	require.NoError(t, err)
 	assert.Equal(t, jobs[0], back[0])
 	b, err := json.Marshal(jobs[0])
@@ -46,7 +46,7 @@ func TestParseContinueOn(t *testing.T) {
 	var fromJSON Job
 	require.NoError(t, json.Unmarshal(b, &fromJSON))
 	assert.Equal(t, ContinueIO, fromJSON.ContinueOnError)
-	_, err = ParseFio(strings.NewReader("[j]\nfilename=/dev/null\ncontinue_on_error=sometimes\n"), "bad.fio")
+	_, err = parseFile(strings.NewReader("[j]\nfilename=/dev/null\ncontinue_on_error=sometimes\n"), "bad.fio")
 	var pe *ParseError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, 3, pe.Line)

@@ -8,13 +8,13 @@
 //
 // A Job's zero fields take fio's defaults (Job.Normalized). Validate names
 // the first bad field by its fio option; String prints a fio job-file
-// section that ParseFio reads back to the same Job; MarshalJSON writes the
+// section that Parse reads back to the same Job; MarshalJSON writes the
 // normalized Job in a fixed order, so the same workload always encodes to
 // the same bytes (baselines store it).
 //
 // # fio job files and command lines
 //
-// ParseFio reads fio's INI form and ParseFioArgs its command-line form
+// Parse reads fio's INI form, and its command-line form (Config.Args)
 // (--name=x starts a job) with fio's semantics: [global] options apply to
 // the jobs after them, ';' and '#' start comments anywhere on a line,
 // ${VAR} is replaced by the environment variable in a job file (an unset
@@ -32,7 +32,7 @@
 // ErrUnsupported ("fio option X is not supported by stortest"), any other
 // ErrUnknownOption. Include directives, fio's $keywords, arithmetic,
 // percentages of the device and several files per job (but with the
-// file engines: see FioEngines) are not supported. Block sizes per
+// file engines: see NoDataEngines) are not supported. Block sizes per
 // direction (bs=4k,64k) go to the direction the job issues, or, for a
 // job that reads and writes, to Job.WriteBlocks.
 //
@@ -120,46 +120,10 @@
 //	experimental_verify                          No effect: blocks are read back the same way
 //	verify_interval                              No effect: one header per block (the I/O is the same)
 //	create_serialize                             No effect: files are laid out one at a time
-//	rw_sequencer                                 RWSequencer: sequential or identical (with a random rw's :N)
-//	blockalign            ba                     BlockAlign (bytes; one value for all directions)
-//	rate_min              ratemin                RateMin (bytes/s): r[,w[,t]]
-//	rate_iops_min                                RateIOPSMin: r[,w[,t]]
-//	rate_cycle            ratecycle              RateCycle (ms)
-//	gtod_reduce                                  DisableLat, DisableClat, DisableSlat and DisableBW
-//	disable_lat                                  DisableLat
-//	disable_clat                                 DisableClat
-//	disable_slat                                 DisableSlat
-//	disable_bw_measurement disable_bw             DisableBW
-//	prioclass                                    PrioClass: 1 real time, 2 best effort, 3 idle
-//	prio                                         PrioLevel: 0-7 (best effort without prioclass)
-//	fill_device           fill_fs                FillDevice: no size: until the device or file system is full
-//	thinktime                                    ThinkTime (default unit us)
-//	thinktime_spin                               ThinkTimeSpin (default unit us)
-//	thinktime_blocks                             ThinkTimeBlocks (default 1)
-//	number_ios                                   NumberIOs
-//	exitall                                      ExitAll
-//	exit_what                                    ExitWhat: group, stonewall or all
-//	zonemode                                     ZoneMode: none or strided
-//	zonerange                                    ZoneRange (bytes)
-//	zonesize                                     ZoneSize (bytes)
-//	zoneskip                                     ZoneSkip (bytes)
 //	flow                                         Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)
 //	flow_id                                      Flow.ID (default 0)
 //	flow_sleep                                   Flow.Sleep (whole microseconds, no unit)
 //	flow_watermark                               No effect: fio 3.33 ignores it (deprecated)
-//	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
-//	openfiles                                    No effect: the file engines hold no file open
-//	create_on_open                               CreateOnOpen (filecreate, filestat, filedelete)
-//	unlink                                       Unlink: remove the job's regular files after it
-//	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)
-//	cpuload                                      CPULoad (percent; cpuio)
-//	cpuchunks                                    CPUChunks (microseconds; cpuio)
-//	cpumode                                      CPUMode: noop, qsort (cpuio)
-//	stat_type                                    StatType: stat, lstat, statx (filestat)
-//	program                                      ExecProgram (exec)
-//	arguments                                    ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)
-//	grace_time                                   ExecGrace (default unit s; exec)
-//	std_redirect                                 ExecNoRedirect = !value (exec)
 //	io_submit_mode                               Offload: inline (false, the default) or offload (true)
 //	rate_process                                 Poisson: linear (false, the default) or poisson (true)
 //	serialize_overlap                            SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)
@@ -204,6 +168,42 @@
 //	dedupe_mode                                  DedupeWorkingSet: repeat (false, the default) or working_set (true)
 //	dedupe_working_set_percentage                DedupeWorkingSetPercent (1-100, default 5)
 //	dedupe_global                                DedupeGlobal
+//	rw_sequencer                                 RWSequencer: sequential or identical (with a random rw's :N)
+//	blockalign            ba                     BlockAlign (bytes; one value for all directions)
+//	rate_min              ratemin                RateMin (bytes/s): r[,w[,t]]
+//	rate_iops_min                                RateIOPSMin: r[,w[,t]]
+//	rate_cycle            ratecycle              RateCycle (ms)
+//	prioclass                                    PrioClass: 1 real time, 2 best effort, 3 idle
+//	prio                                         PrioLevel: 0-7 (best effort without prioclass)
+//	fill_device           fill_fs                FillDevice: no size: until the device or file system is full
+//	thinktime                                    ThinkTime (default unit us)
+//	thinktime_spin                               ThinkTimeSpin (default unit us)
+//	thinktime_blocks                             ThinkTimeBlocks (default 1)
+//	number_ios                                   NumberIOs
+//	exitall                                      ExitAll
+//	exit_what                                    ExitWhat: group, stonewall or all
+//	zonemode                                     ZoneMode: none or strided
+//	zonerange                                    ZoneRange (bytes)
+//	zonesize                                     ZoneSize (bytes)
+//	zoneskip                                     ZoneSkip (bytes)
+//	gtod_reduce                                  DisableLat, DisableClat, DisableSlat and DisableBW
+//	disable_lat                                  DisableLat
+//	disable_clat                                 DisableClat
+//	disable_slat                                 DisableSlat
+//	disable_bw_measurement  disable_bw           DisableBW
+//	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
+//	openfiles                                    No effect: the file engines hold no file open
+//	create_on_open                               CreateOnOpen (filecreate, filestat, filedelete)
+//	unlink                                       Unlink: remove the job's regular files after it
+//	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)
+//	cpuload                                      CPULoad (percent; cpuio)
+//	cpuchunks                                    CPUChunks (microseconds; cpuio)
+//	cpumode                                      CPUMode: noop, qsort (cpuio)
+//	stat_type                                    StatType: stat, lstat, statx (filestat)
+//	program                                      ExecProgram (exec)
+//	arguments                                    ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)
+//	grace_time                                   ExecGrace (default unit s; exec)
+//	std_redirect                                 ExecNoRedirect = !value (exec)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
@@ -267,7 +267,7 @@
 //
 // With latency_target the runner limits the units in flight to a depth
 // that starts at 1 and moves after each latency_window as fio 3.33's
-// search does (FioLatency): doubled while the window's I/Os meet the
+// search does (LatencyLimits): doubled while the window's I/Os meet the
 // target, bisected between the last passing and failing depths after a
 // failure, the queue drained before a lower depth starts; once the depth
 // stops changing the measured part (statistics, runtime) restarts for one
@@ -279,7 +279,7 @@
 // only for jobs with a target; the restart keeps rate, steady-state and
 // log state as they were.
 // The data of unverified writes follows fio's buffer options (see
-// FioBuffers): pseudo-random buffers filled once and scrambled per write
+// Buffers): pseudo-random buffers filled once and scrambled per write
 // by default, so no two written blocks are equal; zero_buffers,
 // buffer_pattern, refill_buffers; buffer_compress_percentage (each chunk
 // random, then zeros or the pattern) and dedupe_percentage (repeat, or a

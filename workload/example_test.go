@@ -28,7 +28,7 @@ rw=randrw
 rwmixwrite=30
 random_distribution=zipf:1.2
 `
-	jobs, err := workload.ParseFio(strings.NewReader(jobFile), "example.fio")
+	jobs, _, err := workload.Parse(strings.NewReader(jobFile), "example.fio", workload.Config{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,23 +1,18 @@
 package workload
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
-	"stortest.dev/clock"
 	"stortest.dev/engines"
 )
 
-// FioFiles are fio's options about syncing a job's writes and about what
-// happens to its file around the I/O (the page cache, hints, layout);
-// Job embeds it, so the fields read as Job's.
-type FioFiles struct {
+// Syncs are fio's options about syncing a job's writes; Job embeds it,
+// so the fields read as Job's.
+type Syncs struct {
 	// FdatasyncEvery issues an fdatasync after every N writes (fio's
 	// fdatasync=N). As fio, a job with both fsync and fdatasync due at
 	// once does the fsync; neither follows another sync directly.
@@ -33,9 +28,12 @@ type FioFiles struct {
 	// NoCreateFsync is fio's create_fsync=0: a file laid out before the
 	// job is not fsynced after it (fio's default syncs it).
 	NoCreateFsync bool `json:"create_fsync_off,omitempty"`
-	// CreateOnly is fio's create_only: lay out the job's file and do no
-	// I/O.
-	CreateOnly bool `json:"create_only,omitempty"`
+}
+
+// PageCache are fio's options about the page cache and the kernel's
+// read-ahead over a job's file before its I/O; Job embeds it, so the
+// fields read as Job's.
+type PageCache struct {
 	// PreRead is fio's pre_read: read the job's region once, buffered,
 	// before the job starts, so its reads find the page cache warm; it
 	// turns invalidation off, as in fio. Not for block devices opened
@@ -52,31 +50,6 @@ type FioFiles struct {
 	// random or sequential after the job's pattern; "0" gives no advice;
 	// "sequential" and "random" force one.
 	FadviseHint string `json:"fadvise_hint,omitempty"`
-	// OffsetIncrement is fio's offset_increment: clone k of the job
-	// (numjobs) starts at Offset + k*OffsetIncrement, and its file is
-	// laid out to its own region's end.
-	OffsetIncrement int64 `json:"offset_increment,omitempty"`
-	// AllRandRepeat is fio's allrandrepeat: every generator is seeded
-	// repeatably, even with randrepeat=0 (stortest's generators all draw
-	// from the job's seed).
-	AllRandRepeat bool `json:"allrandrepeat,omitempty"`
-	// WriteHint is fio's write_hint, the kernel's write life time hint
-	// (RWH_WRITE_LIFE_*: 1 none, 2 short, 3 medium, 4 long, 5 extreme; 0
-	// unset) set with fcntl when the file is opened: F_SET_RW_HINT on the
-	// inode, or, with direct=1, F_SET_FILE_RW_HINT as fio 3.33 does,
-	// which kernels since 5.17 refuse (EINVAL), failing the job as fio's.
-	WriteHint int `json:"write_hint,omitempty"`
-	// FileAppend is fio's file_append: a regular file is not laid out, and
-	// the job's region starts at the file's end when it opens it, so its
-	// Size bytes extend the file (a missing file is created empty). Write
-	// jobs only: reads of what is not written yet are not supported.
-	FileAppend bool `json:"file_append,omitempty"`
-	// PercentSequential is 100 minus fio's percentage_random, by
-	// direction (read, write, trim): in a random job, the percent of I/Os
-	// that follow the last I/O of their direction rather than draw a
-	// random offset (0, the default, all random). A pass is then the
-	// region's size moved, as with rw=randread:N.
-	PercentSequential [3]int64 `json:"percentage_sequential,omitzero"`
 }
 
 // writeHints are fio's names of the write life time hints, by value.
@@ -146,116 +119,8 @@ func (s SyncFileRange) String() string {
 	return strings.Join(names, ",") + ":" + strconv.Itoa(s.Every)
 }
 
-// fileOptions are the options of FioFiles; moreOptions includes them,
-// and doc.go's table lists them.
-var fileOptions = []fioOption{
-	{name: "fdatasync", field: "fdatasync", doc: "FdatasyncEvery (writes)",
-		set: setInt(0, 1<<31-1, func(j *Job) *int { return &j.FdatasyncEvery })},
-	{name: "sync_file_range", field: "sync_file_range", doc: "SyncFileRange: wait_before,write,wait_after[:N]",
-		set: func(st *jobState, v string) error {
-			s, err := ParseSyncFileRange(v)
-			st.job.SyncFileRange = s
-			return err
-		}},
-	{name: "end_fsync", field: "end_fsync", isBool: true, doc: "EndFsync",
-		set: setBool(func(j *Job) *bool { return &j.EndFsync })},
-	{name: "fsync_on_close", field: "fsync_on_close", isBool: true, doc: "FsyncOnClose",
-		set: setBool(func(j *Job) *bool { return &j.FsyncOnClose })},
-	{name: "create_fsync", field: "create_fsync", isBool: true, doc: "NoCreateFsync = !value",
-		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
-			st.job.NoCreateFsync = !b
-			return err
-		}},
-	{name: "create_only", field: "create_only", isBool: true, doc: "CreateOnly",
-		set: setBool(func(j *Job) *bool { return &j.CreateOnly })},
-	{name: "pre_read", field: "pre_read", isBool: true, doc: "PreRead",
-		set: setBool(func(j *Job) *bool { return &j.PreRead })},
-	{name: "invalidate", field: "invalidate", isBool: true, doc: "NoInvalidate = !value (fio's default invalidates)",
-		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
-			st.job.NoInvalidate = !b
-			return err
-		}},
-	{name: "fadvise_hint", field: "fadvise_hint", doc: "FadviseHint: 1 (by pattern, the default), 0, sequential, random",
-		set: func(st *jobState, v string) error {
-			switch v {
-			case "1", "true", "yes", "on":
-				st.job.FadviseHint = ""
-			case "0", "false", "no", "off":
-				st.job.FadviseHint = "0"
-			case "sequential", "random":
-				st.job.FadviseHint = v
-			default:
-				return fmt.Errorf("unknown fadvise_hint %q (want 0, 1, sequential or random)", v)
-			}
-			return nil
-		}},
-	{name: "offset_increment", field: "offset_increment", doc: "OffsetIncrement (bytes; N% is not supported)",
-		set: func(st *jobState, v string) error {
-			if strings.HasSuffix(strings.TrimSpace(v), "%") {
-				return unsupported("offset_increment=" + v + ": a percentage of the file")
-			}
-			n, err := ParseSize(v)
-			st.job.OffsetIncrement = n
-			return err
-		}},
-	{name: "offset_align", field: "offset_align", doc: "No effect: fio aligns only offsets given as N%, which stortest does not take",
-		set: func(_ *jobState, v string) error { _, err := ParseSize(v); return err }},
-	{name: "allrandrepeat", field: "allrandrepeat", isBool: true, doc: "AllRandRepeat",
-		set: setBool(func(j *Job) *bool { return &j.AllRandRepeat })},
-	{name: "write_hint", field: "write_hint", doc: "WriteHint: none, short, medium, long, extreme",
-		set: func(st *jobState, v string) error {
-			for i, name := range writeHints {
-				if name != "" && v == name {
-					st.job.WriteHint = i
-					return nil
-				}
-			}
-			return fmt.Errorf("unknown write_hint %q (want none, short, medium, long or extreme)", v)
-		}},
-	{name: "nonvectored", field: "nonvectored", doc: "1 (and -1, probe): no effect, io_uring reads and writes are non-vectored, what fio's probe picks; 0 (readv/writev) is not supported",
-		set: func(_ *jobState, v string) error {
-			switch v {
-			case "1", "-1":
-				return nil
-			case "0":
-				return unsupported("nonvectored=0 (vectored io_uring reads and writes)")
-			}
-			return fmt.Errorf("%q is not -1, 0 or 1", v)
-		}},
-	{name: "file_append", field: "file_append", isBool: true, doc: "FileAppend (write and randwrite jobs with size)",
-		set: setBool(func(j *Job) *bool { return &j.FileAppend })},
-	{name: "overwrite", field: "overwrite", isBool: true, doc: "1 only: files are laid out before a write job, as fio's overwrite=1 (fio's default 0 leaves a new file sparse)",
-		set: func(_ *jobState, v string) error {
-			b, err := ParseBool(v)
-			if err == nil && !b {
-				return unsupported("overwrite=0 (a write job's new file is laid out first, as with overwrite=1)")
-			}
-			return err
-		}},
-	{name: "percentage_random", field: "percentage_random", doc: "PercentSequential = 100 - value: r[,w[,t]] percent (default 100)",
-		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, func(s string) (int64, error) { return ParseCount(s, 100) })
-			if err != nil {
-				return err
-			}
-			parts := strings.Split(v, ",")
-			for i := range t {
-				t[i] = 100 - t[i]
-				if i < len(parts) && strings.TrimSpace(parts[i]) == "" {
-					t[i] = 0 // not given: fio's default, all random
-				}
-			}
-			st.job.PercentSequential = t
-			return nil
-		}},
-	{name: "unique_filename", field: "unique_filename", isBool: true, doc: "No effect: it names files per client host in fio's client/server mode",
-		set: noEffect(true)},
-}
-
-// validateFiles checks FioFiles' fields of the normalized job: the option
-// and why, or "".
+// validateFiles checks the fields of Syncs, PageCache and the file
+// options beside them of the normalized job: the option and why, or "".
 func (j *Job) validateFiles() (string, string) {
 	switch {
 	case j.FdatasyncEvery < 0:
@@ -285,7 +150,7 @@ func (j *Job) validateFiles() (string, string) {
 	return "", ""
 }
 
-// filesString prints FioFiles' options in job-file syntax, for
+// filesString prints those options in job-file syntax, for
 // Job.String.
 func (j *Job) filesString() string {
 	var b strings.Builder
@@ -331,263 +196,6 @@ func (j *Job) filesString() string {
 	return b.String()
 }
 
-// syncs is a worker's state of fio's sync options: which sync is due,
-// as fio picks one before each I/O.
-type syncs struct {
-	writes     int64 // writes issued
-	lastWasOne bool  // the last operation was a sync: no sync follows it
-	// first and last bound the bytes written since the last sync, for
-	// sync_file_range, when ranged.
-	first, last int64
-	ranged      bool
-}
-
 // opSyncFileRange marks sync_file_range in due's answer; the runner does
 // it itself (no engine has it).
 const opSyncFileRange = engines.Op(255)
-
-// due returns the sync to issue before the next I/O, or ok false: as fio,
-// once the writes issued are a multiple of fsync=N (else fdatasync=N,
-// else sync_file_range's N), unless the last operation was a sync; the
-// next I/O's direction does not matter.
-func (s *syncs) due(j *Job) (engines.Op, bool) {
-	if s.lastWasOne || s.writes == 0 {
-		return 0, false
-	}
-	switch {
-	case j.FsyncEvery > 0 && s.writes%int64(j.FsyncEvery) == 0:
-		return engines.OpFsync, true
-	case j.FdatasyncEvery > 0 && s.writes%int64(j.FdatasyncEvery) == 0:
-		return engines.OpFdatasync, true
-	case j.SyncFileRange.Every > 0 && s.writes%int64(j.SyncFileRange.Every) == 0:
-		return opSyncFileRange, true
-	}
-	return 0, false
-}
-
-// issued records an I/O about to be issued.
-func (s *syncs) issued(u *engines.Unit) {
-	s.lastWasOne = false
-	if u.Op != engines.OpWrite {
-		return
-	}
-	s.writes++
-	end := u.Offset + int64(len(u.Buf))
-	if !s.ranged {
-		s.first, s.last, s.ranged = u.Offset, end, true
-		return
-	}
-	s.first, s.last = min(s.first, u.Offset), max(s.last, end)
-}
-
-// synced records a sync: the range starts again.
-func (s *syncs) synced() {
-	s.lastWasOne = true
-	s.ranged = false
-}
-
-// anySync reports whether the job issues syncs between its I/Os.
-func (j *Job) anySync() bool {
-	return j.FsyncEvery > 0 || j.FdatasyncEvery > 0 || j.SyncFileRange.Every > 0
-}
-
-// syncIfDue issues the sync fio would issue before the I/O in u, if one
-// is due, then records u as issued.
-func (w *worker) syncIfDue(u *engines.Unit) {
-	if op, ok := w.syncState.due(&w.job); ok {
-		w.syncOp(op)
-	}
-	w.syncState.issued(u)
-}
-
-// syncName is op's name in errors.
-func syncName(op engines.Op) string {
-	if op == opSyncFileRange {
-		return "sync_file_range"
-	}
-	return op.String()
-}
-
-// syncFileRange performs sync_file_range over the bytes written since
-// the last sync (nothing when there are none, as fio) and returns the
-// result as a unit's Res.
-func (w *worker) syncFileRange() int64 {
-	s := &w.syncState
-	if w.file == nil || !s.ranged || s.last <= s.first {
-		return 0
-	}
-	if err := unix.SyncFileRange(int(w.file.Fd()), s.first, s.last-s.first, w.job.SyncFileRange.Flags); err != nil {
-		if en, ok := err.(unix.Errno); ok {
-			return -int64(en)
-		}
-		return -int64(unix.EIO)
-	}
-	return 0
-}
-
-// endSync is end_fsync and fsync_on_close: once the job's I/O is done,
-// fsync its file unless the last operation was a sync, with the time it
-// takes in the job's runtime but not in the sync statistics (fio 3.33).
-func (w *worker) endSync() {
-	j := &w.job
-	if !(j.EndFsync || j.FsyncOnClose) || !j.RW.Writes() || w.file == nil || w.syncState.lastWasOne {
-		return
-	}
-	u := &w.syncUnit
-	u.Op, u.Offset, u.Buf, u.BufIndex, u.Index = engines.OpFsync, 0, nil, -1, -1
-	if err := w.engineSync(u); err != nil {
-		w.fail(fmt.Errorf("end_fsync: %w", err))
-		return
-	}
-	if u.Res < 0 {
-		w.fail(fmt.Errorf("end_fsync: %w", w.eng.Explain(u)))
-		return
-	}
-	w.syncState.synced()
-	if w.syncState.writes > 0 {
-		w.lastDone = max(w.lastDone, clock.Now())
-	}
-}
-
-// prepareCache applies invalidate, pre_read and fadvise_hint to the
-// job's open file (a regular file or a block device of size bytes) over
-// the job's region, as fio does when it opens a file.
-func (w *worker) prepareCache(size int64) error {
-	j := &w.job
-	var st unix.Stat_t
-	fd := int(w.file.Fd())
-	if err := unix.Fstat(fd, &st); err != nil {
-		return err
-	}
-	off := j.Offset
-	n := j.Size
-	if n == 0 || off+n > size {
-		n = max(size-off, 0)
-	}
-	return prepareCache(j, &st, fd, off, n)
-}
-
-// prepareCache is worker.prepareCache for file descriptor fd, of type
-// st, and the region [off, off+size).
-func prepareCache(j *Job, st *unix.Stat_t, fd int, off, size int64) error {
-	regular := st.Mode&unix.S_IFMT == unix.S_IFREG
-	block := st.Mode&unix.S_IFMT == unix.S_IFBLK
-	if !regular && !block {
-		return nil
-	}
-	if j.PreRead {
-		if err := preRead(fd, off, size, j.MaxBlockSize()); err != nil {
-			return fmt.Errorf("pre_read: %w", err)
-		}
-	} else if !j.NoInvalidate {
-		// A failure is not fatal to fio either (it says so and goes on):
-		// BLKFLSBUF needs CAP_SYS_ADMIN.
-		if regular {
-			_ = unix.Fadvise(fd, off, size, unix.FADV_DONTNEED)
-		} else {
-			_ = unix.IoctlSetInt(fd, unix.BLKFLSBUF, 0)
-		}
-	}
-	if j.WriteHint != 0 {
-		cmd := unix.F_SET_RW_HINT
-		if j.Direct {
-			cmd = unix.F_SET_FILE_RW_HINT
-		}
-		hint := uint64(j.WriteHint)
-		if _, _, e := unix.Syscall(unix.SYS_FCNTL, uintptr(fd), uintptr(cmd), uintptr(unsafe.Pointer(&hint))); e != 0 {
-			return fmt.Errorf("fcntl write hint: %w", e)
-		}
-	}
-	advice := -1
-	switch j.FadviseHint {
-	case "":
-		advice = unix.FADV_SEQUENTIAL
-		if j.RW.Random() {
-			advice = unix.FADV_RANDOM
-		}
-	case "sequential":
-		advice = unix.FADV_SEQUENTIAL
-	case "random":
-		advice = unix.FADV_RANDOM
-	}
-	if advice >= 0 {
-		_ = unix.Fadvise(fd, off, size, advice) // advice only: fio warns and goes on
-	}
-	return nil
-}
-
-// preRead reads [off, off+size) of fd with buffered reads of bs bytes, as
-// fio's pre_read does. A file opened with O_DIRECT is read through a
-// second, buffered descriptor so that the cache fills.
-func preRead(fd int, off, size, bs int64) error {
-	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
-	if err != nil {
-		return err
-	}
-	if flags&unix.O_DIRECT != 0 {
-		dup, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return err
-		}
-		defer unix.Close(dup)
-		fd = dup
-	}
-	buf := make([]byte, max(min(bs, size), 1))
-	for done := int64(0); done < size; {
-		n, err := unix.Pread(fd, buf[:min(int64(len(buf)), size-done)], off+done)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return fmt.Errorf("end of file at %d", off+done)
-		}
-		done += int64(n)
-	}
-	return nil
-}
-
-// engineSync performs the fsync or fdatasync in u through the engine,
-// nothing being in flight, and waits for it.
-// The calls are gated (stall.go): the run can take the result over from
-// an fsync blocked on a hung device; an injected stall that the run
-// aborts, or a wait it gives up, sets w.stalled.
-func (w *worker) engineSync(u *engines.Unit) error {
-	u.Issue = clock.Now()
-	if w.gated {
-		w.gate.Store(gateSync)
-	}
-	st, err := w.eng.Queue(u)
-	if err == nil && st == engines.Queued {
-		err = w.eng.Commit()
-		if err == nil {
-			var n int
-			n, err = w.getEvents(1, 1)
-			if n == 0 && err == nil && !w.stalled {
-				err = fmt.Errorf("getevents: no completion for the %s", u.Op)
-			}
-		}
-	}
-	if w.gated {
-		w.leaveGate(gateSync)
-	}
-	if errors.Is(err, engines.ErrAborted) {
-		w.stalled, err = true, nil
-	}
-	if w.stalled {
-		w.stallGate = gateSync // the sync is what is outstanding
-	}
-	return err
-}
-
-// forClone returns the job as clone k runs it: offset_increment moves
-// its region.
-func (j Job) forClone(k int) Job {
-	j.Offset += int64(k) * j.OffsetIncrement
-	return j
-}
-
-// isRegular reports whether f is a regular file.
-func isRegular(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode().IsRegular()
-}

@@ -20,7 +20,7 @@ import (
 )
 
 func TestFileOptionsParse(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader(`[a]
+	jobs, err := parseFile(strings.NewReader(`[a]
 fdatasync=8
 sync_file_range=wait_before,write,wait_after:4
 end_fsync=1
@@ -45,16 +45,16 @@ invalidate=1
 `), "t.fio")
 	require.NoError(t, err)
 	require.Len(t, jobs, 3)
-	assert.Equal(t, FioFiles{FdatasyncEvery: 8,
+	assert.Equal(t, fileOpts{Syncs: Syncs{FdatasyncEvery: 8,
 		SyncFileRange: SyncFileRange{Flags: unix.SYNC_FILE_RANGE_WAIT_BEFORE | unix.SYNC_FILE_RANGE_WRITE | unix.SYNC_FILE_RANGE_WAIT_AFTER, Every: 4},
-		EndFsync:      true, FsyncOnClose: true, NoCreateFsync: true, PreRead: true, FadviseHint: "random",
-		OffsetIncrement: 64 << 10, AllRandRepeat: true, WriteHint: 5}, jobs[0].FioFiles)
-	assert.Equal(t, FioFiles{SyncFileRange: SyncFileRange{Flags: unix.SYNC_FILE_RANGE_WRITE, Every: 1},
-		NoInvalidate: true, CreateOnly: true, FadviseHint: "0"}, jobs[1].FioFiles)
-	assert.Equal(t, FioFiles{}, jobs[2].FioFiles)
+		EndFsync:      true, FsyncOnClose: true, NoCreateFsync: true}, PageCache: PageCache{PreRead: true, FadviseHint: "random"},
+		OffsetIncrement: 64 << 10, AllRandRepeat: true, WriteHint: 5}, fileOptsOf(jobs[0]))
+	assert.Equal(t, fileOpts{Syncs: Syncs{SyncFileRange: SyncFileRange{Flags: unix.SYNC_FILE_RANGE_WRITE, Every: 1}},
+		PageCache: PageCache{NoInvalidate: true, FadviseHint: "0"}, CreateOnly: true}, fileOptsOf(jobs[1]))
+	assert.Equal(t, fileOpts{}, fileOptsOf(jobs[2]))
 	for _, j := range jobs {
 		back := roundTripJob(t, j)
-		assert.Equal(t, j.FioFiles, back.FioFiles, "%s reads back", j.Name)
+		assert.Equal(t, fileOptsOf(j), fileOptsOf(back), "%s reads back", j.Name)
 	}
 	for _, tc := range []struct{ in, want string }{
 		{"[a]\nsize=1m\nfdatasync=-1\n", "t.fio:3: job \"a\": fdatasync:"},
@@ -73,7 +73,7 @@ invalidate=1
 		{"[a]\nsize=1m\nrw=randrw\nfile_append=1\n", `t.fio:4: job "a": file_append: with rw=randrw is not supported by stortest`},
 		{"[a]\nfilename=/x\nrw=write\nfile_append=1\n", `t.fio:4: job "a": file_append: needs size`},
 	} {
-		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
+		_, err := parseFile(strings.NewReader(tc.in), "t.fio")
 		if assert.Error(t, err, tc.in) {
 			assert.Contains(t, err.Error(), tc.want, tc.in)
 			assert.ErrorIs(t, err, ErrInvalid, tc.in)
@@ -85,7 +85,7 @@ invalidate=1
 func TestFileOptionsStillRefused(t *testing.T) {
 	for _, line := range []string{"unlink_each_loop=1", "overwrite=0", "uncached=1",
 		"nonvectored=0", "offset_increment=10%"} {
-		_, err := ParseFio(strings.NewReader("[a]\n"+line+"\n"), "t.fio")
+		_, err := parseFile(strings.NewReader("[a]\n"+line+"\n"), "t.fio")
 		assert.ErrorIs(t, err, ErrUnsupported, line)
 	}
 }
@@ -279,7 +279,7 @@ func TestFileOptionsAgainstFio(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.Remove(filepath.Join(dir, "f")))
 
-			jobs, err := ParseFioArgs(args)
+			jobs, err := parseArgs(args)
 			require.NoError(t, err)
 			res, err := Run(context.Background(), jobs[0], Options{})
 			require.NoError(t, err)
@@ -388,7 +388,7 @@ func TestPercentageRandomParse(t *testing.T) {
 		{"10,40", [3]int64{90, 60, 60}},
 		{",20", [3]int64{0, 80, 80}},
 	} {
-		jobs, err := ParseFio(strings.NewReader("[a]\nrw=randread\npercentage_random="+tc.in+"\n"), "t.fio")
+		jobs, err := parseFile(strings.NewReader("[a]\nrw=randread\npercentage_random="+tc.in+"\n"), "t.fio")
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, jobs[0].PercentSequential, tc.in)
 		assert.Equal(t, tc.want, roundTripJob(t, jobs[0]).PercentSequential, "%s reads back", tc.in)
@@ -417,4 +417,20 @@ func TestPercentageRandom(t *testing.T) {
 	assert.Equal(t, 1.0, follows(0), "percentage_random=0: sequential")
 	assert.InDelta(t, 0.75, follows(25), 0.05)
 	assert.Less(t, follows(100), 0.01, "the default: random")
+}
+
+// fileOpts are a Job's options about syncs and its file around the I/O.
+type fileOpts struct {
+	Syncs
+	CreateOnly bool
+	PageCache
+	OffsetIncrement   int64
+	AllRandRepeat     bool
+	WriteHint         int
+	FileAppend        bool
+	PercentSequential [3]int64
+}
+
+func fileOptsOf(j Job) fileOpts {
+	return fileOpts{j.Syncs, j.CreateOnly, j.PageCache, j.OffsetIncrement, j.AllRandRepeat, j.WriteHint, j.FileAppend, j.PercentSequential}
 }

@@ -6,19 +6,8 @@ import (
 	"strings"
 )
 
-// ParseFioWithArgs reads a job file as ParseFio does, with fio job options
-// from a command line around it (args, as ParseFioArgs takes them: --key=value,
-// --key value, bare --key) applied as fio applies them: as defaults of every
-// job, which the file's [global] and job sections override. A --name in args
-// would add a job of its own beside the file's: that is refused. Errors in
-// args name the argument's index.
-func ParseFioWithArgs(r io.Reader, name string, args []string) ([]Job, error) {
-	jobs, _, err := parseFioWithArgs(r, name, args)
-	return jobs, err
-}
-
-// parseFioWithArgs is ParseFioWithArgs, returning the options as given
-// too: those of args first in the global options, as fio prints them.
+// parseFioWithArgs reads a job file with a command line's options
+// around it (see Parse), returning the options as given too: those of args first in the global options, as fio prints them.
 func parseFioWithArgs(r io.Reader, name string, args []string) ([]Job, *FioGiven, error) {
 	p := parser{file: "args", env: os.LookupEnv}
 	global := newJobState(0)
@@ -41,7 +30,7 @@ func parseFioWithArgs(r io.Reader, name string, args []string) ([]Job, *FioGiven
 		if key == "name" {
 			return nil, nil, p.errorf("name", unsupported("--name beside a job file (a command-line job with the file's)"))
 		}
-		if cliOnly[key] {
+		if cliOnly(key) {
 			return nil, nil, p.errorf("", &msgError{"fio command-line option --" + key + " is not a job option", ErrUnsupported})
 		}
 		if err := p.apply(global, key, strings.TrimSpace(val), hasVal, true); err != nil {

@@ -26,7 +26,7 @@ func readFioJob(t *testing.T, name, target string) []Job {
 	f, err := os.Open(filepath.Join("testdata", "fio333", name))
 	require.NoError(t, err)
 	defer f.Close()
-	jobs, err := ParseFio(f, name)
+	jobs, err := parseFile(f, name)
 	require.NoError(t, err)
 	return jobs
 }

@@ -74,7 +74,7 @@ func TestParseFioUnsetVariable(t *testing.T) {
 			want: []string{"failed parsing bs=${STORTEST_TEST_EMPTY}"}},
 		{text: "[j]\nsize=1m\nbs=4k" + u + "\n"},
 	} {
-		jobs, err := ParseFio(strings.NewReader(tc.text), "u.fio")
+		jobs, err := parseFile(strings.NewReader(tc.text), "u.fio")
 		if tc.want == nil {
 			if err != nil || jobs[0].BlockSize != 4096 {
 				t.Errorf("%q: %v, %+v; want bs 4k", tc.text, err, jobs)
@@ -116,7 +116,7 @@ func TestParseFioUnsetVariable(t *testing.T) {
 // and the refusal says so, naming it.
 func TestParseFioArgsDollarVariable(t *testing.T) {
 	u := "${" + unsetVar + "}"
-	_, err := ParseFioArgs([]string{"--name=j", "--size=1m", "--bs=" + u})
+	_, err := parseArgs([]string{"--name=j", "--size=1m", "--bs=" + u})
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Arg != 2 || pe.Option != "bs" ||
 		!strings.Contains(err.Error(), u) || !strings.Contains(err.Error(), "command line") {
@@ -137,8 +137,8 @@ func TestParseFioEmptyValue(t *testing.T) {
 	for _, name := range FioOptions() {
 		o := lookupOption(name)
 		text := "[j]\nsize=1m\n" + name + "=\n"
-		_, err := ParseFio(strings.NewReader(text), "e.fio")
-		_, argErr := ParseFioArgs([]string{"--name=j", "--size=1m", "--" + name + "="})
+		_, err := parseFile(strings.NewReader(text), "e.fio")
+		_, argErr := parseArgs([]string{"--name=j", "--size=1m", "--" + name + "="})
 		var pe *ParseError
 		switch {
 		case o.bare != nil:
@@ -154,12 +154,12 @@ func TestParseFioEmptyValue(t *testing.T) {
 	}
 	fio := fioBinary(t)
 	for _, name := range []string{"filename", "bs", "size", "directory", "rw", "numjobs", "direct", "runtime", "write_bw_log", "write_lat_log"} {
-		_, err := ParseFio(strings.NewReader("[j]\nsize=1m\n"+name+"=\n"), "e.fio")
+		_, err := parseFile(strings.NewReader("[j]\nsize=1m\n"+name+"=\n"), "e.fio")
 		ok, out := fioParseOnly(t, fio, "[j]\nioengine=null\nsize=1m\n"+name+"=\n")
 		if ok != (err == nil) || (!ok && !strings.Contains(out, "failed parsing "+name+"=")) {
 			t.Errorf("%s=: ours %v; fio accepts: %v (%s)", name, err, ok, out)
 		}
-		_, err = ParseFioArgs([]string{"--name=j", "--size=1m", "--" + name + "="})
+		_, err = parseArgs([]string{"--name=j", "--size=1m", "--" + name + "="})
 		ok, out = fioParseOnly(t, fio, "", "--name=j", "--ioengine=null", "--size=1m", "--"+name+"=")
 		if ok != (err == nil) || (!ok && !strings.Contains(out, "option "+name+" requires an argument")) {
 			t.Errorf("--%s=: ours %v; fio accepts: %v (%s)", name, err, ok, out)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -15,7 +14,7 @@ import (
 	"stortest.dev/fio"
 )
 
-// Errors of ParseFio and ParseFioArgs, for errors.Is. Bad values also
+// Errors of Parse, for errors.Is. Bad values also
 // match ErrInvalid.
 var (
 	ErrSyntax        = errors.New("workload: fio job syntax")
@@ -23,7 +22,7 @@ var (
 	ErrUnsupported   = errors.New("workload: not supported by stortest")
 )
 
-// ParseError is an error of ParseFio or ParseFioArgs and says where: File
+// ParseError is an error of Parse and says where: File
 // and Line (1-based) for a job file, Arg (0-based index into the
 // arguments) for a command line.
 type ParseError struct {
@@ -99,23 +98,7 @@ type valueError struct{ err error }
 func (e *valueError) Error() string   { return e.err.Error() }
 func (e *valueError) Unwrap() []error { return []error{e.err, ErrInvalid} }
 
-// ParseFio reads a fio job file: [global] and job sections, key=value and
-// bare boolean keys, ';' and '#' comments (from the character to the end
-// of the line, as fio strips them), ${VAR} replaced by the environment
-// variable (empty if unset, as fio does; an error at a line with an
-// unset one names it, in ParseError.Unset). An empty value is refused as
-// fio refuses it. Global options apply to the jobs
-// after them; a later [global] adds to the earlier ones for the jobs that
-// follow it. name names the file in errors. The jobs are validated and
-// normalized. Options outside Job's are errors: ErrUnknownOption, or
-// ErrUnsupported for fio options stortest does not implement; include
-// directives, fio's $keywords and (arithmetic) are ErrUnsupported too.
-func ParseFio(r io.Reader, name string) ([]Job, error) {
-	jobs, _, err := parseFio(r, name, newJobState(0))
-	return jobs, err
-}
-
-// parseFio is ParseFio with global holding the options before the file's;
+// parseFio reads a job file (see Parse) with global holding the options before the file's;
 // it returns the options as given too.
 func parseFio(r io.Reader, name string, global *jobState) ([]Job, *FioGiven, error) {
 	p := parser{file: name, arg: -1, env: os.LookupEnv}
@@ -237,18 +220,8 @@ func (p *parser) lexError(cur *jobState, err error) error {
 // maxLine bounds a job-file line (fio's own limit is 8 KiB).
 const maxLine = fio.MaxLineLength
 
-// ParseFioArgs reads fio's command-line form of jobs, with fio's
-// semantics: --name=x starts job x, --name=global starts global options
-// (as do options before the first --name), "--key=value", "--key value",
-// and bare "--key" for booleans; one dash works as well as two. Errors
-// name the argument's index. Job files, and fio's own options such as
-// --output-format, are errors.
-func ParseFioArgs(args []string) ([]Job, error) {
-	jobs, _, err := parseFioArgs(args)
-	return jobs, err
-}
-
-// parseFioArgs is ParseFioArgs, returning the options as given too.
+// parseFioArgs reads a command line's jobs (see Parse), returning the
+// options as given too.
 func parseFioArgs(args []string) ([]Job, *FioGiven, error) {
 	p := parser{file: "args", env: os.LookupEnv}
 	jobs, err := p.parseArgs(args)
@@ -270,7 +243,7 @@ func (p *parser) parseArgs(args []string) ([]Job, error) {
 			opt, ok = strings.CutPrefix(a, "-")
 		}
 		if !ok || opt == "" {
-			return nil, p.errorf("", syntaxErr("%q is not an option: job files go to ParseFio", a))
+			return nil, p.errorf("", syntaxErr("%q is not an option (a job file goes to Parse as its reader)", a))
 		}
 		key, val, hasVal := strings.Cut(opt, "=")
 		key = strings.TrimSpace(key)
@@ -302,7 +275,7 @@ func (p *parser) parseArgs(args []string) ([]Job, error) {
 			st.given = append(st.given, FioOption{"name", val}) // fio prints a command-line job's name
 			continue
 		}
-		if cliOnly[key] {
+		if cliOnly(key) {
 			return nil, p.errorf("", &msgError{"fio command-line option --" + key + " is not a job option; stortest does not take it", ErrUnsupported})
 		}
 		if err := p.apply(st, key, val, hasVal, inGlobal); err != nil {
@@ -616,242 +589,6 @@ func parseTriple(v string, parse func(string) (int64, error)) ([3]int64, error) 
 	return out, nil
 }
 
-// fioOptions are the accepted options. Their names, aliases and doc make
-// the table in doc.go (TestDocTable keeps the two in step).
-var fioOptions = []fioOption{
-	{name: "name", field: "name", doc: "Name; on a command line, starts a new job",
-		set: setString(func(j *Job) *string { return &j.Name })},
-	{name: "description", field: "description", doc: "Description",
-		set: setString(func(j *Job) *string { return &j.Description })},
-	{name: "filename", field: "filename", doc: `Filename; one file (\: escapes a colon)`,
-		set: func(st *jobState, v string) error {
-			var b strings.Builder
-			for i := 0; i < len(v); i++ {
-				switch {
-				case v[i] == '\\' && i+1 < len(v) && v[i+1] == ':':
-					b.WriteByte(':')
-					i++
-				case v[i] == ':':
-					return unsupported("filename=" + v + ": several files")
-				default:
-					b.WriteByte(v[i])
-				}
-			}
-			st.job.Filename = b.String()
-			return nil
-		}},
-	{name: "allow_mounted_write", field: "allow_mounted_write", isBool: true, doc: "AllowMountedWrite: write or trim a block device that is mounted, held or swap",
-		set: setBool(func(j *Job) *bool { return &j.AllowMountedWrite })},
-	{name: "ioengine", field: "ioengine", doc: "Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio",
-		set: func(st *jobState, v string) error {
-			st.job.Engine = v
-			return unsupportedEngine(v)
-		}},
-	{name: "rw", aliases: []string{"readwrite"}, field: "rw", doc: "RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier",
-		set: func(st *jobState, v string) error {
-			rw, mod, err := parseRWModifier(v)
-			st.job.RW, st.job.RWModifier = rw, mod
-			return err
-		}},
-	{name: "rwmixread", field: "rwmixread", doc: "RWMixRead (percent)",
-		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 100)
-			st.job.RWMixRead, st.mixZero = int(n), n == 0
-			return err
-		}},
-	{name: "rwmixwrite", field: "rwmixread", doc: "RWMixRead = 100 - value",
-		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 100)
-			st.job.RWMixRead, st.mixZero = 100-int(n), n == 100
-			return err
-		}},
-	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; r,w,t: see WriteBlocks",
-		set: perDirection("bs", func(st *jobState, v string) error {
-			n, err := parseBlockSize(v)
-			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = n, BlockSizeRange{}, nil
-			return err
-		})},
-	{name: "bsrange", aliases: []string{"blocksize_range"}, field: "bsrange", doc: "BlockSizeRange: min-max (or min:max); r,w,t: see WriteBlocks",
-		set: perDirection("bsrange", func(st *jobState, v string) error {
-			lo, hi, ok := strings.Cut(v, "-")
-			if !ok {
-				lo, hi, ok = strings.Cut(v, ":")
-			}
-			if !ok {
-				return fmt.Errorf("%q is not a range min-max", v)
-			}
-			a, err := st.lenientBlockSize("bsrange", v, strings.TrimSpace(lo))
-			if err != nil {
-				return err
-			}
-			b, err := st.lenientBlockSize("bsrange", v, strings.TrimSpace(hi))
-			if err != nil {
-				return err
-			}
-			if a > b { // fio swaps a reversed range
-				a, b = b, a
-			}
-			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = 0, BlockSizeRange{a, b}, nil
-			return nil
-		})},
-	{name: "bssplit", field: "bssplit", doc: "BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest; r,w,t: see WriteBlocks",
-		set: perDirection("bssplit", func(st *jobState, v string) error {
-			split, err := parseSplit(v)
-			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = 0, BlockSizeRange{}, split
-			return err
-		})},
-	{name: "iodepth", field: "iodepth", doc: "IODepth",
-		set: setInt(1, MaxIODepth, func(j *Job) *int { return &j.IODepth })},
-	{name: "iodepth_batch_submit", aliases: []string{"iodepth_batch"}, field: "iodepth_batch_submit", doc: "IODepthBatch; 0 means iodepth",
-		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, MaxIODepth)
-			st.job.IODepthBatch, st.batchZero = int(n), n == 0
-			return err
-		}},
-	{name: "iodepth_batch_complete_min", aliases: []string{"iodepth_batch_complete"}, field: "iodepth_batch_complete_min",
-		doc: "IODepthBatchCompleteMin; 0 means 1",
-		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthBatchCompleteMin })},
-	{name: "iodepth_batch_complete_max", field: "iodepth_batch_complete_max", doc: "IODepthBatchCompleteMax; 0 means the min",
-		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthBatchCompleteMax })},
-	{name: "iodepth_low", field: "iodepth_low", doc: "IODepthLow; 0 means iodepth",
-		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthLow })},
-	{name: "numjobs", field: "numjobs", doc: "NumJobs",
-		set: setInt(1, math.MaxInt32, func(j *Job) *int { return &j.NumJobs })}, // MaxJobs: at the job's end
-	{name: "size", field: "size", doc: "Size (bytes; N% is not supported)",
-		set: setSize(func(j *Job) *int64 { return &j.Size })},
-	{name: "offset", aliases: []string{"fileoffset"}, field: "offset", doc: "Offset (bytes; N% is not supported)",
-		set: setSize(func(j *Job) *int64 { return &j.Offset })},
-	{name: "direct", field: "direct", isBool: true, doc: "Direct",
-		set: setBool(func(j *Job) *bool { return &j.Direct })},
-	{name: "buffered", field: "direct", isBool: true, doc: "Direct = !value",
-		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
-			st.job.Direct = !b
-			return err
-		}},
-	{name: "runtime", aliases: []string{"timeout"}, field: "runtime", doc: "Runtime (default unit s)",
-		set: setTime(func(j *Job) *time.Duration { return &j.Runtime })},
-	{name: "time_based", field: "time_based", isBool: true, doc: "TimeBased",
-		set: setBool(func(j *Job) *bool { return &j.TimeBased })},
-	{name: "ramp_time", field: "ramp_time", doc: "RampTime (default unit s)",
-		set: setTime(func(j *Job) *time.Duration { return &j.RampTime })},
-	{name: "loops", field: "loops", doc: "Loops",
-		set: setInt(1, 1<<31-1, func(j *Job) *int { return &j.Loops })},
-	{name: "rate_iops", field: "rate_iops", doc: "RateIOPS: r[,w[,t]]",
-		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, func(s string) (int64, error) { return ParseCount(s, 1<<31-1) })
-			st.job.RateIOPS = [3]int{int(t[0]), int(t[1]), int(t[2])}
-			return err
-		}},
-	{name: "rate", field: "rate", doc: "Rate (bytes/s): r[,w[,t]]",
-		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, ParseSize)
-			st.job.Rate = t
-			return err
-		}},
-	{name: "fsync", field: "fsync", doc: "FsyncEvery (writes)",
-		set: setInt(0, 1<<31-1, func(j *Job) *int { return &j.FsyncEvery })},
-	{name: "norandommap", field: "norandommap", isBool: true, doc: "NoRandomMap",
-		set: setBool(func(j *Job) *bool { return &j.NoRandomMap })},
-	{name: "randrepeat", field: "randrepeat", isBool: true, doc: "RandRepeat",
-		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
-			st.job.RandRepeat = Bool(b)
-			return err
-		}},
-	{name: "randseed", field: "randseed", doc: "RandSeed (decimal or 0x hex)",
-		set: func(st *jobState, v string) error {
-			var n uint64
-			var err error
-			if h, ok := strings.CutPrefix(strings.ToLower(v), "0x"); ok {
-				n, err = strconv.ParseUint(h, 16, 64)
-			} else {
-				n, err = strconv.ParseUint(v, 10, 64)
-			}
-			if err != nil {
-				return fmt.Errorf("%q is not a decimal or 0x-hexadecimal seed", v)
-			}
-			st.job.RandSeed = n
-			return nil
-		}},
-	{name: "random_distribution", field: "random_distribution", doc: "RandomDistribution: random, zipf:theta[:c], pareto:h[:c], normal:dev[:c]",
-		set: func(st *jobState, v string) error {
-			d, err := ParseDistribution(v)
-			st.job.RandomDistribution = d
-			return err
-		}},
-	{name: "verify", field: "verify", doc: "Verify: 0 (none), crc32c (crc32c-intel), sha256, md5, crc64, crc32, crc16, crc7, xxhash, sha1, sha512, sha3-*, meta, pattern, null",
-		set: func(st *jobState, v string) error {
-			k, err := ParseVerifyKind(v)
-			st.job.Verify = k
-			return err
-		}},
-	{name: "verify_pattern", field: "verify_pattern", doc: `VerifyPattern: 0x hex and "quoted" text`,
-		set: func(st *jobState, v string) error {
-			_, err := ParseVerifyPattern(v)
-			st.job.VerifyPattern = v
-			return err
-		}},
-	{name: "continue_on_error", field: "continue_on_error", doc: "ContinueOnError: none, read, write, io, verify, all (0, 1)",
-		set: func(st *jobState, v string) error {
-			c, err := ParseContinueOn(v)
-			st.job.ContinueOnError = c
-			return err
-		}},
-	{name: "hipri", field: "hipri", isBool: true, doc: "Hipri (io_uring, pvsync2)",
-		set: setBool(func(j *Job) *bool { return &j.Hipri })},
-	{name: "fixedbufs", field: "fixedbufs", isBool: true, doc: "FixedBufs (io_uring)",
-		set: setBool(func(j *Job) *bool { return &j.FixedBufs })},
-	{name: "registerfiles", field: "registerfiles", isBool: true, doc: "RegisterFiles (io_uring)",
-		set: setBool(func(j *Job) *bool { return &j.RegisterFiles })},
-	{name: "sqthread_poll", field: "sqthread_poll", isBool: true, doc: "SQThreadPoll (io_uring)",
-		set: setBool(func(j *Job) *bool { return &j.SQThreadPoll })},
-	{name: "nowait", field: "nowait", isBool: true, doc: "NoWait (pvsync2, libaio, io_uring)",
-		set: setBool(func(j *Job) *bool { return &j.NoWait })},
-	{name: "percentile_list", field: "percentile_list", doc: "PercentileList: p:p:...; sorted, cut at the first 0",
-		set: func(st *jobState, v string) error {
-			var ps []float64
-			for _, s := range strings.Split(v, ":") {
-				p, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-				if err != nil {
-					return fmt.Errorf("%q is not a number", s)
-				}
-				if p == 0 {
-					break // fio ends the list at the first 0
-				}
-				ps = append(ps, p)
-			}
-			slices.Sort(ps)
-			st.job.PercentileList = slices.Compact(ps)
-			if len(st.job.PercentileList) == 0 {
-				return errors.New("no percentile before the first 0")
-			}
-			return nil
-		}},
-	{name: "lat_percentiles", field: "lat_percentiles", isBool: true, doc: "LatPercentiles",
-		set: setBool(func(j *Job) *bool { return &j.LatPercentiles })},
-	{name: "slat_percentiles", field: "slat_percentiles", isBool: true, doc: "SlatPercentiles",
-		set: setBool(func(j *Job) *bool { return &j.SlatPercentiles })},
-	{name: "write_hist_log", field: "write_hist_log", doc: "WriteHistLog (file name prefix; bare: the job's name)",
-		bare: func(st *jobState) { st.logByName[3], st.job.WriteHistLog = true, "" },
-		set:  setString(func(j *Job) *string { return &j.WriteHistLog })},
-	{name: "log_hist_msec", field: "log_hist_msec", doc: "LogHistMsec",
-		set: setInt(0, 1<<31-1, func(j *Job) *int { return &j.LogHistMsec })},
-	{name: "steadystate", aliases: []string{"ss"}, field: "steadystate", doc: "SS, e.g. iops_slope:0.1%",
-		set: setString(func(j *Job) *string { return &j.SS })},
-	{name: "ss_dur", aliases: []string{"steadystate_duration"}, field: "ss_dur", doc: "SSDur (default unit s)",
-		set: setTime(func(j *Job) *time.Duration { return &j.SSDur })},
-	{name: "ss_ramp", aliases: []string{"steadystate_ramp_time"}, field: "ss_ramp", doc: "SSRamp (default unit s)",
-		set: setTime(func(j *Job) *time.Duration { return &j.SSRamp })},
-	{name: "kb_base", field: "kb_base", doc: "1024 only (the default)",
-		set: func(_ *jobState, v string) error {
-			if v != "1024" {
-				return unsupported("kb_base=" + v)
-			}
-			return nil
-		}},
-}
-
 // oneForAllDirections reads fio's per-direction form of a block size
 // option ("read,write,trim"): the same value for every direction given
 // ("8k,8k,8k") is that value; different ones are not supported.
@@ -942,7 +679,7 @@ func parseBlockSize(v string) (int64, error) {
 
 var optionIndex = func() map[string]*fioOption {
 	m := map[string]*fioOption{}
-	for _, table := range [][]fioOption{fioOptions, reportOptions, moreOptions, extraOptions, engineOptions} {
+	for _, table := range [][]fioOption{optionTable} {
 		for i := range table {
 			o := &table[i]
 			m[o.name] = o
@@ -956,8 +693,8 @@ var optionIndex = func() map[string]*fioOption {
 
 func lookupOption(key string) *fioOption { return optionIndex[key] }
 
-// FioOptions returns the names (and aliases) of the fio options ParseFio
-// and ParseFioArgs accept, sorted.
+// FioOptions returns the names (and aliases) of the fio options Parse
+// accepts, sorted.
 func FioOptions() []string {
 	var names []string
 	for k := range optionIndex {
@@ -967,39 +704,9 @@ func FioOptions() []string {
 	return names
 }
 
-// knownFio are fio 3.33's other job options (fio --cmdhelp=all and the
-// engine options of --enghelp), so that they get ErrUnsupported rather
-// than ErrUnknownOption.
-var knownFio = setOf(`allow_file_create atomic block_error_percentiles blocksize_unaligned
-bs_is_seq_rand bs_unaligned bwavgtime cgroup cgroup_nodelete cgroup_weight cmd_type
-cpumask cpus_allowed cpus_allowed_policy disk_util error_dump exec_postrun exec_prerun
-exitall_on_error file_service_type filename_format force_async gid gtod_cpu
-hipri_percentage hugepage-size ignore_error ignore_zone_limits iomem iopsavgtime
-ioscheduler job_max_open_zones lockfile lockmem log_alternate_epoch
-log_alternate_epoch_clock_id log_compression log_compression_cpus log_entries
-log_hist_coarseness log_max_value log_store_compressed log_unix_epoch max_open_zones mem
-merge_blktrace_file merge_blktrace_iters merge_blktrace_scalars nice numa_cpu_nodes
-numa_mem_policy opendir profile rate_ignore_thinktime read_beyond_wp read_iolog_chunked
-significant_figures sqthread_poll_cpu stats sync thinktime_blocks_type thinktime_iotime
-thp trim_backlog trim_backlog_batch trim_percentage trim_verify_zero uid uncached
-unit_base unlink_each_loop userspace_reap verify_async verify_backlog_batch verify_offset
-verify_only verify_state_load write_barrier zone_reset_frequency zone_reset_threshold
-zonecapacity`)
-
-// cliOnly are fio's command-line options that are not job options.
-var cliOnly = setOf(`alloc-size append-terse aux-path bandwidth-log client cmdhelp cpuclock-test
-crctest daemonize debug enghelp eta eta-interval eta-newline help idle-prof inflate-log
-latency-log max-jobs merge-blktrace-only minimal output output-format parse-only
-readonly remote-config section server showcmd status-interval terse-version trigger
-trigger-file trigger-remote trigger-timeout version warnings-fatal`)
-
-func setOf(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, f := range strings.Fields(s) {
-		m[f] = true
-	}
-	return m
-}
+// cliOnly reports whether key is one of fio's command-line options that
+// is not a job option too ("profile" is both).
+func cliOnly(key string) bool { return fio.IsCommandLineOption(key) && !fio.IsOption(key) }
 
 // suggest returns the accepted option closest to key (edit distance at
 // most 2), or "".
@@ -1062,4 +769,12 @@ func (p *parser) checkDollar(name, v string) error {
 		return valueErr(fmt.Sprintf("%q: fio expands no ${NAME} on the command line but takes the text as it is (%s=%s): let the shell expand it", v, name, v))
 	}
 	return valueErr(fmt.Sprintf("%q: '$' is not expanded; fio expands ${NAME} only", v))
+}
+
+// addGiven records an option that was set, as fio prints it.
+func (s *jobState) addGiven(name, val string, hasVal bool) {
+	if !hasVal {
+		return
+	}
+	s.given = append(s.given, FioOption{name, val})
 }

@@ -1,18 +1,20 @@
 package workload
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"stortest.dev/fio"
 )
 
 func norm(js ...Job) []Job {
@@ -98,7 +100,7 @@ func TestParseFio(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+			got, err := parseFile(strings.NewReader(tc.in), "job.fio")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +117,7 @@ func TestParseFioEnv(t *testing.T) {
 	t.Setenv("STORTEST_T_EMPTY", "")
 	in := "[random-writers]\nrw=randwrite\nsize=${STORTEST_T_SIZE}\nnumjobs=${STORTEST_T_JOBS}\n" +
 		"description=a${STORTEST_T_UNSET}b${STORTEST_T_EMPTY}c\nfilename=/tmp/${STORTEST_T_JOBS}${\n"
-	got, err := ParseFio(strings.NewReader(in), "env.fio")
+	got, err := parseFile(strings.NewReader(in), "env.fio")
 	if err == nil {
 		t.Fatalf("unterminated ${ kept a '$' and must fail; got %+v", got)
 	}
@@ -123,7 +125,7 @@ func TestParseFioEnv(t *testing.T) {
 		t.Errorf("error %q: want env.fio:6", err)
 	}
 	in = strings.Replace(in, "${\n", "\n", 1)
-	got, err = ParseFio(strings.NewReader(in), "env.fio")
+	got, err = parseFile(strings.NewReader(in), "env.fio")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +183,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"long line", "[a]\ndescription=" + strings.Repeat("x", maxLine) + "\n", ErrSyntax, "longer than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			jobs, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+			jobs, err := parseFile(strings.NewReader(tc.in), "job.fio")
 			if err == nil {
 				t.Fatalf("got %d jobs, want an error", len(jobs))
 			}
@@ -224,7 +226,7 @@ func TestParseFioArgs(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseFioArgs(tc.args)
+			got, err := parseArgs(tc.args)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,6 +248,7 @@ func TestParseFioArgsErrors(t *testing.T) {
 		{"unknown", []string{"--name=a", "--iodeth=4"}, ErrUnknownOption, `args[1]: job "a": unknown option "iodeth" (did you mean iodepth?)`},
 		{"unsupported", []string{"--name=a", "--bs=4k", "--ioscheduler=none"}, ErrUnsupported, "args[2]: job \"a\": fio option ioscheduler is not supported by stortest"},
 		{"cli only", []string{"--output-format=json", "--name=a"}, ErrUnsupported, "args[0]: fio command-line option --output-format is not a job option"},
+		{"cli only, in fio's list", []string{"--name=a", "--memcpytest"}, ErrUnsupported, `args[1]: job "a": fio command-line option --memcpytest is not a job option`},
 		{"bad value", []string{"--name=a", "--size=1x"}, ErrInvalid, `args[1]: job "a": size: invalid size "1x"`},
 		{"name without value", []string{"--name"}, ErrInvalid, "args[0]: name: needs a value"},
 		{"missing value", []string{"--name=a", "--bs"}, ErrInvalid, "args[1]: job \"a\": bs: needs a value"},
@@ -258,7 +261,7 @@ func TestParseFioArgsErrors(t *testing.T) {
 		{"validate global at its arg", []string{"--iodepth=2", "--iodepth_batch=4", "--name=a"}, ErrInvalid, `args[1]: job "a": iodepth_batch_submit`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			jobs, err := ParseFioArgs(tc.args)
+			jobs, err := parseArgs(tc.args)
 			if err == nil {
 				t.Fatalf("got %d jobs, want an error", len(jobs))
 			}
@@ -277,9 +280,9 @@ func TestParseFioArgsErrors(t *testing.T) {
 func roundTrip(t *testing.T, j Job) {
 	t.Helper()
 	s := j.String()
-	got, err := ParseFio(strings.NewReader(s), "string")
+	got, err := parseFile(strings.NewReader(s), "string")
 	if err != nil {
-		t.Fatalf("ParseFio(String()): %v\n%s", err, s)
+		t.Fatalf("parseFile(String()): %v\n%s", err, s)
 	}
 	if diff := cmp.Diff([]Job{j.Normalized()}, got); diff != "" {
 		t.Errorf("round trip of\n%s(-want +got):\n%s", s, diff)
@@ -310,40 +313,72 @@ func TestStringRoundTrip(t *testing.T) {
 	}
 }
 
-// TestDocTable checks that doc.go's option table lists exactly the
-// accepted options with their aliases.
+// TestDocTable checks that doc.go's option table is the rendering of
+// the option table (optionTable): every accepted option with its aliases
+// and doc, in the table's order. -update rewrites doc.go's table.
 func TestDocTable(t *testing.T) {
 	src, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile(`(?m)^//\t([a-z_]+) +(([a-z_]+(, )?)*) +\S`)
-	documented := map[string]string{}
-	for _, m := range row.FindAllStringSubmatch(string(src), -1) {
-		if m[1] == "option" {
-			continue
-		}
-		documented[m[1]] = strings.TrimSpace(m[2])
+	const head = "//\toption                aliases                Job field and notes\n"
+	start := bytes.Index(src, []byte(head))
+	if start < 0 {
+		t.Fatal("doc.go has no option table")
 	}
-	for _, o := range slices.Concat(fioOptions, reportOptions, moreOptions, extraOptions, engineOptions) {
-		got, ok := documented[o.name]
-		if !ok {
-			t.Errorf("doc.go does not list option %s", o.name)
-			continue
-		}
-		if want := strings.Join(o.aliases, ", "); got != want {
-			t.Errorf("doc.go lists aliases %q for %s, want %q", got, o.name, want)
-		}
-		delete(documented, o.name)
+	start += len(head)
+	end := start + bytes.Index(src[start:], []byte("//\n"))
+	var rows strings.Builder
+	for _, o := range optionTable {
+		rows.WriteString(docRow(o))
 	}
-	for name := range documented {
-		t.Errorf("doc.go lists %s, which the parser does not accept", name)
+	if got := string(src[start:end]); got != rows.String() {
+		if *update {
+			out := slices.Concat(src[:start], []byte(rows.String()), src[end:])
+			if err := os.WriteFile("doc.go", out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("doc.go's option table is not optionTable's (go test -run TestDocTable -update rewrites it):\n%s",
+			lineDiff(got, rows.String()))
 	}
 	for _, name := range FioOptions() {
-		if knownFio[name] || cliOnly[name] {
-			t.Errorf("%s is both accepted and listed as unsupported", name)
+		if fio.IsCommandLineOption(name) && !fio.IsOption(name) {
+			t.Errorf("%s is both accepted and one of fio's command-line options", name)
 		}
 	}
+}
+
+// docRow is an option's row of doc.go's table: name, aliases and doc
+// in columns.
+func docRow(o fioOption) string {
+	pad := func(s string, col int) string { return s + strings.Repeat(" ", max(2, col-len(s))) }
+	line := pad(o.name, 22)
+	if len(o.aliases) > 0 {
+		line = pad(line+strings.Join(o.aliases, ", "), 45)
+	} else {
+		line = pad(line, 45)
+	}
+	return "//\t" + line + o.doc + "\n"
+}
+
+// lineDiff lists the lines of got not in want (-) and those of want
+// missing from got (+).
+func lineDiff(got, want string) string {
+	var b strings.Builder
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for _, l := range g {
+		if !slices.Contains(w, l) {
+			b.WriteString("- " + l + "\n")
+		}
+	}
+	for _, l := range w {
+		if !slices.Contains(g, l) {
+			b.WriteString("+ " + l + "\n")
+		}
+	}
+	return b.String()
 }
 
 // fioBinary returns the path of fio, or skips: fio is a reference for
@@ -374,7 +409,7 @@ func TestFioInterop(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			jobs, err := ParseFio(f, file)
+			jobs, err := parseFile(f, file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -386,9 +421,9 @@ func TestFioInterop(t *testing.T) {
 			if len(args) == 0 || args[0] != "fio" {
 				t.Fatalf("fio --showcmd printed %q", out)
 			}
-			fromArgs, err := ParseFioArgs(args[1:])
+			fromArgs, err := parseArgs(args[1:])
 			if err != nil {
-				t.Fatalf("ParseFioArgs(%q): %v", args[1:], err)
+				t.Fatalf("parseArgs(%q): %v", args[1:], err)
 			}
 			if diff := cmp.Diff(jobs, fromArgs); diff != "" {
 				t.Errorf("job file vs fio --showcmd (-file +args):\n%s", diff)
@@ -405,7 +440,7 @@ func TestFioInterop(t *testing.T) {
 			if err != nil || len(out) > 0 {
 				t.Errorf("fio --parse-only rejects Job.String():\n%s\n%v: %s", all.String(), err, out)
 			}
-			back, err := ParseFio(strings.NewReader(all.String()), "printed.fio")
+			back, err := parseFile(strings.NewReader(all.String()), "printed.fio")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -436,7 +471,7 @@ func TestFioOptions(t *testing.T) {
 func TestParseFioLFSR(t *testing.T) {
 	parse := func(in string) Job {
 		t.Helper()
-		jobs, err := ParseFio(strings.NewReader(in), "t0021.fio")
+		jobs, err := parseFile(strings.NewReader(in), "t0021.fio")
 		if err != nil || len(jobs) != 1 {
 			t.Fatalf("%v (%d jobs)", err, len(jobs))
 		}
@@ -471,7 +506,7 @@ func TestParseFioLFSR(t *testing.T) {
 // bare name their logs after the job, as fio does (t/jobs/t0023 reads basic_bw.log); in
 // [global], after each job's own name.
 func TestParseFioBareLogOptions(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader("[global]\nioengine=null\nsize=1m\nwrite_bw_log\nper_job_logs=0\n[basic]\n[named]\nwrite_bw_log=mine\nwrite_lat_log\n"), "t0023.fio")
+	jobs, err := parseFile(strings.NewReader("[global]\nioengine=null\nsize=1m\nwrite_bw_log\nper_job_logs=0\n[basic]\n[named]\nwrite_bw_log=mine\nwrite_lat_log\n"), "t0023.fio")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,11 +518,11 @@ func TestParseFioBareLogOptions(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("logs %q, want %q", got, want)
 	}
-	h, err := ParseFio(strings.NewReader("[a]\nsize=1m\nwrite_hist_log\n"), "h.fio")
+	h, err := parseFile(strings.NewReader("[a]\nsize=1m\nwrite_hist_log\n"), "h.fio")
 	if err != nil || h[0].WriteHistLog != "a" {
 		t.Errorf("bare write_hist_log: %v, %+v", err, h)
 	}
-	if _, err := ParseFio(strings.NewReader("[a]\nsize=1m\nfilename\n"), "f.fio"); err == nil || !strings.Contains(err.Error(), "needs a value") {
+	if _, err := parseFile(strings.NewReader("[a]\nsize=1m\nfilename\n"), "f.fio"); err == nil || !strings.Contains(err.Error(), "needs a value") {
 		t.Errorf("bare filename: %v, want needs a value", err)
 	}
 }
@@ -495,11 +530,30 @@ func TestParseFioBareLogOptions(t *testing.T) {
 // A block size given per direction with the same value for each ("bs=8k,8k,8k",
 // fio's t/jobs/t0023) is that one size.
 func TestParseFioSameBlockSizeEveryDirection(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader("[a]\nsize=1m\nbs=8k,8k,8k\n[b]\nsize=1m\nbsrange=512-4k,512-4k\n[c]\nsize=1m\nbssplit=4k/50:8k/50,4k/50:8k/50\n"), "t.fio")
+	jobs, err := parseFile(strings.NewReader("[a]\nsize=1m\nbs=8k,8k,8k\n[b]\nsize=1m\nbsrange=512-4k,512-4k\n[c]\nsize=1m\nbssplit=4k/50:8k/50,4k/50:8k/50\n"), "t.fio")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if jobs[0].BlockSize != 8<<10 || jobs[1].BlockSizeRange != (BlockSizeRange{512, 4096}) || len(jobs[2].BlockSizeSplit) != 2 {
 		t.Errorf("jobs %+v", jobs)
 	}
+}
+
+// parseFile reads a job file's jobs with Parse.
+func parseFile(r io.Reader, name string) ([]Job, error) {
+	jobs, _, err := Parse(r, name, Config{})
+	return jobs, err
+}
+
+// parseArgs reads a command line's jobs with Parse.
+func parseArgs(args []string) ([]Job, error) {
+	jobs, _, err := Parse(nil, "", Config{Args: args})
+	return jobs, err
+}
+
+// parseFileArgs reads a job file's jobs with a command line's options
+// around it with Parse.
+func parseFileArgs(r io.Reader, name string, args []string) ([]Job, error) {
+	jobs, _, err := Parse(r, name, Config{Args: args})
+	return jobs, err
 }

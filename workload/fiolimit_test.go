@@ -66,7 +66,7 @@ func TestParseFioJobLimit(t *testing.T) {
 		{name: "numjobs 100000", text: sectionsFile(1, 100000, 0), line: 8, option: "numjobs", clones: 100000, noFio: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			jobs, err := ParseFio(strings.NewReader(tc.text), "many.fio")
+			jobs, err := parseFile(strings.NewReader(tc.text), "many.fio")
 			if tc.ok {
 				if err != nil {
 					t.Fatal(err)
@@ -103,7 +103,7 @@ func TestParseFioJobLimit(t *testing.T) {
 	text := sectionsFile(200000, 1, 0)
 	r := &countingReader{r: strings.NewReader(text)}
 	start := time.Now()
-	_, err := ParseFio(r, "huge.fio")
+	_, err := parseFile(r, "huge.fio")
 	t.Logf("200000 sections (%d bytes): refused in %v after reading %d bytes", len(text), time.Since(start), r.n)
 	if !errors.Is(err, ErrTooManyJobs) {
 		t.Fatalf("%v, want ErrTooManyJobs", err)

@@ -194,7 +194,7 @@ func TestFioJSONReporting(t *testing.T) {
 
 // The reporting and log options parse, print and parse back.
 func TestReportingOptionsRoundTrip(t *testing.T) {
-	jobs, err := ParseFioArgs([]string{"--name=r", "--ioengine=null", "--size=1m", "--clat_percentiles=0",
+	jobs, err := parseArgs([]string{"--name=r", "--ioengine=null", "--size=1m", "--clat_percentiles=0",
 		"--unified_rw_reporting=both", "--group_reporting", "--write_lat_log=a", "--write_bw_log=b",
 		"--write_iops_log=c", "--log_avg_msec=500", "--log_offset=1", "--per_job_logs=0"})
 	require.NoError(t, err)
@@ -204,7 +204,7 @@ func TestReportingOptionsRoundTrip(t *testing.T) {
 	assert.True(t, j.GroupReporting)
 	assert.Equal(t, UnifiedBoth, j.UnifiedRW)
 	roundTrip(t, j)
-	_, err = ParseFioArgs([]string{"--name=r", "--unified_rw_reporting=3"})
+	_, err = parseArgs([]string{"--name=r", "--unified_rw_reporting=3"})
 	assert.ErrorIs(t, err, ErrInvalid)
 }
 

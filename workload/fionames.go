@@ -58,10 +58,6 @@ xnvme_async:xnvme xnvme_be:xnvme xnvme_dev_nsid:xnvme xnvme_iovec:xnvme xnvme_sy
 	return m
 }()
 
-// fioOtherNames are fio 3.33 options that --cmdhelp=all lists (or that
-// fio takes) but the list of unsupported job options in fiojob.go lacks.
-var fioOtherNames = setOf(`clocksource`)
-
 // unsupportedFio returns the refusal of a fio 3.33 option that stortest
 // does not accept, naming the engines when the option belongs to engines
 // stortest does not have, or nil when key is not a fio option.
@@ -72,9 +68,9 @@ func unsupportedFio(key string) error {
 		}
 		return &msgError{"fio option " + key + " is not supported by stortest", ErrUnsupported}
 	}
-	// fio.IsOption covers the names the lists above lack: aliases,
+	// package fio knows every other name: fio's table with aliases,
 	// nested and deprecated options (verifysort, iomem_align, proto).
-	if knownFio[key] || fioOtherNames[key] || fio.IsOption(key) {
+	if fio.IsOption(key) {
 		return &msgError{"fio option " + key + " is not supported by stortest", ErrUnsupported}
 	}
 	return nil

@@ -32,7 +32,7 @@ const Version = "0.1.0"
 // printed with six decimals as fio does. stortest's additions (error
 // details, verify counts, clipped latencies) sit under a "stortest" key
 // per job so fio's keys stay intact. "global options" and "job options"
-// are the options as given when r.FioOptions holds them (ParseFioGiven),
+// are the options as given when r.FioOptions holds them (Parse),
 // else each job's options printed from its Job and no global options.
 func WriteFioJSON(w io.Writer, r *Result, format OutputFormat, now time.Time) error {
 	r = groupReport(r)

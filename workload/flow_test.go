@@ -26,7 +26,7 @@ flow_id=0x10
 flow_sleep=1k
 [c]
 `
-	got, err := ParseFio(strings.NewReader(in), "t.fio")
+	got, err := parseFile(strings.NewReader(in), "t.fio")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestFlowOptionErrors(t *testing.T) {
 		{"[a]\nflow_sleep=10ms\n", `flow_sleep: invalid number "10ms"`},
 		{"[a]\nflow_watermark=x\n", `flow_watermark: invalid number "x"`},
 	} {
-		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
+		_, err := parseFile(strings.NewReader(tc.in), "t.fio")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.in, err, tc.want)
 		}
@@ -85,7 +85,7 @@ func TestFlowOptionErrors(t *testing.T) {
 		{Flow{Weight: 1, Sleep: 1500 * time.Nanosecond}, "flow_sleep", "1.5µs is not a whole number of microseconds"},
 		{Flow{Weight: 1, Sleep: -time.Microsecond}, "flow_sleep", "-1µs is not in"},
 	} {
-		j := Job{Name: "a", FioMore: FioMore{Flow: tc.flow}}
+		j := Job{Name: "a", Ordering: Ordering{Flow: tc.flow}}
 		var fe *FieldError
 		if err := j.Validate(); !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Reason, tc.want) {
 			t.Errorf("%+v: Validate = %v, want %s: %s", tc.flow, err, tc.field, tc.want)
@@ -268,7 +268,7 @@ func TestFlowSleep(t *testing.T) {
 // t0012: weights 1, 5, 10, null engine, flow_sleep=100), and a job
 // outside the flow is not held.
 func TestRunFlowRatios(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader(`[global]
+	jobs, err := parseFile(strings.NewReader(`[global]
 ioengine=null
 size=100g
 runtime=1
@@ -319,7 +319,7 @@ flow=3
 // more jobs than this machine's CPUs) keep 1:2:3 while the third runs,
 // and the first two 1:2 from the moment it ends.
 func TestRunFlowRecalibrates(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader(`[global]
+	jobs, err := parseFile(strings.NewReader(`[global]
 ioengine=null
 size=100g
 runtime=1
@@ -373,8 +373,8 @@ runtime=400ms
 func TestRunFlowAllocationsPerIO(t *testing.T) {
 	allocs := func(size int64) float64 {
 		jobs := []Job{
-			{Name: "a", Engine: "null", RW: RandRead, Size: size, FioMore: FioMore{Flow: Flow{Weight: 1}}},
-			{Name: "b", Engine: "null", RW: RandRead, Size: 2 * size, FioMore: FioMore{Flow: Flow{Weight: 2}}},
+			{Name: "a", Engine: "null", RW: RandRead, Size: size, Ordering: Ordering{Flow: Flow{Weight: 1}}},
+			{Name: "b", Engine: "null", RW: RandRead, Size: 2 * size, Ordering: Ordering{Flow: Flow{Weight: 2}}},
 		}
 		return testing.AllocsPerRun(1, func() {
 			if _, err := RunJobs(context.Background(), jobs, Options{}); err != nil {

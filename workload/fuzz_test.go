@@ -63,7 +63,7 @@ func FuzzParseFio(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		jobs, err := ParseFio(strings.NewReader(s), "fuzz.fio")
+		jobs, err := parseFile(strings.NewReader(s), "fuzz.fio")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "workload: ") {
 				t.Fatalf("error without the package prefix: %v", err)
@@ -71,7 +71,7 @@ func FuzzParseFio(f *testing.F) {
 			return
 		}
 		checkJobs(t, jobs)
-		_, given, err := ParseFioGiven(strings.NewReader(s), "fuzz.fio", nil)
+		_, given, err := Parse(strings.NewReader(s), "fuzz.fio", Config{})
 		checkGiven(t, jobs, given, err)
 	})
 }
@@ -85,7 +85,7 @@ func FuzzParseFioArgs(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		jobs, err := ParseFioArgs(strings.Split(s, "\x00"))
+		jobs, err := parseArgs(strings.Split(s, "\x00"))
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "workload: ") {
 				t.Fatalf("error without the package prefix: %v", err)
@@ -93,7 +93,7 @@ func FuzzParseFioArgs(f *testing.F) {
 			return
 		}
 		checkJobs(t, jobs)
-		_, given, err := ParseFioArgsGiven(strings.Split(s, "\x00"))
+		_, given, err := Parse(nil, "", Config{Args: strings.Split(s, "\x00")})
 		checkGiven(t, jobs, given, err)
 	})
 }

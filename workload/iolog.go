@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"stortest.dev/engines"
 )
 
-// FioIOLog are fio's options that record a job's I/O to a log and replay
+// IOLogs are fio's options that record a job's I/O to a log and replay
 // a log (iologfmt.go has the format); Job embeds it, so the fields read
 // as Job's.
-type FioIOLog struct {
+type IOLogs struct {
 	// WriteIOLog is fio's write_iolog: every I/O the job issues, in
 	// order, is appended to this file in fio's version 3 iolog format
 	// (what fio 3.33 writes), with its time in µs since the job started.
@@ -51,56 +49,7 @@ var replaySkipNames = []struct {
 	{"sync", 1<<LogSync | 1<<LogDatasync},
 }
 
-// iologOptions are the options of FioIOLog; moreOptions includes them,
-// and doc.go's table lists them.
-var iologOptions = []fioOption{
-	{name: "write_iolog", field: "write_iolog", doc: "WriteIOLog (fio's version 3 iolog, as fio 3.33 writes it)",
-		set: setString(func(j *Job) *string { return &j.WriteIOLog })},
-	{name: "read_iolog", field: "read_iolog", doc: "ReadIOLog (a version 2 or 3 iolog of one file; not blktrace, not several logs)",
-		set: func(st *jobState, v string) error {
-			if v == "-" {
-				return unsupported("read_iolog=-: a log on standard input")
-			}
-			if strings.Contains(strings.ReplaceAll(v, `\:`, ""), ":") {
-				return unsupported("read_iolog=" + v + ": several logs")
-			}
-			st.job.ReadIOLog = strings.ReplaceAll(v, `\:`, ":")
-			return nil
-		}},
-	{name: "replay_no_stall", field: "replay_no_stall", isBool: true, doc: "ReplayNoStall",
-		set: setBool(func(j *Job) *bool { return &j.ReplayNoStall })},
-	{name: "replay_redirect", field: "replay_redirect", doc: "ReplayRedirect",
-		set: setString(func(j *Job) *string { return &j.ReplayRedirect })},
-	{name: "replay_scale", field: "replay_scale", doc: "ReplayScale",
-		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 1<<62)
-			st.job.ReplayScale = n
-			return err
-		}},
-	{name: "replay_align", field: "replay_align", doc: "ReplayAlign (bytes, a power of 2)",
-		set: setSize(func(j *Job) *int64 { return &j.ReplayAlign })},
-	{name: "replay_time_scale", field: "replay_time_scale", doc: "ReplayTimeScale (percent)",
-		set: setInt(1, 1<<30, func(j *Job) *int { return &j.ReplayTimeScale })},
-	{name: "replay_skip", field: "replay_skip", doc: "ReplaySkip (read, write, trim, sync, comma separated)",
-		set: func(st *jobState, v string) error {
-			var bits uint16
-		words:
-			for w := range strings.SplitSeq(v, ",") {
-				w = strings.TrimSpace(w)
-				for _, s := range replaySkipNames {
-					if s.name == w {
-						bits |= s.bits
-						continue words
-					}
-				}
-				return fmt.Errorf("unknown replay_skip %q (want read, write, trim or sync)", w)
-			}
-			st.job.ReplaySkip = bits
-			return nil
-		}},
-}
-
-// validateIOLog checks FioIOLog's fields of the normalized job: the
+// validateIOLog checks IOLogs's fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateIOLog() (string, string) {
 	switch {
@@ -118,7 +67,7 @@ func (j *Job) validateIOLog() (string, string) {
 	return "", ""
 }
 
-// iologString prints FioIOLog's options in job-file syntax, for
+// iologString prints IOLogs's options in job-file syntax, for
 // Job.String.
 func (j *Job) iologString() string {
 	var b strings.Builder
@@ -151,213 +100,4 @@ func (j *Job) iologString() string {
 		str("replay_skip", strings.Join(w, ","))
 	}
 	return b.String()
-}
-
-// replayIO is one action of a replayed log.
-type replayIO struct {
-	at   int64 // ns after the replay's start the action is due
-	sync bool  // an fsync (or fdatasync) rather than an I/O
-	io   IO
-}
-
-// replayTrace is a log made ready to replay: its I/O and syncs, offsets
-// scaled and aligned, times scaled.
-type replayTrace struct {
-	ios    []replayIO
-	end    int64 // the highest offset+length
-	maxLen int64
-	dirs   [NumDirs]int
-}
-
-// withReplay loads the job's read_iolog and returns the job to replay
-// it: the file, the directions, the block size and (when none is given)
-// the size come from the log. Jobs without read_iolog are returned as
-// they are, with a nil trace.
-func (j Job) withReplay() (Job, *replayTrace, error) {
-	if j.ReadIOLog == "" {
-		return j, nil, nil
-	}
-	log, err := LoadIOLog(j.ReadIOLog)
-	if err != nil {
-		return j, nil, fmt.Errorf("%w (job %s)", err, j.Name) // err names the package, the file and the line
-	}
-	tr, err := j.buildReplay(log)
-	if err != nil {
-		return j, nil, err
-	}
-	switch {
-	case j.ReplayRedirect != "":
-		j.Filename = j.ReplayRedirect
-	case len(log.Files) == 1:
-		j.Filename = log.Files[0]
-	}
-	switch {
-	case tr.dirs[DirTrim] > 0 || tr.dirs[DirRead] > 0 && tr.dirs[DirWrite] > 0:
-		j.RW = ReadWrite
-	case tr.dirs[DirWrite] > 0:
-		j.RW = Write
-	default:
-		j.RW = Read
-	}
-	j.WriteIOLog = "" // as fio: "read iolog overrides write_iolog"
-	j.BlockSize = max(tr.maxLen, 512)
-	j.BlockSizeRange, j.BlockSizeSplit, j.WriteBlocks = BlockSizeRange{}, nil, nil
-	if j.Size == 0 {
-		j.Size = tr.end - j.Offset
-	}
-	return j, tr, nil
-}
-
-// buildReplay turns the log into the actions to replay.
-func (j *Job) buildReplay(log *IOLog) (*replayTrace, error) {
-	if len(log.Files) > 1 && j.ReplayRedirect == "" {
-		return nil, &FieldError{Job: j.Name, Field: "read_iolog", Reason: fmt.Sprintf("%s names %d files: stortest replays one (or give replay_redirect)", j.ReadIOLog, len(log.Files))}
-	}
-	tr := &replayTrace{}
-	scale := int64(100)
-	if j.ReplayTimeScale > 0 {
-		scale = int64(j.ReplayTimeScale)
-	}
-	var t0, waited int64 = -1, 0
-	for _, e := range log.Entries {
-		if t0 < 0 {
-			t0 = e.Time
-		}
-		if e.Act == LogWait {
-			if e.Offset >= 100 { // fio discards waits below 100 µs
-				waited += e.Offset
-			}
-			continue
-		}
-		if e.Act.isFileAct() || j.ReplaySkip&(1<<e.Act) != 0 {
-			continue
-		}
-		at := waited
-		if log.Version == 3 {
-			at = max(e.Time-t0, 0)
-		}
-		r := replayIO{at: at * 1000 * 100 / scale}
-		if j.ReplayNoStall {
-			r.at = 0
-		}
-		switch e.Act {
-		case LogSync, LogDatasync:
-			r.sync = true
-			tr.ios = append(tr.ios, r)
-			continue
-		case LogWrite:
-			r.io.Dir = DirWrite
-		case LogTrim:
-			r.io.Dir = DirTrim
-		default:
-			r.io.Dir = DirRead
-		}
-		off := e.Offset
-		if j.ReplayScale > 0 {
-			off /= j.ReplayScale
-		}
-		if j.ReplayAlign > 0 {
-			off &^= j.ReplayAlign - 1
-		}
-		r.io.Offset, r.io.Len = j.Offset+off, e.Len
-		tr.end = max(tr.end, r.io.Offset+r.io.Len)
-		tr.maxLen = max(tr.maxLen, e.Len)
-		tr.dirs[r.io.Dir]++
-		tr.ios = append(tr.ios, r)
-	}
-	if tr.dirs[DirRead]+tr.dirs[DirWrite]+tr.dirs[DirTrim] == 0 {
-		return nil, &FieldError{Job: j.Name, Field: "read_iolog", Reason: j.ReadIOLog + " has no I/O to replay"}
-	}
-	return tr, nil
-}
-
-// replayCursor walks a replayTrace for one clone.
-type replayCursor struct {
-	tr    *replayTrace
-	next  int
-	start int64 // ns: the first call's time
-}
-
-// nextReplay prepares u for the log's next action at time now: srcWait
-// with the ns to wait while it is not due, srcSync for an fsync, srcDone
-// at the end of the log.
-func (s *ioSource) nextReplay(u *engines.Unit, now int64) (srcStatus, int64) {
-	c := s.trace
-	if c.next >= len(c.tr.ios) {
-		return srcDone, 0
-	}
-	if c.next == 0 && c.start == 0 {
-		c.start = now
-	}
-	r := &c.tr.ios[c.next]
-	if w := c.start + r.at - now; w > 0 {
-		return srcWait, w
-	}
-	c.next++
-	if r.sync {
-		return srcSync, 0
-	}
-	s.issued++
-	s.moved += r.io.Len
-	u.Offset = r.io.Offset
-	u.Buf = u.Buf[:r.io.Len]
-	switch r.io.Dir {
-	case DirWrite:
-		u.Op = engines.OpWrite
-	case DirTrim:
-		u.Op = engines.OpTrim
-	default:
-		u.Op = engines.OpRead
-	}
-	s.pacer.Issued(r.io.Dir, r.io.Len)
-	return srcReady, 0
-}
-
-// ungetReplay returns the action just taken (the engine was busy).
-func (s *ioSource) ungetReplay() {
-	s.trace.next--
-	r := &s.trace.tr.ios[s.trace.next]
-	s.issued--
-	s.moved -= r.io.Len
-}
-
-// iologOpAct is the log's action for an engine operation.
-func iologOpAct(op engines.Op) IOLogAct {
-	switch op {
-	case engines.OpWrite:
-		return LogWrite
-	case engines.OpTrim:
-		return LogTrim
-	case engines.OpFsync:
-		return LogSync
-	case engines.OpFdatasync:
-		return LogDatasync
-	}
-	return LogRead
-}
-
-// logIO writes u's I/O to the write_iolog, after a close and an open
-// when it starts a new phase: fio closes and reopens the file for each
-// pass (loops) and before each verify pass.
-func (w *worker) logIO(u *engines.Unit) {
-	phase := 2 * w.src.drawPass // pass k's writes: 2k; its read-back: 2k+1
-	if w.src.verifying {
-		phase = 2*w.src.vpass - 1
-	}
-	if phase > w.iologPhase {
-		w.iologPhase = phase
-		w.iolog.fileAct(u.Start, LogClose)
-		w.iolog.fileAct(u.Start, LogOpen)
-	}
-	w.iolog.io(u.Start, iologOpAct(u.Op), u.Offset, int64(len(u.Buf)))
-}
-
-// iologFile is the name write_iolog gives the clone's file: its file,
-// or fio's default name for engines that open none (null: fio names its
-// file jobname.clone.0 all the same).
-func (j *Job) iologFile(clone int) string {
-	if j.Filename != "" {
-		return j.Filename
-	}
-	return j.dirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
 }

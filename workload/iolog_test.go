@@ -35,7 +35,7 @@ func stripIOLogTimes(b []byte) string {
 // directory; it stops the test on an error.
 func runArgs(t *testing.T, args ...string) *Result {
 	t.Helper()
-	jobs, err := ParseFioArgs(args)
+	jobs, err := parseArgs(args)
 	require.NoError(t, err)
 	res, err := RunJobs(t.Context(), jobs, Options{})
 	require.NoError(t, err)
@@ -184,7 +184,7 @@ func FuzzReadIOLog(f *testing.F) {
 				t.Fatalf("bad entry %+v", e)
 			}
 		}
-		j := Job{Name: "fuzz", FioIOLog: FioIOLog{ReadIOLog: "fuzz.log", ReplayScale: 3, ReplayAlign: 512}}
+		j := Job{Name: "fuzz", IOLogs: IOLogs{ReadIOLog: "fuzz.log", ReplayScale: 3, ReplayAlign: 512}}
 		if tr, err := j.buildReplay(log); err == nil {
 			for _, r := range tr.ios {
 				if !r.sync && (r.io.Offset < 0 || r.io.Offset+r.io.Len > tr.end || r.io.Len > tr.maxLen) {
@@ -204,7 +204,7 @@ func TestReplayOptions(t *testing.T) {
 	path := filepath.Join(dir, "in.log")
 	require.NoError(t, os.WriteFile(path, []byte("fio version 3 iolog\n0 /x add\n0 /x open\n"+
 		"1000 /x read 10000 4096\n3000 /x write 20000 8192\n5000 /x sync 0 0\n7000 /x trim 40960 4096\n8000 /x close\n"), 0o644))
-	jobs, err := ParseFioArgs([]string{"--name=r", "--read_iolog=" + path, "--replay_scale=2", "--replay_align=4k",
+	jobs, err := parseArgs([]string{"--name=r", "--read_iolog=" + path, "--replay_scale=2", "--replay_align=4k",
 		"--replay_skip=trim", "--replay_time_scale=200", "--write_iolog=ignored"})
 	require.NoError(t, err)
 	j := jobs[0]
@@ -222,7 +222,7 @@ func TestReplayOptions(t *testing.T) {
 	assert.Equal(t, int64(16384), j.Size)
 	assert.Empty(t, j.WriteIOLog, "read_iolog overrides write_iolog, as in fio")
 
-	j = Job{Name: "r", FioIOLog: FioIOLog{ReadIOLog: path, ReplayNoStall: true, ReplaySkip: 1<<LogWrite | 1<<LogSync, ReplayRedirect: "/y"}}
+	j = Job{Name: "r", IOLogs: IOLogs{ReadIOLog: path, ReplayNoStall: true, ReplaySkip: 1<<LogWrite | 1<<LogSync, ReplayRedirect: "/y"}}
 	j, tr, err = j.withReplay()
 	require.NoError(t, err)
 	assert.Equal(t, []replayIO{
@@ -234,7 +234,7 @@ func TestReplayOptions(t *testing.T) {
 	for _, args := range [][]string{
 		{"--replay_align=3000"}, {"--replay_skip=reads"}, {"--read_iolog=-"}, {"--read_iolog=a:b"},
 	} {
-		_, err := ParseFioArgs(append([]string{"--name=r", "--filename=f"}, args...))
+		_, err := parseArgs(append([]string{"--name=r", "--filename=f"}, args...))
 		assert.Error(t, err, "%v", args)
 	}
 }
@@ -324,7 +324,7 @@ func TestWriteIOLogAllocationsPerIO(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "n.log")
 	allocs := func(loops int) float64 {
 		job := Job{Name: "null", Engine: "null", RW: RandRW, BlockSize: 4096, Size: 64 << 20, Loops: loops,
-			IODepth: 4, FioIOLog: FioIOLog{WriteIOLog: path}}
+			IODepth: 4, IOLogs: IOLogs{WriteIOLog: path}}
 		return testing.AllocsPerRun(1, func() {
 			_, err := Run(t.Context(), job, Options{})
 			require.NoError(t, err)
@@ -344,7 +344,7 @@ func TestWriteIOLogAllocationsPerIO(t *testing.T) {
 // reads.
 func TestT0007WriteIOLog(t *testing.T) {
 	t.Chdir(t.TempDir())
-	jobs, err := ParseFio(strings.NewReader("[foo]\nsize=128mb\nrw=read:512k\nbs=1m\nnorandommap\nwrite_iolog=log\n"), "t0007.fio")
+	jobs, err := parseFile(strings.NewReader("[foo]\nsize=128mb\nrw=read:512k\nbs=1m\nnorandommap\nwrite_iolog=log\n"), "t0007.fio")
 	require.NoError(t, err)
 	res, err := RunJobs(t.Context(), jobs, Options{})
 	require.NoError(t, err)
@@ -362,7 +362,7 @@ func TestReplayErrors(t *testing.T) {
 	bt := make([]byte, 64)
 	binary.BigEndian.PutUint32(bt, 0x65617407)
 	require.NoError(t, os.WriteFile("bt.bin", bt, 0o644))
-	jobs, err := ParseFioArgs([]string{"--name=r", "--read_iolog=bad.log"})
+	jobs, err := parseArgs([]string{"--name=r", "--read_iolog=bad.log"})
 	require.NoError(t, err)
 	_, err = RunJobs(t.Context(), jobs, Options{})
 	require.Error(t, err)
@@ -370,8 +370,8 @@ func TestReplayErrors(t *testing.T) {
 	jobs[0].ReadIOLog = "bt.bin"
 	_, err = RunJobs(t.Context(), jobs, Options{})
 	assert.ErrorIs(t, err, ErrBlktrace)
-	_, err = ParseFioArgs([]string{"--name=r", "--read_iolog=bad.log", "--io_submit_mode=offload"})
+	_, err = parseArgs([]string{"--name=r", "--read_iolog=bad.log", "--io_submit_mode=offload"})
 	assert.ErrorContains(t, err, "io_submit_mode: offload with read_iolog")
-	_, err = ParseFioArgs([]string{"--name=r", "--read_iolog=bad.log", "--verify=md5"})
+	_, err = parseArgs([]string{"--name=r", "--read_iolog=bad.log", "--verify=md5"})
 	assert.ErrorContains(t, err, "verify: with read_iolog is not supported")
 }

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"stortest.dev/engines"
 	"stortest.dev/latency"
 	"stortest.dev/steady"
 )
@@ -199,9 +200,9 @@ type BlockSizeSplit struct {
 }
 
 // Job describes one workload with fio's options under Go names. The zero
-// value of a field means fio's default (see Normalized); ParseFio returns
+// value of a field means fio's default (see Normalized); Parse returns
 // normalized jobs. A Job validates (Validate), prints as a fio job file
-// (String, which ParseFio reads back to the same Job) and marshals to
+// (String, which Parse reads back to the same Job) and marshals to
 // deterministic JSON (MarshalJSON): it is stored in baselines so that runs
 // compare like with like.
 type Job struct {
@@ -296,22 +297,81 @@ type Job struct {
 	NoVerifyPhase bool  `json:"do_verify_off,omitempty"`
 	VerifyBacklog int64 `json:"verify_backlog,omitempty"`
 
-	// Files, order and amount: see FioMore.
-	FioMore
-	// Offset modifiers and alignment: see FioExtra.
-	FioExtra
-	// Options of the engines that move no data: see FioEngines.
-	FioEngines
-	// Submission mode, rate process, overlap: see FioSubmit.
-	FioSubmit
-	// Syncs and what happens to the file around the I/O: see FioFiles.
-	FioFiles
-	// I/O logs written and replayed: see FioIOLog.
-	FioIOLog
-	// Latency target depth search and max_latency: see FioLatency.
-	FioLatency
-	// Contents of written buffers: see FioBuffers.
-	FioBuffers
+	// Where the job's file is and how much it moves: see Placement.
+	Placement
+	// When the job starts against the others, and its pace: see Ordering.
+	Ordering
+	// Offset modifiers and alignment: see OffsetPattern.
+	OffsetPattern
+	// Parts of the measurement turned off: see Measurement.
+	Measurement
+	// Least rates: see RateFloor.
+	RateFloor
+	// The job's I/O priority: see Priority.
+	Priority
+	// FillDevice is fio's fill_device (fill_fs): a job without a size
+	// writes until the device or file system is full. On a device the
+	// region is the device; on a file it is the file system's free space
+	// when the job starts, nothing is laid out first, and ENOSPC or
+	// EDQUOT ends the job without an error.
+	FillDevice bool `json:"fill_device,omitempty"`
+	// Pauses between I/Os: see Think.
+	Think
+	// When the job ends: see Ending.
+	Ending
+	// Strided zones: see Zones.
+	Zones
+	// WriteBlocks are the writes' block sizes of a job that reads and
+	// writes with sizes of their own (fio's bs=4k,64k, bsrange and bssplit
+	// with a ','); the Job's BlockSize, BlockSizeRange and BlockSizeSplit
+	// are then the reads'. nil: both directions use the Job's.
+	WriteBlocks *BlockSpec `json:"write_blocks,omitempty"`
+	// Notes are what the parser read differently from how it was
+	// written, as fio reads it (a size with trailing text); Warnings
+	// returns them. They are not part of the workload.
+	Notes []string `json:"-"`
+	// Options of the engines that move no data: see NoDataEngines.
+	NoDataEngines
+	// Submission mode, rate process, overlap: see Submission.
+	Submission
+	// Syncs of the writes: see Syncs.
+	Syncs
+	// CreateOnly is fio's create_only: lay out the job's file and do no
+	// I/O.
+	CreateOnly bool `json:"create_only,omitempty"`
+	// The page cache and hints around the I/O: see PageCache.
+	PageCache
+	// OffsetIncrement is fio's offset_increment: clone k of the job
+	// (numjobs) starts at Offset + k*OffsetIncrement, and its file is
+	// laid out to its own region's end.
+	OffsetIncrement int64 `json:"offset_increment,omitempty"`
+	// AllRandRepeat is fio's allrandrepeat: every generator is seeded
+	// repeatably, even with randrepeat=0 (stortest's generators all draw
+	// from the job's seed).
+	AllRandRepeat bool `json:"allrandrepeat,omitempty"`
+	// WriteHint is fio's write_hint, the kernel's write life time hint
+	// (RWH_WRITE_LIFE_*: 1 none, 2 short, 3 medium, 4 long, 5 extreme; 0
+	// unset) set with fcntl when the file is opened: F_SET_RW_HINT on the
+	// inode, or, with direct=1, F_SET_FILE_RW_HINT as fio 3.33 does,
+	// which kernels since 5.17 refuse (EINVAL), failing the job as fio's.
+	WriteHint int `json:"write_hint,omitempty"`
+	// FileAppend is fio's file_append: a regular file is not laid out, and
+	// the job's region starts at the file's end when it opens it, so its
+	// Size bytes extend the file (a missing file is created empty). Write
+	// jobs only: reads of what is not written yet are not supported.
+	FileAppend bool `json:"file_append,omitempty"`
+	// PercentSequential is 100 minus fio's percentage_random, by
+	// direction (read, write, trim): in a random job, the percent of I/Os
+	// that follow the last I/O of their direction rather than draw a
+	// random offset (0, the default, all random). A pass is then the
+	// region's size moved, as with rw=randread:N.
+	PercentSequential [3]int64 `json:"percentage_sequential,omitzero"`
+	// I/O logs written and replayed: see IOLogs.
+	IOLogs
+	// Latency target depth search and max_latency: see LatencyLimits.
+	LatencyLimits
+	// Contents of written buffers: see Buffers.
+	Buffers
 
 	// Engine options, under fio's names: Hipri (io_uring, pvsync2: polled
 	// completions / RWF_HIPRI), FixedBufs, RegisterFiles, SQThreadPoll
@@ -368,11 +428,11 @@ const (
 // DefaultPercentiles is fio's default percentile_list.
 var DefaultPercentiles = latency.DefaultPercentiles
 
-// Engines lists the ioengine names a Job accepts, and EngineOptions which
-// engines take each engine-specific option.
+// Engines lists the ioengine names a Job accepts (package engines' own
+// list), and EngineOptions which engines take each engine-specific
+// option.
 var (
-	Engines = []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap",
-		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec", "posixaio"}
+	Engines       = engines.Names()
 	EngineOptions = map[string][]string{
 		"hipri":         {"io_uring", "pvsync2"},
 		"fixedbufs":     {"io_uring"},
@@ -855,7 +915,7 @@ func checkChars(s string) string {
 	return ""
 }
 
-// String prints the job as a fio job-file section that ParseFio reads back
+// String prints the job as a fio job-file section that Parse reads back
 // to j.Normalized(). Options at their default are left out, except
 // ioengine, rw and the block size.
 func (j Job) String() string {

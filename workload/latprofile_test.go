@@ -34,7 +34,7 @@ func TestLatencyOptionsParse(t *testing.T) {
 	assert.Equal(t, 128, j.IODepth)
 
 	in := "[a]\nlatency_target=2ms\nlatency_window=100ms\nlatency_run\nmax_latency=10ms,20ms\n"
-	jobs, err := ParseFio(strings.NewReader(in), "t.fio")
+	jobs, err := parseFile(strings.NewReader(in), "t.fio")
 	require.NoError(t, err)
 	j = jobs[0]
 	assert.Equal(t, 2*time.Millisecond, j.LatencyTarget)
@@ -43,9 +43,9 @@ func TestLatencyOptionsParse(t *testing.T) {
 	assert.Equal(t, 100.0, j.latencyPercentile(), "the default")
 	assert.Equal(t, [NumDirs]time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}, j.MaxLatency)
 
-	back, err := ParseFio(strings.NewReader(j.String()), "back.fio")
+	back, err := parseFile(strings.NewReader(j.String()), "back.fio")
 	require.NoError(t, err, "job:\n%s", j.String())
-	assert.Equal(t, j.FioLatency, back[0].FioLatency, "round trip through\n%s", j.String())
+	assert.Equal(t, j.LatencyLimits, back[0].LatencyLimits, "round trip through\n%s", j.String())
 }
 
 func TestLatencyOptionErrors(t *testing.T) {
@@ -57,14 +57,14 @@ func TestLatencyOptionErrors(t *testing.T) {
 		{"[a]\nmax_latency=1,2,3,4\n", `t.fio:2: job "a": max_latency: "1,2,3,4" has more than 3 values`},
 		{"[a]\nlatency_target=1ms\nioengine=libaio\niodepth=4\nio_submit_mode=offload\n", `t.fio:2: job "a": latency_target: with io_submit_mode=offload is not supported by stortest`},
 	} {
-		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
+		_, err := parseFile(strings.NewReader(tc.in), "t.fio")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.in, err, tc.want)
 		}
 	}
 	// No longer refused by name.
 	for _, name := range []string{"latency_target", "latency_window", "latency_percentile", "latency_run", "max_latency"} {
-		assert.False(t, knownFio[name], "%s is still in knownFio", name)
+		assert.NotNil(t, lookupOption(name), "%s is not in the option table", name)
 	}
 }
 
@@ -74,7 +74,7 @@ func TestLatencyOptionErrors(t *testing.T) {
 func depthJob(pct float64) (Job, Options) {
 	job := Job{Name: "lat", Engine: "null", RW: RandRead, BlockSize: 4096, Size: 1 << 30, IODepth: 32,
 		Runtime: time.Minute, TimeBased: true,
-		FioLatency: FioLatency{LatencyTarget: 105 * time.Millisecond, LatencyWindow: 100 * time.Millisecond, LatencyPercentile: pct}}
+		LatencyLimits: LatencyLimits{LatencyTarget: 105 * time.Millisecond, LatencyWindow: 100 * time.Millisecond, LatencyPercentile: pct}}
 	return job, Options{Faults: &engines.Faults{DepthLatency: 10 * time.Millisecond, Virtual: true}}
 }
 
@@ -243,7 +243,7 @@ func TestLatencyTargetAllocationsPerIO(t *testing.T) {
 	var depth int
 	allocs := func(size int64, loops int) float64 {
 		job := Job{Name: "null", Engine: "null", RW: RandRead, BlockSize: 4096, Size: size, Loops: loops, IODepth: 8,
-			FioLatency: FioLatency{LatencyTarget: 2500 * time.Microsecond, LatencyWindow: 200 * time.Microsecond,
+			LatencyLimits: LatencyLimits{LatencyTarget: 2500 * time.Microsecond, LatencyWindow: 200 * time.Microsecond,
 				LatencyPercentile: 90, LatencyRun: true,
 				MaxLatency: [NumDirs]time.Duration{time.Hour, time.Hour, time.Hour}}}
 		opts := Options{Faults: &engines.Faults{DepthLatency: time.Millisecond, Virtual: true}}

@@ -119,27 +119,27 @@ func TestOffloadAllocationsPerIO(t *testing.T) {
 }
 
 func TestSubmitOptionsParse(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader("[a]\nio_submit_mode=offload\nrate_process=poisson\nrate_iops=50\niodepth=32\nserialize_overlap=1\n[b]\nio_submit_mode=inline\nrate_process=linear\n"), "t.fio")
+	jobs, err := parseFile(strings.NewReader("[a]\nio_submit_mode=offload\nrate_process=poisson\nrate_iops=50\niodepth=32\nserialize_overlap=1\n[b]\nio_submit_mode=inline\nrate_process=linear\n"), "t.fio")
 	require.NoError(t, err)
 	require.Len(t, jobs, 2)
-	assert.Equal(t, FioSubmit{Offload: true, Poisson: true, SerializeOverlap: true}, jobs[0].FioSubmit)
-	assert.Equal(t, FioSubmit{}, jobs[1].FioSubmit)
+	assert.Equal(t, Submission{Offload: true, Poisson: true, SerializeOverlap: true}, jobs[0].Submission)
+	assert.Equal(t, Submission{}, jobs[1].Submission)
 	for _, j := range jobs {
 		back := roundTripJob(t, j)
-		assert.Equal(t, j.FioSubmit, back.FioSubmit, "%s reads back", j.Name)
+		assert.Equal(t, j.Submission, back.Submission, "%s reads back", j.Name)
 	}
 	for _, tc := range []struct{ in, want string }{
 		{"[a]\nio_submit_mode=async\n", `unknown io_submit_mode "async"`},
 		{"[a]\nrate_process=uniform\n", `unknown rate_process "uniform"`},
 		{"[a]\nioengine=libaio\niodepth=8\nserialize_overlap=1\n", "serialize_overlap: with iodepth=8 on ioengine=libaio is not supported by stortest unless io_submit_mode=offload"},
 	} {
-		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
+		_, err := parseFile(strings.NewReader(tc.in), "t.fio")
 		if assert.Error(t, err, tc.in) {
 			assert.Contains(t, err.Error(), tc.want)
 		}
 	}
 	// At one I/O at a time there is nothing to serialize.
-	_, err = ParseFio(strings.NewReader("[a]\nioengine=psync\niodepth=8\nserialize_overlap=1\n[b]\nioengine=null\nserialize_overlap=1\n"), "t.fio")
+	_, err = parseFile(strings.NewReader("[a]\nioengine=psync\niodepth=8\nserialize_overlap=1\n[b]\nioengine=null\nserialize_overlap=1\n"), "t.fio")
 	assert.NoError(t, err)
 	assert.False(t, errors.Is(err, ErrUnsupported))
 }

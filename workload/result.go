@@ -269,7 +269,7 @@ type Result struct {
 	// counters around the run fills it (stortest run does).
 	DiskUtil []DiskUtil
 	// FioOptions are the job file's or command line's options as given
-	// (ParseFioGiven), which WriteFioJSON prints as fio's "global
+	// (Parse), which WriteFioJSON prints as fio's "global
 	// options" and "job options"; nil for jobs not parsed from fio's
 	// forms, whose options are printed from the Job.
 	FioOptions *FioGiven

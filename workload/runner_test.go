@@ -71,7 +71,7 @@ func TestRunEveryEngineAndMode(t *testing.T) {
 	modes := []RW{Read, Write, RandRead, RandWrite, ReadWrite, RandRW}
 	for _, engine := range Engines {
 		if slicesContains(noDataEngines, engine) {
-			continue // fioengines_test.go
+			continue // nodata_test.go
 		}
 		for _, rw := range modes {
 			t.Run(engine+"/"+rw.String(), func(t *testing.T) {

@@ -64,7 +64,7 @@ func TestMixAsFio(t *testing.T) {
 	f, err := os.Open(filepath.Join(dir, "jobs.fio"))
 	require.NoError(t, err)
 	defer f.Close()
-	jobs, err := ParseFio(f, "jobs.fio")
+	jobs, err := parseFile(f, "jobs.fio")
 	require.NoError(t, err)
 	require.Len(t, jobs, 9)
 	for k := range jobs {
@@ -142,7 +142,7 @@ func TestMixCountsAsFio(t *testing.T) {
 	f, err := os.Open(filepath.Join(dir, "counts.fio"))
 	require.NoError(t, err)
 	defer f.Close()
-	jobs, err := ParseFio(f, "counts.fio")
+	jobs, err := parseFile(f, "counts.fio")
 	require.NoError(t, err)
 	t.Chdir(t.TempDir()) // the jobs' default file names
 	res, err := RunJobs(context.Background(), jobs, Options{})

@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// FioSubmit are fio's options about how and when a job hands its I/O to
+// Submission are fio's options about how and when a job hands its I/O to
 // the engine; Job embeds it, so the fields read as Job's.
-type FioSubmit struct {
+type Submission struct {
 	// Offload is fio's io_submit_mode=offload (the default, inline, is
 	// false): the job's goroutine only prepares each I/O, at the time the
 	// rate limit allows, and hands it to a pool of IODepth submitter
@@ -31,38 +31,7 @@ type FioSubmit struct {
 	SerializeOverlap bool `json:"serialize_overlap,omitempty"`
 }
 
-// submitOptions are the options of FioSubmit; moreOptions includes them,
-// and doc.go's table lists them.
-var submitOptions = []fioOption{
-	{name: "io_submit_mode", field: "io_submit_mode", doc: "Offload: inline (false, the default) or offload (true)",
-		set: func(st *jobState, v string) error {
-			switch v {
-			case "inline":
-				st.job.Offload = false
-			case "offload":
-				st.job.Offload = true
-			default:
-				return fmt.Errorf("unknown io_submit_mode %q (want inline or offload)", v)
-			}
-			return nil
-		}},
-	{name: "rate_process", field: "rate_process", doc: "Poisson: linear (false, the default) or poisson (true)",
-		set: func(st *jobState, v string) error {
-			switch v {
-			case "linear":
-				st.job.Poisson = false
-			case "poisson":
-				st.job.Poisson = true
-			default:
-				return fmt.Errorf("unknown rate_process %q (want linear or poisson)", v)
-			}
-			return nil
-		}},
-	{name: "serialize_overlap", field: "serialize_overlap", isBool: true, doc: "SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)",
-		set: setBool(func(j *Job) *bool { return &j.SerializeOverlap })},
-}
-
-// validateSubmit checks FioSubmit's fields of the normalized job: the
+// validateSubmit checks Submission's fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateSubmit() (string, string) {
 	if j.SerializeOverlap && !j.Offload && j.IODepth > 1 && !syncEngine(j.Engine) {
@@ -81,7 +50,7 @@ func syncEngine(name string) bool {
 	return false
 }
 
-// submitString prints FioSubmit's options in job-file syntax, for
+// submitString prints Submission's options in job-file syntax, for
 // Job.String.
 func (j *Job) submitString() string {
 	var b strings.Builder

@@ -77,7 +77,7 @@ func TestFleetExamplesCommands(t *testing.T) {
 						fio = append(fio, a)
 					}
 				}
-				if _, err := workload.ParseFioArgs(fio); err != nil {
+				if _, _, err := workload.Parse(nil, "", workload.Config{Args: fio}); err != nil {
 					t.Errorf("%s: stortest run: %v", file, err)
 				}
 				continue

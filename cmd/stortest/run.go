@@ -166,7 +166,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		jobs, given, err = workload.ParseFioGiven(f, files[0], jobOpts)
+		jobs, given, err = workload.Parse(f, files[0], workload.Config{Args: jobOpts})
 		f.Close()
 		if err != nil {
 			return err
@@ -180,7 +180,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		if flags.fio.parseOnly {
 			rest = parseOnlyArgs(rest)
 		}
-		if jobs, given, err = workload.ParseFioArgsGiven(rest); err != nil {
+		if jobs, given, err = workload.Parse(nil, "", workload.Config{Args: rest}); err != nil {
 			return err
 		}
 	}

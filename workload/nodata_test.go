@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// noDataEngines are the engines that move no data (FioEngines).
+// noDataEngines are the engines that move no data (NoDataEngines).
 var noDataEngines = []string{"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec"}
 
 // TestFioEnginesParse reads the options of fio's examples for these
@@ -55,26 +55,26 @@ size=102404k
 direct=1
 unlink=1
 `
-	jobs, err := ParseFio(strings.NewReader(in), "t.fio")
+	jobs, err := parseFile(strings.NewReader(in), "t.fio")
 	require.NoError(t, err)
 	require.Len(t, jobs, 5)
 	burn, stat, create, del, trunc := jobs[0], jobs[1], jobs[2], jobs[3], jobs[4]
-	assert.Equal(t, FioEngines{CPULoad: 50, CPUChunks: 20 * time.Millisecond, CPUMode: "qsort"}, burn.FioEngines)
+	assert.Equal(t, NoDataEngines{CPULoad: 50, CPUChunks: 20 * time.Millisecond, CPUMode: "qsort"}, burn.NoDataEngines)
 	assert.True(t, burn.TimeBased)
-	assert.Equal(t, FioEngines{NrFiles: 200, StatType: "statx"}, stat.FioEngines)
+	assert.Equal(t, NoDataEngines{NrFiles: 200, StatType: "statx"}, stat.NoDataEngines)
 	assert.Equal(t, int64(200*4096), stat.Size, "size: filesize times nrfiles")
-	assert.Equal(t, FioEngines{NrFiles: 31250, CreateOnOpen: true}, create.FioEngines)
+	assert.Equal(t, NoDataEngines{NrFiles: 31250, CreateOnOpen: true}, create.NoDataEngines)
 	assert.Equal(t, int64(31250*4096), create.Size)
 	assert.Equal(t, 200, del.NrFiles)
 	assert.True(t, trunc.Unlink)
 	for _, j := range jobs {
 		back := roundTripJob(t, j)
 		assert.Equal(t, j.String(), back.String())
-		assert.Equal(t, j.FioEngines, back.FioEngines, j.Name)
+		assert.Equal(t, j.NoDataEngines, back.NoDataEngines, j.Name)
 	}
 
 	// cpuio is time-based whatever time_based says, as fio's.
-	jobs, err = ParseFio(strings.NewReader("[c]\nioengine=cpuio\ncpuload=10\nruntime=3\n"), "t.fio")
+	jobs, err = parseFile(strings.NewReader("[c]\nioengine=cpuio\ncpuload=10\nruntime=3\n"), "t.fio")
 	require.NoError(t, err)
 	assert.True(t, jobs[0].TimeBased)
 }
@@ -101,7 +101,7 @@ func TestFioEnginesErrors(t *testing.T) {
 		{"[a]\nioengine=filestat\nfilesize=4k\noffset=4k\n", `offset with ioengine=filestat is not supported by stortest`, true},
 		{"[a]\nfallocate=sometimes\n", `unknown fallocate "sometimes"`, false},
 	} {
-		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
+		_, err := parseFile(strings.NewReader(tc.in), "t.fio")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.in, err, tc.want)
 			continue
@@ -117,8 +117,8 @@ func TestFioEnginesErrors(t *testing.T) {
 // recorded, and every block counts, as in fio's output for these engines.
 func TestRunFileEngines(t *testing.T) {
 	dir := t.TempDir()
-	job := Job{Name: "f", RW: Read, BlockSize: 4096, FioMore: FioMore{Directory: dir, FileSize: 8192},
-		FioEngines: FioEngines{NrFiles: 5}}
+	job := Job{Name: "f", RW: Read, BlockSize: 4096, Placement: Placement{Directory: dir, FileSize: 8192},
+		NoDataEngines: NoDataEngines{NrFiles: 5}}
 	job.Size = 5 * 8192
 	names := func() []string {
 		m, _ := filepath.Glob(filepath.Join(dir, "f.0.*"))
@@ -178,7 +178,7 @@ func TestRunFileEngines(t *testing.T) {
 // fio's JSON shows them with runtime 0, iops 0 and no bw samples.
 func TestRunCPUIO(t *testing.T) {
 	job := Job{Name: "c", Engine: "cpuio", Runtime: 1200 * time.Millisecond,
-		FioEngines: FioEngines{CPULoad: 40, CPUChunks: 20 * time.Millisecond}}
+		NoDataEngines: NoDataEngines{CPULoad: 40, CPUChunks: 20 * time.Millisecond}}
 	r := runJob(t, job, Options{})
 	require.NoError(t, r.Err)
 	s := r.Dirs[DirRead]
@@ -228,7 +228,7 @@ func TestRunFallocFtruncate(t *testing.T) {
 // program does not start as fio does.
 func TestRunExec(t *testing.T) {
 	dir := t.TempDir()
-	jobs, err := ParseFio(strings.NewReader("[global]\nioengine=exec\ndirectory="+dir+`
+	jobs, err := parseFile(strings.NewReader("[global]\nioengine=exec\ndirectory="+dir+`
 [echo]
 runtime=400ms
 program=/bin/echo
@@ -245,7 +245,7 @@ program=`+dir+"/missing\n"), "t.fio")
 	require.NoError(t, err)
 	assert.True(t, jobs[0].TimeBased)
 	grace := time.Duration(0)
-	assert.Equal(t, FioEngines{ExecProgram: "/bin/sleep", ExecArguments: "30", ExecGrace: &grace, ExecNoRedirect: true}, jobs[1].FioEngines)
+	assert.Equal(t, NoDataEngines{ExecProgram: "/bin/sleep", ExecArguments: "30", ExecGrace: &grace, ExecNoRedirect: true}, jobs[1].NoDataEngines)
 
 	r := runJob(t, jobs[0], Options{})
 	require.NoError(t, r.Err)

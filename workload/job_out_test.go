@@ -188,7 +188,7 @@ func TestFioLatencyRangesOnFile(t *testing.T) {
 func TestFioContinueOnErrorMembers(t *testing.T) {
 	args, err := os.ReadFile(filepath.Join("testdata", "fio333", "coe-null.args"))
 	require.NoError(t, err)
-	jobs, given, err := ParseFioArgsGiven(strings.Fields(string(args)))
+	jobs, given, err := Parse(nil, "", Config{Args: strings.Fields(string(args))})
 	require.NoError(t, err)
 	jr := NewJobResult(jobs[0], 0, latency.FioLayout)
 	jr.ErrnoCounts = map[int]uint64{5: 2, 28: 1}

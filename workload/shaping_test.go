@@ -24,7 +24,7 @@ import (
 // job's first pass (at most 1000).
 func onePass(t *testing.T, src string) []int64 {
 	t.Helper()
-	jobs, err := ParseFio(strings.NewReader(src), "job.fio")
+	jobs, err := parseFile(strings.NewReader(src), "job.fio")
 	require.NoError(t, err)
 	p, err := NewPattern(&jobs[0], jobs[0].Size, 1)
 	require.NoError(t, err)
@@ -91,11 +91,11 @@ func TestRWModifierParse(t *testing.T) {
 		{"[a]\nrw=randread:8\n", "rw=randread:8"},
 		{"[a]\nrw=randread:8\nrw_sequencer=identical\nblockalign=4k\n", "rw=randread:8"},
 	} {
-		jobs, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+		jobs, err := parseFile(strings.NewReader(tc.in), "job.fio")
 		require.NoError(t, err, tc.in)
 		s := jobs[0].String()
 		assert.Contains(t, s, tc.rw+"\n")
-		back, err := ParseFio(strings.NewReader(s), "back.fio")
+		back, err := parseFile(strings.NewReader(s), "back.fio")
 		require.NoError(t, err, s)
 		assert.Equal(t, jobs[0], back[0], "String reads back the same job")
 	}
@@ -108,7 +108,7 @@ func TestRWModifierParse(t *testing.T) {
 		{"[a]\nblockalign=4k,8k\n", "per-direction"},
 		{"[a]\nblockalign=0\n", "min value out of range: 0 (1 min)"}, // fio 3.33 refuses it; it ran before
 	} {
-		_, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+		_, err := parseFile(strings.NewReader(tc.in), "job.fio")
 		require.Error(t, err, tc.in)
 		assert.Contains(t, err.Error(), tc.err, tc.in)
 	}
@@ -117,7 +117,7 @@ func TestRWModifierParse(t *testing.T) {
 // TestBlockAlign: examples/jesd219.fio's bssplit from 512 bytes with
 // blockalign=4k puts every random I/O on a 4 KiB boundary.
 func TestBlockAlign(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader("[a]\nsize=1m\nrw=randrw\nbssplit=512/50:8k/50\nblockalign=4k\n"), "job.fio")
+	jobs, err := parseFile(strings.NewReader("[a]\nsize=1m\nrw=randrw\nbssplit=512/50:8k/50\nblockalign=4k\n"), "job.fio")
 	require.NoError(t, err)
 	p, err := NewPattern(&jobs[0], 1<<20, 1)
 	require.NoError(t, err)
@@ -150,18 +150,18 @@ func TestDirectionBlockSizes(t *testing.T) {
 		{"[a]\nrw=randwrite\nbs=8k,\n", 8 << 10},
 		{"[a]\nrw=randrw\nbs=4k,64k\n", 4 << 10}, // and WriteBlocks: see TestWriteBlocks
 	} {
-		jobs, err := ParseFio(strings.NewReader(tc.in), "job.fio")
+		jobs, err := parseFile(strings.NewReader(tc.in), "job.fio")
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, jobs[0].BlockSize, tc.in)
 	}
-	jobs, err := ParseFio(strings.NewReader("[bssplit]\nrw=randtrimwrite\nbsrange=512/25:1k:25:2k:25:4k/25\n"), "job.fio")
+	jobs, err := parseFile(strings.NewReader("[bssplit]\nrw=randtrimwrite\nbsrange=512/25:1k:25:2k:25:4k/25\n"), "job.fio")
 	require.NoError(t, err)
 	assert.Equal(t, BlockSizeRange{512, 1024}, jobs[0].BlockSizeRange)
 	assert.Equal(t, []string{`bsrange=512/25:1k:25:2k:25:4k/25: "512/25" read as 512, as fio reads it ("/25" ignored)`,
 		`bsrange=512/25:1k:25:2k:25:4k/25: "1k:25:2k:25:4k/25" read as 1k, as fio reads it (":25:2k:25:4k/25" ignored)`}, jobs[0].Warnings())
 	for _, bad := range []string{"[a]\nbs=,4k\n", "[a]\nbs=4k,8k,16k,32k\n", "[a]\nbs=4k,0\nrw=write\n", "[a]\nbsrange=x-4k\n", "[a]\nbsrange=1.5k-4k\n",
 		"[a]\nrw=randrw\nbssplit=4k/50:8k/40,64k/100\n"} {
-		_, err := ParseFio(strings.NewReader(bad), "job.fio")
+		_, err := parseFile(strings.NewReader(bad), "job.fio")
 		assert.Error(t, err, bad)
 	}
 }
@@ -169,7 +169,7 @@ func TestDirectionBlockSizes(t *testing.T) {
 // TestGtodReduce: examples/null.fio's gtod_reduce=1 reports what fio 3.33
 // does: the I/O and its rate, no latency (N=0) and no bw or iops samples.
 func TestGtodReduce(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader("[global]\nbs=4k\ngtod_reduce=1\n[null]\nioengine=null\nsize=64m\nrw=randread\nnorandommap\n"), "null.fio")
+	jobs, err := parseFile(strings.NewReader("[global]\nbs=4k\ngtod_reduce=1\n[null]\nioengine=null\nsize=64m\nrw=randread\nnorandommap\n"), "null.fio")
 	require.NoError(t, err)
 	res, err := Run(context.Background(), jobs[0], Options{})
 	require.NoError(t, err)
@@ -201,7 +201,7 @@ func TestGtodReduce(t *testing.T) {
 // cycle, at 2.2 s with 200 ms); a job below it ends with EIO and fio's
 // message; a minimum above the rate is refused, as fio refuses it.
 func TestRateMin(t *testing.T) {
-	j := Job{Name: "m", RW: RandRW, FioExtra: FioExtra{RateMin: [3]int64{1000, 0, 0}, RateIOPSMin: [3]int64{0, 5, 0}}}
+	j := Job{Name: "m", RW: RandRW, RateFloor: RateFloor{RateMin: [3]int64{1000, 0, 0}, RateIOPSMin: [3]int64{0, 5, 0}}}
 	m := newMinRate(&j, 0)
 	require.NotNil(t, m)
 	var dirs [NumDirs]DirStats
@@ -228,9 +228,9 @@ func TestRateMin(t *testing.T) {
 	// A run: 3 s of null reads held to 100 IOPS with rate_iops_min=200
 	// can only be refused; with a cycle of 200 ms and rate_min under the
 	// rate it runs its 3 s.
-	_, err = ParseFio(strings.NewReader("[a]\nrate_iops=100\nrate_iops_min=200\n"), "job.fio")
+	_, err = parseFile(strings.NewReader("[a]\nrate_iops=100\nrate_iops_min=200\n"), "job.fio")
 	assert.ErrorContains(t, err, "the minimum rate exceeds the rate, read")
-	jobs, err := ParseFio(strings.NewReader("[a]\nioengine=null\nsize=1g\nrate=400k\nratemin=100k\nratecycle=200\nruntime=3\ntime_based\n"), "job.fio")
+	jobs, err := parseFile(strings.NewReader("[a]\nioengine=null\nsize=1g\nrate=400k\nratemin=100k\nratecycle=200\nruntime=3\ntime_based\n"), "job.fio")
 	require.NoError(t, err)
 	r := runJob(t, jobs[0], Options{})
 	require.NoError(t, r.Err)
@@ -257,7 +257,7 @@ func TestRateMin(t *testing.T) {
 // alone. The job's thread gets the class and has its own back after.
 func TestLogPrio(t *testing.T) {
 	prefix := filepath.Join(t.TempDir(), "p")
-	jobs, err := ParseFio(strings.NewReader("[p]\nioengine=null\nrw=randread\nsize=64k\nprioclass=3\nprio=2\nlog_prio=1\nwrite_lat_log="+prefix+"\n"), "job.fio")
+	jobs, err := parseFile(strings.NewReader("[p]\nioengine=null\nrw=randread\nsize=64k\nprioclass=3\nprio=2\nlog_prio=1\nwrite_lat_log="+prefix+"\n"), "job.fio")
 	require.NoError(t, err)
 	assert.Contains(t, jobs[0].String(), "prioclass=3\nprio=2\n")
 	assert.Contains(t, jobs[0].String(), "log_prio=1\n")
@@ -286,7 +286,7 @@ func TestLogPrio(t *testing.T) {
 	assert.Equal(t, before, get())
 
 	for _, bad := range []string{"[a]\nprioclass=4\n", "[a]\nprio=8\n", "[a]\nprioclass=0\n"} {
-		_, err := ParseFio(strings.NewReader(bad), "job.fio")
+		_, err := parseFile(strings.NewReader(bad), "job.fio")
 		assert.Error(t, err, bad)
 	}
 }
@@ -301,7 +301,7 @@ func TestFillDevice(t *testing.T) {
 	require.NoError(t, unix.Mount("tmpfs", dir, "tmpfs", 0, "size=4m"))
 	t.Cleanup(func() { assert.NoError(t, unix.Unmount(dir, 0)) })
 	file := filepath.Join(dir, "datafile.tmp")
-	jobs, err := ParseFio(strings.NewReader("[global]\nthread\nbs=64k\nioengine=sync\nverify=meta\nverify_pattern=0xaa555aa5\n"+
+	jobs, err := parseFile(strings.NewReader("[global]\nthread\nbs=64k\nioengine=sync\nverify=meta\nverify_pattern=0xaa555aa5\n"+
 		"[write-phase]\nfilename="+file+"\nrw=write\nfill_device=1\ndo_verify=0\n"+
 		"[verify-phase]\nstonewall\nfilename="+file+"\nrw=read\ndo_verify=1\n"), "surface-scan.fio")
 	require.NoError(t, err)
@@ -331,7 +331,7 @@ func TestFillDevice(t *testing.T) {
 
 	// On a device: the whole device, however large.
 	target := loopTarget(t, 2<<20)
-	job := Job{Name: "f", Filename: target.Path, RW: Write, BlockSize: 64 << 10, Direct: true, FioExtra: FioExtra{FillDevice: true}}
+	job := Job{Name: "f", Filename: target.Path, RW: Write, BlockSize: 64 << 10, Direct: true, FillDevice: true}
 	d := runJob(t, job, Options{})
 	require.NoError(t, d.Err)
 	assert.Equal(t, uint64(2<<20), d.Dirs[DirWrite].Bytes)
@@ -341,7 +341,7 @@ func TestFillDevice(t *testing.T) {
 // after every thinktime_blocks I/Os, so 20 I/Os with a 10 ms think after
 // each take at least 190 ms, and with thinktime_blocks=5 at least 30 ms.
 func TestThinkTimeAndNumberIOs(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader("[a]\nioengine=null\nsize=1g\nnumber_ios=20\nthinktime=10ms\nthinktime_spin=1ms\n"+
+	jobs, err := parseFile(strings.NewReader("[a]\nioengine=null\nsize=1g\nnumber_ios=20\nthinktime=10ms\nthinktime_spin=1ms\n"+
 		"[b]\nioengine=null\nsize=1g\nnumber_ios=20\nthinktime=10000\nthinktime_blocks=5\n"), "job.fio")
 	require.NoError(t, err)
 	assert.Contains(t, jobs[0].String(), "thinktime=10ms\nthinktime_spin=1ms\nnumber_ios=20\n")
@@ -351,7 +351,7 @@ func TestThinkTimeAndNumberIOs(t *testing.T) {
 		assert.Equal(t, uint64(20), r.Dirs[DirRead].IOs, jobs[i].Name)
 		assert.GreaterOrEqual(t, r.Runtime, want, jobs[i].Name)
 	}
-	_, err = ParseFio(strings.NewReader("[a]\nthinktime=1ms\nthinktime_spin=2ms\n"), "job.fio")
+	_, err = parseFile(strings.NewReader("[a]\nthinktime=1ms\nthinktime_spin=2ms\n"), "job.fio")
 	assert.ErrorContains(t, err, "longer than thinktime")
 }
 
@@ -373,7 +373,7 @@ func TestExitAll(t *testing.T) {
 			[]bool{true, true, true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			jobs, err := ParseFio(strings.NewReader(tc.file), "exitwhat.fio")
+			jobs, err := parseFile(strings.NewReader(tc.file), "exitwhat.fio")
 			require.NoError(t, err)
 			res, err := RunJobs(context.Background(), jobs, Options{})
 			require.NoError(t, err)
@@ -395,7 +395,7 @@ func TestExitAll(t *testing.T) {
 // wrapping at its end; a random job draws within the zone.
 func TestStridedZones(t *testing.T) {
 	blocks := func(src string) []int64 {
-		jobs, err := ParseFio(strings.NewReader(src), "job.fio")
+		jobs, err := parseFile(strings.NewReader(src), "job.fio")
 		require.NoError(t, err)
 		p, err := NewPattern(&jobs[0], 1<<20, 1)
 		require.NoError(t, err)
@@ -426,9 +426,9 @@ func TestStridedZones(t *testing.T) {
 	// examples/disk-zone-profile.fio on a device smaller than its zone.
 	small := blocks("[a]\nbs=64k\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n")
 	assert.Len(t, small, 16)
-	_, err := ParseFio(strings.NewReader("[a]\nzonemode=zbd\n"), "job.fio")
+	_, err := parseFile(strings.NewReader("[a]\nzonemode=zbd\n"), "job.fio")
 	assert.ErrorContains(t, err, "zonemode=zbd (zoned block devices) is not supported by stortest")
-	_, err = ParseFio(strings.NewReader("[a]\nzonemode=strided\n"), "job.fio")
+	_, err = parseFile(strings.NewReader("[a]\nzonemode=strided\n"), "job.fio")
 	assert.ErrorContains(t, err, "needs zonesize")
 }
 
@@ -437,7 +437,7 @@ func TestStridedZones(t *testing.T) {
 // draws each direction's sizes from its own; the job prints and reads back
 // the same; alignment and buffers take both into account.
 func TestWriteBlocks(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader("[a]\nrw=randrw\nsize=64m\nnorandommap\nbssplit=64k/40:1024k/60,1024k/100\n"+
+	jobs, err := parseFile(strings.NewReader("[a]\nrw=randrw\nsize=64m\nnorandommap\nbssplit=64k/40:1024k/60,1024k/100\n"+
 		"[b]\nrw=rw\nsize=1m\nbs=4k,16k\n[c]\nrw=randrw\nsize=1m\nbsrange=4k-8k,16k-32k\n"), "job.fio")
 	require.NoError(t, err)
 	a := jobs[0]
@@ -448,7 +448,7 @@ func TestWriteBlocks(t *testing.T) {
 	for i, want := range []string{"bssplit=64k/40:1m/60,1m/100\n", "bs=4k,16k\n", "bsrange=4k-8k,16k-32k\n"} {
 		s := jobs[i].String()
 		assert.Contains(t, s, want)
-		back, err := ParseFio(strings.NewReader(s), "back.fio")
+		back, err := parseFile(strings.NewReader(s), "back.fio")
 		require.NoError(t, err, s)
 		assert.Equal(t, jobs[i], back[0])
 	}

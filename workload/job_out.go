@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"strconv"
 
 	"stortest.dev/latency"
 )
@@ -133,4 +134,45 @@ func fioLatencyLines(j *JobResult) string {
 		}
 	}
 	return string(b)
+}
+
+// fioOptions is the "job options" object of fio's JSON output: the
+// options as a job file would give them.
+func (j *Job) fioOptions() ordered {
+	o := ordered{{"name", j.Name}}
+	add := func(k, v string) { o = append(o, field{k, v}) }
+	if j.Filename != "" {
+		add("filename", j.Filename)
+	}
+	if j.AllowMountedWrite {
+		add("allow_mounted_write", "1")
+	}
+	add("ioengine", j.Engine)
+	add("rw", j.RW.String())
+	if j.RW.Mixed() {
+		add("rwmixread", strconv.Itoa(j.RWMixRead))
+	}
+	switch {
+	case len(j.BlockSizeSplit) > 0 || !j.BlockSizeRange.IsZero():
+		add("bs_max", strconv.FormatInt(j.MaxBlockSize(), 10))
+	default:
+		add("bs", FormatSize(j.BlockSize))
+	}
+	add("iodepth", strconv.Itoa(j.IODepth))
+	if j.Direct {
+		add("direct", "1")
+	}
+	if j.Size > 0 {
+		add("size", FormatSize(j.Size))
+	}
+	if j.Runtime > 0 {
+		add("runtime", strconv.FormatInt(j.Runtime.Milliseconds(), 10)+"ms")
+	}
+	if j.TimeBased {
+		add("time_based", "1")
+	}
+	if j.NumJobs > 1 {
+		add("numjobs", strconv.Itoa(j.NumJobs))
+	}
+	return o
 }

@@ -31,20 +31,20 @@ func TestFioMoreOptionsParse(t *testing.T) {
 		{
 			name: "filesize sets size when size is not given",
 			in:   "[a]\nfilesize=256k\n[b]\nfilesize=1m\nsize=64k\n",
-			want: norm(Job{Name: "a", Size: 256 << 10, FioMore: FioMore{FileSize: 256 << 10}},
-				Job{Name: "b", Size: 64 << 10, FioMore: FioMore{FileSize: 1 << 20}}),
+			want: norm(Job{Name: "a", Size: 256 << 10, Placement: Placement{FileSize: 256 << 10}},
+				Job{Name: "b", Size: 64 << 10, Placement: Placement{FileSize: 1 << 20}}),
 		},
 		{
 			name: "directory holds relative file names and the default one",
 			in:   "[global]\ndirectory=/tmp/d\n[a]\nfilename=f\n[b]\nfilename=/abs/f\n[c]\n",
 			want: norm(Job{Name: "a", Filename: "/tmp/d/f"}, Job{Name: "b", Filename: "/abs/f"},
-				Job{Name: "c", FioMore: FioMore{Directory: "/tmp/d"}}),
+				Job{Name: "c", Placement: Placement{Directory: "/tmp/d"}}),
 		},
 		{
 			name: "stonewall, wait_for, new_group, startdelay, io_size, nrfiles=1",
 			in:   "[a]\nio_limit=8k\nnr_files=1\n[b]\nstonewall\n[c]\nwait_for=a\nnew_group\nstartdelay=500ms\nwait_for_previous=0\n",
-			want: norm(Job{Name: "a", FioMore: FioMore{IOSize: 8 << 10}}, Job{Name: "b", FioMore: FioMore{Stonewall: true}},
-				Job{Name: "c", FioMore: FioMore{WaitFor: "a", NewGroup: true, StartDelay: 500 * time.Millisecond}}),
+			want: norm(Job{Name: "a", Placement: Placement{IOSize: 8 << 10}}, Job{Name: "b", Ordering: Ordering{Stonewall: true}},
+				Job{Name: "c", Ordering: Ordering{WaitFor: "a", NewGroup: true, StartDelay: 500 * time.Millisecond}}),
 		},
 		{
 			name: "verify kinds, do_verify, verify_backlog",
@@ -54,7 +54,7 @@ func TestFioMoreOptionsParse(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseFio(strings.NewReader(tc.in), "t.fio")
+			got, err := parseFile(strings.NewReader(tc.in), "t.fio")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func TestFioMoreErrors(t *testing.T) {
 		{"[a]\ncmdprio_percentage=20\n", "t.fio:2: job \"a\": cmdprio_percentage: ioengine=psync does not take the cmdprio options (only libaio, io_uring)"},
 		{"[a]\nrandom_generator=mt\n", "unknown random_generator \"mt\""},
 	} {
-		_, err := ParseFio(strings.NewReader(tc.in), "t.fio")
+		_, err := parseFile(strings.NewReader(tc.in), "t.fio")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.in, err, tc.want)
 		}
@@ -140,7 +140,7 @@ func roundTripJob(t *testing.T, j Job) Job {
 	if j.WaitFor != "" {
 		text = "[" + j.WaitFor + "]\n" + text
 	}
-	back, err := ParseFio(strings.NewReader(text), "back.fio")
+	back, err := parseFile(strings.NewReader(text), "back.fio")
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", j.Name, err, text)
 	}
@@ -157,7 +157,7 @@ func slicesContains(s []string, v string) bool {
 }
 
 func TestRunStonewallWaitForStartDelay(t *testing.T) {
-	jobs, err := ParseFio(strings.NewReader(`[global]
+	jobs, err := parseFile(strings.NewReader(`[global]
 ioengine=null
 size=1g
 time_based
@@ -207,7 +207,7 @@ startdelay=100ms
 func TestRunIOSizeAndFileSize(t *testing.T) {
 	dir := t.TempDir()
 	// As fio 3.33 (t/jobs/t0032): size=1280k io_size=2560k moves 2560k.
-	jobs, err := ParseFio(strings.NewReader(fmt.Sprintf(`[global]
+	jobs, err := parseFile(strings.NewReader(fmt.Sprintf(`[global]
 bs=128k
 [null]
 ioengine=null
@@ -249,7 +249,7 @@ func TestRunVerifyPhases(t *testing.T) {
 	f := filepath.Join(dir, "f")
 	run := func(text string) []*JobResult {
 		t.Helper()
-		jobs, err := ParseFio(strings.NewReader(strings.ReplaceAll(text, "FILE", f)), "t.fio")
+		jobs, err := parseFile(strings.NewReader(strings.ReplaceAll(text, "FILE", f)), "t.fio")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +279,7 @@ func TestRunVerifyPhases(t *testing.T) {
 	if err := os.WriteFile(f, make([]byte, 64<<10), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	jobsR, err := ParseFio(strings.NewReader("[r]\nfilename="+f+"\nsize=64k\nrw=read\nverify=md5\n"), "t.fio")
+	jobsR, err := parseFile(strings.NewReader("[r]\nfilename="+f+"\nsize=64k\nrw=read\nverify=md5\n"), "t.fio")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestRunVerifyPhases(t *testing.T) {
 
 func TestParseFioWithArgs(t *testing.T) {
 	file := "[global]\nbs=8k\n[a]\n[b]\nruntime=1\niodepth=2\n"
-	jobs, err := ParseFioWithArgs(strings.NewReader(file), "t.fio", []string{"--runtime=5", "-iodepth", "4", "--bs=16k", "--time_based"})
+	jobs, err := parseFileArgs(strings.NewReader(file), "t.fio", []string{"--runtime=5", "-iodepth", "4", "--bs=16k", "--time_based"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestParseFioWithArgs(t *testing.T) {
 		{[]string{"--output=x"}, "args[0]: fio command-line option --output is not a job option"},
 		{[]string{"--iodepth=0"}, "args[0]: iodepth: 0 is less than 1"},
 	} {
-		_, err := ParseFioWithArgs(strings.NewReader(file), "t.fio", tc.args)
+		_, err := parseFileArgs(strings.NewReader(file), "t.fio", tc.args)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
 		}
@@ -327,7 +327,7 @@ func FuzzParseFioWithArgs(f *testing.F) {
 	f.Add("[global]\nbs=8k\n[a]\n[b]\nstonewall\nruntime=1\n", "--runtime=5\x00-iodepth\x004")
 	f.Add("[a]\nwait_for=a\n[b]\nwait_for=a\nverify=md5\nverify_backlog=2\n", "--filesize=1m\x00--directory=/tmp")
 	f.Fuzz(func(t *testing.T, file, args string) {
-		jobs, err := ParseFioWithArgs(strings.NewReader(file), "fuzz.fio", strings.Split(args, "\x00"))
+		jobs, err := parseFileArgs(strings.NewReader(file), "fuzz.fio", strings.Split(args, "\x00"))
 		if err == nil {
 			checkJobs(t, jobs)
 		}

@@ -1,9 +1,7 @@
 package workload
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,12 +10,12 @@ import (
 	"stortest.dev/engines"
 )
 
-// FioEngines are the options of fio's engines that move no data: cpuio,
+// NoDataEngines are the options of fio's engines that move no data: cpuio,
 // which burns the CPU, exec, which runs a program beside the other jobs,
 // and the file engines filecreate, filestat and filedelete, which time
 // one call per file over nrfiles files; Job embeds it, so the fields read
 // as Job's. falloc and ftruncate take none.
-type FioEngines struct {
+type NoDataEngines struct {
 	// NrFiles is fio's nrfiles: the files of each clone of a file-engine
 	// job (0 means 1), named as fio's jobname.clone.filenum in Directory.
 	// Each holds FileSize bytes (else Size split over the files), and
@@ -57,55 +55,6 @@ var fileEngines = []string{"filecreate", "filestat", "filedelete"}
 
 func isFileEngine(name string) bool { return slices.Contains(fileEngines, name) }
 
-// engineOptions are the accepted options of FioEngines, and the file
-// options of fio that change nothing here. doc.go's table lists them.
-var engineOptions = []fioOption{
-	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: above 1 with ioengine filecreate, filestat, filedelete only",
-		set: setInt(1, 1<<24, func(j *Job) *int { return &j.NrFiles })},
-	{name: "openfiles", field: "openfiles", doc: "No effect: the file engines hold no file open",
-		set: func(_ *jobState, v string) error { _, err := ParseCount(v, 1<<31-1); return err }},
-	{name: "create_on_open", field: "create_on_open", isBool: true, doc: "CreateOnOpen (filecreate, filestat, filedelete)",
-		set: setBool(func(j *Job) *bool { return &j.CreateOnOpen })},
-	{name: "unlink", field: "unlink", isBool: true, doc: "Unlink: remove the job's regular files after it",
-		set: setBool(func(j *Job) *bool { return &j.Unlink })},
-	{name: "fallocate", field: "fallocate", doc: "none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)",
-		set: func(_ *jobState, v string) error {
-			switch v {
-			case "none", "native", "posix", "keep", "truncate", "0", "1":
-				return nil
-			}
-			return fmt.Errorf("unknown fallocate %q (want none, native, posix, keep, truncate, 0 or 1)", v)
-		}},
-	{name: "cpuload", field: "cpuload", doc: "CPULoad (percent; cpuio)",
-		set: setInt(1, 100, func(j *Job) *int { return &j.CPULoad })},
-	{name: "cpuchunks", field: "cpuchunks", doc: "CPUChunks (microseconds; cpuio)",
-		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, int64(time.Hour/time.Microsecond))
-			st.job.CPUChunks = time.Duration(n) * time.Microsecond
-			return err
-		}},
-	{name: "cpumode", field: "cpumode", doc: "CPUMode: noop, qsort (cpuio)",
-		set: setString(func(j *Job) *string { return &j.CPUMode })},
-	{name: "stat_type", field: "stat_type", doc: "StatType: stat, lstat, statx (filestat)",
-		set: setString(func(j *Job) *string { return &j.StatType })},
-	{name: "program", field: "program", doc: "ExecProgram (exec)",
-		set: setString(func(j *Job) *string { return &j.ExecProgram })},
-	{name: "arguments", field: "arguments", doc: "ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)",
-		set: setString(func(j *Job) *string { return &j.ExecArguments })},
-	{name: "grace_time", field: "grace_time", doc: "ExecGrace (default unit s; exec)",
-		set: func(st *jobState, v string) error {
-			d, err := ParseTime(v, time.Second)
-			st.job.ExecGrace = &d
-			return err
-		}},
-	{name: "std_redirect", field: "std_redirect", isBool: true, doc: "ExecNoRedirect = !value (exec)",
-		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
-			st.job.ExecNoRedirect = !b
-			return err
-		}},
-}
-
 // normalizeEngines applies what an engine implies: cpuio and exec run
 // for their runtime whatever time_based says, as fio's do (Validate
 // wants the runtime).
@@ -133,7 +82,7 @@ func unsupportedField(job, field, what string) error {
 	return &FieldError{Job: job, Field: field, Reason: what + " is not supported by stortest", Err: ErrUnsupported}
 }
 
-// validateEngines checks FioEngines' fields of the normalized job, and
+// validateEngines checks NoDataEngines' fields of the normalized job, and
 // what the engines that move no data need of the others.
 func (j *Job) validateEngines() error {
 	bad := func(field, format string, args ...any) error {
@@ -217,7 +166,7 @@ func (j *Job) validateEngines() error {
 	return nil
 }
 
-// enginesString prints FioEngines' options in job-file syntax, for
+// enginesString prints NoDataEngines' options in job-file syntax, for
 // Job.String.
 func (j *Job) enginesString() string {
 	var b strings.Builder
@@ -262,152 +211,4 @@ func (j *Job) enginesString() string {
 // without a filename, cpuio, and the file engines, which name their own.
 func (j *Job) opensNoFile() bool {
 	return (j.Engine == "null" && j.Filename == "") || (j.Engine != "null" && !engines.NeedsFile(j.Engine))
-}
-
-// setupNoFile prepares a worker that opens no file: the size of its
-// region, the job with its size fitted to it, and for the file engines
-// the files (laid out unless filecreate or create_on_open).
-func (w *worker) setupNoFile(job Job, clone int) (Job, int64, error) {
-	switch {
-	case job.Engine == "null":
-		return job, job.Offset + job.Size, nil
-	case job.Engine == "cpuio" || job.Engine == "exec":
-		return job, job.Offset + max(job.Size, job.MaxBlockSize()), nil
-	}
-	per := job.perFile()
-	w.files = engines.FileSet{Name: job.Filename, N: job.nrFiles(), Size: per}
-	if job.Filename == "" {
-		w.files.Dir, w.files.Prefix = job.Directory, job.Name+"."+strconv.Itoa(clone)+"."
-	}
-	size := per * int64(w.files.N)
-	if job.Size == 0 || job.Size > size {
-		job.Size = size
-	}
-	if job.Engine != "filecreate" && !job.CreateOnOpen {
-		if err := layoutFiles(w.files); err != nil {
-			return job, 0, fmt.Errorf("workload: job %s: %w", job.Name, err)
-		}
-	}
-	return job, size, nil
-}
-
-// layoutFiles writes each file of the set that is missing or short, as
-// fio lays out a job's files before it starts: its bytes written and
-// synced.
-func layoutFiles(s engines.FileSet) error {
-	buf := make([]byte, min(s.Size, 1<<20))
-	for i := range buf {
-		buf[i] = byte(i*7 + i>>8)
-	}
-	for i := range s.N {
-		p := s.Path(i)
-		if st, err := os.Stat(p); err == nil && (!st.Mode().IsRegular() || st.Size() >= s.Size) {
-			continue
-		}
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
-			return fmt.Errorf("lay out %s: %w", p, err)
-		}
-		for off := int64(0); off < s.Size && err == nil; off += int64(len(buf)) {
-			_, err = f.Write(buf[:min(int64(len(buf)), s.Size-off)])
-		}
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("lay out %s: %w", p, err)
-		}
-	}
-	return nil
-}
-
-// unlinkFiles removes the job's regular files (unlink=1): a file
-// engine's set, or the file it named.
-func (w *worker) unlinkFiles() error {
-	var paths []string
-	switch {
-	case w.files.N > 0:
-		for i := range w.files.N {
-			paths = append(paths, w.files.Path(i))
-		}
-	case w.job.Filename != "":
-		if st, err := os.Stat(w.job.Filename); err == nil && st.Mode().IsRegular() {
-			paths = append(paths, w.job.Filename)
-		}
-	}
-	var errs []error
-	for _, p := range paths {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// cpuDuty is cpuio's duty cycle: after each unit the job idles
-// CPUChunks*(100-CPULoad)/CPULoad (fio's cpuio sets that thinktime), so
-// the thread is busy CPULoad percent of the time. An exec job idles as
-// long as its units wait on the program, 50 ms: fio's exec job makes
-// 10 units a second of about 50 ms each.
-type cpuDuty struct {
-	idle  int64 // ns after each unit
-	until int64 // ns: the next unit starts then
-	armed bool  // a unit was issued: start the idle at the next call
-}
-
-func newCPUDuty(j *Job) *cpuDuty {
-	if j.Engine == "exec" {
-		return &cpuDuty{idle: int64(50 * time.Millisecond)}
-	}
-	if j.Engine != "cpuio" || j.CPULoad <= 0 || j.CPULoad >= 100 {
-		return nil
-	}
-	chunk := j.CPUChunks
-	if chunk == 0 {
-		chunk = engines.DefaultCPUChunk
-	}
-	return &cpuDuty{idle: int64(chunk) * int64(100-j.CPULoad) / int64(j.CPULoad)}
-}
-
-// wait returns how long the next unit must wait at now (ns): the idle
-// after the unit issued last, counted from the first call after it (its
-// completion, for cpuio's synchronous units).
-func (c *cpuDuty) wait(now int64) int64 {
-	if c.armed {
-		c.until, c.armed = now+c.idle, false
-	}
-	return max(c.until-now, 0)
-}
-
-// execSpec is the program of an exec job, its arguments split at blanks
-// with fio's %r (the runtime in whole seconds) and %n (the job's name)
-// replaced; nil for other engines.
-func (j *Job) execSpec() *engines.ExecSpec {
-	if j.Engine != "exec" {
-		return nil
-	}
-	r := strconv.FormatInt(int64(j.Runtime/time.Second), 10)
-	args := strings.Fields(strings.NewReplacer("%r", r, "%n", j.Name).Replace(j.ExecArguments))
-	s := &engines.ExecSpec{Path: j.ExecProgram, Args: args, Grace: time.Second}
-	if j.ExecGrace != nil {
-		s.Grace = *j.ExecGrace
-	}
-	if !j.ExecNoRedirect {
-		s.Stdout, s.Stderr = j.dirFile(j.Name+".stdout"), j.dirFile(j.Name+".stderr")
-	}
-	return s
-}
-
-// stopEngine ends what the engine runs beside the job once the job's
-// I/O is over: exec's program gets its signals at the job's end, not
-// when every job is.
-func (w *worker) stopEngine() {
-	if s, ok := w.eng.(interface{ Stop() error }); ok {
-		if err := s.Stop(); err != nil && w.res.Err == nil {
-			w.res.Err = err
-		}
-	}
 }

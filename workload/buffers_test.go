@@ -57,7 +57,7 @@ func TestParseBufferPattern(t *testing.T) {
 func bufJob(t *testing.T, size string, opts ...string) Job {
 	t.Helper()
 	src := "[j]\nrw=write\nbs=4k\nioengine=null\nsize=" + size + "\n" + strings.Join(opts, "\n") + "\n"
-	jobs, err := ParseFio(strings.NewReader(src), "buf.fio")
+	jobs, err := parseFile(strings.NewReader(src), "buf.fio")
 	require.NoError(t, err, src)
 	require.Len(t, jobs, 1)
 	j := jobs[0].Normalized()
@@ -227,7 +227,7 @@ func TestBufOptionsValidate(t *testing.T) {
 		{"buffer_pattern='f'", "from a file"},
 	} {
 		src := "[j]\nrw=write\nbs=4k\nsize=1m\n" + tc.opts + "\n"
-		jobs, err := ParseFio(strings.NewReader(src), "b.fio")
+		jobs, err := parseFile(strings.NewReader(src), "b.fio")
 		if err == nil {
 			n := jobs[0].Normalized()
 			err = n.Validate()
@@ -237,7 +237,7 @@ func TestBufOptionsValidate(t *testing.T) {
 		}
 	}
 	// working_set needs an explicit size, as in fio.
-	j := Job{Name: "j", RW: Write, FioBuffers: FioBuffers{DedupePercentage: 10, DedupeWorkingSet: true}}
+	j := Job{Name: "j", RW: Write, Buffers: Buffers{DedupePercentage: 10, DedupeWorkingSet: true}}
 	n := j.Normalized()
 	assert.ErrorContains(t, n.Validate(), "needs size")
 	// With verify, fio lets verify's data win over these; so does stortest.
@@ -249,9 +249,9 @@ func TestBufOptionsRoundTrip(t *testing.T) {
 	j := bufJob(t, "8m", `buffer_pattern=0xdead"x"-12`, "zero_buffers=1", "refill_buffers=1", "scramble_buffers=0",
 		"buffer_compress_percentage=30", "buffer_compress_chunk=0", "dedupe_percentage=20",
 		"dedupe_mode=working_set", "dedupe_working_set_percentage=40", "dedupe_global=1")
-	assert.Equal(t, FioBuffers{BufferPattern: `0xdead"x"-12`, ZeroBuffers: true, RefillBuffers: true, NoScramble: true,
+	assert.Equal(t, Buffers{BufferPattern: `0xdead"x"-12`, ZeroBuffers: true, RefillBuffers: true, NoScramble: true,
 		BufferCompress: 30, CompressChunk: -1, DedupePercentage: 20, DedupeWorkingSet: true,
-		DedupeWorkingSetPercent: 40, DedupeGlobal: true}, j.FioBuffers)
+		DedupeWorkingSetPercent: 40, DedupeGlobal: true}, j.Buffers)
 	roundTrip(t, j)
 }
 
@@ -308,7 +308,7 @@ func TestBufAgainstFio(t *testing.T) {
 			out, err := exec.Command(fio, "--filename="+fioFile, "--output-format=terse", jobFile).CombinedOutput()
 			require.NoError(t, err, "%s", out)
 
-			jobs, err := ParseFio(strings.NewReader(src), "j.fio")
+			jobs, err := parseFile(strings.NewReader(src), "j.fio")
 			require.NoError(t, err)
 			jobs[0].Filename = ourFile
 			res, err := RunJobs(t.Context(), jobs, Options{})
@@ -336,7 +336,7 @@ func TestBufRunDedupeGlobal(t *testing.T) {
 	f, err := os.Open("testdata/jobs/dedupe.fio")
 	require.NoError(t, err)
 	defer f.Close()
-	jobs, err := ParseFio(f, "dedupe.fio")
+	jobs, err := parseFile(f, "dedupe.fio")
 	require.NoError(t, err)
 	t.Chdir(t.TempDir())
 	res, err := RunJobs(t.Context(), jobs, Options{})
@@ -391,7 +391,7 @@ func BenchmarkBufFill(b *testing.B) {
 		{"dedupe50", "dedupe_percentage=50"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			jobs, err := ParseFio(strings.NewReader("[j]\nrw=write\nbs=4k\nsize=1g\n"+tc.opts+"\n"), "b.fio")
+			jobs, err := parseFile(strings.NewReader("[j]\nrw=write\nbs=4k\nsize=1g\n"+tc.opts+"\n"), "b.fio")
 			if err != nil {
 				b.Fatal(err)
 			}

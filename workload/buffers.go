@@ -1,0 +1,149 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Buffers are fio's options about what a job's writes carry; Job
+// embeds it, so the fields read as Job's. By default, as in fio, each
+// I/O buffer is filled with pseudo-random bytes once, at the start, and
+// every write scrambles it lightly (the offset and the time in each 512
+// bytes) so that no two written blocks are equal. With verify on, the
+// verifier writes the data and these options change nothing, except
+// that BufferCompress and DedupePercentage are refused: stortest's
+// verified blocks cannot be made compressible or duplicate.
+type Buffers struct {
+	// BufferPattern is fio's buffer_pattern in fio's pattern syntax (see
+	// ParseBufferPattern): buffers hold the pattern repeated, and neither
+	// zero_buffers nor scrambling applies. With BufferCompress the
+	// pattern fills the compressible part of each chunk in place of zeros.
+	BufferPattern string `json:"buffer_pattern,omitempty"`
+	// ZeroBuffers is fio's zero_buffers: buffers hold zeros, and writes
+	// are not scrambled.
+	ZeroBuffers bool `json:"zero_buffers,omitempty"`
+	// RefillBuffers is fio's refill_buffers: every write's buffer is
+	// filled anew. BufferCompress below 100, DedupePercentage, and a
+	// BufferPattern on a job that reads too imply it, as in fio.
+	RefillBuffers bool `json:"refill_buffers,omitempty"`
+	// NoScramble is fio's scramble_buffers=0 (fio's default is 1).
+	NoScramble bool `json:"scramble_buffers_off,omitempty"`
+	// BufferCompress is fio's buffer_compress_percentage (0-100): each
+	// chunk of CompressChunk bytes starts with (100-BufferCompress)% of
+	// pseudo-random bytes and ends with zeros (or BufferPattern), so a
+	// compressor shrinks the block to about 100-BufferCompress percent.
+	// 100 is zero_buffers (or the pattern).
+	BufferCompress int `json:"buffer_compress_percentage,omitempty"`
+	// CompressChunk is fio's buffer_compress_chunk in bytes; 0 is fio's
+	// default, 512, and -1 is fio's 0: one chunk per block.
+	CompressChunk int64 `json:"buffer_compress_chunk,omitempty"`
+	// DedupePercentage is fio's dedupe_percentage (0-100): that share of
+	// the writes, drawn at random, carries the data of an earlier write
+	// (the last unique one, or with DedupeWorkingSet one of the working
+	// set) rather than fresh data.
+	DedupePercentage int `json:"dedupe_percentage,omitempty"`
+	// DedupeWorkingSet is fio's dedupe_mode=working_set (false: repeat):
+	// duplicates repeat one of the job's first unique blocks, drawn
+	// uniformly, the working set being DedupeWorkingSetPercent percent of
+	// Size in blocks of the smallest write size.
+	DedupeWorkingSet bool `json:"dedupe_working_set,omitempty"`
+	// DedupeWorkingSetPercent is fio's dedupe_working_set_percentage; 0 is
+	// fio's default, 5.
+	DedupeWorkingSetPercent int `json:"dedupe_working_set_percentage,omitempty"`
+	// DedupeGlobal is fio's dedupe_global: the working set is spread
+	// evenly over the run's jobs (every clone of every job, in order), so
+	// a job's duplicates repeat other jobs' unique blocks too.
+	DedupeGlobal bool `json:"dedupe_global,omitempty"`
+}
+
+// validateBuffers checks Buffers' fields of the normalized job: the
+// option and why, or "".
+func (j *Job) validateBuffers() (string, string) {
+	if _, err := ParseBufferPattern(j.BufferPattern); err != nil {
+		return "buffer_pattern", err.Error()
+	}
+	switch {
+	case j.BufferCompress < 0 || j.BufferCompress > 100:
+		return "buffer_compress_percentage", fmt.Sprintf("%d is outside 0-100", j.BufferCompress)
+	case j.DedupePercentage < 0 || j.DedupePercentage > 100:
+		return "dedupe_percentage", fmt.Sprintf("%d is outside 0-100", j.DedupePercentage)
+	case j.DedupeWorkingSetPercent < 0 || j.DedupeWorkingSetPercent > 100:
+		return "dedupe_working_set_percentage", fmt.Sprintf("%d is outside 0-100", j.DedupeWorkingSetPercent)
+	case j.CompressChunk < -1:
+		return "buffer_compress_chunk", fmt.Sprintf("%d bytes", j.CompressChunk)
+	}
+	if j.Verify != VerifyNone {
+		// fio accepts these and lets verify's data win: the job then
+		// writes neither duplicates nor the asked compressibility.
+		if j.DedupePercentage > 0 {
+			return "dedupe_percentage", "with verify is not supported by stortest: verified blocks carry their offset, so none repeats another"
+		}
+		if j.BufferCompress > 0 && j.BufferCompress < 100 {
+			return "buffer_compress_percentage", "with verify is not supported by stortest: verified blocks are pseudo-random"
+		}
+	}
+	if j.DedupePercentage > 0 && j.DedupeWorkingSet {
+		if j.Size <= 0 {
+			return "dedupe_mode", "working_set needs size (as in fio)"
+		}
+		if j.DedupePercentage+j.dedupeSetPercent() > 100 {
+			return "dedupe_working_set_percentage", fmt.Sprintf("%d%% working set and %d%% duplicates exceed 100%% (as in fio)",
+				j.dedupeSetPercent(), j.DedupePercentage)
+		}
+	}
+	return "", ""
+}
+
+func (j *Job) dedupeSetPercent() int {
+	if j.DedupeWorkingSetPercent == 0 {
+		return 5 // fio's default
+	}
+	return j.DedupeWorkingSetPercent
+}
+
+// buffersString prints Buffers' options in job-file syntax, for
+// Job.String.
+func (j *Job) buffersString() string {
+	var b strings.Builder
+	if j.BufferPattern != "" {
+		fmt.Fprintf(&b, "buffer_pattern=%s\n", j.BufferPattern)
+	}
+	if j.ZeroBuffers {
+		b.WriteString("zero_buffers=1\n")
+	}
+	if j.RefillBuffers {
+		b.WriteString("refill_buffers=1\n")
+	}
+	if j.NoScramble {
+		b.WriteString("scramble_buffers=0\n")
+	}
+	if j.BufferCompress != 0 {
+		fmt.Fprintf(&b, "buffer_compress_percentage=%d\n", j.BufferCompress)
+	}
+	if j.CompressChunk != 0 {
+		fmt.Fprintf(&b, "buffer_compress_chunk=%d\n", max(j.CompressChunk, 0))
+	}
+	if j.DedupePercentage != 0 {
+		fmt.Fprintf(&b, "dedupe_percentage=%d\n", j.DedupePercentage)
+	}
+	if j.DedupeWorkingSet {
+		b.WriteString("dedupe_mode=working_set\n")
+	}
+	if j.DedupeWorkingSetPercent != 0 {
+		fmt.Fprintf(&b, "dedupe_working_set_percentage=%d\n", j.DedupeWorkingSetPercent)
+	}
+	if j.DedupeGlobal {
+		b.WriteString("dedupe_global=1\n")
+	}
+	return b.String()
+}
+
+// ParseBufferPattern parses fio's buffer_pattern syntax: 0x-hexadecimal
+// byte strings, "double-quoted" text and decimal numbers (-2^31 to
+// 2^31-1, written little endian in as few bytes as hold them, one zero
+// byte for 0), concatenated in any order, at most 512 bytes. fio's
+// 'filename' (a pattern read from a file) is not supported. "" returns
+// nil.
+func ParseBufferPattern(s string) ([]byte, error) {
+	return parsePattern(s, true)
+}

@@ -1,0 +1,115 @@
+package workload
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Placement are fio's options about where a job's file is and how much
+// the job moves; Job embeds it, so the fields read as Job's.
+type Placement struct {
+	// Directory is fio's directory: a relative Filename, and fio's default
+	// file name, are made in it.
+	Directory string `json:"directory,omitempty"`
+	// FileSize is fio's filesize: the file is laid out to this many bytes,
+	// and a job without size moves this much (the parser sets Size).
+	FileSize int64 `json:"filesize,omitempty"`
+	// IOSize is fio's io_size (io_limit): the bytes the job moves, in as
+	// many passes over its region as that takes (the last one partial);
+	// 0 means Size times Loops.
+	IOSize int64 `json:"io_size,omitempty"`
+}
+
+// Ordering are fio's options about when a job starts against the other
+// jobs and at what pace it runs beside them; Job embeds it, so the
+// fields read as Job's.
+type Ordering struct {
+	// Stonewall (fio's stonewall, wait_for_previous) starts the job once
+	// every job before it has finished; WaitFor (wait_for) once the named
+	// job has. NewGroup (new_group) starts a new reporting group, as
+	// Stonewall does too.
+	Stonewall bool   `json:"stonewall,omitempty"`
+	WaitFor   string `json:"wait_for,omitempty"`
+	NewGroup  bool   `json:"new_group,omitempty"`
+	// StartDelay is fio's startdelay: the job starts this long after the
+	// run (or the jobs it waits for).
+	StartDelay time.Duration `json:"startdelay_ns,omitempty"`
+	// Flow holds the job's I/O in a ratio to other jobs' (fio's flow,
+	// flow_id, flow_sleep; see Flow).
+	Flow Flow `json:"flow,omitzero"`
+}
+
+// validateMore checks Placement's and Ordering's fields of the normalized job: the option
+// and why, or "".
+func (j *Job) validateMore() (string, string) {
+	switch {
+	case j.FileSize < 0:
+		return "filesize", fmt.Sprintf("negative (%d)", j.FileSize)
+	case j.IOSize < 0:
+		return "io_size", fmt.Sprintf("negative (%d)", j.IOSize)
+	case j.IOSize > 0 && j.IOSize < j.MinBlockSize():
+		return "io_size", fmt.Sprintf("%s is smaller than the block size %s", FormatSize(j.IOSize), FormatSize(j.MinBlockSize()))
+	case j.VerifyBacklog < 0:
+		return "verify_backlog", fmt.Sprintf("negative (%d)", j.VerifyBacklog)
+	case j.StartDelay < 0:
+		return "startdelay", fmt.Sprintf("negative (%v)", j.StartDelay)
+	case j.WaitFor == j.Name && j.WaitFor != "":
+		return "wait_for", "a job cannot wait for itself"
+	}
+	if opt, reason := j.Flow.validate(); opt != "" {
+		return opt, reason
+	}
+	for _, s := range [...]struct{ name, v string }{{"directory", j.Directory}, {"wait_for", j.WaitFor}} {
+		if err := checkValue(s.v); err != "" {
+			return s.name, err
+		}
+	}
+	return "", ""
+}
+
+// moreString prints Placement's and Ordering's options and the verify options beside them
+// in job-file syntax, for Job.String.
+func (j *Job) moreString() string {
+	var b strings.Builder
+	kv := func(k, v string) { b.WriteString(k + "=" + v + "\n") }
+	if j.NoVerifyPhase {
+		kv("do_verify", "0")
+	}
+	if j.VerifyBacklog != 0 {
+		kv("verify_backlog", strconv.FormatInt(j.VerifyBacklog, 10))
+	}
+	if j.Directory != "" {
+		kv("directory", strings.ReplaceAll(j.Directory, ":", `\:`))
+	}
+	if j.FileSize != 0 {
+		kv("filesize", FormatSize(j.FileSize))
+	}
+	if j.IOSize != 0 {
+		kv("io_size", FormatSize(j.IOSize))
+	}
+	if j.Stonewall {
+		kv("stonewall", "1")
+	}
+	if j.NewGroup {
+		kv("new_group", "1")
+	}
+	if j.WaitFor != "" {
+		kv("wait_for", j.WaitFor)
+	}
+	if j.StartDelay != 0 {
+		kv("startdelay", FormatTime(j.StartDelay))
+	}
+	b.WriteString(j.Flow.String())
+	return b.String()
+}
+
+// dirFile returns name in the job's directory unless it is absolute.
+func (j *Job) dirFile(name string) string {
+	if j.Directory == "" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(j.Directory, name)
+}

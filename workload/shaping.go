@@ -1,0 +1,310 @@
+package workload
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// OffsetPattern are fio's options that shape where each I/O goes beyond
+// the region and the pattern: rw's offset modifier and block alignment.
+// Job embeds it, so the fields read as Job's.
+type OffsetPattern struct {
+	// RWModifier is the number after rw's colon (fio's offset modifier).
+	// For a sequential job it is added to the offset after each I/O, in
+	// bytes: rw=write:4k leaves a 4 KiB hole after every write, and a
+	// negative value walks the region backwards (rw=read:-8k with bs=4k).
+	// The region wraps as fio's does: past the end to its start, before
+	// the start to its end plus the modifier; a pass ends when an I/O
+	// ends at the end of the region or the next one would not fit there,
+	// or when it has moved the region's size. For a random job it is the
+	// number of I/Os per random offset: the others follow the previous
+	// I/O (RWSequencer "sequential", fio's default) or repeat its offset
+	// ("identical").
+	RWModifier  int64  `json:"rw_modifier,omitempty"`
+	RWSequencer string `json:"rw_sequencer,omitempty"`
+	// BlockAlign is fio's blockalign (ba): random offsets are multiples
+	// of it rather than of the smallest block size. As in fio, it turns
+	// the random map off.
+	BlockAlign int64 `json:"blockalign,omitempty"`
+}
+
+// Measurement are fio's options that turn parts of the measurement off;
+// Job embeds it, so the fields read as Job's.
+type Measurement struct {
+	// DisableLat, DisableClat, DisableSlat and DisableBW are fio's
+	// disable_lat, disable_clat, disable_slat and disable_bw_measurement
+	// (gtod_reduce sets all four): the latency histograms and the
+	// per-second bandwidth and IOPS samples are not reported (N=0, as
+	// fio prints them). stortest still takes its timestamps: they cost
+	// it less than a clock read costs fio.
+	DisableLat  bool `json:"disable_lat,omitempty"`
+	DisableClat bool `json:"disable_clat,omitempty"`
+	DisableSlat bool `json:"disable_slat,omitempty"`
+	DisableBW   bool `json:"disable_bw_measurement,omitempty"`
+}
+
+// RateFloor are fio's least rates a job must keep; Job embeds it, so the
+// fields read as Job's.
+type RateFloor struct {
+	// RateMin (fio's rate_min, ratemin) and RateIOPSMin (rate_iops_min)
+	// are the least bytes and I/Os per second per direction (read, write,
+	// trim; those the job issues): a job that moves less over a RateCycle
+	// (default 1 s), judged at its completions after its first 2 s, fails
+	// with EIO, as fio's does. Each must stay under
+	// the direction's Rate or RateIOPS.
+	RateMin     [3]int64      `json:"rate_min,omitzero"`
+	RateIOPSMin [3]int64      `json:"rate_iops_min,omitzero"`
+	RateCycle   time.Duration `json:"rate_cycle_ns,omitempty"`
+}
+
+// Priority is the job's I/O priority (fio's prioclass and prio); the
+// cmdprio options (CmdPrio) give single I/Os other ones. Job embeds it,
+// so the fields read as Job's.
+type Priority struct {
+	// PrioClass and PrioLevel are fio's prioclass (1 real time, 2 best
+	// effort, 3 idle) and prio (0-7, 0 highest): the job's I/O priority,
+	// set on its thread (ioprio_set) and passed with each I/O the
+	// cmdprio options leave alone, so logs and "prios" show it as fio's
+	// do. prio alone is best effort; 0 keeps the thread's own.
+	PrioClass int `json:"prioclass,omitempty"`
+	PrioLevel int `json:"prio,omitempty"`
+}
+
+// Think are fio's thinktime options: pauses between a job's I/Os;
+// Job embeds it, so the fields read as Job's.
+type Think struct {
+	// ThinkTime is fio's thinktime: after every ThinkTimeBlocks I/Os
+	// (thinktime_blocks, default 1) the job waits for its I/Os in
+	// flight, then stalls this long, spinning on the CPU for the first
+	// ThinkTimeSpin (thinktime_spin) of it, as an application between
+	// requests.
+	ThinkTime       time.Duration `json:"thinktime_ns,omitempty"`
+	ThinkTimeSpin   time.Duration `json:"thinktime_spin_ns,omitempty"`
+	ThinkTimeBlocks int           `json:"thinktime_blocks,omitempty"`
+}
+
+// Ending are fio's options about when a job ends and what its end does
+// to the others; Job embeds it, so the fields read as Job's.
+type Ending struct {
+	// NumberIOs is fio's number_ios: the job stops after this many I/Os
+	// if nothing ends it sooner; it never extends the job.
+	NumberIOs int64 `json:"number_ios,omitempty"`
+	// ExitAll is fio's exitall: when this job finishes, the others
+	// stop: those of its reporting group (ExitWhat "group", the
+	// default; groups start at new_group and stonewall), every job
+	// ("all"), or every job running at that moment, after which the
+	// next stonewalled jobs start ("stonewall").
+	ExitAll  bool   `json:"exitall,omitempty"`
+	ExitWhat string `json:"exit_what,omitempty"`
+}
+
+// Zones are fio's zonemode options; Job embeds it, so the fields read as
+// Job's.
+type Zones struct {
+	// ZoneMode is fio's zonemode: "" or "none", or "strided": the job
+	// moves ZoneSize bytes (zonesize) in a zone of ZoneRange bytes
+	// (zonerange, default zonesize), then goes on to the next zone,
+	// ZoneRange+ZoneSkip (zoneskip) bytes further; past the end of the
+	// file or device it starts again at the first. The zones cover the
+	// whole file from Offset; Size is then the bytes the job moves.
+	ZoneMode  string `json:"zonemode,omitempty"`
+	ZoneRange int64  `json:"zonerange,omitempty"`
+	ZoneSize  int64  `json:"zonesize,omitempty"`
+	ZoneSkip  int64  `json:"zoneskip,omitempty"`
+}
+
+// rwString prints rw with its modifier, as fio writes it.
+func (j *Job) rwString() string {
+	if j.RWModifier == 0 {
+		return j.RW.String()
+	}
+	if j.RWModifier < 0 {
+		return j.RW.String() + ":-" + FormatSize(-j.RWModifier)
+	}
+	if j.RW.Random() {
+		return j.RW.String() + ":" + strconv.FormatInt(j.RWModifier, 10)
+	}
+	return j.RW.String() + ":" + FormatSize(j.RWModifier)
+}
+
+// validateExtra checks the fields of OffsetPattern, Measurement,
+// RateFloor, Priority, Think, Ending and Zones of the normalized job: the
+// option and why, or "".
+func (j *Job) validateExtra() (string, string) {
+	switch {
+	case j.RWModifier != 0 && (j.RW.TrimWrites()):
+		return "rw", "an offset modifier is not supported with " + j.RW.String()
+	case j.RWSequencer != "" && j.RWSequencer != "sequential" && j.RWSequencer != "identical":
+		return "rw_sequencer", fmt.Sprintf("unknown %q", j.RWSequencer)
+	case j.PrioClass < 0 || j.PrioClass > 3:
+		return "prioclass", fmt.Sprintf("%d is not 1, 2 or 3", j.PrioClass)
+	case j.PrioLevel < 0 || j.PrioLevel > 7:
+		return "prio", fmt.Sprintf("%d is not in [0, 7]", j.PrioLevel)
+	case j.PrioLevel != 0 && j.PrioClass == 0:
+		return "prio", "needs a class (prioclass)"
+	case j.ThinkTime < 0 || j.ThinkTimeSpin < 0:
+		return "thinktime", "negative"
+	case j.ThinkTimeSpin > j.ThinkTime:
+		return "thinktime_spin", fmt.Sprintf("%v is longer than thinktime %v", j.ThinkTimeSpin, j.ThinkTime)
+	case j.ThinkTimeBlocks < 0:
+		return "thinktime_blocks", fmt.Sprintf("negative (%d)", j.ThinkTimeBlocks)
+	case j.NumberIOs < 0:
+		return "number_ios", fmt.Sprintf("negative (%d)", j.NumberIOs)
+	case j.ExitWhat != "" && j.ExitWhat != "group" && j.ExitWhat != "stonewall" && j.ExitWhat != "all":
+		return "exit_what", fmt.Sprintf("unknown %q", j.ExitWhat)
+	case j.ZoneMode != "" && j.ZoneMode != "none" && j.ZoneMode != "strided":
+		return "zonemode", fmt.Sprintf("unknown %q", j.ZoneMode)
+	case j.ZoneRange < 0 || j.ZoneSize < 0 || j.ZoneSkip < 0:
+		return "zonesize", "negative"
+	case j.strided() && j.ZoneSize == 0:
+		return "zonesize", "zonemode=strided needs zonesize"
+	case j.strided() && j.ZoneSize < j.MaxBlockSize():
+		return "zonesize", fmt.Sprintf("%s is smaller than the block size %s", FormatSize(j.ZoneSize), FormatSize(j.MaxBlockSize()))
+	case j.strided() && (j.RWModifier != 0 || j.RW.TrimWrites()):
+		return "zonemode", "strided zones do not take an offset modifier or trimwrite"
+	case j.RateCycle < 0:
+		return "rate_cycle", fmt.Sprintf("negative (%v)", j.RateCycle)
+	case j.BlockAlign < 0:
+		return "blockalign", fmt.Sprintf("negative (%d)", j.BlockAlign)
+	case j.BlockAlign > 0 && j.Direct && j.BlockAlign%512 != 0:
+		return "blockalign", fmt.Sprintf("%d is not a multiple of 512, which direct=1 needs", j.BlockAlign)
+	}
+	for d := range 3 {
+		switch {
+		case j.RateMin[d] < 0 || j.RateIOPSMin[d] < 0:
+			return "rate_min", "negative"
+		case j.RateMin[d] > 0 && j.Rate[d] > 0 && j.RateMin[d] > j.Rate[d],
+			j.RateIOPSMin[d] > 0 && j.RateIOPS[d] > 0 && j.RateIOPSMin[d] > int64(j.RateIOPS[d]):
+			return "rate_min", "the minimum rate exceeds the rate, " + Dir(d).String() + " (fio refuses it too)"
+		}
+	}
+	return "", ""
+}
+
+// extraString prints those options but rw's modifier (see rwString).
+func (j *Job) extraString() string {
+	var b strings.Builder
+	if j.RWSequencer != "" && j.RWSequencer != "sequential" {
+		b.WriteString("rw_sequencer=" + j.RWSequencer + "\n")
+	}
+	if j.BlockAlign != 0 {
+		b.WriteString("blockalign=" + FormatSize(j.BlockAlign) + "\n")
+	}
+	if j.FillDevice {
+		b.WriteString("fill_device=1\n")
+	}
+	if j.ThinkTime != 0 {
+		b.WriteString("thinktime=" + FormatTime(j.ThinkTime) + "\n")
+	}
+	if j.ThinkTimeSpin != 0 {
+		b.WriteString("thinktime_spin=" + FormatTime(j.ThinkTimeSpin) + "\n")
+	}
+	if j.ThinkTimeBlocks > 1 {
+		b.WriteString("thinktime_blocks=" + strconv.Itoa(j.ThinkTimeBlocks) + "\n")
+	}
+	if j.NumberIOs != 0 {
+		b.WriteString("number_ios=" + strconv.FormatInt(j.NumberIOs, 10) + "\n")
+	}
+	if j.ExitAll {
+		b.WriteString("exitall=1\n")
+	}
+	if j.ExitWhat != "" && j.ExitWhat != "group" {
+		b.WriteString("exit_what=" + j.ExitWhat + "\n")
+	}
+	if j.strided() {
+		b.WriteString("zonemode=strided\nzonesize=" + FormatSize(j.ZoneSize) + "\n")
+		if j.ZoneRange != 0 {
+			b.WriteString("zonerange=" + FormatSize(j.ZoneRange) + "\n")
+		}
+		if j.ZoneSkip != 0 {
+			b.WriteString("zoneskip=" + FormatSize(j.ZoneSkip) + "\n")
+		}
+	}
+	if j.PrioClass != 0 {
+		b.WriteString("prioclass=" + strconv.Itoa(j.PrioClass) + "\nprio=" + strconv.Itoa(j.PrioLevel) + "\n")
+	}
+	if j.RateMin != [3]int64{} {
+		b.WriteString("rate_min=" + formatTriple(j.RateMin, func(v int64, _ int) string { return FormatSize(v) }) + "\n")
+	}
+	if j.RateIOPSMin != [3]int64{} {
+		b.WriteString("rate_iops_min=" + formatTriple(j.RateIOPSMin, strconv.FormatInt) + "\n")
+	}
+	if j.RateCycle != 0 {
+		b.WriteString("rate_cycle=" + strconv.FormatInt(j.RateCycle.Milliseconds(), 10) + "\n")
+	}
+	for _, f := range [...]struct {
+		name string
+		on   bool
+	}{{"disable_lat", j.DisableLat}, {"disable_clat", j.DisableClat}, {"disable_slat", j.DisableSlat}, {"disable_bw_measurement", j.DisableBW}} {
+		if f.on {
+			b.WriteString(f.name + "=1\n")
+		}
+	}
+	return b.String()
+}
+
+// BlockSpec is one direction's block sizes: BlockSize, or a range, or a
+// split (Job's fields of the same names).
+type BlockSpec struct {
+	BlockSize      int64            `json:"bs,omitempty"`
+	BlockSizeRange BlockSizeRange   `json:"bsrange,omitzero"`
+	BlockSizeSplit []BlockSizeSplit `json:"bssplit,omitempty"`
+}
+
+func (b *BlockSpec) equal(o *BlockSpec) bool {
+	return b.BlockSize == o.BlockSize && b.BlockSizeRange == o.BlockSizeRange && slices.Equal(b.BlockSizeSplit, o.BlockSizeSplit)
+}
+
+// blocksOf returns the job's own (read) block sizes.
+func (j *Job) blocksOf() BlockSpec {
+	return BlockSpec{j.BlockSize, j.BlockSizeRange, j.BlockSizeSplit}
+}
+
+// withBlocks returns the job with b as its block sizes.
+func (j Job) withBlocks(b BlockSpec) Job {
+	j.BlockSize, j.BlockSizeRange, j.BlockSizeSplit = b.BlockSize, b.BlockSizeRange, b.BlockSizeSplit
+	j.WriteBlocks = nil
+	return j
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// option returns the fio option and value that give b.
+func (b BlockSpec) option() (string, string) {
+	switch {
+	case len(b.BlockSizeSplit) > 0:
+		return "bssplit", b.asSplit()
+	case !b.BlockSizeRange.IsZero():
+		return "bsrange", b.BlockSizeRange.String()
+	}
+	return "bs", FormatSize(cmp.Or(b.BlockSize, DefaultBlockSize))
+}
+
+// asSplit prints b's split in bssplit's syntax.
+func (b BlockSpec) asSplit() string {
+	parts := make([]string, len(b.BlockSizeSplit))
+	for i, s := range b.BlockSizeSplit {
+		parts[i] = FormatSize(s.Size) + "/" + strconv.Itoa(s.Percent)
+	}
+	return strings.Join(parts, ":")
+}
+
+// Issues reports whether the pattern issues I/O in direction d.
+func (rw RW) Issues(d Dir) bool {
+	switch d {
+	case DirRead:
+		return rw.Reads()
+	case DirWrite:
+		return rw.Writes()
+	case DirTrim:
+		return rw.Trims()
+	}
+	return false
+}
+
+// strided reports whether the job's I/O goes zone by zone (zonemode=strided).
+func (j *Job) strided() bool { return j.ZoneMode == "strided" }
