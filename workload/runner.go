@@ -174,7 +174,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 				return err
 			}
 		}
-		if err := prepareTarget(job.forClone(clone)); err != nil {
+		if err := prepareTarget(ctx, job.forClone(clone)); err != nil {
 			return err
 		}
 		if err := w.init(job, clone, jobNum, layout, opts); err != nil {

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -67,7 +68,7 @@ func NewScratch(o ScratchOptions) (*Scratch, error) {
 		return nil, fmt.Errorf("workload: scratch file: %w", err)
 	}
 	s := &Scratch{Path: f.Name(), File: f.Name()}
-	if err := fill(f, size, true); err != nil {
+	if err := fill(context.Background(), f, size, true); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("workload: scratch file %s: %w", f.Name(), err)
@@ -91,10 +92,15 @@ func NewScratch(o ScratchOptions) (*Scratch, error) {
 // fill writes size bytes of pseudo-random data (incompressible, so
 // devices that compress or deduplicate do real work) and syncs when
 // asked (fio's create_fsync).
-func fill(f *os.File, size int64, sync bool) error {
+func fill(ctx context.Context, f *os.File, size int64, sync bool) error {
 	buf := make([]byte, 1<<20)
 	r := rand.New(rand.NewPCG(uint64(size), 0x5eed))
 	for off := int64(0); off < size; off += int64(len(buf)) {
+		// A signal stops a layout of gigabytes as it stops the I/O:
+		// within a MiB, not when the file is whole.
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("stopped after %d of %d bytes: %w", off, size, err)
+		}
 		for i := 0; i+8 <= len(buf); i += 8 {
 			v := r.Uint64()
 			for k := range 8 {
@@ -133,7 +139,7 @@ func (s *Scratch) Close() error {
 // prepareTarget lays out a regular file the job names when it is missing
 // or smaller than the job's region, as fio does before reading it.
 // Devices are left alone.
-func prepareTarget(job Job) error {
+func prepareTarget(ctx context.Context, job Job) error {
 	if job.opensNoFile() {
 		return nil // no file: null, cpuio; the file engines lay out their own
 	}
@@ -190,7 +196,7 @@ func prepareTarget(job Job) error {
 	if _, err := f.Seek(have, io.SeekStart); err != nil {
 		return err
 	}
-	if err := fill(f, want-have, !job.NoCreateFsync); err != nil {
+	if err := fill(ctx, f, want-have, !job.NoCreateFsync); err != nil {
 		return fmt.Errorf("workload: job %s: lay out %s: %w", job.Name, job.Filename, err)
 	}
 	return nil
