@@ -1,0 +1,438 @@
+package regress
+
+import (
+	"compress/gzip"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"stortest.dev/baselines"
+	"stortest.dev/latency"
+)
+
+// The gate's operating table on recorded sessions: testdata/sessions
+// holds unchanged runs of the README's job (io_uring, 4 KiB random reads
+// at depth 32, 10 s), each recorded by its own process, as a CI job's
+// `go test` is (scripts/record-sessions.sh; the README there says how):
+//
+//   - steady: a loop device over /dev/shm, its reads throttled by cgroup
+//     v1 blkio to 20000 IOPS;
+//   - steady17k: the same device throttled to 17000 IOPS, a real -15%;
+//   - repeat: the steady device, three runs per session (-rK files), for
+//     the repeat option's looks;
+//   - noisy: a direct-I/O loop device over a file on the machine's disk
+//     while stress-ng keeps both CPUs half busy.
+//
+// A baseline of k sessions is grown one session at a time, oldest
+// first, as a user appending each session's run would; every
+// comparison's current run is a session the baseline does not hold.
+// Baselines and current runs are drawn with a fixed seed, so the table
+// is the same on every machine. A slowdown is simulated by scaling the
+// current run's completions (slowed: latencies as recorded), a tail
+// latency rise by scaling its latencies above p90 (tailSlowed:
+// throughput as recorded).
+
+// sessionFiles returns the recorded files of set, sorted.
+func sessionFiles(t testing.TB, set, pattern string) []string {
+	t.Helper()
+	dir := filepath.Join("testdata", "sessions", set)
+	paths, err := filepath.Glob(filepath.Join(dir, pattern))
+	require.NoError(t, err)
+	if len(paths) == 0 {
+		t.Fatalf("no recorded sessions in %s (scripts/record-sessions.sh records them)", dir)
+	}
+	slices.Sort(paths)
+	return paths
+}
+
+// loadGz reads one gzipped baseline.
+func loadGz(t testing.TB, path string) *baselines.Baseline {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	b, err := baselines.Decode(zr, path)
+	require.NoError(t, err)
+	return b
+}
+
+// sessionID names a recorded file's session: "steady/session-07" for
+// testdata/sessions/steady/session-07.json.gz and for its runs
+// session-07-r2.json.gz alike.
+var sessionFile = regexp.MustCompile(`^(session-\d+)(?:-r\d+)?\.json\.gz$`)
+
+func sessionID(t testing.TB, set, path string) string {
+	t.Helper()
+	m := sessionFile.FindStringSubmatch(filepath.Base(path))
+	if m == nil {
+		t.Fatalf("%s: not a session file (session-NN.json.gz or session-NN-rK.json.gz)", path)
+	}
+	return set + "/" + m[1]
+}
+
+// gateSessions loads the sessions of set, one run each.
+func gateSessions(t testing.TB, set string) []*baselines.Baseline {
+	t.Helper()
+	var out []*baselines.Baseline
+	for _, p := range sessionFiles(t, set, "session-*.json.gz") {
+		b := loadGz(t, p)
+		asSession(b, sessionID(t, set, p))
+		out = append(out, b)
+	}
+	return out
+}
+
+// repeatSessions loads the sessions of set that hold several runs each
+// (session-NN-rK.json.gz), as each session's runs in order.
+func repeatSessions(t testing.TB, set string) [][]*baselines.Baseline {
+	t.Helper()
+	var out [][]*baselines.Baseline
+	last := ""
+	for _, p := range sessionFiles(t, set, "session-*-r*.json.gz") {
+		id := sessionID(t, set, p)
+		b := loadGz(t, p)
+		asSession(b, id)
+		if id != last {
+			out = append(out, nil)
+			last = id
+		}
+		out[len(out)-1] = append(out[len(out)-1], b)
+	}
+	for _, runs := range out {
+		slices.SortFunc(runs, func(a, b *baselines.Baseline) int { return a.Created.Compare(b.Created) })
+	}
+	return out
+}
+
+// grown is a baseline of several runs, grown from the first by adding
+// each of the others in turn; runs are not modified.
+func grown(t testing.TB, runs ...*baselines.Baseline) *baselines.Baseline {
+	t.Helper()
+	b := *runs[0]
+	b.Runs = nil
+	for _, r := range runs[1:] {
+		require.NoError(t, b.AddRun(r))
+	}
+	return &b
+}
+
+// tailSlowed returns a copy of b whose completion latencies above the
+// run's p90 are factor times their own, so that its clat p99, p99.9 and
+// p99.99 rise by factor (to fio's bucket resolution, about 1.6%) while
+// its p50, p90 and throughput stay as recorded: the tail regression a
+// firmware's garbage collection or a driver's timeout shows. Each
+// latency stat (clat and lat) is rebuilt from its histogram: the
+// buckets above p90 move to the bucket of their value times factor, and
+// the percentiles, maximum, mean and deviation follow (the mean and
+// deviation by the histogram's change, kept exact where unmoved). Each
+// second's clat p99 and p99.9 (at or above the run's p90) rise by
+// factor, its p50 where it is above the run's p90, and its mean by the
+// run's mean's ratio.
+func tailSlowed(t testing.TB, b *baselines.Baseline, factor float64) *baselines.Baseline {
+	t.Helper()
+	c := *b
+	c.Dirs = nil
+	meanRatio := map[string]float64{}
+	p90 := map[string]uint64{}
+	for _, d := range b.Dirs {
+		nd := *d
+		for _, s := range []**baselines.Stat{&nd.Clat, &nd.Lat} {
+			if *s == nil {
+				continue
+			}
+			ns := tailScaled(t, *s, factor)
+			if s == &nd.Clat {
+				meanRatio[d.Name] = ns.Mean / (*s).Mean
+				p90[d.Name] = (*s).P90
+			}
+			*s = ns
+		}
+		c.Dirs = append(c.Dirs, &nd)
+	}
+	scale := func(v uint64, dir string) uint64 {
+		if v == 0 || v < p90[dir] {
+			return v
+		}
+		return uint64(float64(v)*factor + 0.5)
+	}
+	c.Seconds = make([]baselines.Second, len(b.Seconds))
+	for i, s := range b.Seconds {
+		c.Seconds[i] = s
+		for di, sd := range s.Dirs {
+			if sd == nil {
+				continue
+			}
+			dir := baselines.DirNames[di]
+			n := *sd
+			n.ClatP50, n.ClatP99, n.ClatP999 = scale(sd.ClatP50, dir), scale(sd.ClatP99, dir), scale(sd.ClatP999, dir)
+			if r, ok := meanRatio[dir]; ok {
+				n.ClatMean = uint64(float64(sd.ClatMean)*r + 0.5)
+			}
+			c.Seconds[i].Dirs[di] = &n
+		}
+	}
+	return &c
+}
+
+// tailScaled is one latency stat with its values above P90 times factor.
+func tailScaled(t testing.TB, s *baselines.Stat, factor float64) *baselines.Stat {
+	t.Helper()
+	require.NotNil(t, s.Hist, "tailSlowed needs histograms")
+	old, err := s.Hist.Histogram()
+	require.NoError(t, err)
+	l := old.Layout()
+	h := latency.New(l)
+	for _, bin := range s.Hist.Bins {
+		v := bin.Value
+		if v > s.P90 {
+			v = l.Value(l.Index(uint64(float64(v)*factor + 0.5)))
+		}
+		h.AddBin(v, bin.Count)
+	}
+	ns := *s
+	ns.Hist = &baselines.Hist{Groups: s.Hist.Groups, Bins: h.Bins()}
+	ns.Max = max(s.Max, uint64(float64(s.Max)*factor+0.5))
+	ns.Mean = s.Mean + (h.Mean() - old.Mean())
+	if old.Stddev() > 0 {
+		ns.Stddev = s.Stddev * h.Stddev() / old.Stddev()
+	}
+	ns.P50, ns.P90, ns.P99, ns.P999, ns.P9999 = h.Percentile(50), h.Percentile(90), h.Percentile(99), h.Percentile(99.9), h.Percentile(99.99)
+	return &ns
+}
+
+// draw is one comparison: baseline sessions (indices, oldest first) and
+// the current session.
+type draw struct {
+	base []int
+	cur  int
+}
+
+// draws returns n comparisons of k baseline sessions out of total and a
+// current session not among them, drawn with seed.
+func draws(n, k, total int, seed uint64) []draw {
+	rng := rand.New(rand.NewPCG(seed, uint64(k)))
+	out := make([]draw, n)
+	for i := range out {
+		p := rng.Perm(total)
+		base := slices.Clone(p[:k])
+		slices.Sort(base)
+		out[i] = draw{base: base, cur: p[k]}
+	}
+	return out
+}
+
+// opStats is one row of the operating table.
+type opStats struct {
+	set          string
+	k            int // baseline sessions
+	n            int // unchanged comparisons
+	alarms       int // regressions among them
+	strict       int // pass or improvement
+	inconclusive int
+	// unsettled are inconclusive findings' reasons that name nothing that
+	// would settle them (see settles).
+	unsettled []string
+	// drop and rise: the smallest IOPS drop and p99 rise caught 9 times
+	// in 10 (NaN: none on the grid), with the trials behind each.
+	drop, rise     float64
+	trials         int
+	dropAt, riseAt map[float64][2]int // caught, trials per level tried
+}
+
+// gateGrid are the levels tried for the smallest drop and rise.
+var gateGrid = []float64{0.02, 0.04, 0.06, 0.08, 0.10, 0.12, 0.15, 0.20, 0.25, 0.30, 0.40, 0.50, 0.60, 0.70, 0.80}
+
+// settles matches what an inconclusive reason may name to settle it:
+// more runs, sessions, seconds or samples, a longer run, another run.
+var settles = regexp.MustCompile(`more (runs|sessions|seconds|slices|I/Os|intervals|baseline)|another run|run again|longer|record|AssumeRunSpread|run-spread`)
+
+// unchangedStats compares n unchanged draws of k sessions of set.
+func unchangedStats(t testing.TB, sess []*baselines.Baseline, set string, k, n int, seed uint64, cfg Config) opStats {
+	t.Helper()
+	st := opStats{set: set, k: k, n: n, drop: math.NaN(), rise: math.NaN(), dropAt: map[float64][2]int{}, riseAt: map[float64][2]int{}}
+	for _, d := range draws(n, k, len(sess), seed) {
+		r := Compare(baselineOf(t, sess, d.base), sess[d.cur], cfg)
+		switch {
+		case r.Verdict == Regression:
+			st.alarms++
+		case r.Verdict.OK():
+			st.strict++
+		default:
+			st.inconclusive++
+		}
+		for _, f := range r.Inconclusive() {
+			if !settles.MatchString(f.Reason) {
+				st.unsettled = append(st.unsettled, f.Reason)
+			}
+		}
+	}
+	return st
+}
+
+// baselineOf grows the baseline of sessions idx of sess.
+func baselineOf(t testing.TB, sess []*baselines.Baseline, idx []int) *baselines.Baseline {
+	t.Helper()
+	runs := make([]*baselines.Baseline, len(idx))
+	for i, j := range idx {
+		runs[i] = sess[j]
+	}
+	if len(runs) == 1 {
+		return runs[0]
+	}
+	return grown(t, runs...)
+}
+
+// caught counts, over trials draws, the comparisons of a changed current
+// run that are regressions.
+func caught(t testing.TB, sess []*baselines.Baseline, k, trials int, seed uint64, cfg Config, change func(*baselines.Baseline) *baselines.Baseline) int {
+	t.Helper()
+	n := 0
+	for _, d := range draws(trials, k, len(sess), seed) {
+		if Compare(baselineOf(t, sess, d.base), change(sess[d.cur]), cfg).Verdict == Regression {
+			n++
+		}
+	}
+	return n
+}
+
+// smallestCaught scans the grid upwards for the first level caught at
+// least 9 times in 10; NaN when none is.
+func smallestCaught(t testing.TB, sess []*baselines.Baseline, k, trials int, seed uint64, cfg Config, at map[float64][2]int,
+	change func(b *baselines.Baseline, level float64) *baselines.Baseline) float64 {
+	t.Helper()
+	for _, level := range gateGrid {
+		n := caught(t, sess, k, trials, seed, cfg, func(b *baselines.Baseline) *baselines.Baseline { return change(b, level) })
+		at[level] = [2]int{n, trials}
+		if n*10 >= trials*9 {
+			return level
+		}
+	}
+	return math.NaN()
+}
+
+func dropBy(_ testing.TB) func(*baselines.Baseline, float64) *baselines.Baseline {
+	return func(b *baselines.Baseline, d float64) *baselines.Baseline { return slowed(b, 1-d) }
+}
+
+func riseBy(t testing.TB) func(*baselines.Baseline, float64) *baselines.Baseline {
+	return func(b *baselines.Baseline, r float64) *baselines.Baseline { return tailSlowed(t, b, 1+r) }
+}
+
+func pct(x float64) string {
+	if math.IsNaN(x) {
+		return "> 80%"
+	}
+	return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
+}
+
+func rate(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d (%.1f%%)", n, of, 100*float64(n)/float64(of))
+}
+
+// TestGateOperatingTable prints the table make bench shows
+// (scripts/bench-gate.sh, under STORTEST_GATE_TABLE=1): per device and
+// baseline size, over 240 unchanged comparisons, the false alarms (any
+// regression), the strict pass rate (pass or improvement) and the
+// inconclusive ones, and the smallest IOPS drop and p99 rise caught 9
+// times in 10 (40 trials per level); then how the real -15% sessions
+// (steady17k) are judged beside the simulated -15%.
+func TestGateOperatingTable(t *testing.T) {
+	if os.Getenv("STORTEST_GATE_TABLE") != "1" {
+		t.Skip("STORTEST_GATE_TABLE=1 prints the gate's operating table (make bench)")
+	}
+	const n, trials = 240, 40
+	var b strings.Builder
+	fmt.Fprintf(&b, "| device | baseline sessions | unchanged | false alarms | strict pass | inconclusive | smallest IOPS drop caught 9/10 | smallest p99 rise caught 9/10 |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	sets := map[string][]*baselines.Baseline{}
+	for _, set := range []string{"steady", "noisy"} {
+		sets[set] = gateSessions(t, set)
+		for _, k := range []int{1, 5, 10} {
+			sess := sets[set]
+			st := unchangedStats(t, sess, set, k, n, 1, Config{})
+			st.drop = smallestCaught(t, sess, k, trials, 2, Config{}, st.dropAt, dropBy(t))
+			st.rise = smallestCaught(t, sess, k, trials, 3, Config{}, st.riseAt, riseBy(t))
+			fmt.Fprintf(&b, "| %s (%d sessions) | %d | %d | %s | %s | %s | %s | %s |\n", set, len(sess), k, st.n,
+				rate(st.alarms, st.n), rate(st.strict, st.n), rate(st.inconclusive, st.n), pct(st.drop), pct(st.rise))
+			if len(st.unsettled) > 0 {
+				t.Logf("%s, %d sessions: %d inconclusive findings name nothing that would settle them, e.g. %q", set, k, len(st.unsettled), st.unsettled[0])
+			}
+		}
+	}
+	// The simulation of a slower device against the real one: baselines
+	// of the steady sessions against each session recorded at 17000 IOPS,
+	// and against the steady sessions slowed to 85%.
+	real := gateSessions(t, "steady17k")
+	steady := sets["steady"]
+	fmt.Fprintf(&b, "\n| baseline sessions | real -15%% (steady17k) caught | simulated -15%% caught |\n|---:|---:|---:|\n")
+	for _, k := range []int{1, 5, 10} {
+		rng := rand.New(rand.NewPCG(4, uint64(k)))
+		var got, sim, tries int
+		for range 10 {
+			p := rng.Perm(len(steady))
+			base := slices.Clone(p[:k])
+			slices.Sort(base)
+			bl := baselineOf(t, steady, base)
+			for _, r := range real {
+				tries++
+				if Compare(bl, r, Config{}).Verdict == Regression {
+					got++
+				}
+			}
+			for _, j := range p[k : k+len(real)] {
+				if Compare(bl, slowed(steady[j], 0.85), Config{}).Verdict == Regression {
+					sim++
+				}
+			}
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s |\n", k, rate(got, tries), rate(sim, tries))
+	}
+	fmt.Print(b.String())
+}
+
+// The helpers' own checks: tailSlowed raises p99 and the tail by the
+// factor, to the bucket resolution, and leaves p50, p90 and throughput
+// as recorded; sessions are named by their files.
+func TestTailSlowed(t *testing.T) {
+	b := gateSessions(t, "steady")[0]
+	c := tailSlowed(t, b, 1.3)
+	bd, cd := b.Dir("read"), c.Dir("read")
+	require.Equal(t, bd.IOPS, cd.IOPS)
+	require.Equal(t, bd.Clat.P50, cd.Clat.P50)
+	require.Equal(t, bd.Clat.P90, cd.Clat.P90)
+	require.Equal(t, bd.Clat.N, cd.Clat.N)
+	for _, p := range []struct{ b, c uint64 }{{bd.Clat.P99, cd.Clat.P99}, {bd.Clat.P999, cd.Clat.P999}, {bd.Clat.P9999, cd.Clat.P9999}} {
+		require.InDelta(t, 1.3, float64(p.c)/float64(p.b), 0.03)
+	}
+	require.Greater(t, cd.Clat.Mean, bd.Clat.Mean)
+	require.Equal(t, bd.Clat.P99, b.Dir("read").Clat.P99, "the original is not modified")
+	for i, s := range c.Seconds {
+		if s.Dirs[0] != nil && b.Seconds[i].Dirs[0].ClatP99 >= bd.Clat.P90 {
+			require.InDelta(t, 1.3, float64(s.Dirs[0].ClatP99)/float64(b.Seconds[i].Dirs[0].ClatP99), 0.01)
+		}
+	}
+	r := Compare(b, c, Config{})
+	f, ok := r.Finding("read.clat.p99")
+	require.True(t, ok)
+	require.InDelta(t, 0.3, f.Change(), 0.03)
+	f, _ = r.Finding("read.clat.p50")
+	require.Zero(t, f.Change())
+}
+
+// asSession marks b as the run of session id. Baselines of this schema
+// keep no session: every run counts as its own.
+func asSession(b *baselines.Baseline, id string) {}
