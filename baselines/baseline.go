@@ -1,10 +1,14 @@
 package baselines
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"stortest.dev/latency"
@@ -18,8 +22,10 @@ import (
 // version 1 reader rejects as an unknown field. Version 3 added the
 // throughput slices ("slices"), the runs of a baseline recorded from
 // several ("runs"), the tolerances it was recorded with ("tolerances")
-// and the device's size in the fingerprint ("size").
-const SchemaVersion = 3
+// and the device's size in the fingerprint ("size"). Version 4 added the
+// session of the baseline and of each run ("session"), so that runs of
+// one process (-count=N) can be told from runs of separate ones.
+const SchemaVersion = 4
 
 // MinSchemaVersion is the oldest version Decode reads. A baseline of
 // version 1 has no per-second clat means (SecondDir.ClatMean is 0): it
@@ -32,6 +38,9 @@ const schemaClatMean = 2
 // schemaSlices is the first version with slices, runs, tolerances and
 // the fingerprint's size.
 const schemaSlices = 3
+
+// schemaSession is the first version with sessions.
+const schemaSession = 4
 
 // Percentiles are the percentiles every latency Stat keeps (fio's values:
 // the representative value of the bucket, in ns).
@@ -55,6 +64,10 @@ type Baseline struct {
 	Created time.Time
 	Runtime time.Duration // the measured time, ramp excluded
 	Clones  int           // job clones merged (numjobs), as fio's group_reporting
+	// Session identifies the process that made the run whose data the
+	// baseline holds (ProcessSession's value there); "" for baselines
+	// older than schema 4 and for imported fio results.
+	Session string
 	// Job is the workload as run. Imported fio results hold what
 	// workload.ParseFioArgs understood of fio's options; FioOptions keeps
 	// them all as fio printed them (global options included).
@@ -110,7 +123,12 @@ type SliceDir struct {
 
 // RunSummary is one run of a baseline recorded from several.
 type RunSummary struct {
-	Created time.Time     // when its measured part started (UTC, whole seconds)
+	Created time.Time // when its measured part started (UTC, whole seconds)
+	// Session identifies the process that made the run (as
+	// Baseline.Session): runs of one session were made by one go test
+	// process (-count=N, Repeats), runs of different sessions
+	// independently. "" before schema 4.
+	Session string
 	Runtime time.Duration // measured time
 	Dirs    []RunDir      // the directions with I/O, in fio's order
 	Shared  string        // as Baseline.Shared, for this run
@@ -484,7 +502,7 @@ func (b *Baseline) RunSummaries() []RunSummary {
 
 // summary is the baseline's own run as a RunSummary.
 func (b *Baseline) summary() RunSummary {
-	r := RunSummary{Created: b.Created, Runtime: b.Runtime, Shared: b.Shared}
+	r := RunSummary{Created: b.Created, Session: b.Session, Runtime: b.Runtime, Shared: b.Shared}
 	for _, d := range b.Dirs {
 		rd := RunDir{Name: d.Name, IOPS: d.IOPS, BW: d.BW}
 		if c := d.Clat; c != nil {
@@ -496,6 +514,38 @@ func (b *Baseline) summary() RunSummary {
 	return r
 }
 
+// Sessions returns the sessions of the baseline's runs (RunSummaries),
+// each once, in the order their first run appears in Runs: oldest first
+// for a baseline grown one session at a time (Grow appends). The runs
+// without a session (recorded before schema 4) count as one session,
+// "": several of them were recorded with -count=N in one process, and
+// a baseline of one such run is one session.
+func (b *Baseline) Sessions() []string {
+	var out []string
+	for _, r := range b.RunSummaries() {
+		if !slices.Contains(out, r.Session) {
+			out = append(out, r.Session)
+		}
+	}
+	return out
+}
+
+// ProcessSession returns the session of this process: 16 random hex
+// digits, made once, which FromResult records in every baseline the
+// process makes. Two processes (two go test runs) have different
+// sessions; every run of one go test -count=N has the same.
+func ProcessSession() string { return processSession() }
+
+var processSession = sync.OnceValue(func() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		// crypto/rand does not fail on Linux; a clock is unique enough
+		// per process should it ever.
+		return fmt.Sprintf("%016x", uint64(time.Now().UnixNano())^uint64(os.Getpid())<<40)
+	}
+	return hex.EncodeToString(b[:])
+})
+
 // ErrOtherJob is matched by AddRun's error for a run of another job.
 var ErrOtherJob = errors.New("baselines: not a run of the same job")
 
@@ -503,8 +553,9 @@ var ErrOtherJob = errors.New("baselines: not a run of the same job")
 // baseline of several runs: Runs gets the baseline's own run first (when
 // it held one) and then each of other's. The full data (histograms,
 // seconds, slices) stays the first run's; comparisons use Runs for the
-// spread between runs. other must be a run of the same job (same name,
-// same workload; the target's path may differ).
+// spread between runs. Each run keeps its Session, so Runs tells the runs
+// of one process from independent ones. other must be a run of the same
+// job (same name, same workload; the target's path may differ).
 func (b *Baseline) AddRun(other *Baseline) error {
 	if other == nil {
 		return nil
@@ -533,7 +584,8 @@ var ErrPartial = errors.New("baselines: partial result")
 // histograms merge (percentiles are never averaged), throughput is over
 // the longest clone's runtime, and the per-second samples of the clones
 // add second by second. fp describes where it ran (see Probe); its Engine
-// and Version are filled in when empty. All jobs of res must be clones of
+// and Version are filled in when empty. Session is this process's
+// (ProcessSession). All jobs of res must be clones of
 // one job.
 func FromResult(res *workload.Result, fp Fingerprint) (*Baseline, error) {
 	if res == nil || len(res.Jobs) == 0 {
@@ -576,6 +628,7 @@ func fromJobs(jobs []*workload.JobResult, fp Fingerprint) (*Baseline, error) {
 		Schema:      SchemaVersion,
 		Name:        first.Name,
 		Created:     first.Start.UTC().Truncate(time.Second),
+		Session:     ProcessSession(),
 		Clones:      len(jobs),
 		Job:         first.Job.Normalized(),
 		Fingerprint: fp,

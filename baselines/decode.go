@@ -97,6 +97,7 @@ type fileJSON struct {
 	Schema      *int                         `json:"schema"`
 	Name        *string                      `json:"name"`
 	Created     *string                      `json:"created"`
+	Session     string                       `json:"session"` // schema 4
 	RuntimeNS   *int64                       `json:"runtime_ns"`
 	Clones      int                          `json:"clones"`
 	Fingerprint fingerprintJSON              `json:"fingerprint"`
@@ -336,7 +337,10 @@ func (d *decoder) convert(f *fileJSON) (*Baseline, error) {
 			}
 		}
 	}
-	b.Tolerances, b.Shared = f.Tolerances, f.Shared
+	if d.schema < schemaSession && f.Session != "" {
+		return nil, d.fail("session", "not in schema %d (schema %d has it)", d.schema, schemaSession)
+	}
+	b.Tolerances, b.Shared, b.Session = f.Tolerances, f.Shared, f.Session
 	if err := d.job(f.Job, &b.Job); err != nil {
 		return nil, err
 	}
@@ -453,6 +457,15 @@ func (d *decoder) run(path string, raw map[string]json.RawMessage) (RunSummary, 
 			if err := json.Unmarshal(v, &r.Shared); err != nil {
 				return r, d.fail(path, "shared %s is not a string", v)
 			}
+		case "session":
+			if d.schema < schemaSession {
+				return r, d.fail(path, "session: not in schema %d (schema %d has it)", d.schema, schemaSession)
+			}
+			var s *string
+			if err := json.Unmarshal(v, &s); err != nil || s == nil {
+				return r, d.fail(path, "session %s is not a string", v)
+			}
+			r.Session = *s
 		default:
 			if !slices.Contains(DirNames[:], k) {
 				return r, d.fail(path, "unknown field %q", k)

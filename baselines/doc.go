@@ -23,7 +23,21 @@
 // A baseline may hold several runs of its job (AddRun; -count=N with
 // -stortest.update): Runs keeps each run's throughput and clat
 // percentiles, so a comparison can measure run-to-run noise, while the
-// histograms and samples stay the first run's. Tolerances keeps the
+// histograms and samples stay the first run's.
+//
+// # Sessions
+//
+// Every baseline and every run records its session: the process that
+// made it (ProcessSession, 16 random hex digits made once per process;
+// FromResult fills Baseline.Session, AddRun keeps each run's
+// RunSummary.Session). Runs of one session come from one go test process
+// (-count=N, Repeats): back to back, on a device in one state, they
+// measure only part of the run-to-run spread. Runs of different sessions
+// were made independently, hours or days apart, and measure all of it;
+// regress models the two levels apart. Sessions lists a baseline's
+// sessions. Runs recorded before schema 4 have no session (""): several
+// of them in one baseline were recorded with -count=N in one process
+// and count as one session, and so does a baseline of one such run. Tolerances keeps the
 // comparison rules the test recorded it with, in regress.ParseRules
 // syntax, so that `stortest baseline diff` judges as the test does.
 //
@@ -42,7 +56,7 @@
 //
 // Path gives the file of a test's job: testdata/baselines/<TestName>/<job>.json,
 // where a subtest "TestX/sub" is a directory. The format (Marshal) is JSON
-// with "schema": 3, a fixed key order and one value per line, histogram
+// with "schema": 4, a fixed key order and one value per line, histogram
 // buckets one per line ("66048": 12) and one line per second, so a diff
 // of two baselines reads as what changed. A second reads
 //
@@ -62,7 +76,7 @@
 // and the runs of a baseline of several one line each:
 //
 //	"runs": [
-//	  {"created":"2026-03-04T05:06:07Z","runtime_ns":60000000000,"read":{"iops":2011.5,"bw":8239104,"clat_mean":15872.4,"clat_p50":15360,"clat_p99":37120}},
+//	  {"created":"2026-03-04T05:06:07Z","session":"5e55a1b2c3d4e5f6","runtime_ns":60000000000,"read":{"iops":2011.5,"bw":8239104,"clat_mean":15872.4,"clat_p50":15360,"clat_p99":37120}},
 //	  ...
 //	]
 //
@@ -70,10 +84,12 @@
 // the recorded comparison rules ("*.iops=5%,*.clat.p99=off"). "shared",
 // at the top and in a run, says what other I/O the run's device moved
 // besides the run's own (stortest's shared-device warning); it is left
-// out when there was none. Schema 3 added the slices, runs, tolerances,
-// shared and size; schema 2 added
+// out when there was none. "session", after "created" at the top and in
+// each run, is the session that made it. Schema 4 added the sessions;
+// schema 3 added the slices, runs, tolerances, shared and size; schema 2
+// added
 // "clat_mean", the mean of the second's clat buckets (ns). Files of
-// schema 1 and 2 still load (SchemaVersion, MinSchemaVersion) without
+// schema 1 to 3 still load (SchemaVersion, MinSchemaVersion) without
 // what they lack (no slices: regress falls back to the seconds), write
 // back as they were, and rewriting one with -stortest.update records
 // what is new. Files are written atomically

@@ -117,6 +117,15 @@ func (b *Baseline) check() error {
 			bad = fmt.Sprintf("it has %s, which schema %d cannot hold (schema %d can)", bad, b.Schema, schemaSlices)
 		}
 	}
+	if bad == "" && b.Schema < schemaSession {
+		has := b.Session != ""
+		for _, r := range b.Runs {
+			has = has || r.Session != ""
+		}
+		if has {
+			bad = fmt.Sprintf("it has a session, which schema %d cannot hold (schema %d can)", b.Schema, schemaSession)
+		}
+	}
 	if bad == "" && len(b.Slices) > 0 && b.SliceInterval <= 0 {
 		bad = "slices without a slice interval"
 	}
@@ -169,11 +178,16 @@ func (b *Baseline) tree() (obj, error) {
 		{"schema", b.Schema},
 		{"name", b.Name},
 		{"created", b.Created.UTC().Format(time.RFC3339)},
-		{"runtime_ns", int64(b.Runtime)},
-		{"clones", b.Clones},
-		{"fingerprint", fp},
-		{"job", jobObj},
 	}
+	if b.Session != "" {
+		doc = append(doc, kv{"session", b.Session})
+	}
+	doc = append(doc,
+		kv{"runtime_ns", int64(b.Runtime)},
+		kv{"clones", b.Clones},
+		kv{"fingerprint", fp},
+		kv{"job", jobObj},
+	)
 	if b.Tolerances != "" {
 		doc = append(doc, kv{"tolerances", b.Tolerances})
 	}
@@ -242,7 +256,11 @@ func (b *Baseline) slicesTree() obj {
 
 // tree of a run is printed on one line (lines).
 func (r RunSummary) tree() obj {
-	o := obj{{"created", r.Created.UTC().Format(time.RFC3339)}, {"runtime_ns", int64(r.Runtime)}}
+	o := obj{{"created", r.Created.UTC().Format(time.RFC3339)}}
+	if r.Session != "" {
+		o = append(o, kv{"session", r.Session})
+	}
+	o = append(o, kv{"runtime_ns", int64(r.Runtime)})
 	if r.Shared != "" {
 		o = append(o, kv{"shared", r.Shared})
 	}

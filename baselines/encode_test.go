@@ -61,7 +61,7 @@ func TestMarshalLayout(t *testing.T) {
 	if diff := cmp.Diff([]string{"schema", "name", "created", "runtime_ns", "clones", "fingerprint", "job", "dirs", "seconds"}, top); diff != "" {
 		t.Errorf("top-level keys (-want +got):\n%s", diff)
 	}
-	require.True(t, strings.HasPrefix(text, "{\n  \"schema\": 3,\n  \"name\": \"randread-4k\",\n"))
+	require.True(t, strings.HasPrefix(text, "{\n  \"schema\": 4,\n  \"name\": \"randread-4k\",\n"))
 
 	bucket := regexp.MustCompile(`^ {10}"(\d+)": \d+,?$`)
 	lines, prev := 0, -1

@@ -22,8 +22,8 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add(good)
 	f.Add(good[:len(good)/3])
-	f.Add([]byte(strings.Replace(string(good), `"schema": 3`, `"schema": 7`, 1)))
-	f.Add([]byte(strings.Replace(string(good), `"schema": 3`, `"schema": 1`, 1))) // clat_mean in schema 1
+	f.Add([]byte(strings.Replace(string(good), `"schema": 4`, `"schema": 7`, 1)))
+	f.Add([]byte(strings.Replace(string(good), `"schema": 4`, `"schema": 1`, 1))) // clat_mean in schema 1
 	// Schema 3's additions: slices, runs, tolerances, shared and a size.
 	multi := synthBaseline(f, 1, 6, false, 10)
 	multi.Tolerances = "*.iops=5%"
@@ -37,6 +37,10 @@ func FuzzDecode(f *testing.F) {
 			f.Add(enc)
 		}
 	}
+	// Schema 4's sessions, at the top and in the runs.
+	if enc, err := Marshal(schema4Baseline(f)); err == nil {
+		f.Add(enc)
+	}
 	f.Add([]byte(`{"schema":3,"slices":{"interval_ns":1,"dur_ns":[1,2],"read_ios":[1]},"runs":[{"read":{}}]}`))
 	if data, err := os.ReadFile(filepath.Join("..", "testdata", "fio", "tiny-n25.json")); err == nil {
 		if bs, err := ImportFio(bytes.NewReader(data), "tiny"); err == nil {
@@ -45,7 +49,7 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	}
-	for _, name := range []string{"schema1.json", "schema2.json", "schema3.json"} {
+	for _, name := range []string{"schema1.json", "schema2.json", "schema3.json", "schema4.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

@@ -77,6 +77,7 @@ func synthBaseline(t testing.TB, seconds, perSec int, mixed bool, seed uint64) *
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.Session = "" // deterministic: the tests of sessions set their own
 	return b
 }
 
@@ -151,12 +152,25 @@ func schema3Baseline(t testing.TB) *Baseline {
 		runs[i] = b
 	}
 	for _, r := range runs[1:] {
+		r.Session = ""
 		if err := runs[0].AddRun(r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	runs[0].Tolerances = "*.iops=5%,*.clat.p99=off"
+	runs[0].Schema, runs[0].Session, runs[0].Runs[0].Session = 3, "", ""
 	return runs[0]
+}
+
+// schema4Baseline is schema3Baseline in schema 4: its first two runs
+// recorded in one session (go test -count=2), the third in another.
+func schema4Baseline(t testing.TB) *Baseline {
+	t.Helper()
+	b := schema3Baseline(t)
+	b.Schema = SchemaVersion
+	b.Session = "5e55000000000001"
+	b.Runs[0].Session, b.Runs[1].Session, b.Runs[2].Session = b.Session, b.Session, "5e55000000000002"
+	return b
 }
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
