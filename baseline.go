@@ -121,8 +121,17 @@ func Strict() BaselineOption {
 // of a baseline in the test binary replaces the file (the replaced one is
 // kept in <job>.history.jsonl), each later one adds its run to it, so
 // that the verdicts account for the spread from run to run, not only
-// within one run. A test that has failed already records nothing and
-// fails. A missing baseline fails with the command that records it; a
+// within one run. With -stortest.update=append (or STORTEST_UPDATE=append)
+// the first recording of the process adds this session's run to the
+// baseline instead of replacing it (baselines.Grow): runs of separate
+// sessions measure the whole spread from run to run, which runs of one
+// process measure only in part. The baseline keeps the last
+// -stortest.keep (STORTEST_KEEP, 10) sessions, the oldest going first,
+// and the full data (histograms, seconds, slices) of the newest; a
+// baseline of another job, workload or device, or one that cannot be
+// read, is refused with what differs. Plain -stortest.update starts
+// over, as after an intended change. A test that has failed already
+// records nothing and fails. A missing baseline fails with the command that records it; a
 // corrupt one fails and is left as it is. The comparison, as text, is
 // also an artifact of the run. It returns whether the comparison passed:
 // no regression, and in strict mode nothing inconclusive.
@@ -181,12 +190,18 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 		return false, nil
 	}
 	cur.Shared = res.shared()
-	if Update() {
+	cur.Session = thisSession()
+	if mode := UpdateSetting(); mode != UpdateOff {
+		keep, err := KeepSetting()
+		if err != nil {
+			res.fail(t, "baseline", "%s: %v", res.Job.Name, err)
+			return false, nil
+		}
 		for _, x := range res.repeats {
 			b, err := baselines.FromResult(x, res.fp)
 			if err == nil {
 				// The device's counters cover the repeats too.
-				b.Shared = cur.Shared
+				b.Shared, b.Session = cur.Shared, cur.Session
 				err = cur.AddRun(b)
 			}
 			if err != nil {
@@ -195,7 +210,7 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 			}
 		}
 		cur.Tolerances = joinRules(append(c.rules, ToleranceSetting())...)
-		return res.recordBaseline(t, path, cur), nil
+		return res.recordBaseline(t, path, cur, mode, keep), nil
 	}
 	return res.compareBaseline(t, path, cur, c, flagRules)
 }
@@ -254,16 +269,17 @@ func (r *Result) fail(t testing.TB, typ, format string, args ...any) {
 
 // recordBaseline writes cur, the run's baseline, to path, and reports
 // whether it did. The first write of a path in this process replaces the
-// file (keeping the old baseline in its history); later ones, as go test
-// -count=N -stortest.update makes, add their run to it.
-func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseline) bool {
+// file (keeping the old baseline in its history), or with UpdateAppend
+// adds this session to it (baselines.Grow, keeping keep sessions); later
+// ones, as go test -count=N -stortest.update makes, add their run to it.
+func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseline, mode UpdateMode, keep int) bool {
 	t.Helper()
 	if t.Failed() {
 		// A run that broke its limits, or erred, is no reference.
 		r.fail(t, "baseline", "%s: not recording a baseline: the test has failed (see above)", r.Job.Name)
 		return false
 	}
-	runs, up, err := writeBaseline(path, cur)
+	w, err := writeBaseline(path, cur, mode, keep)
 	if err != nil {
 		kept := " (the baseline and its history are as they were)"
 		if errors.Is(err, durable.ErrUnsynced) {
@@ -272,6 +288,7 @@ func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseli
 		r.fail(t, "baseline", "%s: update baseline: %v%s", r.Job.Name, err, kept)
 		return false
 	}
+	up := w.up
 	if up.Dropped > 0 {
 		t.Logf("stortest: %s: %s ended in a partial entry of %d bytes (an update that failed or crashed): replaced by the baseline kept now",
 			r.Job.Name, baselines.HistoryPath(path), up.Dropped)
@@ -279,12 +296,31 @@ func (r *Result) recordBaseline(t testing.TB, path string, cur *baselines.Baseli
 	if up.Kept || up.Dropped > 0 {
 		logHistoryDamage(t, r.Job.Name, baselines.HistoryPath(path))
 	}
-	if runs > 1 {
-		t.Logf("stortest: %s: baseline written to %s (%d runs)", r.Job.Name, path, runs)
-	} else {
+	switch {
+	case w.grown != nil:
+		msg := fmt.Sprintf("stortest: %s: this session added to the baseline at %s: %s (%s)",
+			r.Job.Name, path, plural(len(w.grown.Sessions), "session"), plural(w.runs, "run"))
+		if n := len(w.grown.Evicted); n > 0 {
+			msg += fmt.Sprintf("; the oldest %s (%s) evicted to keep %d (-stortest.keep)",
+				plural(n, "session"), plural(w.grown.EvictedRuns, "run"), keep)
+		}
+		t.Logf("%s", msg)
+	case mode == UpdateAppend && w.sessions > 1:
+		t.Logf("stortest: %s: baseline written to %s (%s, %s)", r.Job.Name, path, plural(w.sessions, "session"), plural(w.runs, "run"))
+	case w.runs > 1:
+		t.Logf("stortest: %s: baseline written to %s (%d runs)", r.Job.Name, path, w.runs)
+	default:
 		t.Logf("stortest: %s: baseline written to %s", r.Job.Name, path)
 	}
 	return true
+}
+
+// plural prints "1 session", "3 sessions".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // logHistoryDamage logs what reading the history at path skips or
@@ -307,6 +343,10 @@ func logHistoryDamage(t testing.TB, job, path string) {
 	}
 }
 
+// thisSession is the session recorded in the baselines this process
+// writes: baselines.ProcessSession; tests stand in for other processes.
+var thisSession = baselines.ProcessSession
+
 // written holds the baselines this process has recorded, by absolute
 // path.
 var written struct {
@@ -314,42 +354,71 @@ var written struct {
 	paths map[string]bool
 }
 
-// writeBaseline records cur at path: in place of the file there on the
-// first write of path in this process, else as one more run of the
-// baseline written before (baselines.Baseline.AddRun), so that the
-// verdicts of later comparisons account for the spread between runs. It
-// returns the runs the baseline holds and what the update did to the
-// history. A failed write leaves the baseline and its history as they
-// were.
-func writeBaseline(path string, cur *baselines.Baseline) (runs int, up baselines.Updated, err error) {
+// wrote says what writeBaseline did.
+type wrote struct {
+	runs, sessions int // what the baseline holds now
+	up             baselines.Updated
+	grown          *baselines.Grown // when this session was added to an earlier baseline
+}
+
+// writeBaseline records cur at path. On the first write of path in this
+// process it replaces the file there (UpdateReplace) or adds cur's
+// session to it, keeping keep sessions (UpdateAppend, baselines.Grow; as
+// a replacement when there is none yet); the baseline replaced is kept
+// in the history either way. A later write of path in the process adds
+// cur as one more run of the same session (baselines.Baseline.AddRun),
+// so that the verdicts of later comparisons account for the spread
+// between runs. A failed write leaves the baseline and its history as
+// they were. An append refuses a baseline it cannot read, or of another
+// job, workload or device, naming the file and what differs: plain
+// -stortest.update starts over.
+func writeBaseline(path string, cur *baselines.Baseline, mode UpdateMode, keep int) (w wrote, err error) {
 	key, err := filepath.Abs(path)
 	if err != nil {
-		return 0, up, err
+		return w, err
 	}
 	written.mu.Lock()
 	defer written.mu.Unlock()
 	if !written.paths[key] {
-		if up, err = baselines.Update(path, cur, true); err != nil {
-			return 0, up, err
+		b := cur
+		if mode == UpdateAppend {
+			old, err := baselines.Load(path)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+			case err != nil:
+				return w, fmt.Errorf("cannot add this session to %s: %w (start over with plain -stortest.update)", path, err)
+			default:
+				grown, g, err := baselines.Grow(old, cur, keep)
+				if err != nil {
+					return w, fmt.Errorf("cannot add this session to %s: %w (start over with plain -stortest.update, "+
+						"or keep each device's baselines apart with -stortest.baselines)", path, err)
+				}
+				b, w.grown = grown, &g
+			}
+		}
+		if w.up, err = baselines.Update(path, b, true); err != nil {
+			return w, err
 		}
 		if written.paths == nil {
 			written.paths = map[string]bool{}
 		}
 		written.paths[key] = true
-		return 1, up, nil
+		w.runs, w.sessions = len(b.RunSummaries()), len(b.Sessions())
+		return w, nil
 	}
 	b, err := baselines.Load(path)
 	if err != nil {
-		return 0, up, fmt.Errorf("add this run to the baseline written earlier in this process: %w", err)
+		return w, fmt.Errorf("add this run to the baseline written earlier in this process: %w", err)
 	}
 	if err := b.AddRun(cur); err != nil {
-		return 0, up, err
+		return w, err
 	}
 	b.Tolerances = cur.Tolerances
 	if err := baselines.WriteFile(path, b); err != nil {
-		return 0, up, err
+		return w, err
 	}
-	return len(b.RunSummaries()), up, nil
+	w.runs, w.sessions = len(b.RunSummaries()), len(b.Sessions())
+	return w, nil
 }
 
 // joinRules joins rules in regress.ParseRules syntax into one such

@@ -106,7 +106,12 @@
 // the Strict option) fails on it. -stortest.update records baselines,
 // with the tolerance rules in effect; go test -count=N -stortest.update
 // records N runs in each (as the Repeats option does for one job), so
-// that the verdicts account for the spread between runs. A baseline
+// that the verdicts account for the spread between runs. Runs of one
+// process measure only part of that spread: -stortest.update=append adds
+// this session's runs to the baseline instead of replacing it, keeping
+// the last -stortest.keep sessions (10), so that a baseline grown over
+// days of CI runs teaches the gate how steady the device is; plain
+// -stortest.update starts over, after an intended change. A baseline
 // belongs to the device it was recorded on: on another, CheckBaseline
 // refuses to compare.
 //
@@ -124,10 +129,12 @@
 // # Flags
 //
 // -stortest.device, -stortest.out, -stortest.junit, -stortest.update
-// (rewrite baselines), -stortest.baselines (their directory),
-// -stortest.strict (fail inconclusive comparisons) and
+// (rewrite baselines; =append to grow them), -stortest.keep (the
+// sessions a grown baseline keeps), -stortest.baselines (their
+// directory), -stortest.strict (fail inconclusive comparisons) and
 // -stortest.tolerance (tolerance rules for every comparison) have the
 // environment variables STORTEST_DEVICE, STORTEST_OUT, STORTEST_JUNIT,
-// STORTEST_UPDATE=1, STORTEST_BASELINES, STORTEST_STRICT=1 and
-// STORTEST_TOLERANCE; a flag on the command line wins.
+// STORTEST_UPDATE=1 or append, STORTEST_KEEP, STORTEST_BASELINES,
+// STORTEST_STRICT=1 and STORTEST_TOLERANCE; a flag on the command line
+// wins.
 package stortest

@@ -2,7 +2,11 @@ package stortest
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"strconv"
+
+	"stortest.dev/baselines"
 )
 
 // The package's flags, registered on the test binary's command line when
@@ -16,8 +20,12 @@ var (
 	flagOut = flag.String("stortest.out", "",
 		"directory for artifacts, one subdirectory per test (env STORTEST_OUT); "+
 			"empty: the test's ArtifactDir with -test.artifacts, else testdata/out when a JUnit report is written, else a temporary directory")
-	flagUpdate = flag.Bool("stortest.update", false,
-		"rewrite baselines with this run's results (env STORTEST_UPDATE=1)")
+	flagUpdate = newUpdateFlag("stortest.update",
+		"record baselines: -stortest.update replaces them with this session's runs, "+
+			"-stortest.update=append adds this session's runs to them, keeping the last -stortest.keep sessions "+
+			"(env STORTEST_UPDATE=1 or STORTEST_UPDATE=append)")
+	flagKeep = flag.Int("stortest.keep", baselines.DefaultKeep,
+		"the most sessions a baseline grown with -stortest.update=append keeps; the oldest go first (env STORTEST_KEEP)")
 	flagBaselines = flag.String("stortest.baselines", "",
 		"directory of the baselines, one subdirectory per test (env STORTEST_BASELINES); empty: the package's testdata/baselines")
 	flagJUnit = flag.String("stortest.junit", "",
@@ -42,8 +50,12 @@ const (
 	// EnvAllowDestructive lists the block devices (comma-separated
 	// paths) that write workloads may destroy.
 	EnvAllowDestructive = "STORTEST_ALLOW_DESTRUCTIVE"
-	// EnvUpdate=1 rewrites baselines, as -stortest.update does.
+	// EnvUpdate=1 rewrites baselines, as -stortest.update does;
+	// EnvUpdate=append grows them, as -stortest.update=append does.
 	EnvUpdate = "STORTEST_UPDATE"
+	// EnvKeep caps the sessions of a grown baseline, as -stortest.keep
+	// does.
+	EnvKeep = "STORTEST_KEEP"
 	// EnvStrict=1 fails inconclusive comparisons, as -stortest.strict
 	// does.
 	EnvStrict = "STORTEST_STRICT"
@@ -89,13 +101,118 @@ func BaselinesSetting() string {
 // or STORTEST_JUNIT, or "" when no report is wanted.
 func JUnitSetting() string { return stringSetting("stortest.junit", flagJUnit, "STORTEST_JUNIT") }
 
-// Update reports whether baselines are to be rewritten: -stortest.update,
-// or STORTEST_UPDATE=1 when the flag is not given.
-func Update() bool {
-	if flagSet("stortest.update") {
-		return *flagUpdate
+// Update reports whether baselines are to be recorded, replaced or
+// grown: -stortest.update (any value but false), or STORTEST_UPDATE=1 or
+// append when the flag is not given. UpdateSetting says which.
+func Update() bool { return UpdateSetting() != UpdateOff }
+
+// UpdateMode is how CheckBaseline records baselines.
+type UpdateMode int
+
+const (
+	// UpdateOff compares with the baselines; it records none.
+	UpdateOff UpdateMode = iota
+	// UpdateReplace records this session's runs in place of the
+	// baseline (-stortest.update, STORTEST_UPDATE=1): a new baseline,
+	// as after an intended change. The replaced one goes to the history.
+	UpdateReplace
+	// UpdateAppend adds this session's runs to the baseline
+	// (-stortest.update=append, STORTEST_UPDATE=append), keeping the
+	// last KeepSetting sessions (baselines.Grow).
+	UpdateAppend
+)
+
+func (m UpdateMode) String() string {
+	switch m {
+	case UpdateReplace:
+		return "true"
+	case UpdateAppend:
+		return "append"
 	}
-	return os.Getenv(EnvUpdate) == "1"
+	return "false"
+}
+
+// parseUpdateMode reads a value of -stortest.update: a boolean as the
+// flag package reads one, or "append".
+func parseUpdateMode(s string) (UpdateMode, error) {
+	if s == "append" {
+		return UpdateAppend, nil
+	}
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return UpdateOff, fmt.Errorf("%q: want true, false or append", s)
+	}
+	if on {
+		return UpdateReplace, nil
+	}
+	return UpdateOff, nil
+}
+
+// updateFlag is -stortest.update's value: a boolean flag (plain
+// -stortest.update is true) that takes "append" too.
+type updateFlag struct{ mode UpdateMode }
+
+func newUpdateFlag(name, usage string) *updateFlag {
+	f := &updateFlag{}
+	flag.Var(f, name, usage)
+	return f
+}
+
+func (f *updateFlag) String() string {
+	if f == nil {
+		return "false"
+	}
+	return f.mode.String()
+}
+
+func (f *updateFlag) Set(s string) error {
+	m, err := parseUpdateMode(s)
+	if err != nil {
+		return err
+	}
+	f.mode = m
+	return nil
+}
+
+// IsBoolFlag lets -stortest.update stand alone, as a boolean flag.
+func (f *updateFlag) IsBoolFlag() bool { return true }
+
+// UpdateSetting returns how baselines are to be recorded:
+// -stortest.update's value when given, else STORTEST_UPDATE's (1 to
+// replace, append to grow; anything else records nothing).
+func UpdateSetting() UpdateMode {
+	if flagSet("stortest.update") {
+		return flagUpdate.mode
+	}
+	switch os.Getenv(EnvUpdate) {
+	case "1":
+		return UpdateReplace
+	case "append":
+		return UpdateAppend
+	}
+	return UpdateOff
+}
+
+// KeepSetting returns the most sessions a grown baseline keeps:
+// -stortest.keep when given, else STORTEST_KEEP, else
+// baselines.DefaultKeep. Less than one session is an error.
+func KeepSetting() (int, error) {
+	n, src := *flagKeep, "-stortest.keep"
+	if !flagSet("stortest.keep") {
+		v := os.Getenv(EnvKeep)
+		if v == "" {
+			return baselines.DefaultKeep, nil
+		}
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			return 0, fmt.Errorf("%s=%q: want a number of sessions", EnvKeep, v)
+		}
+		src = EnvKeep
+	}
+	if n < 1 {
+		return 0, fmt.Errorf("%s=%d: keep at least 1 session", src, n)
+	}
+	return n, nil
 }
 
 // StrictSetting reports whether inconclusive comparisons fail:

@@ -27,7 +27,7 @@ func TestSettingsFromEnvironment(t *testing.T) {
 }
 
 func TestFlagsRegistered(t *testing.T) {
-	for _, name := range []string{"stortest.device", "stortest.out", "stortest.update", "stortest.junit", "stortest.strict", "stortest.tolerance"} {
+	for _, name := range []string{"stortest.device", "stortest.out", "stortest.update", "stortest.keep", "stortest.junit", "stortest.strict", "stortest.tolerance"} {
 		if flagSet(name) {
 			t.Errorf("-%s reads as given on the command line", name)
 		}

@@ -89,10 +89,12 @@ type Baseline struct {
 	// SliceInterval when recorded); 0 without slices.
 	SliceInterval time.Duration
 	// Runs summarise each run of a baseline recorded from several (go
-	// test -count=N -stortest.update; see AddRun), so that a comparison
-	// can measure the spread between runs; nil for a baseline of one run,
-	// whose own figures are its only run. The other fields hold the first
-	// run's data.
+	// test -count=N -stortest.update, see AddRun; sessions grown with
+	// -stortest.update=append, see Grow), so that a comparison can
+	// measure the spread between runs; nil for a baseline of one run,
+	// whose own figures are its only run. The other fields hold one
+	// run's full data (Session says whose): AddRun keeps the first
+	// run's, Grow the newest session's.
 	Runs []RunSummary
 	// Tolerances are the comparison rules the test recorded the baseline
 	// with, in the syntax of regress.ParseRules ("*.iops=5%,*.clat.p99=off");

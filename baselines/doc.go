@@ -37,7 +37,16 @@
 // regress models the two levels apart. Sessions lists a baseline's
 // sessions. Runs recorded before schema 4 have no session (""): several
 // of them in one baseline were recorded with -count=N in one process
-// and count as one session, and so does a baseline of one such run. Tolerances keeps the
+// and count as one session, and so does a baseline of one such run.
+//
+// A baseline grows one session at a time with Grow (package stortest's
+// -stortest.update=append): the runs of the sessions before are kept,
+// this session's added, and beyond a cap (DefaultKeep, 10) the oldest
+// sessions are evicted, all their runs with them. The full data
+// (histograms, seconds, slices) becomes the newest session's, the
+// device's present state; the older sessions live on in Runs, which is
+// what the spread between sessions is measured from. A baseline of
+// another job or device is refused (ErrOtherJob, ErrOtherDevice). Tolerances keeps the
 // comparison rules the test recorded it with, in regress.ParseRules
 // syntax, so that `stortest baseline diff` judges as the test does.
 //
