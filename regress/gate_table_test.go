@@ -41,10 +41,36 @@ import (
 // latency rise by scaling its latencies above p90 (tailSlowed:
 // throughput as recorded).
 
+// gateSetDir is the directory of a set of sessions:
+// testdata/sessions/<set>, or where the environment says, so that the
+// table can be made of other recordings without copying them:
+// STORTEST_GATE_SESSIONS names the directory holding the sets, and
+// STORTEST_GATE_SETS maps sets to directories in it (or absolute ones),
+// e.g. "steady=quiet-steady,steady17k=quiet-steady17k,repeat=quiet-repeat".
+func gateSetDir(t testing.TB, set string) string {
+	t.Helper()
+	root := filepath.Join("testdata", "sessions")
+	if d := os.Getenv("STORTEST_GATE_SESSIONS"); d != "" {
+		root = d
+	}
+	dir := set
+	for m := range strings.SplitSeq(os.Getenv("STORTEST_GATE_SETS"), ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(m), "="); ok && k == set {
+			dir = v
+		} else if m != "" && !ok {
+			t.Fatalf("STORTEST_GATE_SETS: %q is not SET=DIR", m)
+		}
+	}
+	if filepath.IsAbs(dir) {
+		return dir
+	}
+	return filepath.Join(root, dir)
+}
+
 // sessionFiles returns the recorded files of set, sorted.
 func sessionFiles(t testing.TB, set, pattern string) []string {
 	t.Helper()
-	dir := filepath.Join("testdata", "sessions", set)
+	dir := gateSetDir(t, set)
 	paths, err := filepath.Glob(filepath.Join(dir, pattern))
 	require.NoError(t, err)
 	if len(paths) == 0 {
@@ -115,9 +141,25 @@ func repeatSessions(t testing.TB, set string) [][]*baselines.Baseline {
 	return out
 }
 
-// grown is a baseline of several runs, grown from the first by adding
-// each of the others in turn; runs are not modified.
-func grown(t testing.TB, runs ...*baselines.Baseline) *baselines.Baseline {
+// grown is the baseline that sessions, oldest first, leave when each
+// adds its run with -stortest.update=append (baselines.Grow, keeping
+// the default number of sessions): the newest session's full data and
+// every session's run summary. sessions are not modified.
+func grown(t testing.TB, sessions ...*baselines.Baseline) *baselines.Baseline {
+	t.Helper()
+	b := sessions[0]
+	for _, s := range sessions[1:] {
+		var err error
+		b, _, err = baselines.Grow(b, s, baselines.DefaultKeep)
+		require.NoError(t, err)
+	}
+	return b
+}
+
+// oneSession is the current run of a session that ran several times
+// (the repeat option): the first run's full data and every run's
+// summary, as baselines.Baseline.AddRun keeps them.
+func oneSession(t testing.TB, runs ...*baselines.Baseline) *baselines.Baseline {
 	t.Helper()
 	b := *runs[0]
 	b.Runs = nil
@@ -356,50 +398,61 @@ func TestGateOperatingTable(t *testing.T) {
 	}
 	const n, trials = 240, 40
 	var b strings.Builder
-	fmt.Fprintf(&b, "| device | baseline sessions | unchanged | false alarms | strict pass | inconclusive | smallest IOPS drop caught 9/10 | smallest p99 rise caught 9/10 |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "### The gate on recorded sessions (10 s runs, default rules)\n\n")
+	fmt.Fprintf(&b, "| device | baseline sessions | false alarms | strict pass | inconclusive | smallest IOPS drop caught 9/10 | smallest p99 rise caught 9/10 |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|\n")
 	sets := map[string][]*baselines.Baseline{}
-	for _, set := range []string{"steady", "noisy"} {
+	var notes []string
+	for _, set := range []string{"steady", "loaded", "noisy"} {
 		sets[set] = gateSessions(t, set)
 		for _, k := range []int{1, 5, 10} {
 			sess := sets[set]
 			st := unchangedStats(t, sess, set, k, n, 1, Config{})
 			st.drop = smallestCaught(t, sess, k, trials, 2, Config{}, st.dropAt, dropBy(t))
 			st.rise = smallestCaught(t, sess, k, trials, 3, Config{}, st.riseAt, riseBy(t))
-			fmt.Fprintf(&b, "| %s (%d sessions) | %d | %d | %s | %s | %s | %s | %s |\n", set, len(sess), k, st.n,
+			fmt.Fprintf(&b, "| %s (%d sessions) | %d | %s | %s | %s | %s | %s |\n", set, len(sess), k,
 				rate(st.alarms, st.n), rate(st.strict, st.n), rate(st.inconclusive, st.n), pct(st.drop), pct(st.rise))
 			if len(st.unsettled) > 0 {
-				t.Logf("%s, %d sessions: %d inconclusive findings name nothing that would settle them, e.g. %q", set, k, len(st.unsettled), st.unsettled[0])
+				notes = append(notes, fmt.Sprintf("%s, %d sessions: %d inconclusive findings name nothing that would settle them, e.g. %q",
+					set, k, len(st.unsettled), st.unsettled[0]))
 			}
 		}
 	}
+	for _, n := range notes {
+		fmt.Fprintf(&b, "\n%s\n", n)
+	}
 	// The simulation of a slower device against the real one: baselines
-	// of the steady sessions against each session recorded at 17000 IOPS,
-	// and against the steady sessions slowed to 85%.
+	// of the steady (and loaded) sessions against each session recorded
+	// at 17000 IOPS, and against as many of the set's other sessions
+	// slowed to 85%.
 	real := gateSessions(t, "steady17k")
-	steady := sets["steady"]
-	fmt.Fprintf(&b, "\n| baseline sessions | real -15%% (steady17k) caught | simulated -15%% caught |\n|---:|---:|---:|\n")
-	for _, k := range []int{1, 5, 10} {
-		rng := rand.New(rand.NewPCG(4, uint64(k)))
-		var got, sim, tries int
-		for range 10 {
-			p := rng.Perm(len(steady))
-			base := slices.Clone(p[:k])
-			slices.Sort(base)
-			bl := baselineOf(t, steady, base)
-			for _, r := range real {
-				tries++
-				if Compare(bl, r, Config{}).Verdict == Regression {
-					got++
+	fmt.Fprintf(&b, "\n### Real -15%% (steady17k: %d sessions at 17000 IOPS) and simulated -15%%\n\n", len(real))
+	fmt.Fprintf(&b, "| baseline | baseline sessions | real -15%% caught | simulated -15%% caught |\n|---|---:|---:|---:|\n")
+	for _, set := range []string{"steady", "loaded"} {
+		sess := sets[set]
+		for _, k := range []int{1, 5, 10} {
+			rng := rand.New(rand.NewPCG(4, uint64(k)))
+			var got, sim, tries, simTries int
+			for range 10 {
+				p := rng.Perm(len(sess))
+				base := slices.Clone(p[:k])
+				slices.Sort(base)
+				bl := baselineOf(t, sess, base)
+				for _, r := range real {
+					tries++
+					if Compare(bl, r, Config{}).Verdict == Regression {
+						got++
+					}
+				}
+				for _, j := range p[k:min(len(p), k+len(real))] {
+					simTries++
+					if Compare(bl, slowed(sess[j], 0.85), Config{}).Verdict == Regression {
+						sim++
+					}
 				}
 			}
-			for _, j := range p[k : k+len(real)] {
-				if Compare(bl, slowed(steady[j], 0.85), Config{}).Verdict == Regression {
-					sim++
-				}
-			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", set, k, rate(got, tries), rate(sim, simTries))
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s |\n", k, rate(got, tries), rate(sim, tries))
 	}
 	fmt.Print(b.String())
 }
@@ -433,6 +486,6 @@ func TestTailSlowed(t *testing.T) {
 	require.Zero(t, f.Change())
 }
 
-// asSession marks b as the run of session id. Baselines of this schema
-// keep no session: every run counts as its own.
-func asSession(b *baselines.Baseline, id string) {}
+// asSession marks b as the run of session id: the recorded files predate
+// sessions (schema 3), so their file names say which process made them.
+func asSession(b *baselines.Baseline, id string) { b.Session = id }
