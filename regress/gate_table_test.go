@@ -296,8 +296,10 @@ type opStats struct {
 var gateGrid = []float64{0.02, 0.04, 0.06, 0.08, 0.10, 0.12, 0.15, 0.20, 0.25, 0.30, 0.40, 0.50, 0.60, 0.70, 0.80}
 
 // settles matches what an inconclusive reason may name to settle it:
-// more runs, sessions, seconds or samples, a longer run, another run.
-var settles = regexp.MustCompile(`more (runs|sessions|seconds|slices|I/Os|intervals|baseline)|another run|run again|longer|record|AssumeRunSpread|run-spread`)
+// more runs, sessions, seconds or samples, a longer run, another run or
+// a rerun elsewhere, a baseline recorded again, a spread said to be
+// smaller.
+var settles = regexp.MustCompile(`more (runs?|sessions?|seconds?|slices?|I/Os|intervals?|baseline)|another run|run again|rerun|longer|record|AssumeRunSpread|run-spread`)
 
 // unchangedStats compares n unchanged draws of k sessions of set.
 func unchangedStats(t testing.TB, sess []*baselines.Baseline, set string, k, n int, seed uint64, cfg Config) opStats {
@@ -418,8 +420,11 @@ func TestGateOperatingTable(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range notes {
-		fmt.Fprintf(&b, "\n%s\n", n)
+	if len(notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
 	}
 	// The simulation of a slower device against the real one: baselines
 	// of the steady (and loaded) sessions against each session recorded

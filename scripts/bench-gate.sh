@@ -16,4 +16,4 @@ cd "$(dirname "$0")/.."
 out=${1:-bench.out}
 mkdir -p "$out"
 STORTEST_GATE_TABLE=1 go test -count=1 -timeout 30m -run '^(TestGateOperatingTable|TestGatePowerTable)$' -v ./regress |
-	grep -E '^(\||$|#)' | tee "$out/gate.md"
+	grep -E '^(\||#|- |$)' | cat -s | tee "$out/gate.md"
