@@ -112,8 +112,8 @@
 // the last -stortest.keep sessions (10), so that a baseline grown over
 // days of CI runs teaches the gate how steady the device is; plain
 // -stortest.update starts over, after an intended change. A baseline
-// belongs to the device it was recorded on: on another, CheckBaseline
-// refuses to compare.
+// belongs to the device it was recorded on: on another, Run refuses to
+// start the workload (and CheckBaseline to compare).
 //
 // A run that will meet a baseline measures enough to be judged: a job
 // with steady-state options measures on after steady state

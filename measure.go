@@ -1,7 +1,6 @@
 package stortest
 
 import (
-	"cmp"
 	"context"
 	"os"
 	"testing"
@@ -40,7 +39,7 @@ func steadyMeasure(c *runConfig, testName string, job workload.Job) time.Duratio
 		return 0
 	}
 	if !Update() {
-		path := baselines.Path(cmp.Or(BaselinesSetting(), baselines.DefaultDir), testName, job.Name)
+		path := baselines.Path(c.baselineDir(), testName, job.Name)
 		if _, err := os.Stat(path); err != nil {
 			return 0 // nothing to compare with: fio's behaviour
 		}

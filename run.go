@@ -29,6 +29,7 @@ type runConfig struct {
 	// steadyMeasure is MeasureAfterSteady's; nil for the default.
 	steadyMeasure *time.Duration
 	extend        *extendConfig // ExtendWhileInconclusive's
+	repeat        *repeatConfig // RepeatWhileInconclusive's
 	repeats       int           // Repeats'
 }
 
@@ -131,6 +132,16 @@ func (r *Result) Name() string { return r.Job.Name }
 // fails it (FailNow) when it has run a job already, "cancelled by
 // SIGINT".
 //
+// A baseline stored for the test's job that was recorded on another
+// device (another model, serial, size or loop backing file) is refused
+// before the job starts, not after it has run: Run stops the test
+// (FailNow) naming the baseline file, both devices and the command that
+// records a baseline for this device, and the device sees no I/O. The
+// baseline is looked for where CheckBaseline looks by default
+// (-stortest.baselines, else testdata/baselines), or in the BaselineDir
+// given to ExtendWhileInconclusive or RepeatWhileInconclusive; nothing is
+// refused while -stortest.update records a new baseline in its place.
+//
 // Run stops the test (FailNow) when the job cannot start (a bad job, a
 // missing target), and skips it (or fails it with
 // STORTEST_REQUIRE_DEVICE=1) when it lacks the rights or the kernel
@@ -171,6 +182,8 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		_, caseName := st.names(job.Name)
 		refuseInterrupted(t, st, job.Name, caseName)
 	}
+	// A baseline of another device is refused now, not after the run.
+	refuseOtherDevice(t, st, target, job, &cfg)
 	dir, err := st.artifactDir(t)
 	if err != nil {
 		t.Fatalf("%v", err)

@@ -35,6 +35,15 @@ type Finding struct {
 	// geometric mean and the interval accounts for the spread between
 	// them.
 	Runs int
+	// Sessions is how many independent sessions (separate processes)
+	// the baseline's runs come from: what the run-to-run spread was
+	// learned from (see runs.go); 1 for a baseline of one run or of runs
+	// of one go test -count=N.
+	Sessions int
+	// Spread is the run-to-run spread the verdict used, a log-scale
+	// standard deviation (0.021 is about 2.1%): learned from Sessions
+	// when two or more, else assumed (DefaultRunSpread).
+	Spread float64
 	// More is, for an Inconclusive verdict, about how many more samples
 	// (in Samples.Kind) each run needs for a clear verdict; 0 when unknown
 	// or not applicable.
@@ -55,6 +64,9 @@ type Finding struct {
 	// Mann-Whitney test puts at this p-value; capLo and capHi then bound
 	// the interval's log deviations.
 	rangeP, capLo, capHi float64
+	// again: inconclusive, and another run of the current session would
+	// narrow the interval most (Report.RunAgain).
+	again bool
 }
 
 // Interval is a confidence interval of a ratio Current/Base.
@@ -114,6 +126,30 @@ type Report struct {
 	// Job lists workload options that differ: the runs may not be like
 	// with like (run -stortest.update after changing a test's workload).
 	Job []baselines.Change
+	// Level is the level the regression and improvement verdicts were
+	// judged at, the intervals' in the findings: Confidence, shared by
+	// the Metrics compared with intervals (1 with Config.PerMetric) and
+	// by the Looks of a repeat (Config.Spent); Look is this one.
+	// Confidence is the level asked for (Config.Confidence).
+	Level, Confidence    float64
+	Metrics, Look, Looks int
+}
+
+// RunAgain reports whether another run of the current session could
+// settle the report: some finding is inconclusive, and its interval is
+// mostly the current session's (the noise within the run and the spread
+// between runs of one session, which the mean of more runs shrinks).
+// False when only more baseline sessions, longer runs or nothing could:
+// a finding short of samples per run (Finding.More), or one whose
+// interval is mostly the spread between sessions. It does not know how
+// many looks remain (Config.Looks): the caller stops there.
+func (r Report) RunAgain() bool {
+	for _, f := range r.Findings {
+		if f.Verdict == Inconclusive && f.again {
+			return true
+		}
+	}
+	return false
 }
 
 // Regressions returns the findings with a Regression verdict.
@@ -155,6 +191,9 @@ func (r Report) Summary() string {
 	if len(counts) > 0 {
 		b.WriteString(" (" + strings.Join(counts, ", ") + ")")
 	}
+	if lv := r.levelText(); lv != "" {
+		b.WriteString("; " + lv)
+	}
 	for _, c := range r.Fingerprint {
 		b.WriteString("; " + c.String())
 	}
@@ -165,6 +204,24 @@ func (r Report) Summary() string {
 		}
 	}
 	return b.String()
+}
+
+// levelText says why the findings' intervals are at the level they are:
+// "intervals at 99.17%: 95% family-wise over 6 metrics", or with a
+// repeat's looks "intervals at 99.62%: 95% family-wise over 6 metrics
+// and 5 looks (look 2)". "" when the level is the confidence itself.
+func (r Report) levelText() string {
+	if r.Level == 0 || (r.Metrics <= 1 && r.Looks <= 1) {
+		return ""
+	}
+	var over []string
+	if r.Metrics > 1 {
+		over = append(over, fmt.Sprintf("%d metrics", r.Metrics))
+	}
+	if r.Looks > 1 {
+		over = append(over, fmt.Sprintf("%d looks (look %d)", r.Looks, r.Look))
+	}
+	return fmt.Sprintf("intervals at %s: %s family-wise over %s", confidencePct(r.Level), confidencePct(r.Confidence), strings.Join(over, " and "))
 }
 
 // Overall returns the most severe verdict of reports (Pass when none).
@@ -245,9 +302,18 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 	// unchanged device is flagged at most 1-Confidence of the time
 	// whatever the number of metrics. Reasons show the Confidence
 	// interval.
-	family := cfg.Confidence
-	if m := len(c.pending); m > 1 && !cfg.PerMetric {
-		family = 1 - (1-cfg.Confidence)/float64(m)
+	//
+	// A repeat's looks (Config.Looks) share that alpha too (Config.Spent).
+	m := len(c.pending)
+	if cfg.PerMetric {
+		m = 1
+	}
+	family := 1 - cfg.Spent(1-cfg.Confidence)/float64(max(m, 1))
+	r.Level, r.Confidence, r.Metrics = family, cfg.Confidence, len(c.pending)
+	r.Looks = max(cfg.Looks, 1)
+	r.Look = min(max(cfg.Look, 1), r.Looks)
+	if cfg.PerMetric {
+		r.Metrics = 1
 	}
 	for i := range r.Findings {
 		f := &r.Findings[i]
@@ -323,10 +389,20 @@ func (c *comparer) finding(metric string, u Unit, better Better, base, cur float
 	f := Finding{Metric: metric, Unit: u, Better: better, Base: base, Current: cur, Ratio: ratio,
 		Confidence: c.cfg.Confidence, Tolerance: tol, Runs: 1}
 	f.run = c.spread(metric)
-	if f.run.k >= 2 && f.run.mean > 0 {
-		// Several baseline runs: compare with their (geometric) mean.
-		f.Base, f.Runs, f.Ratio = f.run.mean, f.run.k, cur/f.run.mean
+	if f.run.mean > 0 {
+		// Several baseline runs: compare with the (geometric) mean of
+		// their sessions' means.
+		f.Base, f.Runs = f.run.mean, f.run.runs
 	}
+	if f.run.curMean > 0 {
+		// Several current runs of one session: their geometric mean.
+		f.Current = f.run.curMean
+	}
+	if f.run.mean > 0 || f.run.curMean > 0 {
+		f.Ratio = f.Current / f.Base
+	}
+	f.Sessions = f.run.sessions
+	f.Spread = f.run.shown()
 	return f
 }
 
@@ -863,7 +939,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	// (near) and the least (far) at level conf, with the run-to-run
 	// spread or without, and whether that spread sets each end.
 	ends := func(conf float64, runs bool) (near, far float64, nearByRuns, farByRuns bool) {
-		k := zScore(conf) / c.z
+		k := zScore(conf) / c.z * f.curShrink()
 		wLo, wHi := f.wLo*k, f.wHi*k
 		if f.rangeP > 0 && f.rangeP < 1-conf {
 			wLo, wHi = math.Min(wLo, f.capLo), math.Min(wHi, f.capHi)
@@ -918,8 +994,13 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		return
 	}
 	f.Verdict = Inconclusive
+	// The current session's share of the interval: the noise within the
+	// run and the spread within a session, against the spread between
+	// sessions and the baseline's share, which more current runs leave.
+	within := sq(math.Max(f.wLo, f.wHi)*f.curShrink()/c.z) + f.run.within
+	f.again = within > f.run.between
 	if byRuns {
-		f.Reason += "; " + runsAdvice(f.run, f.Runs)
+		f.Reason += "; " + runsAdvice(f.run)
 		return
 	}
 	if margin > 1e-9 && n > 0 {
@@ -932,6 +1013,17 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 			f.Reason += fmt.Sprintf("; about %d more %s per run needed", f.More, kind)
 		}
 	}
+}
+
+// curShrink is how much the noise within runs shrinks when the current
+// value is the mean of R runs of one session: the interval from within
+// the runs holds the baseline's run and the current one alike, and only
+// the current one's part averages over its R runs.
+func (f *Finding) curShrink() float64 {
+	if r := f.run.cur; r > 1 {
+		return math.Sqrt((1 + 1/float64(r)) / 2)
+	}
+	return 1
 }
 
 // unshared makes a regression measured on a shared device, or an
@@ -973,27 +1065,20 @@ func (c *comparer) unshared(f *Finding) {
 // pctOf prints a log-scale spread as a percentage: "2.0%".
 func pctOf(sd float64) string { return strconv.FormatFloat(100*sd, 'f', 1, 64) + "%" }
 
-// runsAdvice says why the spread between runs decides a finding, and
-// what would help. More runs cannot narrow the interval below the
-// assumed spread (runs recorded together share the host's moment), so
-// they are asked for only when the baseline's runs disagree beyond it;
-// otherwise only a steadier device, said with Config.RunSpread, can.
-func runsAdvice(s runSpread, runs int) string {
-	steadier := "if this device varies less from run to run, say so (stortest.AssumeRunSpread, baseline diff --run-spread)"
+// runsAdvice says why the spread between sessions decides a finding,
+// and what would narrow it: another run of this session when the part
+// of the spread within a session dominates (Report.RunAgain), else more
+// baseline sessions, or a steadier device said with Config.RunSpread
+// when the baseline holds one session. The spread itself and where it
+// came from are in the finding's head.
+func runsAdvice(s runSpread) string {
 	switch {
-	case runs < 2:
-		return fmt.Sprintf("the spread between runs (%s, assumed, as the baseline holds one run) dominates: %s",
-			pctOf(s.shown()), steadier)
-	case s.prior > 0 && s.sd <= s.prior:
-		return fmt.Sprintf("the spread between runs (%s, assumed: the %d baseline runs agree within it, and runs recorded together do not narrow it) dominates: %s",
-			pctOf(s.shown()), runs, steadier)
+	case s.within > s.between:
+		return "the spread between runs decides it, mostly its part within a session: another run of this session would narrow it"
+	case !s.learned():
+		return "the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)"
 	}
-	from := fmt.Sprintf("from %d baseline runs", runs)
-	if s.prior > 0 {
-		from += ", beyond the " + pctOf(s.prior) + " assumed"
-	}
-	return fmt.Sprintf("the spread between runs (%s, %s) dominates: the baseline's runs disagree; record it again on a quiet host, or from more runs (go test -count=5 -stortest.update)",
-		pctOf(s.shown()), from)
+	return "the spread between sessions decides it: this device varies that much from session to session (more baseline sessions narrow only the baseline's share of it)"
 }
 
 // toleranceBound is the ratio at which the worse side leaves tolerance;
@@ -1026,14 +1111,23 @@ func (c *comparer) tolText(f *Finding) string {
 func head(f *Finding) string {
 	var b strings.Builder
 	base := "baseline"
-	if f.Runs > 1 {
+	switch {
+	case f.Sessions > 1 && f.Runs > f.Sessions:
+		base = fmt.Sprintf("baseline (%d runs of %d sessions)", f.Runs, f.Sessions)
+	case f.Sessions > 1:
+		base = fmt.Sprintf("baseline (%d sessions)", f.Sessions)
+	case f.Runs > 1:
 		base = fmt.Sprintf("baseline (%d runs)", f.Runs)
 	}
-	fmt.Fprintf(&b, "%s %s vs %s %s (", label(f.Metric), f.Unit.format(f.Current), base, f.Unit.format(f.Base))
+	cur := ""
+	if f.run.cur > 1 {
+		cur = fmt.Sprintf(" (mean of %d runs)", f.run.cur)
+	}
+	fmt.Fprintf(&b, "%s %s%s vs %s %s (", label(f.Metric), f.Unit.format(f.Current), cur, base, f.Unit.format(f.Base))
 	change, ci := f.ChangeText()
 	b.WriteString(change)
 	if ci != "" {
-		fmt.Fprintf(&b, ", %s CI %s", confidencePct(f.Confidence), ci)
+		fmt.Fprintf(&b, ", %s CI %s; %s", confidencePct(f.Confidence), ci, f.run.source())
 	}
 	b.WriteString(")")
 	return b.String()

@@ -108,7 +108,7 @@ func TestCompareDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	base, cur := noisy.run(t, rng, unchanged), noisy.run(t, rng, change{iops: 0.9, latency: 1.1, tail: 1})
 	a, b := Compare(base, cur, quiet), Compare(base, cur, quiet)
-	if diff := cmp.Diff(a, b, cmp.AllowUnexported(Finding{}, runSpread{})); diff != "" {
+	if diff := cmp.Diff(a, b, cmp.AllowUnexported(Finding{}, runSpread{}, predictive{})); diff != "" {
 		t.Fatalf("(-first +second):\n%s", diff)
 	}
 	// A different input gives different resamples.
@@ -128,7 +128,7 @@ func TestReasonFormat(t *testing.T) {
 	require.Equal(t, Regression, f.Verdict)
 	// The interval printed is the family-wise one the verdict rests on
 	// (6 metrics compared: 1-0.05/6).
-	require.Regexp(t, regexp.MustCompile(`^read clat p99 \d+(\.\d+)?µs vs baseline \d+(\.\d+)?µs \(\+\d+\.\d%, 99.17% CI \+\d+\.\d%\.\.\+\d+\.\d%\): regression beyond 10% tolerance$`), f.Reason)
+	require.Regexp(t, regexp.MustCompile(`^read clat p99 \d+(\.\d+)?µs vs baseline \d+(\.\d+)?µs \(\+\d+\.\d%, 99.17% CI \+\d+\.\d%\.\.\+\d+\.\d%; spread 2\.0% assumed: the baseline holds 1 session\): regression beyond 10% tolerance$`), f.Reason)
 	require.InDelta(t, 1-0.05/6, f.Confidence, 1e-12)
 	require.InDelta(t, f.Current/f.Base, f.Ratio, 1e-12)
 	require.Less(t, f.Interval.Low, f.Ratio)
@@ -426,33 +426,4 @@ func TestSharedDevice(t *testing.T) {
 	sharedCur := *runs[5]
 	sharedCur.Shared = shared
 	require.Equal(t, Improvement, iops(multiRun(t, slowed(runs[2], 0.2), slowed(runs[3], 0.2), slowed(runs[4], 0.2)), &sharedCur).Verdict)
-}
-
-// An inconclusive finding decided by the spread between runs asks for
-// what would narrow it: more runs only when the baseline's runs disagree
-// beyond the assumed spread (runs that agree never narrow it), else a
-// device known to be steadier.
-func TestRunsAdvice(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		s    runSpread
-		runs int
-		want string
-		not  string
-	}{
-		{"one run", runSpread{sd: 0.1, df: 6, k: 1, prior: 0.1, priorDF: 6}, 1,
-			"(10.0%, assumed, as the baseline holds one run) dominates: if this device varies less", "-count=5"},
-		{"runs agree", runSpread{sd: 0.08, df: 8, k: 3, prior: 0.1, priorDF: 6}, 3,
-			"(10.0%, assumed: the 3 baseline runs agree within it", "-count=5"},
-		{"runs disagree", runSpread{sd: 0.25, df: 8, k: 3, prior: 0.1, priorDF: 6}, 3,
-			"(25.0%, from 3 baseline runs, beyond the 10.0% assumed) dominates: the baseline's runs disagree", "AssumeRunSpread"},
-		{"no prior", runSpread{sd: 0.05, df: 2, k: 3}, 3,
-			"(5.0%, from 3 baseline runs) dominates", "assumed"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := runsAdvice(tc.s, tc.runs)
-			require.Contains(t, got, tc.want)
-			require.NotContains(t, got, tc.not)
-		})
-	}
 }

@@ -115,9 +115,46 @@ type Config struct {
 	// DefaultRunSpread's, by metric; negative assumes none, so that only
 	// a baseline of several runs adds a run-to-run spread.
 	RunSpread float64
-	// RunSpreadRuns is how many baseline runs' worth of evidence
-	// RunSpread counts as; 0 means DefaultRunSpreadRuns.
+	// RunSpreadRuns is how many sessions' worth of evidence RunSpread
+	// counts as, which sets the width of the prior on the spread between
+	// sessions (runs.go); 0 means DefaultRunSpreadRuns.
 	RunSpreadRuns float64
+	// Looks is the most looks a repeat of the current session will take
+	// (the most current runs it will make, judging their mean after each);
+	// 0 or 1: one look. Look is this look, 1-based; 0 means 1. Every look
+	// is a chance of a false alarm, so the family-wise alpha
+	// (1-Confidence) of the regression and improvement verdicts is spent
+	// across the looks (Spent): however many looks a repeat takes, an
+	// unchanged device is flagged at most 1-Confidence of the time.
+	Looks, Look int
+}
+
+// LookSpending is the exponent ρ of the alpha-spending function: by look
+// k of L, alpha·(k/L)^ρ has been spent. ρ = 1/2 front-loads it: look 1
+// of 5 gets 45% of the alpha, looks 2-5 19%, 14%, 12% and 11%. A repeat
+// runs again only while a comparison is inconclusive, so the first look
+// decides most comparisons and is the one whose power matters; later
+// looks, on the mean of more runs, see the current session's spread
+// shrink and need less. Each look is judged at its own share of the
+// alpha, so that by the union bound the false-alarm rate over all looks
+// is at most the alpha whatever the correlation between looks (the
+// means of 1, 2, 3... runs are strongly correlated, so the rate is in
+// fact lower: TestLooksKeepFalseAlarms measures it). A group-sequential
+// bound would spend a little less conservatively by integrating that
+// correlation, but it depends on how the spread splits between and
+// within sessions, which a baseline of few sessions knows poorly.
+const LookSpending = 0.5
+
+// Spent returns the share of the family-wise alpha this look may use:
+// alpha·((k/L)^ρ - ((k-1)/L)^ρ) for look k of L (LookSpending); alpha
+// when there is one look.
+func (c Config) Spent(alpha float64) float64 {
+	L, k := c.Looks, c.Look
+	if L <= 1 {
+		return alpha
+	}
+	k = min(max(k, 1), L)
+	return alpha * (math.Pow(float64(k)/float64(L), LookSpending) - math.Pow(float64(k-1)/float64(L), LookSpending))
 }
 
 // DefaultConfig returns the defaults with every field filled in.

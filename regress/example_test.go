@@ -87,12 +87,12 @@ func ExampleParseRules() {
 	// Output:
 	// randread-4k: INCONCLUSIVE
 	//   METRIC           BASELINE   CURRENT    CHANGE  99% CI           VERDICT
-	//   read.iops        2k IOPS    1.5k IOPS  -25.0%  -55.6%..+26.7%   inconclusive
-	//   read.bw          7.81MiB/s  5.86MiB/s  -25.0%  -55.6%..+26.7%   inconclusive
+	//   read.iops        2k IOPS    1.5k IOPS  -25.0%  -56.3%..+28.7%   inconclusive
+	//   read.bw          7.81MiB/s  5.86MiB/s  -25.0%  -56.3%..+28.7%   inconclusive
 	//   read.errors      0          0          +0.0%   -                pass
-	//   read.clat.p50    99.84µs    99.84µs    +0.0%   -40.8%..+68.9%   pass
-	//   read.clat.p99    201.73µs   199.68µs   -1.0%   -47.2%..+85.7%   pass
-	//   read.clat.p99.9  259.07µs   252.93µs   -2.4%   -55.5%..+114.4%  pass
-	//   read iops 1.5k IOPS vs baseline 2k IOPS (-25.0%, 99% CI -55.6%..+26.7%): inconclusive: beyond 5% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between runs (10.0%, assumed, as the baseline holds one run) dominates: if this device varies less from run to run, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
-	//   read bw 5.86MiB/s vs baseline 7.81MiB/s (-25.0%, 99% CI -55.6%..+26.7%): inconclusive: beyond 10% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between runs (10.0%, assumed, as the baseline holds one run) dominates: if this device varies less from run to run, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
+	//   read.clat.p50    99.84µs    99.84µs    +0.0%   -41.7%..+71.6%   pass
+	//   read.clat.p99    201.73µs   199.68µs   -1.0%   -48.2%..+89.2%   pass
+	//   read.clat.p99.9  259.07µs   252.93µs   -2.4%   -56.5%..+119.2%  pass
+	//   read iops 1.5k IOPS vs baseline 2k IOPS (-25.0%, 99% CI -56.3%..+28.7%; spread 10.0% assumed: the baseline holds 1 session): inconclusive: beyond 5% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
+	//   read bw 5.86MiB/s vs baseline 7.81MiB/s (-25.0%, 99% CI -56.3%..+28.7%; spread 10.0% assumed: the baseline holds 1 session): inconclusive: beyond 10% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
 }

@@ -1,15 +1,18 @@
 package regress
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"stortest.dev/baselines"
 )
 
-// Run-to-run spread.
+// Run-to-run spread: a model of sessions.
 //
 // Everything a single run records (its seconds, its slices, its I/Os)
 // measures the noise within that run. Two runs of an unchanged device
@@ -17,55 +20,90 @@ import (
 // for a minute, the state of the SSD's garbage collection, the page
 // cache, the CPU the job thread landed on. No interval from inside one
 // run sees it, and a gate blind to it flags unchanged devices on noisy
-// hosts. So every compared metric also carries a run-to-run spread: the
-// standard deviation, on the log scale, of one run's value around the
-// device's. A baseline recorded from several runs (go test -count=N
-// -stortest.update) measures it for that device; before (and besides)
-// that, a spread is assumed (DefaultRunSpread, or Config.RunSpread), with
-// the weight of Config.RunSpreadRuns runs. This is the conjugate (scaled
-// inverse chi-squared) prior of a normal variance: the spread used is
+// hosts. So every compared metric also carries a run-to-run spread.
 //
-//	s² = (ν₀·σ₀² + (k-1)·s_k²) / (ν₀ + k - 1)
+// Runs come in sessions: the runs one process made (go test -count=N)
+// share the host's state of the moment, while runs of separate
+// processes, hours or days apart, do not. Each metric's value is
+// modelled on the log scale as
 //
-// with ν₀ + k - 1 degrees of freedom, for k runs in the baseline whose
-// log values have the sample variance s_k². The current run is one more
-// draw, so the change it shows is judged against Student's t with those
-// degrees of freedom times s·sqrt(2) (see halfWidth).
+//	y_ij = μ + b_j + e_ij,   b_j ~ N(0, σ_b²),   e_ij ~ N(0, σ_w²)
 //
-// Runs that agree widen nothing and narrow nothing: the interval is never
-// narrower than the assumed spread alone gives. Runs recorded one after
-// the other share the host's state of the moment, and their agreement
-// says little about a later day: on recorded unchanged runs of a
-// CPU-loaded VM (testdata/noise/cpu, 10 s runs), baselines of three
-// consecutive runs that agreed flagged 13 of 208 unchanged comparisons
-// when their agreement narrowed the interval, against 3 of 240 for
-// baselines of one run. Where runs disagree, their spread widens it.
+// for run i of session j: σ_b is the spread between sessions, σ_w the
+// spread within one. The baseline's runs, grouped by their Session,
+// give a posterior of (σ_b, σ_w) on a grid (sessionGrid points,
+// log-spaced from 0.2% to 80%), from
 //
-// The spread guards the regression (and improvement) verdict only: a
-// change is a regression when it stands out from the noise within the
-// runs and from the spread between them. Whether a run is precise enough
-// to call within tolerance rests on the noise within the runs, so that a
-// baseline of one run is not inconclusive for what it cannot know.
+//   - the deviations of runs from their session's mean, whose sum of
+//     squares SS_w has N-J degrees of freedom and speaks of σ_w only;
+//   - the session means ȳ_j of the J sessions of n_j runs, each normal
+//     around μ with variance v_j = σ_b² + σ_w²/n_j, μ integrated out
+//     under a flat prior: Π v_j^-1/2 · (Σ 1/v_j)^-1/2 · exp(-½ Σ (ȳ_j-μ̂)²/v_j);
+//   - a log-normal prior on σ_b centred on the assumed spread
+//     (DefaultRunSpread, or Config.RunSpread) with a log-scale sd of
+//     runSpreadTau(Config.RunSpreadRuns) (1.0 by default: a quiet
+//     device's 1% and a noisy one's 30% both lie within 2.3 sd), and a
+//     weaker one on σ_w centred on half of it (sd 1.5).
+//
+// A baseline of one session says nothing of σ_b (the session means'
+// likelihood is flat when J = 1), so it is judged on the prior alone,
+// which is wider than the assumed spread: a heavy-tailed mixture. Runs
+// of one session (-count=3) measure σ_w and leave σ_b where the prior
+// put it. Ten sessions agreeing within 2% put σ_b near 2%.
+//
+// The current run is the mean of R runs of one new session (R = 1 but
+// for a repeat); its difference from the baseline's value, the mean of
+// the J session means, is normal given (σ_b, σ_w) with variance
+//
+//	V = σ_b² + σ_w²/R + (1/J²) Σ_j (σ_b² + σ_w²/n_j)
+//
+// and its predictive distribution is the posterior mixture of those
+// normals: a comparison's interval of the change is that mixture's
+// quantile at the level judged, found by bisection (predictive.quantile).
+// The mixture's components are merged into predictiveBins bins of V, so
+// that a quantile costs a few thousand evaluations of erfc: a comparison
+// of ten metrics spends well under a millisecond on it
+// (BenchmarkRunSpread).
+//
+// The spread guards the regression (and improvement) verdict: a change
+// is a regression when it stands out from the noise within the runs and
+// from the spread between sessions. Whether a run is precise enough to
+// call within tolerance rests on the noise within the runs, or, once two
+// or more sessions measured the metric, on the spread learned from them,
+// where that is narrower (the whole runs' values vary by that much, and
+// a within-run interval from ten seconds of a bursty device extrapolates
+// far beyond it).
 
 // DefaultRunSpreadRuns is the weight of the assumed run-to-run spread, in
-// baseline runs: six, so that a baseline of a few runs showing more
-// spread moves it a good part of the way, and Student's t of a single
-// run's comparison stays near 4 at the family-wise level.
-const DefaultRunSpreadRuns = 6
+// sessions' worth of evidence: half a session, a log-normal prior on the
+// spread between sessions with a log-scale sd of 1 (runSpreadTau), so
+// that a quiet device's 1% and a noisy one's 30% are both within reach
+// of a few sessions, and a baseline of one session is judged at least as
+// cautiously as the assumed spread alone.
+const DefaultRunSpreadRuns = 0.5
+
+// runSpreadTau is the log-scale sd of the prior on σ_b worth nu sessions:
+// the sd of log s from nu degrees of freedom of a variance, 1/sqrt(2ν).
+func runSpreadTau(nu float64) float64 { return 1 / math.Sqrt(2*nu) }
+
+// withinPriorTau is the log-scale sd of the weak prior on σ_w.
+// The prior of σ_w is centred on a quarter of the assumed spread (runs
+// of one process agree better than sessions do), with log-scale sds of
+// withinPriorTau below and withinPriorTau·upperTau above: weak.
+const (
+	withinPriorTau   = 1.5
+	withinPriorScale = 0.25
+)
 
 // DefaultRunSpread returns the run-to-run spread assumed of a metric
-// ("read.iops", "write.clat.p99.9") as a log-scale standard deviation:
-// 10% for throughput and for mean and median latency, 12% for p90 and
-// p99, 15% for p99.9 and 20% for p99.99. These are what unchanged runs of
-// the README's job on a disk-backed loop device of a CPU-loaded 2-core VM
-// showed (regress/testdata/noise/cpu: IOPS and p50 13-15%, p99 10-16%,
-// p99.9 13-15%, p99.99 17-25%), rounded down: a shared CI host's disk is
-// that noisy from run to run however steady each run is. With a baseline
-// of one run, a change must then exceed about 43% in IOPS (twice as slow
-// is a regression), 48% in p99 and 67% in p99.9, beyond the noise within
-// the runs, to be called a regression; a baseline of several runs that
-// disagree widens that, and Config.RunSpread sets a device's own (a
-// quiet, dedicated device earns a smaller one).
+// ("read.iops", "write.clat.p99.9") before sessions measure it, as a
+// log-scale standard deviation: 10% for throughput and for mean and
+// median latency, 12% for p90 and p99, 15% for p99.9 and 20% for p99.99.
+// These are what unchanged runs of the README's job on a disk-backed loop
+// device of a CPU-loaded 2-core VM showed (regress/testdata/noise/cpu:
+// IOPS and p50 13-15%, p99 10-16%, p99.9 13-15%, p99.99 17-25%), rounded
+// down. It is the centre of the prior on the spread between sessions;
+// the sessions a baseline holds move it to the device's own.
 func DefaultRunSpread(metric string) float64 {
 	switch {
 	case strings.HasSuffix(metric, ".p99.99"):
@@ -78,79 +116,373 @@ func DefaultRunSpread(metric string) float64 {
 	return 0.10
 }
 
-// runSpread is a metric's run-to-run spread: the log-scale standard
-// deviation sd with df degrees of freedom, from k baseline runs whose
-// values have the geometric mean mean (0 when the baseline has no runs
-// of this metric).
+// Grid of the posterior: sessionGrid values of σ_b and of σ_w,
+// log-spaced from gridMin to gridMax.
+const (
+	sessionGrid    = 40
+	gridMin        = 0.002
+	gridMax        = 0.8
+	predictiveBins = 96
+)
+
+// runSpread is a metric's run-to-run spread: the posterior of the
+// session model and the predictive distribution of the change it gives.
 type runSpread struct {
-	sd, df float64
-	k      int
-	mean   float64
-	// prior and priorDF are the assumed spread and its weight, the
-	// narrowest the interval may be whatever the runs show.
-	prior, priorDF float64
+	// sessions is the number of independent baseline sessions (J), runs
+	// the baseline runs (N), cur the current runs (R).
+	sessions, runs, cur int
+	// mean is the baseline's value: the geometric mean of its session
+	// means; 0 when the baseline has no per-run values of this metric
+	// (one run, or a metric the run summaries do not keep).
+	mean float64
+	// curMean is the geometric mean of the current runs (0 as mean).
+	curMean float64
+	// span is the time from the first baseline session to the last.
+	span time.Duration
+	// prior is the assumed spread (the prior's centre); 0 for none.
+	prior float64
+	// sd is the spread shown: the posterior median of
+	// sqrt(σ_b² + σ_w²), one run's spread from session to session.
+	sd float64
+	// between and within are the posterior means of the parts of the
+	// predictive variance that more current runs cannot shrink (σ_b² and
+	// the baseline's mean) and that they can (σ_w²/R).
+	between, within float64
+	// pred is the predictive mixture; empty without a spread.
+	pred predictive
 }
+
+// learned reports whether sessions measured the spread (two or more).
+func (s runSpread) learned() bool { return s.sessions >= 2 }
 
 // halfWidth is the half-width, on the log scale, of the conf-level
-// interval of the difference between one more run and the baseline: two
-// runs' spread, sqrt(2)·s, however many runs the baseline holds. Runs
-// recorded one after the other share the host's state at the time (its
-// neighbours, its disk's budget): their spread says how much runs move,
-// but their mean is no better a guide to a later day's host than one run
-// is. 0 without a spread.
+// interval of the change between the current runs and the baseline: the
+// predictive mixture's quantile. 0 without a spread.
 func (s runSpread) halfWidth(conf float64) float64 {
-	var w float64
-	if s.sd > 0 && s.df > 0 {
-		w = tQuantile(conf, s.df) * s.sd
-	}
-	if s.prior > 0 && s.priorDF > 0 {
-		w = math.Max(w, tQuantile(conf, s.priorDF)*s.prior)
-	}
-	return w * math.Sqrt2
+	return s.pred.quantile(1 - conf)
 }
 
-// shown is the spread a reason prints: the runs' when wider than the
-// assumed one, else the assumed one, which then sets the interval.
-func (s runSpread) shown() float64 { return math.Max(s.sd, s.prior) }
+// shown is the spread a reason prints.
+func (s runSpread) shown() float64 { return s.sd }
+
+// source says where the spread came from, for a reason's head:
+// "spread 2.1% from 8 sessions over 6 days", "spread 10% assumed: the
+// baseline holds 1 session".
+func (s runSpread) source() string {
+	if s.pred.empty() {
+		return "no spread between sessions assumed"
+	}
+	if !s.learned() {
+		what := "1 session"
+		if s.runs > 1 {
+			what = fmt.Sprintf("1 session of %d runs, which measures the spread within a session only", s.runs)
+		}
+		return fmt.Sprintf("spread %s assumed: the baseline holds %s", pctOf(s.prior), what)
+	}
+	src := fmt.Sprintf("spread %s from %d sessions", pctOf(s.sd), s.sessions)
+	if d := s.span; d >= 48*time.Hour {
+		src += fmt.Sprintf(" over %d days", int(d.Hours()/24+0.5))
+	} else if d >= 2*time.Hour {
+		src += fmt.Sprintf(" over %d hours", int(d.Hours()+0.5))
+	}
+	return src
+}
+
+// sessionOf is the session a run belongs to ("" for runs recorded
+// before sessions were).
+func sessionOf(r baselines.RunSummary) string { return r.Session }
+
+// groupSessions groups run indices by session. Runs without a Session
+// form one session together (a -count=N baseline recorded before
+// sessions were), as does a baseline's only run.
+func groupSessions(runs []baselines.RunSummary) [][]int {
+	var out [][]int
+	idx := map[string]int{}
+	for i, r := range runs {
+		k := sessionOf(r)
+		j, ok := idx[k]
+		if !ok {
+			j = len(out)
+			idx[k] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], i)
+	}
+	return out
+}
 
 // spread returns the run-to-run spread of metric ("read.iops") for the
-// baseline's runs: the prior alone for a baseline of one run (or a
-// metric the run summaries do not keep), combined with the runs' own
-// spread otherwise.
+// baseline's runs and the current runs.
 func (c *comparer) spread(metric string) runSpread {
 	prior, nu := c.cfg.RunSpread, c.cfg.RunSpreadRuns
 	if prior == 0 {
 		prior = DefaultRunSpread(metric)
 	}
-	if prior <= 0 {
-		prior, nu = 0, 0 // no assumed spread: the runs' own alone
+	tau := runSpreadTau(nu)
+	if prior < 0 {
+		prior, tau = 0, 0 // no assumed spread: flat, and nothing without sessions
 	}
-	vals := runValues(c.base, metric)
-	var s runSpread
-	if len(vals) >= 2 {
-		var lm float64
-		for _, v := range vals {
-			lm += math.Log(v)
+	s := runSpread{prior: prior, sessions: 1, runs: 1, cur: 1}
+	runs := c.base.RunSummaries()
+	vals := runValues(runs, metric)
+	var groups [][]float64
+	if vals != nil {
+		var first, last time.Time
+		for _, g := range groupSessions(runs) {
+			var ys []float64
+			for _, i := range g {
+				ys = append(ys, math.Log(vals[i]))
+			}
+			groups = append(groups, ys)
+			t := runs[g[0]].Created
+			if first.IsZero() || t.Before(first) {
+				first = t
+			}
+			if t.After(last) {
+				last = t
+			}
 		}
-		lm /= float64(len(vals))
-		var ss float64
-		for _, v := range vals {
-			ss += sq(math.Log(v) - lm)
+		s.span = last.Sub(first)
+		s.sessions, s.runs = len(groups), len(vals)
+		var m float64
+		for _, g := range groups {
+			m += meanOf(g)
 		}
-		df := nu + float64(len(vals)) - 1
-		return runSpread{sd: math.Sqrt((nu*prior*prior + ss) / df), df: df, k: len(vals), mean: math.Exp(lm),
-			prior: prior, priorDF: nu}
+		s.mean = math.Exp(m / float64(len(groups)))
 	}
-	if prior > 0 {
-		s = runSpread{sd: prior, df: nu, k: 1, prior: prior, priorDF: nu}
+	if cv := runValues(c.cur.RunSummaries(), metric); len(cv) > 1 {
+		var m float64
+		for _, v := range cv {
+			m += math.Log(v)
+		}
+		s.cur, s.curMean = len(cv), math.Exp(m/float64(len(cv)))
 	}
+	if groups == nil {
+		groups = [][]float64{{0}}
+	}
+	if prior == 0 && len(groups) < 2 {
+		return s // no spread assumed and none measured
+	}
+	s.fit(groups, prior, tau)
 	return s
 }
 
-// runValues returns metric's value in each run the baseline holds, or
-// nil when it holds one run or a value is missing or not positive.
-func runValues(b *baselines.Baseline, metric string) []float64 {
-	runs := b.RunSummaries()
+func meanOf(xs []float64) float64 {
+	var m float64
+	for _, x := range xs {
+		m += x
+	}
+	return m / float64(len(xs))
+}
+
+// gridValue is the k-th point of the grid.
+func gridValue(k int) float64 {
+	return gridMin * math.Pow(gridMax/gridMin, float64(k)/float64(sessionGrid-1))
+}
+
+// fit computes the posterior of (σ_b, σ_w) on the grid from the log
+// values of each session's runs, and the predictive mixture of the
+// change of the mean of s.cur current runs (see the comment at the top).
+// tau 0 is a flat prior on log σ_b.
+func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
+	// Sessions of the same size enter the likelihood alike: classes by
+	// size, with the sums of their means and squared means.
+	type class struct{ n, count, sumY, sumY2 float64 }
+	var classes []class
+	var ssw float64
+	N, J := 0, len(groups)
+	for _, g := range groups {
+		m := meanOf(g)
+		for _, y := range g {
+			ssw += sq(y - m)
+		}
+		N += len(g)
+		n := float64(len(g))
+		ci := slices.IndexFunc(classes, func(c class) bool { return c.n == n })
+		if ci < 0 {
+			ci = len(classes)
+			classes = append(classes, class{n: n})
+		}
+		classes[ci].count++
+		classes[ci].sumY += m
+		classes[ci].sumY2 += m * m
+	}
+	dfw := float64(N - J)
+	wPrior := math.Max(prior*withinPriorScale, gridMin)
+	if prior == 0 {
+		wPrior = 0.05
+	}
+	var grid, lbPrior, lwPrior, lwLik [sessionGrid]float64
+	for k := range grid {
+		grid[k] = gridValue(k)
+		if tau > 0 {
+			lbPrior[k] = splitNormal(math.Log(grid[k]/prior), tau, tau*upperTau)
+		}
+		lwPrior[k] = splitNormal(math.Log(grid[k]/wPrior), withinPriorTau, withinPriorTau*upperTau)
+		if dfw > 0 {
+			lwLik[k] = -dfw*math.Log(grid[k]) - ssw/(2*sq(grid[k]))
+		}
+	}
+	const n2 = sessionGrid * sessionGrid
+	var lp, v, bPart, wPart [n2]float64 // v: log V
+	best := math.Inf(-1)
+	J2 := float64(J * J)
+	for bi, b := range grid {
+		b2 := b * b
+		for wi, w := range grid {
+			w2 := w * w
+			l := lbPrior[bi] + lwPrior[wi] + lwLik[wi]
+			var sumW, sumWY, baseVar, logDet float64
+			for _, c := range classes {
+				vj := b2 + w2/c.n
+				sumW += c.count / vj
+				sumWY += c.sumY / vj
+				baseVar += c.count * vj
+				logDet += c.count * math.Log(vj)
+			}
+			if J >= 2 {
+				mu := sumWY / sumW
+				var quad float64
+				for _, c := range classes {
+					quad += (c.sumY2 - 2*mu*c.sumY + c.count*mu*mu) / (b2 + w2/c.n)
+				}
+				l -= 0.5 * (logDet + math.Log(sumW) + quad)
+			}
+			k := bi*sessionGrid + wi
+			lp[k] = l
+			bPart[k] = b2 + baseVar/J2
+			wPart[k] = w2 / float64(s.cur)
+			v[k] = math.Log(bPart[k] + wPart[k])
+			best = math.Max(best, l)
+		}
+	}
+	// Normalise. The spread shown is the posterior median of one run's
+	// spread between sessions, sqrt(σ_b² + σ_w²), read off a histogram
+	// of its logarithm.
+	var total float64
+	for k := range lp {
+		lp[k] = math.Exp(lp[k] - best)
+		total += lp[k]
+	}
+	const sdBins = 256
+	var sdHist [sdBins]float64
+	lsMin, lsMax := math.Log(gridMin), math.Log(gridMax*math.Sqrt2)
+	lvMin, lvMax := math.Inf(1), math.Inf(-1)
+	for k := range lp {
+		lp[k] /= total
+		w := lp[k]
+		s.between += w * bPart[k]
+		s.within += w * wPart[k]
+		if w < 1e-12 {
+			continue
+		}
+		b, wv := grid[k/sessionGrid], grid[k%sessionGrid]
+		sdHist[min(sdBins-1, int((math.Log(math.Hypot(b, wv))-lsMin)/(lsMax-lsMin)*sdBins))] += w
+		lv := v[k]
+		lvMin, lvMax = math.Min(lvMin, lv), math.Max(lvMax, lv)
+	}
+	var cum float64
+	for i, h := range sdHist {
+		if cum+h >= 0.5 {
+			// Interpolate within the bin.
+			f := (0.5 - cum) / h
+			s.sd = math.Exp(lsMin + (float64(i)+f)*(lsMax-lsMin)/sdBins)
+			break
+		}
+		cum += h
+	}
+	// The mixture, merged into bins of log V.
+	var binW, binLV [predictiveBins]float64
+	width := (lvMax - lvMin) / predictiveBins
+	for k, w := range lp {
+		if w < 1e-12 {
+			continue
+		}
+		lv := v[k]
+		i := 0
+		if width > 0 {
+			i = min(predictiveBins-1, int((lv-lvMin)/width))
+		}
+		binW[i] += w
+		binLV[i] += w * lv
+	}
+	for i := range binW {
+		if binW[i] > 0 {
+			s.pred.w = append(s.pred.w, binW[i])
+			s.pred.sd = append(s.pred.sd, math.Exp(binLV[i]/binW[i]/2))
+		}
+	}
+}
+
+// splitNormal is the log density (up to a constant) of a split normal
+// at x: sd lo below 0, hi above.
+func splitNormal(x, lo, hi float64) float64 {
+	if x < 0 {
+		return -x * x / (2 * lo * lo)
+	}
+	return -x * x / (2 * hi * hi)
+}
+
+// upperTau is the ratio of the priors' log-scale sds above their centre
+// to those below: the prior of σ_b is a split log-normal, wide below the
+// assumed spread (sd 1: a quiet device's 1% is within reach of a few
+// sessions) and about half as wide above it (sd 0.48: a noisy device's
+// 30% is 2.3 sd above 10%, and ten sessions at 30% are judged at about
+// 27%). A symmetric prior wide enough to learn 1% would judge a baseline
+// of one session on its upper tail, which at the family-wise level of
+// six metrics calls only a drop of more than 75% a regression. Split, a
+// baseline of one session is judged a little more cautiously than the
+// assumed spread was as Student's t with 6 degrees of freedom (a drop of
+// 43.2% against 42.1% at 99.17%), so that what one session could not
+// tell before it cannot tell now.
+const upperTau = 0.48
+
+// predictive is a mixture of zero-mean normals: weights w (summing to
+// about 1) and standard deviations sd.
+type predictive struct {
+	w, sd []float64
+}
+
+func (p predictive) empty() bool { return len(p.w) == 0 }
+
+// tail is the mixture's two-sided tail probability beyond x.
+func (p predictive) tail(x float64) float64 {
+	var t float64
+	for i, w := range p.w {
+		t += w * math.Erfc(x/(p.sd[i]*math.Sqrt2))
+	}
+	return t
+}
+
+// quantile returns x with tail(x) = alpha, by bisection on log x: the
+// half-width of the two-sided 1-alpha interval. The mixture's quantile
+// lies between those of its narrowest and widest components. 0 for an
+// empty mixture.
+func (p predictive) quantile(alpha float64) float64 {
+	if p.empty() || !(alpha > 0 && alpha < 1) {
+		return 0
+	}
+	z := zScore(1 - alpha)
+	lo, hi := math.Inf(1), 0.0
+	for _, sd := range p.sd {
+		lo, hi = math.Min(lo, sd), math.Max(hi, sd)
+	}
+	lo, hi = math.Log(z*lo), math.Log(z*hi)
+	for hi-lo > 1e-4 {
+		mid := (lo + hi) / 2
+		if p.tail(math.Exp(mid)) > alpha {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Exp((lo + hi) / 2)
+}
+
+// runValues returns metric's value in each run, or nil when a value is
+// missing or not positive, or there is only one run (whose value is the
+// baseline's own).
+func runValues(runs []baselines.RunSummary, metric string) []float64 {
 	if len(runs) < 2 {
 		return nil
 	}
