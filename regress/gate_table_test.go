@@ -393,7 +393,8 @@ func rate(n, of int) string {
 // regression), the strict pass rate (pass or improvement) and the
 // inconclusive ones, and the smallest IOPS drop and p99 rise caught 9
 // times in 10 (40 trials per level); then how the real -15% sessions
-// (steady17k) are judged beside the simulated -15%.
+// (steady17k) are judged beside the simulated -15%, and how many runs
+// the repeat option takes (repeatLooks) on unchanged and -15% sessions.
 func TestGateOperatingTable(t *testing.T) {
 	if os.Getenv("STORTEST_GATE_TABLE") != "1" {
 		t.Skip("STORTEST_GATE_TABLE=1 prints the gate's operating table (make bench)")
@@ -457,6 +458,29 @@ func TestGateOperatingTable(t *testing.T) {
 				}
 			}
 			fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", set, k, rate(got, tries), rate(sim, simTries))
+		}
+	}
+	// The repeat option: the current session runs again while the
+	// comparison is inconclusive and another run could settle it, up to
+	// three runs, each look at its share of the false-alarm rate.
+	repeat, repeat17k := repeatSessions(t, "repeat"), repeatSessions(t, "repeat17k")
+	fmt.Fprintf(&b, "\n### The repeat option (up to 3 runs of the current session: repeat/, %d sessions at 20000 IOPS, repeat17k/, %d at 17000)\n\n",
+		len(repeat), len(repeat17k))
+	fmt.Fprintf(&b, "| baseline | baseline sessions | current | runs taken on average, verdicts |\n|---|---:|---|---|\n")
+	for _, set := range []string{"steady", "loaded"} {
+		for _, k := range []int{5, 10} {
+			for _, c := range []struct {
+				name   string
+				cur    [][]*baselines.Baseline
+				change func(*baselines.Baseline) *baselines.Baseline
+			}{
+				{"unchanged", repeat, nil},
+				{"simulated -15%", repeat, func(b *baselines.Baseline) *baselines.Baseline { return slowed(b, 0.85) }},
+				{"real -15%", repeat17k, nil},
+			} {
+				st := repeatLooks(t, sets[set], c.cur, k, 100, 3, 5, c.change)
+				fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", set, k, c.name, st)
+			}
 		}
 	}
 	fmt.Print(b.String())
