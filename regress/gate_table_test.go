@@ -483,6 +483,8 @@ func TestGateOperatingTable(t *testing.T) {
 			}
 		}
 	}
+	b.WriteString("\n- steady17k/, repeat/ and repeat17k/ as committed were recorded on the loaded host (testdata/sessions/README.md): " +
+		"against the steady (quiet) baselines their unchanged sessions are slower than the baseline; the loaded baselines are like with like.\n")
 	fmt.Print(b.String())
 }
 
