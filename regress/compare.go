@@ -1,12 +1,14 @@
 package regress
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"stortest.dev/baselines"
 	"stortest.dev/latency"
@@ -67,6 +69,10 @@ type Finding struct {
 	// again: inconclusive, and another run of the current session would
 	// narrow the interval most (Report.RunAgain).
 	again bool
+	// noWithin: the runs have nothing to measure their own noise with
+	// (percentiles of plain fio JSON); the spread between sessions alone
+	// sets the interval.
+	noWithin bool
 }
 
 // Interval is a confidence interval of a ratio Current/Base.
@@ -183,7 +189,7 @@ func (r Report) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", r.Name, r.Verdict)
 	var counts []string
-	for _, v := range []Verdict{Regression, Inconclusive, Improvement, Pass} {
+	for _, v := range []Verdict{Regression, Inconclusive, Improvement, Pass, NotCompared} {
 		if n := len(r.with(v)); n > 0 {
 			counts = append(counts, fmt.Sprintf("%d %s", n, v))
 		}
@@ -321,7 +327,9 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 			c.decide(f, c.pending[f.Metric], family, len(c.pending))
 			c.unshared(f)
 		}
-		r.Verdict = max(r.Verdict, f.Verdict)
+		if f.Verdict != NotCompared {
+			r.Verdict = max(r.Verdict, f.Verdict)
+		}
 	}
 	if r.Verdict == Improvement && r.mixed() {
 		r.Verdict = Pass
@@ -335,7 +343,7 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 // (about 0.8%), below which two values are the same.
 func (r Report) mixed() bool {
 	for _, f := range r.Findings {
-		if f.Verdict == Improvement || !finite(f.Ratio) {
+		if f.Verdict == Improvement || f.Verdict == NotCompared || !finite(f.Ratio) {
 			continue
 		}
 		if d := f.Ratio - 1; (f.Better == HigherIsBetter && d < -0.01) || (f.Better == LowerIsBetter && d > 0.01) {
@@ -489,8 +497,8 @@ func (c *comparer) throughput(name, dir string, m baselines.SecondMetric, u Unit
 			break
 		}
 		f.More = uint64(c.cfg.MinSamples - fewest)
-		f.Reason = fmt.Sprintf("%s: inconclusive: %d %s in the shorter run, need %d (%d more)",
-			head(&f), fewest, f.Samples.Kind, c.cfg.MinSamples, f.More)
+		f.Reason = fmt.Sprintf("%s: inconclusive: %d %s in the shorter run, need %d (%d more)%s",
+			head(&f), fewest, f.Samples.Kind, c.cfg.MinSamples, f.More, c.kindNote(f.Samples.Kind, f.More))
 	}
 	return f
 }
@@ -787,8 +795,19 @@ func (c *comparer) percentile(name, dir, stat string, p float64, bs, cs *baselin
 	}
 	rLo, rHi, ok := c.rankInterval(p, bs, cs)
 	if !ok {
-		f.Verdict = Inconclusive
-		f.Reason = fmt.Sprintf("%s: inconclusive: no histograms to estimate the noise (plain fio JSON: record json+)", head(&f))
+		// Plain fio JSON: fio's percentile list, no histograms, no
+		// seconds. The percentile is compared on the spread between the
+		// baseline's sessions, which their values show, once there are
+		// minSessionsToHold of them; before, it is not compared.
+		if f.run.sessions >= minSessionsToHold {
+			f.noWithin = true
+			f.Samples.Method = "the spread between the baseline's sessions alone (no histograms: plain fio JSON)"
+			c.judge(&f, 0, 0, 0)
+			return f
+		}
+		f.Verdict = NotCompared
+		f.Reason = fmt.Sprintf("%s: not compared: plain fio JSON (not json+) has no histograms to measure the noise within a run, and the baseline holds %d session(s); record json+ (fio --output-format=json+), or grow the baseline to %d sessions to compare it on the spread between them",
+			head(&f), f.run.sessions, minSessionsToHold)
 		return f
 	}
 	eLo, eHi, from := c.timeNoise(dir, p)
@@ -958,6 +977,21 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	f.Interval = &Interval{Low: math.Min(nearFam, farFam), High: math.Max(nearFam, farFam)}
 	f.Confidence = family
 	_, far, _, _ := ends(c.cfg.Confidence, false)
+	fromSessions := false
+	if f.run.learned() {
+		// Whether the run is precise enough to call within tolerance:
+		// the sessions' values vary by all the noise within their runs
+		// too, so the spread learned from them bounds it where it is
+		// narrower than what one run's seconds extrapolate (ten seconds
+		// of a bursty device), and sets it where the runs have nothing
+		// to measure their own noise with (plain fio JSON).
+		if hp := f.run.halfWidth(c.cfg.Confidence); f.noWithin || hp < math.Abs(math.Log(far/f.Ratio)) {
+			far, fromSessions = f.Ratio*math.Exp(-hp), true
+			if f.Better == LowerIsBetter {
+				far = f.Ratio * math.Exp(hp)
+			}
+		}
+	}
 	byRuns := false
 	// The worse half of the interval and the tolerance, on the log scale.
 	halfWidth := math.Abs(math.Log(far / f.Ratio))
@@ -976,6 +1010,13 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		f.Verdict = Improvement
 		f.Reason = head(f) + ": improvement beyond " + tolText
 		return
+	case (worse(f.Ratio) && beyond(f.Ratio) || worse(far) && beyond(far) && halfWidth > tolWidth) && c.unholdable(f, tolWidth):
+		// Inconclusive, and nothing would settle it.
+		f.Verdict = NotCompared
+		f.Reason = fmt.Sprintf("%s: not compared: %s varies %s from session to session on this device (from %d sessions), more than %s can hold at %s (it would take %s); compare it with a wider tolerance (-stortest.tolerance '%s=%s') or turn it off",
+			head(f), label(f.Metric), pctOf(f.run.sdB), f.run.sessions, tolText, confidencePct(c.cfg.Confidence),
+			FormatChange(math.Exp(c.holdWidth(f))-1), f.Metric, trimPercent(math.Ceil(100*(math.Exp(c.holdWidth(f))-1)))+"%")
+		return
 	case worse(f.Ratio) && beyond(f.Ratio):
 		f.Reason = head(f) + ": inconclusive: beyond " + tolText + " but the interval includes no change"
 		if m > 1 {
@@ -988,6 +1029,15 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		f.Reason = fmt.Sprintf("%s: inconclusive: too noisy: the %s interval reaches %s, its spread is wider than %s",
 			head(f), confidencePct(c.cfg.Confidence), FormatChange(far-1), tolText)
 		spread, margin = halfWidth, tolWidth
+		byRuns = fromSessions
+	case better(f.Ratio) && beyond(f.Ratio):
+		// Better beyond tolerance, but not confirmed: a pass (nothing
+		// says it got worse beyond tolerance), not an improvement, and
+		// not "within tolerance" either.
+		f.Verdict = Pass
+		f.Reason = fmt.Sprintf("%s: pass: better by %s, beyond %s, but not confirmed: the interval includes no change",
+			head(f), strings.TrimLeft(FormatChange(math.Abs(f.Ratio-1)), "+"), tolText)
+		return
 	default:
 		f.Verdict = Pass
 		f.Reason = head(f) + ": within " + tolText
@@ -1000,7 +1050,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	within := sq(math.Max(f.wLo, f.wHi)*f.curShrink()/c.z) + f.run.within
 	f.again = within > f.run.between
 	if byRuns {
-		f.Reason += "; " + runsAdvice(f.run)
+		f.Reason += "; " + runsAdvice(f.run, c.holdWidth(f) < spread/2)
 		return
 	}
 	if margin > 1e-9 && n > 0 {
@@ -1010,9 +1060,59 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 			if f.More == 1 {
 				kind = strings.TrimSuffix(kind, "s") // "1 more second"
 			}
-			f.Reason += fmt.Sprintf("; about %d more %s per run needed", f.More, kind)
+			f.Reason += fmt.Sprintf("; about %d more %s per run needed%s", f.More, kind, c.kindNote(f.Samples.Kind, f.More))
 		}
 	}
+}
+
+// fioSampleInterval is how often fio samples IOPS and bandwidth by
+// default (its iops_* and bw_* fields summarise those samples).
+const fioSampleInterval = 500 * time.Millisecond
+
+// kindNote says what a count of samples of kind means where a reason
+// counts slices or intervals, and how much longer a run n more of them
+// make: " (a slice is 100ms of the run's throughput: runs 1.2s longer)".
+// "" for seconds and I/Os, which say so themselves.
+func (c *comparer) kindNote(kind string, n uint64) string {
+	var what string
+	var each time.Duration
+	switch kind {
+	case "slices":
+		each = cmp.Or(c.base.SliceInterval, baselines.SliceInterval)
+		what = fmt.Sprintf("a slice is %v of the run's throughput", each)
+	case "intervals":
+		each = fioSampleInterval
+		what = fmt.Sprintf("an interval is one of fio's %v IOPS samples", each)
+	default:
+		return ""
+	}
+	if n == 0 {
+		return " (" + what + ")"
+	}
+	return fmt.Sprintf(" (%s: runs %v longer)", what, time.Duration(n)*each)
+}
+
+// minSessionsToHold is how many baseline sessions must show a metric
+// varying beyond its tolerance before it is not compared.
+const minSessionsToHold = 3
+
+// holdWidth is the half-width, on the log scale, the interval of an
+// unchanged session would have at Config.Confidence were the spread
+// between sessions known exactly to be what the baseline's show (the
+// posterior median of σ_b), however many runs the session made:
+// z·σ_b·sqrt(1 + 1/J) against the mean of J sessions.
+func (c *comparer) holdWidth(f *Finding) float64 {
+	s := f.run
+	return zScore(c.cfg.Confidence) * s.sdB * math.Sqrt(1+1/float64(max(s.sessions, 1)))
+}
+
+// unholdable reports whether a metric varies so much from session to
+// session on this device, as minSessionsToHold or more sessions show,
+// that even an unchanged run's interval would reach beyond tolWidth:
+// its tolerance cannot be held, however many runs or seconds, and
+// calling it inconclusive would fail every strict run for nothing.
+func (c *comparer) unholdable(f *Finding, tolWidth float64) bool {
+	return f.run.sessions >= minSessionsToHold && c.holdWidth(f) > tolWidth
 }
 
 // curShrink is how much the noise within runs shrinks when the current
@@ -1071,12 +1171,14 @@ func pctOf(sd float64) string { return strconv.FormatFloat(100*sd, 'f', 1, 64) +
 // baseline sessions, or a steadier device said with Config.RunSpread
 // when the baseline holds one session. The spread itself and where it
 // came from are in the finding's head.
-func runsAdvice(s runSpread) string {
+func runsAdvice(s runSpread, moreSessions bool) string {
 	switch {
 	case s.within > s.between:
 		return "the spread between runs decides it, mostly its part within a session: another run of this session would narrow it"
 	case !s.learned():
 		return "the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)"
+	case moreSessions:
+		return fmt.Sprintf("the spread between sessions decides it, and %d sessions measure it loosely: more baseline sessions would narrow it", s.sessions)
 	}
 	return "the spread between sessions decides it: this device varies that much from session to session (more baseline sessions narrow only the baseline's share of it)"
 }

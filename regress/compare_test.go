@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -203,7 +204,8 @@ func TestDecide(t *testing.T) {
 		{"iops-within", HigherIsBetter, 1000, 0.97, 0.93, 1.01, ten, Pass, "within 10% tolerance", false},
 		{"iops-within-too-noisy", HigherIsBetter, 1000, 0.97, 0.8, 1.1, ten, Inconclusive, "too noisy", true},
 		{"iops-rise", HigherIsBetter, 1000, 1.3, 1.2, 1.4, ten, Improvement, "improvement beyond 10% tolerance", false},
-		{"iops-rise-noisy", HigherIsBetter, 1000, 1.15, 0.98, 1.3, ten, Pass, "within", false},
+		{"iops-rise-noisy", HigherIsBetter, 1000, 1.15, 0.98, 1.3, ten, Pass, "pass: better by 15.0%, beyond 10% tolerance, but not confirmed: the interval includes no change", false},
+		{"latency-fall-noisy", LowerIsBetter, 2e6, 0.7, 0.5, 1.02, ten, Pass, "pass: better by 30.0%, beyond 10% tolerance, but not confirmed", false},
 		{"latency-rise", LowerIsBetter, 2e6, 1.25, 1.15, 1.35, ten, Regression, "regression beyond 10% tolerance", false},
 		{"latency-fall", LowerIsBetter, 2e6, 0.7, 0.65, 0.75, ten, Improvement, "improvement", false},
 		{"latency-11pct-significant", LowerIsBetter, 2e6, 1.11, 1.02, 1.2, ten, Regression, "regression", false},
@@ -216,6 +218,9 @@ func TestDecide(t *testing.T) {
 			require.Equal(t, tc.want, f.Verdict, f.Reason)
 			require.Contains(t, f.Reason, tc.reason)
 			require.Equal(t, tc.more, f.More > 0, "More=%d: %s", f.More, f.Reason)
+			if tc.want == Pass && strings.Contains(f.Reason, "better by") {
+				require.NotContains(t, f.Reason, "within", "an improvement not confirmed is not within tolerance")
+			}
 		})
 	}
 }

@@ -109,7 +109,6 @@ func runAgainCase(t *testing.T, groups [][]float64) Report {
 	}
 	f.run.fit(groups, 0.1, runSpreadTau(DefaultRunSpreadRuns))
 	c.decide(&f, 60, 1-0.05/6, 6)
-	require.Equal(t, Inconclusive, f.Verdict, f.Reason)
 	return Report{Verdict: f.Verdict, Findings: []Finding{f}}
 }
 
@@ -118,14 +117,23 @@ func TestRunAgain(t *testing.T) {
 	// spread dominates, and another run of it would narrow it.
 	within := [][]float64{{0.06, -0.06, 0}, {0.05, -0.07, 0.01}, {0.07, -0.05, -0.01}, {0.06, -0.05, 0}, {0.05, -0.06, 0.01}}
 	r := runAgainCase(t, within)
+	require.Equal(t, Inconclusive, r.Verdict, r.Findings[0].Reason)
 	require.True(t, r.RunAgain())
 	require.Contains(t, r.Findings[0].Reason, "another run of this session would narrow it")
 	// One session: only more sessions can teach the gate.
 	r = runAgainCase(t, [][]float64{{0}})
+	require.Equal(t, Inconclusive, r.Verdict, r.Findings[0].Reason)
 	require.False(t, r.RunAgain())
 	require.Contains(t, r.Findings[0].Reason, "add runs of separate sessions to the baseline")
-	// Sessions that disagree: the spread between them dominates.
+	// Sessions that disagree: the spread between them dominates, and
+	// beyond what a 10% tolerance can hold.
 	r = runAgainCase(t, [][]float64{{0.06}, {-0.06}, {0.0}, {0.08}, {-0.07}})
+	require.Equal(t, NotCompared, r.Verdict, r.Findings[0].Reason)
+	require.False(t, r.RunAgain())
+	// Sessions that disagree less: inconclusive, and more sessions, not
+	// runs, would narrow it.
+	r = runAgainCase(t, [][]float64{{0.03}, {-0.03}, {0.0}, {0.04}, {-0.035}})
+	require.Equal(t, Inconclusive, r.Verdict, r.Findings[0].Reason)
 	require.False(t, r.RunAgain())
 	// Nothing inconclusive, nothing to run again for.
 	require.False(t, Report{Findings: []Finding{{Verdict: Pass, again: true}}}.RunAgain())

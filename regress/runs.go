@@ -142,8 +142,9 @@ type runSpread struct {
 	// prior is the assumed spread (the prior's centre); 0 for none.
 	prior float64
 	// sd is the spread shown: the posterior median of
-	// sqrt(σ_b² + σ_w²), one run's spread from session to session.
-	sd float64
+	// sqrt(σ_b² + σ_w²), one run's spread from session to session; sdB
+	// is the posterior median of σ_b alone.
+	sd, sdB float64
 	// between and within are the posterior means of the parts of the
 	// predictive variance that more current runs cannot shrink (σ_b² and
 	// the baseline's mean) and that they can (σ_w²/R).
@@ -390,6 +391,18 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 			break
 		}
 		cum += h
+	}
+	var marginB [sessionGrid]float64
+	for k, w := range lp {
+		marginB[k/sessionGrid] += w
+	}
+	cum = 0
+	for i, w := range marginB {
+		if cum+w >= 0.5 {
+			s.sdB = grid[i]
+			break
+		}
+		cum += w
 	}
 	// The mixture, merged into bins of log V.
 	var binW, binLV [predictiveBins]float64

@@ -6,7 +6,8 @@ import (
 )
 
 // Verdict is the outcome of one comparison or of a whole Report, in
-// increasing severity: Pass, Improvement, Inconclusive, Regression.
+// increasing severity: Pass, Improvement, Inconclusive, Regression; and
+// NotCompared, a finding's only, outside that scale.
 type Verdict int
 
 const (
@@ -22,9 +23,18 @@ const (
 	// Regression: worse by more than the tolerance, and significantly
 	// worse than the baseline.
 	Regression
+	// NotCompared: a finding the comparison could not hold to its
+	// tolerance and says why, with what would make it comparable (a
+	// metric that varies more from session to session on this device
+	// than its tolerance; a percentile of plain fio JSON, without
+	// histograms, before the baseline has sessions enough). It is outside
+	// the scale of severity: it is never a Report's verdict, counts
+	// neither as a pass nor as inconclusive, and a significant regression
+	// of such a metric is still a Regression.
+	NotCompared
 )
 
-var verdictNames = [...]string{"pass", "improvement", "inconclusive", "regression"}
+var verdictNames = [...]string{"pass", "improvement", "inconclusive", "regression", "not compared"}
 
 func (v Verdict) String() string {
 	if v >= 0 && int(v) < len(verdictNames) {
