@@ -212,6 +212,22 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 		cur.Tolerances = joinRules(append(c.rules, ToleranceSetting())...)
 		return res.recordBaseline(t, path, cur, mode, keep), nil
 	}
+	if p := res.again; p != nil {
+		// The runs RepeatWhileInconclusive made, judged together as one
+		// session at the look the repeat ended on.
+		for _, x := range p.again {
+			b, err := baselines.FromResult(x, res.fp)
+			if err == nil {
+				b.Shared, b.Session = cur.Shared, cur.Session
+				err = cur.AddRun(b)
+			}
+			if err != nil {
+				res.fail(t, "baseline", "%s: a repeated run: %v", res.Job.Name, err)
+				return false, nil
+			}
+		}
+		setLook(&c.cfg, p.runs(), p.looks)
+	}
 	return res.compareBaseline(t, path, cur, c, flagRules)
 }
 
@@ -483,7 +499,15 @@ func (r *Result) writeDiff(t testing.TB, rep regress.Report) {
 		return
 	}
 	diff := filepath.Join(r.Dir, baselineDiffName(r))
-	if err := writeFile(diff, func(w io.Writer) error { return regress.WriteText(w, rep) }); err != nil {
+	if err := writeFile(diff, func(w io.Writer) error {
+		if r.again != nil {
+			// How many runs the verdict rests on, first.
+			if _, err := fmt.Fprintf(w, "%s: %s\n\n", r.Job.Name, r.again.note); err != nil {
+				return err
+			}
+		}
+		return regress.WriteText(w, rep)
+	}); err != nil {
 		r.failArtifact(t, err)
 		return
 	}

@@ -167,6 +167,24 @@ func (r *record) addFailure(f report.Failure, isError bool) {
 	}
 }
 
+// addProperty sets a property of the run's testcase, also after its
+// test ended.
+func (r *record) addProperty(name, value string) {
+	collected.mu.Lock()
+	defer collected.mu.Unlock()
+	props := &r.run.Fingerprint
+	if r.kase != nil {
+		props = &r.kase.Properties
+	}
+	for i := range *props {
+		if (*props)[i].Name == name {
+			(*props)[i].Value = value
+			return
+		}
+	}
+	*props = append(*props, report.Property{Name: name, Value: value})
+}
+
 // addBaseline records the run's comparison with its baseline, also after
 // its test ended.
 func (r *record) addBaseline(rep regress.Report) {

@@ -24,6 +24,14 @@ import (
 // ends the extension. Nothing is extended while recording
 // (-stortest.update) or without a baseline.
 //
+// A longer run narrows only the noise within the run (its seconds,
+// slices, I/Os): it cannot shrink the spread from run to run (a device
+// that reads 3% faster one run than the next, however long each is),
+// which the baseline's runs measure and which often decides the
+// interval. Only more runs do that: RepeatWhileInconclusive runs the job
+// again, and a baseline grown over sessions (-stortest.update=append)
+// learns how far runs of the device spread.
+//
 // The continuation is a second run of the job right after the first:
 // its seconds follow the first's on one time line, its I/Os start over
 // where the job's own offsets start (a sequential job begins again at

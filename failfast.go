@@ -41,19 +41,15 @@ func (c *runConfig) baselineOpts() []BaselineOption {
 // recorded on another device (baselines.Fingerprint.DeviceMismatch: another
 // model, serial, size or loop backing file). "" when there is no such
 // baseline, or when the run records a new one in its place (plain
-// -stortest.update). Nothing is read but the baseline file and sysfs:
+// -stortest.update). fp is the target's (baselines.Probe reads sysfs):
 // the device sees no I/O. A baseline that cannot be read is left to
 // CheckBaseline, which says why.
-func otherDevice(testName string, target *Dev, job workload.Job, c *runConfig) string {
+func otherDevice(testName string, target *Dev, job workload.Job, c *runConfig, fp baselines.Fingerprint) string {
 	if UpdateSetting() == UpdateReplace {
 		return ""
 	}
 	path := baselines.Path(c.baselineDir(), testName, job.Name)
 	old, err := baselines.Load(path)
-	if err != nil {
-		return ""
-	}
-	fp, err := baselines.Probe(target.Path, baselines.ProbeOptions{Engine: job.Engine})
 	if err != nil {
 		return ""
 	}
@@ -68,9 +64,9 @@ func otherDevice(testName string, target *Dev, job workload.Job, c *runConfig) s
 
 // refuseOtherDevice ends the test (FailNow) before the workload runs
 // when otherDevice says why, recording the run not made in the report.
-func refuseOtherDevice(t testing.TB, st *testState, target *Dev, job workload.Job, c *runConfig) {
+func refuseOtherDevice(t testing.TB, st *testState, target *Dev, job workload.Job, c *runConfig, fp baselines.Fingerprint) {
 	t.Helper()
-	msg := otherDevice(t.Name(), target, job, c)
+	msg := otherDevice(t.Name(), target, job, c, fp)
 	if msg == "" {
 		return
 	}

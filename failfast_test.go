@@ -85,14 +85,14 @@ func TestRunRefusesOtherDeviceBaseline(t *testing.T) {
 
 	cfg := runConfig{}
 	t.Setenv(EnvUpdate, "append")
-	assert.NotEmpty(t, otherDevice(t.Name(), dev, job, &cfg), "another device's runs are not appended")
+	assert.NotEmpty(t, otherDevice(t.Name(), dev, job, &cfg, fp), "another device's runs are not appended")
 	t.Setenv(EnvUpdate, "1")
-	assert.Empty(t, otherDevice(t.Name(), dev, job, &cfg), "plain update records one for this device")
+	assert.Empty(t, otherDevice(t.Name(), dev, job, &cfg, fp), "plain update records one for this device")
 	t.Setenv(EnvUpdate, "")
 	b.Fingerprint.Backing = fp.Backing
 	b.Fingerprint.Firmware = "other"
 	require.NoError(t, baselines.WriteFile(path, b))
-	assert.Empty(t, otherDevice(t.Name(), dev, job, &cfg), "the same device")
+	assert.Empty(t, otherDevice(t.Name(), dev, job, &cfg, fp), "the same device")
 	// The directory of a BaselineDir given to the repeat or extension
 	// option is where the baseline is looked for.
 	cfg.extend = &extendConfig{opts: []BaselineOption{BaselineDir(t.TempDir())}}

@@ -24,6 +24,9 @@ var (
 		"record baselines: -stortest.update replaces them with this session's runs, "+
 			"-stortest.update=append adds this session's runs to them, keeping the last -stortest.keep sessions "+
 			"(env STORTEST_UPDATE=1 or STORTEST_UPDATE=append)")
+	flagRepeat = flag.Int("stortest.repeat", 0,
+		"run a compared workload up to N times while its comparison is inconclusive and another run could settle it, "+
+			"for every test that does not say (RepeatWhileInconclusive; env STORTEST_REPEAT); 0 or 1: once")
 	flagKeep = flag.Int("stortest.keep", baselines.DefaultKeep,
 		"the most sessions a baseline grown with -stortest.update=append keeps; the oldest go first (env STORTEST_KEEP)")
 	flagBaselines = flag.String("stortest.baselines", "",
@@ -53,6 +56,9 @@ const (
 	// EnvUpdate=1 rewrites baselines, as -stortest.update does;
 	// EnvUpdate=append grows them, as -stortest.update=append does.
 	EnvUpdate = "STORTEST_UPDATE"
+	// EnvRepeat repeats inconclusive comparisons, as -stortest.repeat
+	// does.
+	EnvRepeat = "STORTEST_REPEAT"
 	// EnvKeep caps the sessions of a grown baseline, as -stortest.keep
 	// does.
 	EnvKeep = "STORTEST_KEEP"
@@ -232,3 +238,27 @@ func ToleranceSetting() string {
 }
 
 func envIs1(name string) bool { return os.Getenv(name) == "1" }
+
+// RepeatSetting returns the most runs of a compared workload while its
+// comparison is inconclusive (RepeatWhileInconclusive, for the tests
+// that do not give it): -stortest.repeat when given, else
+// STORTEST_REPEAT, else 0 (one run). A negative or malformed value is an
+// error.
+func RepeatSetting() (int, error) {
+	n, src := *flagRepeat, "-stortest.repeat"
+	if !flagSet("stortest.repeat") {
+		v := os.Getenv(EnvRepeat)
+		if v == "" {
+			return 0, nil
+		}
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			return 0, fmt.Errorf("%s=%q: want a number of runs", EnvRepeat, v)
+		}
+		src = EnvRepeat
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%s=%d: want a number of runs", src, n)
+	}
+	return n, nil
+}

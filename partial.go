@@ -44,7 +44,8 @@ func (c *cutShort) String() string {
 
 // plannedTime is the longest the job was to run under cfg, for
 // cutShort: ramp plus runtime (ExtendWhileInconclusive's limit when
-// longer), times the runs of Repeats; 0 when the job has no runtime.
+// longer), times the runs of Repeats (or the most of
+// RepeatWhileInconclusive); 0 when the job has no runtime.
 func plannedTime(job workload.Job, cfg *runConfig) time.Duration {
 	if job.Runtime <= 0 {
 		return 0
@@ -56,6 +57,9 @@ func plannedTime(job workload.Job, cfg *runConfig) time.Duration {
 	runs := 1
 	if cfg.repeats > 1 && Update() {
 		runs = cfg.repeats
+	}
+	if rc, err := repeatFor(cfg); err == nil && rc != nil && !Update() {
+		runs = max(runs, rc.max)
 	}
 	return time.Duration(runs) * (job.RampTime + measured)
 }

@@ -92,6 +92,9 @@ type Result struct {
 	// repeats are the further runs of the job Repeats made while
 	// recording, which CheckBaseline adds to the baseline.
 	repeats []*workload.Result
+	// again is what RepeatWhileInconclusive did: the further runs
+	// CheckBaseline judges with the first, and how; nil without it.
+	again *repeated
 	// cut says how Main's interrupt cut the run (or its repeats) short;
 	// nil for a run that ended on its own. The checks do not judge such
 	// a run (see partial.go).
@@ -182,8 +185,16 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		_, caseName := st.names(job.Name)
 		refuseInterrupted(t, st, job.Name, caseName)
 	}
-	// A baseline of another device is refused now, not after the run.
-	refuseOtherDevice(t, st, target, job, &cfg)
+	// Where it runs: read from sysfs, no I/O. A baseline of another
+	// device is refused now, not after the run.
+	fp, fpErr := baselines.Probe(target.Path, baselines.ProbeOptions{Engine: job.Engine})
+	if fpErr == nil {
+		refuseOtherDevice(t, st, target, job, &cfg, fp)
+	}
+	rc, err := repeatFor(&cfg)
+	if err != nil {
+		t.Fatalf("stortest: %s: %v", job.Name, err)
+	}
 	dir, err := st.artifactDir(t)
 	if err != nil {
 		t.Fatalf("%v", err)
@@ -232,6 +243,10 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	if err == nil && cfg.extend != nil {
 		wres = extendRun(ctx, t, job, wopts, wres, cfg.extend)
 	}
+	var again *repeated
+	if err == nil && rc != nil {
+		again = repeatRun(ctx, t, job, wopts, wres, fp, rc)
+	}
 	var repeats []*workload.Result
 	if err == nil && cfg.repeats > 1 && Update() {
 		repeats = repeatRuns(ctx, t, job, wopts, cfg.repeats)
@@ -263,9 +278,10 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		t.Fatalf("stortest: %v", err)
 	}
 
-	r := &Result{Result: wres, Job: job, Target: target, Elapsed: elapsed, Devices: devices, Dir: dir, repeats: repeats}
-	if r.fp, err = baselines.Probe(target.Path, baselines.ProbeOptions{Engine: job.Engine}); err != nil {
-		t.Logf("stortest: %s: fingerprint: %v", job.Name, err)
+	r := &Result{Result: wres, Job: job, Target: target, Elapsed: elapsed, Devices: devices, Dir: dir, repeats: repeats,
+		again: again, fp: fp}
+	if fpErr != nil {
+		t.Logf("stortest: %s: fingerprint: %v", job.Name, fpErr)
 	}
 	if len(snaps) >= 2 {
 		r.IOStatSamples = iostat.Deltas(snaps)
@@ -296,6 +312,9 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	}
 	r.rec = &record{run: run}
 	st.add(r.rec)
+	if again != nil {
+		r.rec.addProperty(RunsProperty, itoa(again.runs()))
+	}
 
 	canceled := false
 	for _, j := range wres.Jobs {
@@ -313,6 +332,9 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	}
 	// A repeat cut short would go into the baseline as a whole run.
 	canceled = canceled || anyCanceled(repeats...)
+	if again != nil {
+		canceled = canceled || anyCanceled(again.again...)
+	}
 	cause := interruptedBy()
 	switch {
 	case canceled && cause != nil:
