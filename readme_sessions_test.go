@@ -133,8 +133,8 @@ var runIOPS = regexp.MustCompile(`randread-4k-qd32: [\d.]+s: read ([\d.]+k? IOPS
 // pass.
 func gateSummary(out string) string {
 	var s []string
-	if m := runIOPS.FindStringSubmatch(out); m != nil {
-		s = append(s, "ran at "+m[1])
+	if m := runIOPS.FindAllStringSubmatch(out, -1); m != nil {
+		s = append(s, "ran at "+m[len(m)-1][1]) // the last progress line is the run's
 	}
 	for _, line := range strings.Split(out, "\n") {
 		for _, key := range []string{"baseline comparison ", "read iops "} {
@@ -159,6 +159,7 @@ func TestReadmeGateSessionsParsing(t *testing.T) {
 	assert.Nil(t, readIOPSRegression.FindStringSubmatch(strings.Replace(reg, "regression beyond", "within", 1)))
 	assert.Nil(t, readIOPSRegression.FindStringSubmatch("read clat p99 82ms vs baseline 70ms (+17%, 99% CI +5%..+30%): regression"))
 	assert.Equal(t, "ran at 20k IOPS; baseline comparison randread-4k-qd32: pass (7 pass)",
-		gateSummary("    run.go:214: randread-4k-qd32: 5s: read 20k IOPS 78.1MiB/s, ETA 0s\n"+
+		gateSummary("    run.go:214: randread-4k-qd32: 1s: read 19.6k IOPS 76MiB/s, ETA 4s\n"+
+			"    run.go:214: randread-4k-qd32: 5s: read 20k IOPS 78.1MiB/s, ETA 0s\n"+
 			"    x.go:1: stortest: baseline comparison randread-4k-qd32: pass (7 pass)\n    read iops 20k IOPS vs baseline 20k IOPS (+0.1%, ...): within 10% tolerance\n"))
 }
