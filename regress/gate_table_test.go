@@ -42,29 +42,29 @@ import (
 // throughput as recorded).
 
 // gateSetDir is the directory of a set of sessions:
-// testdata/sessions/<set>, or where the environment says, so that the
-// table can be made of other recordings without copying them:
-// STORTEST_GATE_SESSIONS names the directory holding the sets, and
-// STORTEST_GATE_SETS maps sets to directories in it (or absolute ones),
-// e.g. "steady=quiet-steady,steady17k=quiet-steady17k,repeat=quiet-repeat".
+// testdata/sessions/<set>, unless STORTEST_GATE_SETS maps the set to
+// another (absolute, or relative to testdata/sessions), so that the
+// table can be made of other recordings without copying them, e.g.
+// STORTEST_GATE_SETS=steady=/rec/quiet-steady,steady17k=/rec/quiet-steady17k.
 func gateSetDir(t testing.TB, set string) string {
 	t.Helper()
-	root := filepath.Join("testdata", "sessions")
-	if d := os.Getenv("STORTEST_GATE_SESSIONS"); d != "" {
-		root = d
-	}
 	dir := set
 	for m := range strings.SplitSeq(os.Getenv("STORTEST_GATE_SETS"), ",") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(m), "="); ok && k == set {
-			dir = v
-		} else if m != "" && !ok {
+		if m = strings.TrimSpace(m); m == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(m, "=")
+		if !ok || v == "" {
 			t.Fatalf("STORTEST_GATE_SETS: %q is not SET=DIR", m)
+		}
+		if k == set {
+			dir = v
 		}
 	}
 	if filepath.IsAbs(dir) {
 		return dir
 	}
-	return filepath.Join(root, dir)
+	return filepath.Join("testdata", "sessions", dir)
 }
 
 // sessionFiles returns the recorded files of set, sorted.

@@ -9,8 +9,8 @@
 #     over 240 unchanged comparisons, the smallest IOPS drop and p99 rise
 #     caught 9 times in 10, the real -15% sessions (steady17k) beside the
 #     simulated -15%, and the runs the repeat option takes
-#     (TestGateOperatingTable; STORTEST_GATE_SESSIONS and
-#     STORTEST_GATE_SETS point it at other recordings);
+#     (TestGateOperatingTable; STORTEST_GATE_SETS points sets at other
+#     recordings, e.g. STORTEST_GATE_SETS=steady=/rec/quiet-steady);
 #   - regress/testdata/noise: runs of 2 s, 10 s and 30 s recorded back to
 #     back, for baselines of one and three runs (TestGatePowerTable).
 set -euo pipefail
