@@ -118,8 +118,12 @@
 // A run that will meet a baseline measures enough to be judged: a job
 // with steady-state options measures on after steady state
 // (MeasureAfterSteady), short runs are compared on throughput slices of
-// 100 ms, and ExtendWhileInconclusive runs the job on while the
-// comparison is inconclusive and more of this run would settle it.
+// 100 ms, ExtendWhileInconclusive runs the job on while the comparison
+// is inconclusive and more of this run would settle it, and
+// RepeatWhileInconclusive (-stortest.repeat=N) runs it again while
+// another run of the session would, judging the runs' mean with a
+// sequential test that keeps the false-alarm rate however many runs it
+// takes.
 //
 // # Benchmarks
 //

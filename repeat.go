@@ -229,3 +229,11 @@ func sessionBaseline(runs []*workload.Result, fp baselines.Fingerprint, session 
 	}
 	return cur, nil
 }
+
+// setLook makes cfg judge look of looks (regress.Config.Look, Looks):
+// the sequential test of RepeatWhileInconclusive.
+func setLook(cfg *regress.Config, look, looks int) { cfg.Look, cfg.Looks = look, looks }
+
+// runAgain says whether another run of this session could settle what
+// rep leaves inconclusive (regress.Report.RunAgain).
+func runAgain(rep regress.Report) bool { return rep.RunAgain() }
