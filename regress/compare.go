@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,9 +34,10 @@ type Finding struct {
 	Tolerance  Tolerance
 	Samples    Samples // what the interval rests on
 	// Runs is how many runs the baseline's value rests on (1 unless the
-	// baseline was recorded from several); with several, Base is their
-	// geometric mean and the interval accounts for the spread between
-	// them.
+	// baseline was recorded from several); with several, Base is the
+	// geometric mean of their sessions' means and the interval accounts
+	// for the spread between and within sessions. With several current
+	// runs (a repeat), Current is their geometric mean.
 	Runs int
 	// Sessions is how many independent sessions (separate processes)
 	// the baseline's runs come from: what the run-to-run spread was
@@ -846,6 +848,15 @@ func (c *comparer) mean(name, dir, stat string, bs, cs *baselines.Stat, tol Tole
 	f.Samples = Samples{Kind: "I/Os", Base: bs.N, Current: cs.N}
 	n := min(bs.N, cs.N)
 	eLo, eHi, from, br := c.meanDrift(dir)
+	if stat == "clat" && len(c.base.PerSecond(dir, baselines.SecondClatMean)) == 0 && len(c.cur.PerSecond(dir, baselines.SecondClatMean)) == 0 && !c.userRule(name) {
+		// Compared by default only where the runs kept per-second clat
+		// means to measure the mean's drift with: the drift of p50,
+		// the fallback, swings where the mean holds steady.
+		f.Verdict = NotCompared
+		f.Reason = fmt.Sprintf("%s: not compared by default: the runs keep no per-second clat means (baselines before schema 2, imported fio results) to measure its drift with; -stortest.tolerance '%s=10%%' compares it on the drift of p50",
+			head(&f), name)
+		return f
+	}
 	switch {
 	case br.nBase > 0 && br.nCur > 0 && !br.ok:
 		return c.noDriftIn(f, br.nBase, br.nCur, "per-second clat means")
@@ -859,6 +870,17 @@ func (c *comparer) mean(name, dir, stat string, bs, cs *baselines.Stat, tol Tole
 	f.Samples.Method = "standard errors of the means and " + from
 	c.judge(&f, n, math.Hypot(se, eLo), math.Hypot(se, eHi))
 	return f
+}
+
+// userRule reports whether a rule of Config.Rules, not DefaultRules
+// alone, matches metric.
+func (c *comparer) userRule(metric string) bool {
+	for _, r := range c.cfg.Rules {
+		if ok, _ := path.Match(r.Metric, metric); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // seMeans is the half-width, on the log scale, of the interval of the

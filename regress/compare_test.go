@@ -128,9 +128,9 @@ func TestReasonFormat(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, Regression, f.Verdict)
 	// The interval printed is the family-wise one the verdict rests on
-	// (6 metrics compared: 1-0.05/6).
-	require.Regexp(t, regexp.MustCompile(`^read clat p99 \d+(\.\d+)?µs vs baseline \d+(\.\d+)?µs \(\+\d+\.\d%, 99.17% CI \+\d+\.\d%\.\.\+\d+\.\d%; spread 2\.0% assumed: the baseline holds 1 session\): regression beyond 10% tolerance$`), f.Reason)
-	require.InDelta(t, 1-0.05/6, f.Confidence, 1e-12)
+	// (7 metrics compared: 1-0.05/7).
+	require.Regexp(t, regexp.MustCompile(`^read clat p99 \d+(\.\d+)?µs vs baseline \d+(\.\d+)?µs \(\+\d+\.\d%, 99.29% CI \+\d+\.\d%\.\.\+\d+\.\d%; spread 2\.0% assumed: the baseline holds 1 session\): regression beyond 10% tolerance$`), f.Reason)
+	require.InDelta(t, 1-0.05/7, f.Confidence, 1e-12)
 	require.InDelta(t, f.Current/f.Base, f.Ratio, 1e-12)
 	require.Less(t, f.Interval.Low, f.Ratio)
 	require.Greater(t, f.Interval.High, f.Ratio)

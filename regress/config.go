@@ -58,16 +58,22 @@ type Rule struct {
 // DefaultRules are the rules Compare starts from; Config.Rules are applied
 // after them (the last matching rule wins). Compared by default, per
 // direction: IOPS and bandwidth (10%; floors 1 IOPS and 4 KiB/s), I/O
-// errors (any increase), and clat p50 and p99 (10%), p99.9 and p99.99
-// (20%: tails move more), with a 1µs floor, below which latency changes
-// are clock and scheduler noise. Off by default (enable them with a rule):
-// p90, means, lat and slat, which mostly repeat clat and would multiply
-// the chances of a false alarm.
+// errors (any increase), and clat mean, p50 and p99 (10%), p99.9 and
+// p99.99 (20%: tails move more), with a 1µs floor, below which latency
+// changes are clock and scheduler noise. The mean completion latency is
+// what a rate-limited or throttled job's regression shows first (its
+// percentiles swing with the throttle's bursts while the mean, by
+// Little's law the depth over the IOPS, holds steady); by default it is
+// compared where the runs kept per-second clat means, and otherwise not
+// compared, with the reason. Off by default (enable them with a rule):
+// p90, lat and slat, which mostly repeat clat and would multiply the
+// chances of a false alarm.
 var DefaultRules = []Rule{
 	{Metric: "*", Off: true},
 	{Metric: "*.iops", Tolerance: Tolerance{Fraction: 0.10, Floor: 1}},
 	{Metric: "*.bw", Tolerance: Tolerance{Fraction: 0.10, Floor: 4096}},
 	{Metric: "*.errors", Tolerance: Tolerance{}},
+	{Metric: "*.clat.mean", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
 	{Metric: "*.clat.p50", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
 	{Metric: "*.clat.p99", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
 	{Metric: "*.clat.p99.9", Tolerance: Tolerance{Fraction: 0.20, Floor: 1000}},

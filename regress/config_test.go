@@ -92,7 +92,8 @@ func TestConfigRule(t *testing.T) {
 		{"read.lat.p99", false, Tolerance{Fraction: 0.3}},
 		{"read.clat.p99.9", false, Tolerance{Fraction: 0.2, Floor: 1000}},
 		{"read.clat.p90", true, Tolerance{}},
-		{"read.clat.mean", true, Tolerance{}},
+		{"read.clat.mean", false, Tolerance{Fraction: 0.1, Floor: 1000}},
+		{"read.lat.mean", true, Tolerance{}},
 		{"write.iops", true, Tolerance{}},
 	} {
 		t.Run(tc.metric, func(t *testing.T) {

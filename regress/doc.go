@@ -14,11 +14,24 @@
 //   - Regression: worse than the baseline by more than the tolerance, and
 //     the confidence interval of the change excludes no change;
 //   - Inconclusive: too few samples (a p99.99 of 10,000 I/Os), or too
-//     noisy to tell; the reason says how many more seconds or I/Os per
-//     run would do (Finding.More), or that the baseline needs more runs;
+//     noisy to tell; the reason says what would settle it: how many more
+//     seconds or I/Os per run (Finding.More), another run of this session
+//     (Report.RunAgain), or more baseline sessions;
 //   - Pass (or Improvement): within tolerance, or better beyond it. A
 //     report is an improvement only when nothing got worse: a run 4.8%
-//     slower whose p50 dropped is a pass.
+//     slower whose p50 dropped is a pass. A change better than the
+//     tolerance that the interval does not confirm is a pass that says
+//     so ("better by 41.5%, beyond 10% tolerance, but not confirmed"),
+//     not "within tolerance".
+//
+// A finding may also be NotCompared, with the reason and what would
+// compare it: a metric whose sessions vary more than its tolerance can
+// hold (the p50 of a blkio-throttled device, 8% from session to session
+// against 10%), which no number of runs would settle, unless it moved
+// significantly (that is still a regression); a percentile of plain fio
+// JSON before the baseline holds 3 sessions; a mean latency by default
+// where the runs kept no per-second means. It is never a report's
+// verdict and counts neither as a pass nor as inconclusive.
 //
 // Inconclusive is not a pass: callers show it wherever they show a pass
 // (stortest's test log, JUnit report and `stortest baseline diff`), and
@@ -30,8 +43,12 @@
 // |x-y| <= max(Fraction*min(|x|,|y|), Floor). Rules choose per metric,
 // by pattern ("*.clat.p99", "read.iops"), the tolerance or that the metric
 // is not compared; ParseRules reads them from a flag. DefaultRules compare
-// IOPS and bandwidth (10%), errors (any increase), clat p50 and p99 (10%,
-// 1µs floor), p99.9 and p99.99 (20%, 1µs floor).
+// IOPS and bandwidth (10%), errors (any increase), clat mean, p50 and p99
+// (10%, 1µs floor), p99.9 and p99.99 (20%, 1µs floor). The mean is what
+// a rate-limited or throttled job's regression shows first: by Little's
+// law it is the depth over the IOPS, steady where percentiles swing with
+// the throttle's bursts (on a loop device throttled to 20000 IOPS, the
+// mean of 16 sessions varied 1%, their p50 8%).
 //
 // # Noise
 //
@@ -51,16 +68,51 @@
 // What stays fixed for a run's length (a busy neighbour for a minute, an
 // SSD's garbage collection, the CPU the job landed on) no interval from
 // inside one run can see. Every metric therefore also carries a
-// run-to-run spread: measured when the baseline holds several runs (go
-// test -count=N -stortest.update), combined with an assumed spread
-// (DefaultRunSpread: 10% for throughput up to 20% for p99.99, what a
-// CPU-loaded CI VM's disk showed, with the weight of 6 runs) as a
-// conjugate prior, and judged with Student's t as a
-// prediction interval, never narrower than the assumed spread alone
-// gives (consecutive runs that agree share the host's state of the
-// moment, not a later day's). It guards the regression verdict, not the call
-// that a change is within tolerance. A baseline of one run cannot tell a
-// noisy host from a quiet one; record several where runs vary.
+// run-to-run spread, learned from sessions (runs.go): runs of one process
+// (go test -count=N) share the host's moment, runs of separate processes
+// (a baseline grown with -stortest.update=append, one session at a time)
+// do not. Per metric, on the log scale, the spread between sessions σ_b
+// and within one σ_w have a posterior on a grid: the likelihood of the
+// sessions' means (variance σ_b² + σ_w²/n, their common mean integrated
+// out) and of the runs' deviations from their session's mean, a split
+// log-normal prior on σ_b around the assumed spread (DefaultRunSpread:
+// 10% for throughput up to 20% for p99.99, what a CPU-loaded CI VM's disk
+// showed; log-scale sd 1 below it, 0.48 above) and a weak one on σ_w. The
+// change of the current runs' mean from the mean of the baseline's
+// sessions is judged on the posterior's predictive distribution, a
+// mixture of normals whose quantile gives the interval. So:
+//
+//   - a baseline of one session is judged on the prior alone, a little
+//     more cautiously than the assumed spread was before sessions were
+//     modelled: a drop beyond 43% is a regression (six metrics, 99.17%);
+//   - runs of one session (-count=3) measure σ_w and leave σ_b where the
+//     prior put it: their agreement does not narrow the interval;
+//   - ten sessions agreeing within 2% (sd 1.1%) are judged at a spread of
+//     1.6%, and a 6% change stands out of them (six metrics, 99.17%);
+//     five of them, at 2.6%, a 13% drop; ten sessions 30% apart are
+//     judged at 25%.
+//
+// Each finding says where its spread came from: Finding.Spread and
+// Finding.Sessions, and its reason ("spread 1.3% from 10 sessions over 6
+// days", "spread 10.0% assumed: the baseline holds 1 session"). The
+// spread guards the regression (and improvement) verdict; whether a run
+// is precise enough to call within tolerance rests on the noise within
+// the runs, or, once two sessions measured the metric, on the spread
+// between them where that is narrower: ten seconds of a throttled
+// device's bursts extrapolate a p99 interval of ±30% where 5 sessions
+// agree within 3%. With a learned spread, an unchanged rerun of that
+// device passes strict mode (111 of 121 with 5 sessions, against 16
+// before).
+//
+// A repeat (Config.Looks, Config.Look) judges the mean of the current
+// session's runs after each; every look is a chance of a false alarm, so
+// the family-wise alpha is spent across looks (Config.Spent: a power
+// family with ρ = 1/2, front-loaded, each look at its share, which keeps
+// the false-alarm rate over all looks at most 1-Confidence by the union
+// bound). Report.RunAgain says whether another run of the session could
+// settle an inconclusive report (the noise within the runs and the
+// spread within a session dominate its interval).
+//
 // A run made on a shared device (baselines.Baseline.Shared: its device
 // moved other I/O besides the run's) calls no regression, and a baseline
 // recorded on one no improvement: the neighbour may account for either.
@@ -73,11 +125,18 @@
 // with the bootstrap of the per-second clat means (a per-second median
 // can swing while the mean holds steady, as under blk-throttle's bursts);
 // baselines without per-second means (schema 1, imported fio results)
-// take the drift of p50 instead. Because every metric compared is a
-// chance of a false alarm, a regression must hold at the family-wise
-// level (Bonferroni over the metrics with intervals) unless
+// take the drift of p50 instead (and by default are not compared).
+// Percentiles of plain fio JSON (no histograms, no seconds) are compared
+// on the spread between the baseline's sessions alone, once it holds 3.
+// Because every metric compared is a chance of a false alarm, a
+// regression must hold at the family-wise level (Bonferroni over the
+// metrics with intervals, and over a repeat's looks) unless
 // Config.PerMetric is set; the interval a finding prints is that one,
-// labelled with its level ("99.17% CI" for six metrics).
+// and the report's summary says why its level is what it is ("intervals
+// at 99.29%: 95% family-wise over 7 metrics"). A count of "slices" is of
+// the 100 ms throughput samples a short run is judged on, a count of
+// "intervals" of fio's 500 ms IOPS samples; reasons that count them say
+// so.
 //
 // On simulated noisy devices (per-second IOPS drifting by 8-15% with lag-1
 // autocorrelation 0.7-0.8, 30-60 s runs, 2% between runs) the statistics

@@ -45,10 +45,19 @@ func run(perSec int, median, tail float64, firmware string) *baselines.Baseline 
 	return b
 }
 
-// Compare a run after a firmware update with the baseline before it: the
-// tail doubled while throughput held.
+// Compare a run after a firmware update with the baseline before it,
+// grown over three sessions (separate go test processes, -stortest.update=append):
+// the tail doubled while throughput held.
 func Example() {
 	base := run(2000, 100e3, 1, "1.2")
+	base.Session = "monday"
+	for i, perSec := range []int{2020, 1990} {
+		other := run(perSec, 100e3, 1, "1.2")
+		other.Session = []string{"tuesday", "wednesday"}[i]
+		if err := base.AddRun(other); err != nil {
+			panic(err)
+		}
+	}
 	cur := run(2000, 100e3, 2, "1.3")
 	r := regress.Compare(base, cur, regress.Config{})
 	fmt.Println(r.Verdict)
@@ -66,10 +75,11 @@ func Example() {
 	// read.iops        pass
 	// read.bw          pass
 	// read.errors      pass
+	// read.clat.mean   inconclusive
 	// read.clat.p50    pass
 	// read.clat.p99    regression
-	// read.clat.p99.9  inconclusive
-	// read.clat.p99.99 inconclusive
+	// read.clat.p99.9  regression
+	// read.clat.p99.99 regression
 	// p99 ratio 2.00, interval excludes 1: true
 }
 
@@ -86,13 +96,14 @@ func ExampleParseRules() {
 	_ = regress.WriteText(os.Stdout, r)
 	// Output:
 	// randread-4k: INCONCLUSIVE
-	//   METRIC           BASELINE   CURRENT    CHANGE  99% CI           VERDICT
-	//   read.iops        2k IOPS    1.5k IOPS  -25.0%  -56.3%..+28.7%   inconclusive
-	//   read.bw          7.81MiB/s  5.86MiB/s  -25.0%  -56.3%..+28.7%   inconclusive
+	//   METRIC           BASELINE   CURRENT    CHANGE  99.17% CI        VERDICT
+	//   read.iops        2k IOPS    1.5k IOPS  -25.0%  -57.4%..+32.1%   inconclusive
+	//   read.bw          7.81MiB/s  5.86MiB/s  -25.0%  -57.4%..+32.1%   inconclusive
 	//   read.errors      0          0          +0.0%   -                pass
-	//   read.clat.p50    99.84µs    99.84µs    +0.0%   -41.7%..+71.6%   pass
-	//   read.clat.p99    201.73µs   199.68µs   -1.0%   -48.2%..+89.2%   pass
-	//   read.clat.p99.9  259.07µs   252.93µs   -2.4%   -56.5%..+119.2%  pass
-	//   read iops 1.5k IOPS vs baseline 2k IOPS (-25.0%, 99% CI -56.3%..+28.7%; spread 10.0% assumed: the baseline holds 1 session): inconclusive: beyond 5% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
-	//   read bw 5.86MiB/s vs baseline 7.81MiB/s (-25.0%, 99% CI -56.3%..+28.7%; spread 10.0% assumed: the baseline holds 1 session): inconclusive: beyond 10% tolerance, but the interval (family-wise over 5 metrics) includes no change; the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
+	//   read.clat.mean   104.6µs    104.6µs    +0.0%   -43.2%..+76.2%   pass
+	//   read.clat.p50    99.84µs    99.84µs    +0.0%   -43.2%..+76.2%   pass
+	//   read.clat.p99    201.73µs   199.68µs   -1.0%   -49.8%..+95.2%   pass
+	//   read.clat.p99.9  259.07µs   252.93µs   -2.4%   -58.2%..+127.9%  pass
+	//   read iops 1.5k IOPS vs baseline 2k IOPS (-25.0%, 99.17% CI -57.4%..+32.1%; spread 10.0% assumed: the baseline holds 1 session): inconclusive: beyond 5% tolerance, but the interval (family-wise over 6 metrics) includes no change; the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
+	//   read bw 5.86MiB/s vs baseline 7.81MiB/s (-25.0%, 99.17% CI -57.4%..+32.1%; spread 10.0% assumed: the baseline holds 1 session): inconclusive: beyond 10% tolerance, but the interval (family-wise over 6 metrics) includes no change; the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
 }

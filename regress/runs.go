@@ -39,17 +39,20 @@ import (
 //   - the session means ȳ_j of the J sessions of n_j runs, each normal
 //     around μ with variance v_j = σ_b² + σ_w²/n_j, μ integrated out
 //     under a flat prior: Π v_j^-1/2 · (Σ 1/v_j)^-1/2 · exp(-½ Σ (ȳ_j-μ̂)²/v_j);
-//   - a log-normal prior on σ_b centred on the assumed spread
-//     (DefaultRunSpread, or Config.RunSpread) with a log-scale sd of
-//     runSpreadTau(Config.RunSpreadRuns) (1.0 by default: a quiet
-//     device's 1% and a noisy one's 30% both lie within 2.3 sd), and a
-//     weaker one on σ_w centred on half of it (sd 1.5).
+//   - a split log-normal prior on σ_b centred on the assumed spread
+//     (DefaultRunSpread, or Config.RunSpread), with a log-scale sd of
+//     runSpreadTau(Config.RunSpreadRuns) below it (1.0 by default: a
+//     quiet device's 1% lies within 2.3 sd of 10%) and upperTau times
+//     that above it (0.48: a noisy device's 30% lies within 2.3 sd), and
+//     a weak one on σ_w centred on a quarter of it (sd 1.5 below, 0.72
+//     above).
 //
 // A baseline of one session says nothing of σ_b (the session means'
-// likelihood is flat when J = 1), so it is judged on the prior alone,
-// which is wider than the assumed spread: a heavy-tailed mixture. Runs
-// of one session (-count=3) measure σ_w and leave σ_b where the prior
-// put it. Ten sessions agreeing within 2% put σ_b near 2%.
+// likelihood is flat when J = 1), so it is judged on the prior alone, a
+// mixture a little wider than the assumed spread was as Student's t
+// (a drop beyond 43% is a regression at 99.17%, against 42%). Runs of
+// one session (-count=3) measure σ_w and leave σ_b where the prior put
+// it. Ten sessions agreeing within 2% (sd 1.1%) are judged at 1.6%.
 //
 // The current run is the mean of R runs of one new session (R = 1 but
 // for a repeat); its difference from the baseline's value, the mean of
@@ -61,9 +64,10 @@ import (
 // normals: a comparison's interval of the change is that mixture's
 // quantile at the level judged, found by bisection (predictive.quantile).
 // The mixture's components are merged into predictiveBins bins of V, so
-// that a quantile costs a few thousand evaluations of erfc: a comparison
-// of ten metrics spends well under a millisecond on it
-// (BenchmarkRunSpread).
+// that a quantile costs a few thousand evaluations of erfc. A metric's
+// posterior and two quantiles take about 0.15 ms of CPU
+// (BenchmarkRunSpread, ten sessions): a comparison of ten metrics spends
+// under 2 ms on them.
 //
 // The spread guards the regression (and improvement) verdict: a change
 // is a regression when it stands out from the noise within the runs and
@@ -440,8 +444,8 @@ func splitNormal(x, lo, hi float64) float64 {
 // to those below: the prior of σ_b is a split log-normal, wide below the
 // assumed spread (sd 1: a quiet device's 1% is within reach of a few
 // sessions) and about half as wide above it (sd 0.48: a noisy device's
-// 30% is 2.3 sd above 10%, and ten sessions at 30% are judged at about
-// 27%). A symmetric prior wide enough to learn 1% would judge a baseline
+// 30% is 2.3 sd above 10%, and ten sessions at 30% are judged at
+// 25%). A symmetric prior wide enough to learn 1% would judge a baseline
 // of one session on its upper tail, which at the family-wise level of
 // six metrics calls only a drop of more than 75% a regression. Split, a
 // baseline of one session is judged a little more cautiously than the

@@ -1,10 +1,15 @@
 package regress
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"stortest.dev/baselines"
 )
 
 // fitted returns the spread of sessions of log values, with the
@@ -100,4 +105,45 @@ func BenchmarkRunSpread(b *testing.B) {
 		_ = s.halfWidth(familyLevel)
 		_ = s.halfWidth(0.95)
 	}
+}
+
+// A device whose sessions agree within about 2% is judged at its own
+// spread: with ten sessions in the baseline a 15% IOPS drop is a
+// regression, where a baseline of one session (or of one session's
+// -count=10) leaves it inconclusive, as the assumed spread did.
+func TestCompareLearnsFromSessions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 15))
+	p := process{seconds: 20, iops: 2000, phi: 0.5, sigma: 0.02, latMedian: 100e3, latSigma: 0.35}
+	session := func(i int, factor float64) *baselines.Baseline {
+		off := math.Exp(0.012 * rng.NormFloat64())
+		b := p.run(t, rng, change{iops: off * factor, latency: 1 / (off * factor), tail: 1})
+		b.Session = fmt.Sprintf("s%d", i)
+		b.Created = b.Created.Add(time.Duration(i) * 7 * time.Hour)
+		return b
+	}
+	var runs []*baselines.Baseline
+	for i := range 10 {
+		runs = append(runs, session(i, 1))
+	}
+	ten := multiRun(t, runs...)
+	cur := session(99, 0.85)
+	f, ok := Compare(ten, cur, Config{}).Finding("read.iops")
+	require.True(t, ok)
+	require.Equal(t, Regression, f.Verdict, f.Reason)
+	require.Equal(t, 10, f.Sessions)
+	require.Less(t, f.Spread, 0.04)
+	require.Contains(t, f.Reason, "from 10 sessions over 3 days")
+
+	f, _ = Compare(runs[0], cur, Config{}).Finding("read.iops")
+	require.Equal(t, Inconclusive, f.Verdict, f.Reason)
+	// The same ten runs made by one process: one session.
+	var one []*baselines.Baseline
+	for _, r := range runs {
+		c := *r
+		c.Session = "one"
+		one = append(one, &c)
+	}
+	f, _ = Compare(multiRun(t, one...), cur, Config{}).Finding("read.iops")
+	require.Equal(t, Inconclusive, f.Verdict, f.Reason)
+	require.Equal(t, 1, f.Sessions)
 }

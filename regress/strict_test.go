@@ -2,6 +2,7 @@ package regress
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -179,4 +180,28 @@ func TestReasonsNoContradiction(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The mean completion latency is compared by default where the runs
+// kept per-second clat means, and otherwise not compared (by default),
+// with the reason; a rule that names it compares it on the drift of p50.
+func TestMeanComparedByDefault(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	base := pacedRun(t, 12, 500, rng, throttled(rng, 1e6))
+	cur := pacedRun(t, 12, 500, rng, throttled(rng, 1e6))
+	r := Compare(base, cur, Config{})
+	f, ok := r.Finding("read.clat.mean")
+	require.True(t, ok, "compared by default")
+	require.Equal(t, Pass, f.Verdict, f.Reason)
+	require.Contains(t, f.Samples.Method, "per-second clat means")
+
+	r = Compare(withoutMeans(base), withoutMeans(cur), Config{})
+	f, _ = r.Finding("read.clat.mean")
+	require.Equal(t, NotCompared, f.Verdict, f.Reason)
+	require.Contains(t, f.Reason, "not compared by default: the runs keep no per-second clat means")
+	var cfg Config
+	cfg.Set("*.clat.mean", Tolerance{Fraction: 0.1, Floor: 1000})
+	f, _ = Compare(withoutMeans(base), withoutMeans(cur), cfg).Finding("read.clat.mean")
+	require.NotEqual(t, NotCompared, f.Verdict, f.Reason)
+	require.Contains(t, f.Samples.Method, "per-second clat p50")
 }

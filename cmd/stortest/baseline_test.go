@@ -75,7 +75,7 @@ func TestBaselineDiffFiles(t *testing.T) {
 		code, out, errOut := run(t, "baseline", "diff", "--run-spread", "2%", base, slow)
 		require.Equal(t, 1, code)
 		require.Contains(t, out, "randread-4k: REGRESSION\n")
-		require.Contains(t, out, "read iops 1.4k IOPS vs baseline 2k IOPS (-30.0%, 99.17% CI ")
+		require.Contains(t, out, "read iops 1.4k IOPS vs baseline 2k IOPS (-30.0%, 99.29% CI ")
 		require.Contains(t, errOut, "1 of 1 job(s) regressed")
 	})
 	t.Run("p99-doubled-json", func(t *testing.T) {
@@ -340,7 +340,8 @@ func TestBaselineDiffRunSpread(t *testing.T) {
 	synthBaseline(t, slow, 1400, 1)
 	code, out, errOut := run(t, "baseline", "diff", base, slow)
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
-	require.Contains(t, out, "the spread between runs (10.0%, assumed, as the baseline holds one run) dominates")
+	require.Contains(t, out, "spread 10.0% assumed: the baseline holds 1 session): inconclusive")
+	require.Contains(t, out, "the spread between sessions decides it: add runs of separate sessions to the baseline")
 	code, _, _ = run(t, "baseline", "diff", "--run-spread", "2%", base, slow)
 	require.Equal(t, 1, code)
 	code, _, errOut = run(t, "baseline", "diff", "--run-spread", "lots", base, slow)
