@@ -484,6 +484,13 @@ func (r *Result) judge(t testing.TB, rep regress.Report, strict bool) bool {
 			t.Logf("stortest: %s: inconclusive: %s", r.Job.Name, f.Reason)
 		}
 	}
+	for _, f := range rep.Findings {
+		if f.Verdict == regress.NotCompared {
+			// Neither a pass nor inconclusive, so strict does not fail
+			// on it; the reason says what would make it comparable.
+			t.Logf("stortest: %s: %s", r.Job.Name, f.Reason)
+		}
+	}
 	regs := rep.Regressions()
 	for _, f := range regs {
 		r.fail(t, "regression", "%s: %s", r.Job.Name, f.Reason)

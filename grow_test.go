@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -187,3 +188,68 @@ func TestUpdateSetting(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+const updateHelperEnv = "STORTEST_UPDATE_HELPER"
+
+// The flags, as go test passes them: each run of this test binary is a
+// session of its own (its own process, so its own session id).
+// -stortest.update=append adds its run, -stortest.keep caps the
+// sessions, plain -stortest.update starts over, and a flag on the
+// command line wins over STORTEST_UPDATE.
+func TestUpdateFlagAppend(t *testing.T) {
+	if os.Getenv(updateHelperEnv) != "" {
+		t.Skip("in the helper's binary")
+	}
+	dir := t.TempDir()
+	path := baselines.Path(dir, "TestUpdateFlagHelper", "mix")
+	session := func(env string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestUpdateFlagHelper$", "-test.count=1", "-test.v"}, args...)...)
+		cmd.Env = append(os.Environ(), updateHelperEnv+"="+dir, "STORTEST_JUNIT=", EnvUpdate+"="+env, EnvKeep+"=",
+			EnvRepeat+"=", EnvStrict+"=", EnvTolerance+"=", "STORTEST_BASELINES=")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	sessions := func() []string {
+		t.Helper()
+		b, err := baselines.Load(path)
+		require.NoError(t, err)
+		return b.Sessions()
+	}
+	session("", "-stortest.update=append")
+	session("", "-stortest.update=append")
+	out := session("", "-stortest.update=append")
+	assert.Contains(t, out, "this session added to the baseline at "+path+": 3 sessions (3 runs)")
+	first := sessions()
+	require.Len(t, first, 3)
+	for _, s := range first {
+		assert.Regexp(t, `^[0-9a-f]{16}$`, s, "each process's own session")
+	}
+	out = session("", "-stortest.update=append", "-stortest.keep=2")
+	assert.Contains(t, out, "the oldest 2 sessions (2 runs) evicted to keep 2 (-stortest.keep)")
+	got := sessions()
+	require.Len(t, got, 2)
+	assert.Equal(t, first[2], got[0], "the newest of the three stays")
+
+	// The flag wins over the environment.
+	session("append", "-stortest.update=false")
+	assert.Len(t, sessions(), 2, "-stortest.update=false records nothing")
+	session("1", "-stortest.update=append")
+	assert.Len(t, sessions(), 3)
+
+	session("", "-stortest.update")
+	assert.Len(t, sessions(), 1, "plain -stortest.update starts over")
+	session("append")
+	assert.Len(t, sessions(), 2, "STORTEST_UPDATE=append without the flag")
+}
+
+// TestUpdateFlagHelper records (or compares) a synthetic run, for
+// TestUpdateFlagAppend.
+func TestUpdateFlagHelper(t *testing.T) {
+	dir := os.Getenv(updateHelperEnv)
+	if dir == "" {
+		t.Skip("run by TestUpdateFlagAppend")
+	}
+	CheckBaseline(t, syntheticResult(), BaselineDir(dir), Tolerances("*=off,read.iops=10%"))
+}

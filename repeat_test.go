@@ -212,3 +212,22 @@ func TestRepeatWhileInconclusiveRuns(t *testing.T) {
 		f.finish()
 	}
 }
+
+// A finding not compared (a metric that varies more from session to
+// session than its tolerance holds) is logged with its reason, and fails
+// nothing, strict or not.
+func TestJudgeLogsNotCompared(t *testing.T) {
+	r := syntheticResult()
+	reason := "read clat p50 200µs vs baseline (5 sessions) 168µs (+18.7%): not compared: clat p50 varies 15.4% from session to session"
+	rep := regress.Report{Name: "mix", Verdict: regress.Pass, Findings: []regress.Finding{
+		{Metric: "read.iops", Verdict: regress.Pass, Reason: "read iops ...: pass"},
+		{Metric: "read.clat.p50", Verdict: regress.NotCompared, Reason: reason},
+	}}
+	f := newFake(t)
+	var ok bool
+	f.run(func(tb testing.TB) { ok = r.judge(tb, rep, true) })
+	defer forgetComparisons(t.Name())
+	assert.True(t, ok)
+	assert.Empty(t, f.errors)
+	assert.Contains(t, f.logs, "stortest: mix: "+reason)
+}
