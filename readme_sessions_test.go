@@ -87,13 +87,14 @@ func TestReadmeGateSessions(t *testing.T) {
 		return buf.String(), code
 	}
 
+	saturated := 0 // recording sessions stortest warned ran on saturated CPUs
 	for i := 1; i <= 5; i++ {
 		out, code := throttled(20000, "-stortest.update=append")
 		require.Zero(t, code, "recording session %d:\n%s", i, out)
 		// A throttled loop device is steady only while the host's CPUs
-		// keep up with it: say so when they did not, which explains a
-		// baseline that learned a wide spread.
+		// keep up with it.
 		if m := cpuSaturated.FindString(out); m != "" {
+			saturated++
 			t.Logf("recording session %d: %s", i, m)
 		}
 	}
@@ -109,18 +110,38 @@ func TestReadmeGateSessions(t *testing.T) {
 	require.Len(t, base.Sessions(), 5, "five separate sessions")
 	require.NotContains(t, base.Sessions(), "", "every run names its session")
 
+	// The README promises its outcome on a quiet host. On one whose CPUs
+	// were saturated while the sessions were recorded (stortest warned
+	// so), the sessions' IOPS vary, and the README says what the gate
+	// does then: read IOPS "not compared", naming the tolerance that
+	// would hold, and a 15% slowdown passes. That, and no regression on
+	// the unchanged device, is what is checked of such a host, only
+	// where the gate itself says the sessions vary; anything else is
+	// held to the quiet host's outcome.
+	loaded := saturated > 0
+	if loaded {
+		t.Logf("%d of 5 recording sessions ran on saturated CPUs: the throttled device was not steady", saturated)
+	}
+
 	// go test ... -stortest.strict: ok, unchanged, decided pass.
 	out, code := throttled(20000, "-stortest.strict", "-v")
 	t.Logf("unchanged: %s", gateSummary(out))
-	assert.Zero(t, code, "the unchanged device failed strict:\n%s", out)
-	assert.Regexp(t, `baseline comparison randread-4k-qd32: (pass|improvement)`, out)
+	assert.NotContains(t, out, "regression beyond", "an unchanged device regressed:\n%s", out)
+	if !loaded || !iopsVaries.MatchString(out) {
+		assert.Zero(t, code, "the unchanged device failed strict:\n%s", out)
+		assert.Regexp(t, `baseline comparison randread-4k-qd32: (pass|improvement)`, out)
+	}
 
 	// throttle 17000; go test ... -stortest.strict: FAIL: read iops ...: regression.
 	out, code = throttled(17000, "-stortest.strict", "-v")
 	t.Logf("-15%%: %s", gateSummary(out))
+	m := readIOPSRegression.FindStringSubmatch(out)
+	if m == nil && loaded && iopsVaries.MatchString(out) {
+		t.Logf("not the README's quiet host: %s", iopsVaries.FindString(out))
+		return
+	}
 	assert.NotZero(t, code, "a device 15%% slower passed:\n%s", out)
 	assert.Contains(t, out, "--- FAIL: TestGate")
-	m := readIOPSRegression.FindStringSubmatch(out)
 	if assert.NotNil(t, m, "no read IOPS regression finding:\n%s", out) {
 		change, err := strconv.ParseFloat(m[1], 64)
 		require.NoError(t, err)
@@ -130,6 +151,10 @@ func TestReadmeGateSessions(t *testing.T) {
 
 // cpuSaturated is stortest's warning that the CPUs were saturated over a run.
 var cpuSaturated = regexp.MustCompile(`warning: the machine's CPUs were [^\n]*`)
+
+// iopsVaries is the gate's word that the baseline's sessions vary too
+// much for read IOPS to be compared at its tolerance.
+var iopsVaries = regexp.MustCompile(`read iops [^\n]*not compared: read iops varies [\d.]+% from session to session[^\n]*`)
 
 // readIOPSRegression is the regression finding on read IOPS, with its
 // change in percent.
@@ -168,6 +193,11 @@ func TestReadmeGateSessionsParsing(t *testing.T) {
 	require.Equal(t, "-15.2", m[1])
 	assert.Nil(t, readIOPSRegression.FindStringSubmatch(strings.Replace(reg, "regression beyond", "within", 1)))
 	assert.Nil(t, readIOPSRegression.FindStringSubmatch("read clat p99 82ms vs baseline 70ms (+17%, 99% CI +5%..+30%): regression"))
+	varies := "    read iops 16.8k IOPS vs baseline (5 sessions) 18k IOPS (-6.2%, 99.58% CI -46.2%..+63.6%; spread 13.6% from 5 sessions): " +
+		"not compared: read iops varies 12.7% from session to session on this device (from 5 sessions), more than 10% tolerance can hold at 95%\n"
+	assert.True(t, iopsVaries.MatchString(varies))
+	assert.False(t, iopsVaries.MatchString(strings.Replace(varies, "read iops varies", "read clat p50 varies", 1)))
+	assert.False(t, iopsVaries.MatchString(reg))
 	assert.Equal(t, "ran at 20k IOPS; baseline comparison randread-4k-qd32: pass (7 pass)",
 		gateSummary("    run.go:214: randread-4k-qd32: 1s: read 19.6k IOPS 76MiB/s, ETA 4s\n"+
 			"    run.go:214: randread-4k-qd32: 5s: read 20k IOPS 78.1MiB/s, ETA 0s\n"+
