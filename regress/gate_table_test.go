@@ -25,10 +25,12 @@ import (
 // `go test` is (scripts/record-sessions.sh; the README there says how):
 //
 //   - steady: a loop device over /dev/shm, its reads throttled by cgroup
-//     v1 blkio to 20000 IOPS;
+//     v1 blkio to 20000 IOPS, on a quiet machine;
+//   - loaded: the same device once other builds saturated the machine's
+//     two CPUs, which the throttled device then could not keep up with;
 //   - steady17k: the same device throttled to 17000 IOPS, a real -15%;
-//   - repeat: the steady device, three runs per session (-rK files), for
-//     the repeat option's looks;
+//   - repeat, repeat17k: the same device at 20000 and 17000 IOPS, three
+//     runs per session (-rK files), for the repeat option's looks;
 //   - noisy: a direct-I/O loop device over a file on the machine's disk
 //     while stress-ng keeps both CPUs half busy.
 //
@@ -170,12 +172,7 @@ func oneSession(t testing.TB, runs ...*baselines.Baseline) *baselines.Baseline {
 }
 
 // tailSlowed returns a copy of b whose completion latencies above the
-// run's p90 are factor times their own (with the throughput as
-// recorded, which a closed-loop job at a fixed depth could only keep if
-// its other latencies fell: Little's law; on the throttled device the
-// latencies above p90 carry most of the mean, so the mean rises nearly
-// as much as the tail, and the table shows apart what a clat percentile
-// catches), so that its clat p99, p99.9 and
+// run's p90 are factor times their own, so that its clat p99, p99.9 and
 // p99.99 rise by factor (to fio's bucket resolution, about 1.6%) while
 // its p50, p90 and throughput stay as recorded: the tail regression a
 // firmware's garbage collection or a driver's timeout shows. Each
@@ -185,7 +182,11 @@ func oneSession(t testing.TB, runs ...*baselines.Baseline) *baselines.Baseline {
 // deviation by the histogram's change, kept exact where unmoved). Each
 // second's clat p99 and p99.9 (at or above the run's p90) rise by
 // factor, its p50 where it is above the run's p90, and its mean by the
-// run's mean's ratio.
+// run's mean's ratio. A closed-loop job at a fixed depth could keep its
+// throughput so only if its other latencies fell (Little's law); on the
+// throttled device the latencies above p90 carry most of the mean, so
+// the mean rises nearly as much as the tail: the table shows apart what
+// a clat percentile catches.
 func tailSlowed(t testing.TB, b *baselines.Baseline, factor float64) *baselines.Baseline {
 	t.Helper()
 	c := *b
