@@ -104,6 +104,7 @@ func ExampleParseRules() {
 	//   read.clat.p50    99.84µs    99.84µs    +0.0%   -43.2%..+76.2%   pass
 	//   read.clat.p99    201.73µs   199.68µs   -1.0%   -49.8%..+95.2%   pass
 	//   read.clat.p99.9  259.07µs   252.93µs   -2.4%   -58.2%..+127.9%  pass
+	//   intervals at 99.17%: 95% family-wise over 6 metrics
 	//   read iops 1.5k IOPS vs baseline 2k IOPS (-25.0%, 99.17% CI -57.4%..+32.1%; spread 10.0% assumed: the baseline holds 1 session): inconclusive: beyond 5% tolerance, but the interval (family-wise over 6 metrics) includes no change; the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
 	//   read bw 5.86MiB/s vs baseline 7.81MiB/s (-25.0%, 99.17% CI -57.4%..+32.1%; spread 10.0% assumed: the baseline holds 1 session): inconclusive: beyond 10% tolerance, but the interval (family-wise over 6 metrics) includes no change; the spread between sessions decides it: add runs of separate sessions to the baseline to learn this device's own, or if it varies less, say so (stortest.AssumeRunSpread, baseline diff --run-spread)
 }

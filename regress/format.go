@@ -93,6 +93,9 @@ func WriteText(w io.Writer, reports ...Report) error {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", c[0], c[1], c[2], c[3], c[4], c[5])
 		}
 		tw.Flush()
+		if lv := r.levelText(); lv != "" {
+			fmt.Fprintf(&b, "  %s\n", lv)
+		}
 		for _, f := range r.Findings {
 			if !f.Verdict.OK() {
 				fmt.Fprintf(&b, "  %s\n", f.Reason)
@@ -132,6 +135,9 @@ func WriteMarkdown(w io.Writer, reports ...Report) error {
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", c[0], c[1], c[2], c[3], c[4], mdVerdict(f.Verdict))
 		}
 		var notes []string
+		if lv := r.levelText(); lv != "" {
+			notes = append(notes, "- "+mdEscape(lv))
+		}
 		for _, f := range r.Findings {
 			if !f.Verdict.OK() {
 				notes = append(notes, "- "+mdEscape(f.Reason))

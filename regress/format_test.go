@@ -36,6 +36,7 @@ func TestWriteText(t *testing.T) {
 	// The level of the intervals the verdicts rest on: family-wise over
 	// the six metrics compared.
 	require.Regexp(t, `\n  METRIC +BASELINE +CURRENT +CHANGE +99.29% CI +VERDICT\n`, out)
+	require.Contains(t, out, "\n  intervals at 99.29%: 95% family-wise over 7 metrics\n", "the table says why its level is what it is")
 	require.Regexp(t, `\n  read\.iops +[\d.]+k IOPS +[\d.]+k IOPS +-\d+\.\d% +-\d+\.\d%\.\.-\d+\.\d% +regression\n`, out)
 	// Every finding that did not pass has its reason below the table.
 	for _, r := range reports {
@@ -56,6 +57,7 @@ func TestWriteMarkdown(t *testing.T) {
 	require.True(t, strings.HasPrefix(out, "## stortest baseline diff: REGRESSION\n"))
 	require.Contains(t, out, "\n### `TestRandRead/slow`: **regression**\n\n- changed: firmware 1.0 -> 1.1\\|beta\n")
 	require.Contains(t, out, "| metric | baseline | current | change | 99.29% CI | verdict |\n|---|---:|---:|---:|---:|---|\n")
+	require.Contains(t, out, "\n- intervals at 99.29%: 95% family-wise over 7 metrics\n")
 	rows := 0
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "| `") {

@@ -167,8 +167,14 @@ func (s runSpread) halfWidth(conf float64) float64 {
 	return s.pred.quantile(1 - conf)
 }
 
-// shown is the spread a reason prints.
-func (s runSpread) shown() float64 { return s.sd }
+// shown is the spread a finding reports (Finding.Spread): the learned
+// one, or the assumed one before sessions teach it, as the reason says.
+func (s runSpread) shown() float64 {
+	if !s.learned() && !s.pred.empty() {
+		return s.prior
+	}
+	return s.sd
+}
 
 // source says where the spread came from, for a reason's head:
 // "spread 2.1% from 8 sessions over 6 days", "spread 10% assumed: the

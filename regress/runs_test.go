@@ -136,6 +136,8 @@ func TestCompareLearnsFromSessions(t *testing.T) {
 
 	f, _ = Compare(runs[0], cur, Config{}).Finding("read.iops")
 	require.Equal(t, Inconclusive, f.Verdict, f.Reason)
+	require.Equal(t, 0.10, f.Spread, "the spread reported is the one the reason names")
+	require.Contains(t, f.Reason, "spread 10.0% assumed: the baseline holds 1 session")
 	// The same ten runs made by one process: one session.
 	var one []*baselines.Baseline
 	for _, r := range runs {
