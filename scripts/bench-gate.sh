@@ -17,8 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-bench.out}
 mkdir -p "$out"
+# table runs one table's test, its whole output kept in $out/TEST.txt.
 table() {
-	STORTEST_GATE_TABLE=1 go test -count=1 -timeout 30m -run "^$1\$" -v ./regress | grep -E '^(\||#|- |$)' | cat -s
+	STORTEST_GATE_TABLE=1 go test -count=1 -timeout 30m -run "^$1\$" -v ./regress 2>&1 | tee "$out/$1.txt" |
+		grep -E '^(\||#|- |$)' | cat -s
 }
 {
 	table TestGateOperatingTable
