@@ -25,12 +25,14 @@ import (
 // `go test` is (scripts/record-sessions.sh; the README there says how):
 //
 //   - steady: a loop device over /dev/shm, its reads throttled by cgroup
-//     v1 blkio to 20000 IOPS, on a quiet machine;
+//     v1 blkio to 20000 IOPS, on a quiet machine (no other work);
 //   - loaded: the same device once other builds saturated the machine's
 //     two CPUs, which the throttled device then could not keep up with;
 //   - steady17k: the same device throttled to 17000 IOPS, a real -15%;
-//   - repeat, repeat17k: the same device at 20000 and 17000 IOPS, three
-//     runs per session (-rK files), for the repeat option's looks;
+//   - repeat: the same device, three runs per session (-rK files), for
+//     the repeat option's looks;
+//   - loaded17k, loaded-repeat, loaded-repeat17k: as steady17k and
+//     repeat (at 20000 and 17000 IOPS), on the loaded host;
 //   - noisy: a direct-I/O loop device over a file on the machine's disk
 //     while stress-ng keeps both CPUs half busy.
 //
@@ -109,7 +111,7 @@ func sessionID(t testing.TB, set, path string) string {
 	return set + "/" + m[1]
 }
 
-// gateSessions loads the sessions of set, one run each.
+// gateSessions loads the sessions of set, one run each, oldest first.
 func gateSessions(t testing.TB, set string) []*baselines.Baseline {
 	t.Helper()
 	var out []*baselines.Baseline
@@ -118,6 +120,7 @@ func gateSessions(t testing.TB, set string) []*baselines.Baseline {
 		asSession(b, sessionID(t, set, p))
 		out = append(out, b)
 	}
+	slices.SortStableFunc(out, func(a, b *baselines.Baseline) int { return a.Created.Compare(b.Created) })
 	return out
 }
 
@@ -447,13 +450,12 @@ func TestGateOperatingTable(t *testing.T) {
 	}
 	// The simulation of a slower device against the real one: baselines
 	// of the steady (and loaded) sessions against each session recorded
-	// at 17000 IOPS, and against as many of the set's other sessions
-	// slowed to 85%.
-	real := gateSessions(t, "steady17k")
-	fmt.Fprintf(&b, "\n### Real -15%% (steady17k: %d sessions at 17000 IOPS) and simulated -15%%\n\n", len(real))
-	fmt.Fprintf(&b, "| baseline | baseline sessions | real -15%% caught | simulated -15%% caught |\n|---|---:|---:|---:|\n")
-	for _, set := range []string{"steady", "loaded"} {
-		sess := sets[set]
+	// at 17000 IOPS on the same host, and against as many of the set's
+	// other sessions slowed to 85%.
+	fmt.Fprintf(&b, "\n### Real -15%% (sessions at 17000 IOPS) and simulated -15%%\n\n")
+	fmt.Fprintf(&b, "| baseline | real -15%% | baseline sessions | real -15%% caught | simulated -15%% caught |\n|---|---|---:|---:|---:|\n")
+	for _, pair := range [][2]string{{"steady", "steady17k"}, {"loaded", "loaded17k"}} {
+		sess, real := sets[pair[0]], gateSessions(t, pair[1])
 		for _, k := range []int{1, 5, 10} {
 			rng := rand.New(rand.NewPCG(4, uint64(k)))
 			var got, sim, tries, simTries int
@@ -475,34 +477,37 @@ func TestGateOperatingTable(t *testing.T) {
 					}
 				}
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", set, k, rate(got, tries), rate(sim, simTries))
+			fmt.Fprintf(&b, "| %s | %s (%d sessions) | %d | %s | %s |\n", pair[0], pair[1], len(real), k, rate(got, tries), rate(sim, simTries))
 		}
 	}
 	// The repeat option: the current session runs again while the
 	// comparison is inconclusive and another run could settle it, up to
-	// three runs, each look at its share of the false-alarm rate.
-	repeat, repeat17k := repeatSessions(t, "repeat"), repeatSessions(t, "repeat17k")
-	fmt.Fprintf(&b, "\n### The repeat option (up to 3 runs of the current session: repeat/, %d sessions at 20000 IOPS, repeat17k/, %d at 17000)\n\n",
-		len(repeat), len(repeat17k))
+	// three runs, each look at its share of the false-alarm rate. The
+	// current sessions are recorded on the baseline's host: repeat/ on
+	// the quiet one, loaded-repeat/ and loaded-repeat17k/ on the loaded
+	// one.
+	fmt.Fprintf(&b, "\n### The repeat option (up to 3 runs of the current session)\n\n")
 	fmt.Fprintf(&b, "| baseline | baseline sessions | current | runs taken on average, verdicts |\n|---|---:|---|---|\n")
-	for _, set := range []string{"steady", "loaded"} {
+	slower := func(b *baselines.Baseline) *baselines.Baseline { return slowed(b, 0.85) }
+	type looksRow struct {
+		name, set string
+		change    func(*baselines.Baseline) *baselines.Baseline
+	}
+	for _, c := range []struct {
+		base string
+		rows []looksRow
+	}{
+		{"steady", []looksRow{{"unchanged", "repeat", nil}, {"simulated -15%", "repeat", slower}}},
+		{"loaded", []looksRow{{"unchanged", "loaded-repeat", nil}, {"simulated -15%", "loaded-repeat", slower}, {"real -15%", "loaded-repeat17k", nil}}},
+	} {
 		for _, k := range []int{5, 10} {
-			for _, c := range []struct {
-				name   string
-				cur    [][]*baselines.Baseline
-				change func(*baselines.Baseline) *baselines.Baseline
-			}{
-				{"unchanged", repeat, nil},
-				{"simulated -15%", repeat, func(b *baselines.Baseline) *baselines.Baseline { return slowed(b, 0.85) }},
-				{"real -15%", repeat17k, nil},
-			} {
-				st := repeatLooks(t, sets[set], c.cur, k, 100, 3, 5, c.change)
-				fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", set, k, c.name, st)
+			for _, row := range c.rows {
+				cur := repeatSessions(t, row.set)
+				st := repeatLooks(t, sets[c.base], cur, k, 100, 3, 5, row.change)
+				fmt.Fprintf(&b, "| %s | %d | %s (%s: %d sessions) | %s |\n", c.base, k, row.name, row.set, len(cur), st)
 			}
 		}
 	}
-	b.WriteString("\n- steady17k/, repeat/ and repeat17k/ as committed were recorded on the loaded host (testdata/sessions/README.md): " +
-		"against the steady (quiet) baselines their unchanged sessions are slower than the baseline; the loaded baselines are like with like.\n")
 	fmt.Print(b.String())
 }
 
