@@ -808,8 +808,8 @@ func (c *comparer) percentile(name, dir, stat string, p float64, bs, cs *baselin
 			return f
 		}
 		f.Verdict = NotCompared
-		f.Reason = fmt.Sprintf("%s: not compared: plain fio JSON (not json+) has no histograms to measure the noise within a run, and the baseline holds %d session(s); record json+ (fio --output-format=json+), or grow the baseline to %d sessions to compare it on the spread between them",
-			head(&f), f.run.sessions, minSessionsToHold)
+		f.Reason = fmt.Sprintf("%s: not compared: plain fio JSON (not json+) has no histograms to measure the noise within a run, and the baseline holds %s; record json+ (fio --output-format=json+), or grow the baseline to %d sessions to compare it on the spread between them",
+			head(&f), plural(f.run.sessions, "session"), minSessionsToHold)
 		return f
 	}
 	eLo, eHi, from := c.timeNoise(dir, p)
@@ -998,7 +998,11 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 	nearFam, farFam, nearByRuns, _ := ends(family, true)
 	f.Interval = &Interval{Low: math.Min(nearFam, farFam), High: math.Max(nearFam, farFam)}
 	f.Confidence = family
-	_, far, _, _ := ends(c.cfg.Confidence, false)
+	// Within tolerance is an equivalence claim: each of its two bounds is
+	// one-sided at Confidence (TOST), so the interval it rests on is the
+	// two-sided one at 1-2(1-Confidence): 90% for 95%.
+	pass := c.passLevel()
+	_, far, _, _ := ends(pass, false)
 	fromSessions := false
 	if f.run.learned() {
 		// Whether the run is precise enough to call within tolerance:
@@ -1007,7 +1011,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		// narrower than what one run's seconds extrapolate (ten seconds
 		// of a bursty device), and sets it where the runs have nothing
 		// to measure their own noise with (plain fio JSON).
-		if hp := f.run.halfWidth(c.cfg.Confidence); f.noWithin || hp < math.Abs(math.Log(far/f.Ratio)) {
+		if hp := f.run.halfWidth(pass); f.noWithin || hp < math.Abs(math.Log(far/f.Ratio)) {
 			far, fromSessions = f.Ratio*math.Exp(-hp), true
 			if f.Better == LowerIsBetter {
 				far = f.Ratio * math.Exp(hp)
@@ -1048,7 +1052,7 @@ func (c *comparer) decide(f *Finding, n uint64, family float64, m int) {
 		spread, margin = math.Abs(math.Log(nearFam/f.Ratio)), math.Abs(math.Log(f.Ratio))
 		byRuns = nearByRuns
 	case worse(far) && beyond(far) && halfWidth > tolWidth:
-		f.Reason = fmt.Sprintf("%s: inconclusive: too noisy: the %s interval reaches %s, its spread is wider than %s",
+		f.Reason = fmt.Sprintf("%s: inconclusive: too noisy: the %s bound (one-sided) reaches %s, its spread is wider than %s",
 			head(f), confidencePct(c.cfg.Confidence), FormatChange(far-1), tolText)
 		spread, margin = halfWidth, tolWidth
 		byRuns = fromSessions
@@ -1118,15 +1122,18 @@ func (c *comparer) kindNote(kind string, n uint64) string {
 // varying beyond its tolerance before it is not compared.
 const minSessionsToHold = 3
 
-// holdWidth is the half-width, on the log scale, the interval of an
-// unchanged session would have at Config.Confidence were the spread
-// between sessions known exactly to be what the baseline's show (the
-// posterior median of σ_b), however many runs the session made:
-// z·σ_b·sqrt(1 + 1/J) against the mean of J sessions.
+// holdWidth is the half-width, on the log scale, of the interval an
+// unchanged session would have for the within-tolerance call however
+// many runs it made: the part of the predictive that more current runs
+// cannot shrink (the spread between sessions and the baseline's mean),
+// at passLevel, the level of the pass check.
 func (c *comparer) holdWidth(f *Finding) float64 {
-	s := f.run
-	return zScore(c.cfg.Confidence) * s.sdB * math.Sqrt(1+1/float64(max(s.sessions, 1)))
+	return f.run.hold.quantile(1 - c.passLevel())
 }
+
+// passLevel is the two-sided level whose interval's bounds are each
+// one-sided at Confidence: an equivalence test (TOST) at Confidence.
+func (c *comparer) passLevel() float64 { return 1 - 2*(1-c.cfg.Confidence) }
 
 // unholdable reports whether a metric varies so much from session to
 // session on this device, as minSessionsToHold or more sessions show,
@@ -1134,7 +1141,14 @@ func (c *comparer) holdWidth(f *Finding) float64 {
 // its tolerance cannot be held, however many runs or seconds, and
 // calling it inconclusive would fail every strict run for nothing.
 func (c *comparer) unholdable(f *Finding, tolWidth float64) bool {
-	return f.run.sessions >= minSessionsToHold && c.holdWidth(f) > tolWidth
+	if f.run.sessions < minSessionsToHold {
+		return false
+	}
+	// Beyond it even with endless current runs; or beyond it with this
+	// session's runs where the spread between sessions, which more runs
+	// leave, is the larger part (RunAgain's test, the other way round).
+	return c.holdWidth(f) > tolWidth ||
+		f.run.halfWidth(c.passLevel()) > tolWidth && f.run.between >= f.run.within
 }
 
 // curShrink is how much the noise within runs shrinks when the current
@@ -1281,4 +1295,12 @@ func Metrics(b *baselines.Baseline, cfg Config) (names []string, compared []bool
 		}
 	}
 	return names, compared
+}
+
+// plural is "1 session", "2 sessions".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -153,8 +153,9 @@ type runSpread struct {
 	// predictive variance that more current runs cannot shrink (σ_b² and
 	// the baseline's mean) and that they can (σ_w²/R).
 	between, within float64
-	// pred is the predictive mixture; empty without a spread.
-	pred predictive
+	// pred is the predictive mixture; empty without a spread. hold is
+	// its part that more current runs cannot shrink (R → ∞).
+	pred, hold predictive
 }
 
 // learned reports whether sessions measured the spread (two or more).
@@ -378,7 +379,6 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 	const sdBins = 256
 	var sdHist [sdBins]float64
 	lsMin, lsMax := math.Log(gridMin), math.Log(gridMax*math.Sqrt2)
-	lvMin, lvMax := math.Inf(1), math.Inf(-1)
 	for k := range lp {
 		lp[k] /= total
 		w := lp[k]
@@ -389,8 +389,6 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 		}
 		b, wv := grid[k/sessionGrid], grid[k%sessionGrid]
 		sdHist[min(sdBins-1, int((math.Log(math.Hypot(b, wv))-lsMin)/(lsMax-lsMin)*sdBins))] += w
-		lv := v[k]
-		lvMin, lvMax = math.Min(lvMin, lv), math.Max(lvMax, lv)
 	}
 	var cum float64
 	for i, h := range sdHist {
@@ -414,27 +412,45 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 		}
 		cum += w
 	}
-	// The mixture, merged into bins of log V.
+	s.pred = mixture(lp[:], v[:])
+	// The same without the current runs' share (σ_w²/R → 0): what no
+	// number of current runs can narrow (holdWidth).
+	for k := range v {
+		v[k] = math.Log(bPart[k])
+	}
+	s.hold = mixture(lp[:], v[:])
+}
+
+// mixture merges the normal mixture of weights lp and log variances lv
+// into predictiveBins bins of log variance.
+func mixture(lp, lv []float64) predictive {
+	lvMin, lvMax := math.Inf(1), math.Inf(-1)
+	for k, w := range lp {
+		if w >= 1e-12 {
+			lvMin, lvMax = math.Min(lvMin, lv[k]), math.Max(lvMax, lv[k])
+		}
+	}
 	var binW, binLV [predictiveBins]float64
 	width := (lvMax - lvMin) / predictiveBins
 	for k, w := range lp {
 		if w < 1e-12 {
 			continue
 		}
-		lv := v[k]
 		i := 0
 		if width > 0 {
-			i = min(predictiveBins-1, int((lv-lvMin)/width))
+			i = min(predictiveBins-1, int((lv[k]-lvMin)/width))
 		}
 		binW[i] += w
-		binLV[i] += w * lv
+		binLV[i] += w * lv[k]
 	}
+	var p predictive
 	for i := range binW {
 		if binW[i] > 0 {
-			s.pred.w = append(s.pred.w, binW[i])
-			s.pred.sd = append(s.pred.sd, math.Exp(binLV[i]/binW[i]/2))
+			p.w = append(p.w, binW[i])
+			p.sd = append(p.sd, math.Exp(binLV[i]/binW[i]/2))
 		}
 	}
+	return p
 }
 
 // splitNormal is the log density (up to a constant) of a split normal

@@ -113,7 +113,7 @@ func TestPlainFioPercentiles(t *testing.T) {
 	p99, ok := r.Finding("read.clat.p99")
 	require.True(t, ok)
 	require.Equal(t, NotCompared, p99.Verdict, p99.Reason)
-	require.Contains(t, p99.Reason, "not compared: plain fio JSON (not json+) has no histograms to measure the noise within a run, and the baseline holds 1 session(s); record json+")
+	require.Contains(t, p99.Reason, "not compared: plain fio JSON (not json+) has no histograms to measure the noise within a run, and the baseline holds 1 session; record json+")
 	for _, f := range r.Inconclusive() {
 		t.Log(f.Reason)
 	}

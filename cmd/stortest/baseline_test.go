@@ -277,7 +277,7 @@ func TestImportFioOverwhelmingChange(t *testing.T) {
 	}
 	code, out, errOut := run(t, "baseline", "diff", filepath.Join(dir, "fast"), filepath.Join(dir, "slow"))
 	require.Equal(t, 1, code, "%s\n%s", out, errOut)
-	require.Regexp(t, `read iops 6k IOPS vs baseline 109k IOPS \(-94\.5%, [\d.]+% CI -9\d\.\d%\.\.-9\d\.\d%\): regression beyond 10% tolerance`, out)
+	require.Regexp(t, `read iops 6k IOPS vs baseline 109k IOPS \(-94\.5%, [\d.]+% CI -9\d\.\d%\.\.-9\d\.\d%; spread 10\.0% assumed: the baseline holds 1 session\): regression beyond 10% tolerance`, out)
 	require.Contains(t, errOut, "regressed")
 	// And the other way round, an improvement: exit 0.
 	code, out, errOut = run(t, "baseline", "diff", filepath.Join(dir, "slow"), filepath.Join(dir, "fast"))
