@@ -18,6 +18,7 @@ import (
 	"stortest.dev/internal/durable"
 	"stortest.dev/regress"
 	"stortest.dev/report"
+	"stortest.dev/workload"
 )
 
 // BaselineOption configures CheckBaseline.
@@ -197,17 +198,8 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 			res.fail(t, "baseline", "%s: %v", res.Job.Name, err)
 			return false, nil
 		}
-		for _, x := range res.repeats {
-			b, err := baselines.FromResult(x, res.fp)
-			if err == nil {
-				// The device's counters cover the repeats too.
-				b.Shared, b.Session = cur.Shared, cur.Session
-				err = cur.AddRun(b)
-			}
-			if err != nil {
-				res.fail(t, "baseline", "%s: a repeated run: %v", res.Job.Name, err)
-				return false, nil
-			}
+		if !res.addRuns(t, cur, res.repeats) {
+			return false, nil
 		}
 		cur.Tolerances = joinRules(append(c.rules, ToleranceSetting())...)
 		return res.recordBaseline(t, path, cur, mode, keep), nil
@@ -215,16 +207,8 @@ func checkBaseline(t testing.TB, res *Result, opts []BaselineOption) (bool, *reg
 	if p := res.again; p != nil {
 		// The runs RepeatWhileInconclusive made, judged together as one
 		// session at the look the repeat ended on.
-		for _, x := range p.again {
-			b, err := baselines.FromResult(x, res.fp)
-			if err == nil {
-				b.Shared, b.Session = cur.Shared, cur.Session
-				err = cur.AddRun(b)
-			}
-			if err != nil {
-				res.fail(t, "baseline", "%s: a repeated run: %v", res.Job.Name, err)
-				return false, nil
-			}
+		if !res.addRuns(t, cur, p.again) {
+			return false, nil
 		}
 		setLook(&c.cfg, p.runs(), p.looks)
 	}
@@ -570,4 +554,24 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// addRuns adds the runs of this session besides the first (Repeats while
+// recording, RepeatWhileInconclusive's) to cur as runs of cur's session;
+// the device's counters cover them too, so they share its Shared. It
+// fails the test and returns false when one cannot be added.
+func (res *Result) addRuns(t testing.TB, cur *baselines.Baseline, runs []*workload.Result) bool {
+	t.Helper()
+	for _, x := range runs {
+		b, err := baselines.FromResult(x, res.fp)
+		if err == nil {
+			b.Shared, b.Session = cur.Shared, cur.Session
+			err = cur.AddRun(b)
+		}
+		if err != nil {
+			res.fail(t, "baseline", "%s: a repeated run: %v", res.Job.Name, err)
+			return false
+		}
+	}
+	return true
 }
