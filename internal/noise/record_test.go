@@ -37,23 +37,9 @@ func TestRecordNoise(t *testing.T) {
 	for i := range runs {
 		for _, l := range lengths {
 			name := fmt.Sprintf("%ds", int(l.Seconds()))
-			res := stortest.Run(t, dev, workload.Job{
-				Name: "randread-4k-qd32", Engine: "io_uring", RW: workload.RandRead,
-				BlockSize: 4 << 10, IODepth: 32, Direct: true, Runtime: l, TimeBased: true,
-			}, stortest.ProgressEvery(0))
-			res.RequireNoErrors(t)
-			b, err := baselines.FromResult(res.Result, baselines.Fingerprint{Kind: "loop", Model: "loop"})
-			require.NoError(t, err)
-			// What CheckBaseline records of a shared device.
-			for _, w := range res.Warnings {
-				if w.Kind == stortest.WarnSharedDevice {
-					b.Shared, _, _ = strings.Cut(w.Message, ": ")
-				}
-			}
 			path := filepath.Join(out, name, fmt.Sprintf("run-%02d.json", i+1))
-			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-			require.NoError(t, baselines.WriteFile(path, b))
-			t.Logf("%s run %d: %.0f IOPS", name, i+1, res.IOPS())
+			iops := recordRun(t, dev, l, path)
+			t.Logf("%s run %d: %.0f IOPS", name, i+1, iops)
 		}
 	}
 }
@@ -81,25 +67,33 @@ func TestRecordSession(t *testing.T) {
 	}
 	dev := stortest.Device(t, os.Getenv("STORTEST_DEVICE"))
 	for i := range count {
-		res := stortest.Run(t, dev, workload.Job{
-			Name: "randread-4k-qd32", Engine: "io_uring", RW: workload.RandRead,
-			BlockSize: 4 << 10, IODepth: 32, Direct: true, Runtime: length, TimeBased: true,
-		}, stortest.ProgressEvery(0))
-		res.RequireNoErrors(t)
-		b, err := baselines.FromResult(res.Result, baselines.Fingerprint{Kind: "loop", Model: "loop"})
-		require.NoError(t, err)
-		for _, w := range res.Warnings {
-			if w.Kind == stortest.WarnSharedDevice {
-				b.Shared, _, _ = strings.Cut(w.Message, ": ")
-			}
-		}
 		path := out
 		if count > 1 {
 			// Runs of one session: session-07.json becomes session-07-r2.json.
 			path = strings.TrimSuffix(out, ".json") + fmt.Sprintf("-r%d.json", i+1)
 		}
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, baselines.WriteFile(path, b))
-		t.Logf("%s: %.0f IOPS", path, res.IOPS())
+		t.Logf("%s: %.0f IOPS", path, recordRun(t, dev, length, path))
 	}
+}
+
+// recordRun runs the README's job (io_uring, 4 KiB random reads at depth
+// 32) on dev for length and keeps it as the baseline at path, marked
+// shared as CheckBaseline marks it; it returns the run's IOPS.
+func recordRun(t *testing.T, dev *stortest.Dev, length time.Duration, path string) float64 {
+	t.Helper()
+	res := stortest.Run(t, dev, workload.Job{
+		Name: "randread-4k-qd32", Engine: "io_uring", RW: workload.RandRead,
+		BlockSize: 4 << 10, IODepth: 32, Direct: true, Runtime: length, TimeBased: true,
+	}, stortest.ProgressEvery(0))
+	res.RequireNoErrors(t)
+	b, err := baselines.FromResult(res.Result, baselines.Fingerprint{Kind: "loop", Model: "loop"})
+	require.NoError(t, err)
+	for _, w := range res.Warnings {
+		if w.Kind == stortest.WarnSharedDevice {
+			b.Shared, _, _ = strings.Cut(w.Message, ": ")
+		}
+	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, baselines.WriteFile(path, b))
+	return res.IOPS()
 }
