@@ -13,9 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/baselines"
-	"stortest.dev/internal/blkio"
 	"stortest.dev/internal/testenv"
-	"stortest.dev/workload"
 )
 
 // Acceptance: the README's example, as a user runs it, decides. Its
@@ -34,14 +32,7 @@ func TestReadmeExampleGate(t *testing.T) {
 		t.Skip("runs the example's test binary four times")
 	}
 	testenv.RequireBlkio(t)
-	scratch, err := workload.NewScratch(workload.ScratchOptions{Dir: "/dev/shm", Size: 256 << 20, Loop: true, DirectIO: true})
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, scratch.Close()) })
-	devNum, err := blkio.DevNumber(scratch.Path)
-	require.NoError(t, err)
-	g, err := blkio.New("stortest-readme")
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
+	scratch, devNum, g := throttledShm(t, 256<<20, true, "stortest-readme")
 
 	bin := filepath.Join(t.TempDir(), "randread.test")
 	build := exec.Command("go", "test", "-c", "-o", bin, "./examples/randread")

@@ -60,11 +60,7 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 			}
 		}
 	}
-	scratch, err := workload.NewScratch(workload.ScratchOptions{Dir: "/dev/shm", Size: 64 << 20, Loop: true})
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, scratch.Close()) })
-	devNum, err := blkio.DevNumber(scratch.Path)
-	require.NoError(t, err)
+	scratch, devNum, g := throttledShm(t, 64<<20, false, "stortest-gate")
 	const rate = 2000
 	job := workload.Job{Name: "gate-randread", Engine: "psync", RW: workload.RandRead, BlockSize: 4096,
 		Direct: true, Runtime: 11 * time.Second, TimeBased: true, RateIOPS: [3]int{rate}}
@@ -83,9 +79,6 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 		return ok, f.errors[before:], res
 	}
 
-	g, err := blkio.New("stortest-gate")
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
 	moveIn := WithOptions(workload.Options{OnStart: func(_ *workload.JobResult, tid int) {
 		assert.NoError(t, g.AddThread(tid))
 	}})
@@ -213,4 +206,20 @@ func diffLine(res *Result, metric string) string {
 		}
 	}
 	return "(no " + metric + " in a baseline-diff artifact)"
+}
+
+// throttledShm is a loop device over a size-byte file in /dev/shm and a
+// blkio group to throttle its reads (blkio.Group.SetReadIOPS with
+// devNum), both removed when the test ends, failed or not.
+func throttledShm(t *testing.T, size int64, directIO bool, group string) (scratch *workload.Scratch, devNum string, g *blkio.Group) {
+	t.Helper()
+	scratch, err := workload.NewScratch(workload.ScratchOptions{Dir: "/dev/shm", Size: size, Loop: true, DirectIO: directIO})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, scratch.Close()) })
+	devNum, err = blkio.DevNumber(scratch.Path)
+	require.NoError(t, err)
+	g, err = blkio.New(group)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
+	return scratch, devNum, g
 }

@@ -14,8 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/baselines"
-	"stortest.dev/internal/blkio"
-	"stortest.dev/workload"
+	"stortest.dev/internal/testenv"
 )
 
 // Acceptance: the README's gate example ("Growing a baseline, and the
@@ -37,24 +36,9 @@ func TestReadmeGateSessions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the README's gate example: seven go test sessions")
 	}
-	if os.Geteuid() != 0 {
-		skipOrFail(t, "needs root for loop devices and cgroups")
-	}
-	if err := blkio.Available(); err != nil {
-		if envIs1("STORTEST_REQUIRE_BLKIO") {
-			t.Fatalf("%v (STORTEST_REQUIRE_BLKIO=1)", err)
-		}
-		t.Skip(err)
-	}
-	// truncate -s 256M /dev/shm/...; losetup --find --show ...
-	scratch, err := workload.NewScratch(workload.ScratchOptions{Dir: "/dev/shm", Size: 256 << 20, Loop: true})
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, scratch.Close()) })
-	devNum, err := blkio.DevNumber(scratch.Path)
-	require.NoError(t, err)
-	g, err := blkio.New("stortest-readme-gate")
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
+	testenv.RequireBlkio(t)
+	// truncate -s 256M /dev/shm/...; losetup --find --show ...; mkdir $cg
+	scratch, devNum, g := throttledShm(t, 256<<20, false, "stortest-readme-gate")
 	dir := t.TempDir()
 
 	// throttled runs `go test -count=1 ./examples/gate FLAGS` as the
