@@ -246,23 +246,7 @@ func TestLoadSchema2(t *testing.T) {
 // writes back to the same bytes. go test -run TestLoadSchema3 -update
 // rewrites it after a deliberate format change.
 func TestLoadSchema3(t *testing.T) {
-	path := filepath.Join("testdata", "schema3.json")
-	want := schema3Baseline(t)
-	if *update {
-		data, err := Marshal(want)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(path, data, 0o644))
-	}
-	data, err := os.ReadFile(path)
-	require.NoError(t, err, "go test ./baselines -run TestLoadSchema3 -update writes it")
-	got, err := Load(path)
-	require.NoError(t, err)
-	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("%s (-built +loaded):\n%s\n(go test ./baselines -run TestLoadSchema3 -update rewrites it)", path, diff)
-	}
-	again, err := Marshal(got)
-	require.NoError(t, err)
-	require.Equal(t, string(data), string(again))
+	_, got := goldenRoundTrip(t, "schema3.json", "TestLoadSchema3", schema3Baseline(t))
 	require.Len(t, got.Runs, 3)
 	require.Equal(t, "*.iops=5%,*.clat.p99=off", got.Tolerances)
 	require.Equal(t, uint64(1<<40), got.Fingerprint.Size)

@@ -10,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
+
 	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
@@ -175,3 +179,29 @@ func schema4Baseline(t testing.TB) *Baseline {
 
 // update is the shared -update flag: rewrite the golden files.
 var update = testenv.Update
+
+// goldenRoundTrip checks a golden baseline file, testdata/name: it loads
+// to want, the baseline it was written from, and writes back to the same
+// bytes. Under -update it is rewritten from want first (after a
+// deliberate format change; test names the test that does it). It
+// returns the file's bytes and what it loaded to.
+func goldenRoundTrip(t *testing.T, name, test string, want *Baseline) ([]byte, *Baseline) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		data, err := Marshal(want)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(t, err, "go test ./baselines -run %s -update writes it", test)
+	got, err := Load(path)
+	require.NoError(t, err)
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("%s (-built +loaded):\n%s\n(go test ./baselines -run %s -update rewrites it)", path, diff, test)
+	}
+	again, err := Marshal(got)
+	require.NoError(t, err)
+	require.Equal(t, string(data), string(again))
+	return data, got
+}
