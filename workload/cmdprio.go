@@ -130,7 +130,7 @@ type PrioStats struct {
 }
 
 // mergePrios adds o's per-priority stats to s's, matching priorities.
-func mergePrios(s, o []PrioStats) []PrioStats {
+func MergePrios(s, o []PrioStats) []PrioStats {
 	for _, x := range o {
 		i := slices.IndexFunc(s, func(y PrioStats) bool { return y.Class == x.Class && y.Level == x.Level })
 		if i < 0 {
@@ -144,7 +144,7 @@ func mergePrios(s, o []PrioStats) []PrioStats {
 	return s
 }
 
-func clonePrios(s []PrioStats) []PrioStats {
+func ClonePrios(s []PrioStats) []PrioStats {
 	out := make([]PrioStats, len(s))
 	for i, x := range s {
 		out[i] = PrioStats{Class: x.Class, Level: x.Level, Clat: x.Clat.Clone(), Lat: x.Lat.Clone()}

@@ -1058,7 +1058,7 @@ func (j Job) MarshalJSON() ([]byte, error) {
 	return json.Marshal(jobJSON(j.Normalized()))
 }
 
-func (j *Job) percentileList() []float64 {
+func (j *Job) Percentiles() []float64 {
 	if len(j.PercentileList) == 0 {
 		return DefaultPercentiles
 	}
