@@ -132,6 +132,7 @@ type runDirJSON struct {
 	ClatP99   uint64   `json:"clat_p99"`
 	ClatP999  uint64   `json:"clat_p99.9"`
 	ClatP9999 uint64   `json:"clat_p99.99"`
+	Swing     *float64 `json:"swing"` // schema 4
 }
 
 type fingerprintJSON struct {
@@ -479,13 +480,20 @@ func (d *decoder) run(path string, raw map[string]json.RawMessage) (RunSummary, 
 			if rd.IOPS == nil || rd.BW == nil {
 				return r, d.fail(path, "%s: want iops and bw", k)
 			}
-			for _, x := range []float64{*rd.IOPS, *rd.BW, rd.ClatMean} {
+			var swing float64
+			if rd.Swing != nil {
+				if d.schema < schemaSession {
+					return r, d.fail(path, "%s: swing: not in schema %d (schema %d has it)", k, d.schema, schemaSession)
+				}
+				swing = *rd.Swing
+			}
+			for _, x := range []float64{*rd.IOPS, *rd.BW, rd.ClatMean, swing} {
 				if !(x >= 0) || math.IsInf(x, 0) {
 					return r, d.fail(path, "%s: %v is not a non-negative number", k, x)
 				}
 			}
 			r.Dirs = append(r.Dirs, RunDir{Name: k, IOPS: *rd.IOPS, BW: *rd.BW, ClatMean: rd.ClatMean, ClatP50: rd.ClatP50,
-				ClatP90: rd.ClatP90, ClatP99: rd.ClatP99, ClatP999: rd.ClatP999, ClatP9999: rd.ClatP9999})
+				ClatP90: rd.ClatP90, ClatP99: rd.ClatP99, ClatP999: rd.ClatP999, ClatP9999: rd.ClatP9999, Swing: swing})
 		}
 	}
 	if created == nil {

@@ -277,6 +277,9 @@ func (r RunSummary) tree() obj {
 				do = append(do, kv{p.k, p.v})
 			}
 		}
+		if d.Swing != 0 {
+			do = append(do, kv{"swing", d.Swing})
+		}
 		o = append(o, kv{d.Name, do})
 	}
 	return o
