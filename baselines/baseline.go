@@ -65,8 +65,8 @@ type Baseline struct {
 	Runtime time.Duration // the measured time, ramp excluded
 	Clones  int           // job clones merged (numjobs), as fio's group_reporting
 	// Session identifies the process that made the run whose data the
-	// baseline holds (ProcessSession's value there); "" for baselines
-	// older than schema 4 and for imported fio results.
+	// baseline holds (ProcessSession's value there); for imported fio
+	// results, FioSession's; "" for baselines older than schema 4.
 	Session string
 	// Job is the workload as run. Imported fio results hold what
 	// workload.Parse understood of fio's options; FioOptions keeps
