@@ -144,9 +144,10 @@ type RunDir struct {
 	IOPS, BW                                       float64
 	ClatMean                                       float64
 	ClatP50, ClatP90, ClatP99, ClatP999, ClatP9999 uint64
-	// Swing is the run's own swing from second to second, as
-	// Baseline.Swing measures it (0: steady, or not recorded).
-	Swing float64
+	// Swing and LatSwing are how much the run's throughput and its mean
+	// completion latency swung from second to second, as Baseline.Swing
+	// and LatSwing measure them (0: steady, or not recorded).
+	Swing, LatSwing float64
 }
 
 // Dir is one direction's totals and statistics.
@@ -416,37 +417,34 @@ func (b *Baseline) PerSecond(dir string, m SecondMetric) []float64 {
 	return out
 }
 
-// Swing returns how much direction dir's run swung from second to
-// second: the robust spread, on the log scale, of its whole seconds'
-// IOPS and of their mean completion latencies, the larger of the two
-// (1.4826 times the median absolute deviation of the logarithms, which
-// estimates a normal's standard deviation and ignores a few odd seconds
-// such as a throttle's first burst). 0.35 is about 35%. A device that
-// holds its rate, as a throttled one does, swings under 1%; one whose
-// host starves it of CPU, or whose disk other tenants share, swings
+// Swing returns how much direction dir's throughput swung from second
+// to second: the robust spread, on the log scale, of its whole seconds'
+// IOPS (1.4826 times the median absolute deviation of the logarithms,
+// which estimates a normal's standard deviation and ignores a few odd
+// seconds such as a throttle's first burst). 0.35 is about 35%. A device
+// that holds its rate, as a throttled one does, swings under 1%; one
+// whose host starves it of CPU, or whose disk other tenants share,
 // 10-90%. 0 with fewer than three whole seconds, or a second without
 // I/O (a stall, whose logarithm has no spread to speak of).
-func (b *Baseline) Swing(dir string) float64 {
-	var out float64
-	for _, m := range []SecondMetric{SecondIOPS, SecondClatMean} {
-		xs := b.PerSecond(dir, m)
-		if len(xs) < 3 {
-			continue
-		}
-		logs := make([]float64, len(xs))
-		ok := true
-		for i, x := range xs {
-			if !(x > 0) || math.IsInf(x, 0) {
-				ok = false
-				break
-			}
-			logs[i] = math.Log(x)
-		}
-		if ok {
-			out = max(out, 1.4826*medianAbsDev(logs))
-		}
+func (b *Baseline) Swing(dir string) float64 { return swing(b.PerSecond(dir, SecondIOPS)) }
+
+// LatSwing is Swing of the seconds' mean completion latencies: what
+// swings in a rate-limited job, whose throughput the rate holds.
+func (b *Baseline) LatSwing(dir string) float64 { return swing(b.PerSecond(dir, SecondClatMean)) }
+
+// swing is the robust log-scale spread of xs (Swing).
+func swing(xs []float64) float64 {
+	if len(xs) < 3 {
+		return 0
 	}
-	return out
+	logs := make([]float64, len(xs))
+	for i, x := range xs {
+		if !(x > 0) || math.IsInf(x, 0) {
+			return 0
+		}
+		logs[i] = math.Log(x)
+	}
+	return 1.4826 * medianAbsDev(logs)
 }
 
 // medianAbsDev is the median absolute deviation of xs from their median;
@@ -563,7 +561,7 @@ func (b *Baseline) RunSummaries() []RunSummary {
 func (b *Baseline) summary() RunSummary {
 	r := RunSummary{Created: b.Created, Session: b.Session, Runtime: b.Runtime, Shared: b.Shared}
 	for _, d := range b.Dirs {
-		rd := RunDir{Name: d.Name, IOPS: d.IOPS, BW: d.BW, Swing: b.Swing(d.Name)}
+		rd := RunDir{Name: d.Name, IOPS: d.IOPS, BW: d.BW, Swing: b.Swing(d.Name), LatSwing: b.LatSwing(d.Name)}
 		if c := d.Clat; c != nil {
 			rd.ClatMean = c.Mean
 			rd.ClatP50, rd.ClatP90, rd.ClatP99, rd.ClatP999, rd.ClatP9999 = c.P50, c.P90, c.P99, c.P999, c.P9999

@@ -39,18 +39,28 @@ func TestSwing(t *testing.T) {
 	require.Zero(t, secondsOf(1000, 0, 2000, 1000).Swing("read"), "a stall")
 	require.Zero(t, secondsOf(1000, 2000).Swing("read"), "two seconds")
 	require.Zero(t, alt.Swing("write"))
+	require.InDelta(t, 1.4826*d, alt.LatSwing("read"), 1e-9, "its latency swings with it")
+	// A rate-limited run: its throughput holds, its latency swings.
+	rated := secondsOf(500, 500, 500, 500, 500, 500)
+	for i := range 6 {
+		rated.Seconds[i].Dirs[0].ClatMean = [...]uint64{1e5, 4e5}[i%2]
+	}
+	require.Zero(t, rated.Swing("read"))
+	require.InDelta(t, 1.4826*math.Log(4)/2, rated.LatSwing("read"), 1e-9)
 
 	alt.Session = "s1"
 	sum := alt.RunSummaries()
 	require.InDelta(t, 1.4826*d, sum[0].Dirs[0].Swing, 1e-9)
+	require.InDelta(t, 1.4826*d, sum[0].Dirs[0].LatSwing, 1e-9)
 
 	b := sessionRun(t, "s1", 1)
 	require.NoError(t, b.AddRun(sessionRun(t, "s2", 2)))
 	b.Runs[0].Dirs[0].Swing = 0.25
-	b.Runs[1].Dirs[0].Swing = 0
+	b.Runs[0].Dirs[0].LatSwing = 0.5
+	b.Runs[1].Dirs[0].Swing, b.Runs[1].Dirs[0].LatSwing = 0, 0
 	data, err := Marshal(b)
 	require.NoError(t, err)
-	require.Contains(t, string(data), `"swing":0.25`)
+	require.Contains(t, string(data), `"swing":0.25,"lat_swing":0.5`)
 	require.Equal(t, 1, strings.Count(string(data), `"swing"`), "left out when steady")
 	back, err := decode(data, "swing.json")
 	require.NoError(t, err)

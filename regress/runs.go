@@ -269,7 +269,8 @@ func (c *comparer) spread(metric string) runSpread {
 	s := runSpread{prior: prior, sessions: 1, runs: 1, cur: 1}
 	runs := c.base.RunSummaries()
 	vals := runValues(runs, metric)
-	dir, _, _ := strings.Cut(metric, ".")
+	dir, m, _ := strings.Cut(metric, ".")
+	lat := m != "iops" && m != "bw"
 	var groups [][]float64
 	var swings []float64 // per group: the square of its runs' swing
 	if vals != nil {
@@ -280,7 +281,7 @@ func (c *comparer) spread(metric string) runSpread {
 				ys = append(ys, math.Log(vals[i]))
 			}
 			groups = append(groups, ys)
-			swings = append(swings, swingSq(runs, g, dir))
+			swings = append(swings, swingSq(runs, g, dir, lat))
 			t := runs[g[0]].Created
 			if first.IsZero() || t.Before(first) {
 				first = t
@@ -306,7 +307,7 @@ func (c *comparer) spread(metric string) runSpread {
 	}
 	if groups == nil {
 		groups = [][]float64{{0}}
-		swings = []float64{swingSq(runs, nil, dir)}
+		swings = []float64{swingSq(runs, nil, dir, lat)}
 	}
 	// A session's swing is measured on throughput and the mean latency;
 	// a metric's share of it is in proportion to the spreads assumed of
@@ -323,7 +324,7 @@ func (c *comparer) spread(metric string) runSpread {
 	for i := range swings {
 		swings[i] *= scale
 	}
-	s.swingRun = math.Sqrt(swingSq(c.cur.RunSummaries(), nil, dir))
+	s.swingRun = math.Sqrt(swingSq(c.cur.RunSummaries(), nil, dir, lat))
 	s.swing = s.swingRun * math.Sqrt(scale)
 	for _, u2 := range swings {
 		s.baseSwing = max(s.baseSwing, math.Sqrt(u2))
@@ -336,10 +337,12 @@ func (c *comparer) spread(metric string) runSpread {
 	return s
 }
 
-// swingSq is the mean square of the swings (baselines.RunDir.Swing) of
-// direction dir in runs idx of runs (all of them when idx is nil): a
-// session's swing, squared, as a variance on the log scale.
-func swingSq(runs []baselines.RunSummary, idx []int, dir string) float64 {
+// swingSq is the mean square of the swings of direction dir in runs idx
+// of runs (all of them when idx is nil): a session's swing, squared, as
+// a variance on the log scale. Throughput (lat false) is judged with its
+// own swing (baselines.RunDir.Swing): a rate-limited job's throughput
+// holds whatever its latency does. Latency (lat) swings with either.
+func swingSq(runs []baselines.RunSummary, idx []int, dir string, lat bool) float64 {
 	if idx == nil {
 		idx = make([]int, len(runs))
 		for i := range idx {
@@ -350,7 +353,11 @@ func swingSq(runs []baselines.RunSummary, idx []int, dir string) float64 {
 	for _, i := range idx {
 		for _, d := range runs[i].Dirs {
 			if d.Name == dir {
-				sum += d.Swing * d.Swing
+				u := d.Swing
+				if lat {
+					u = max(u, d.LatSwing)
+				}
+				sum += u * u
 			}
 		}
 	}
