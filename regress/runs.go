@@ -58,11 +58,14 @@ import (
 // latency swung from second to second (baselines.RunDir.Swing, a robust
 // spread of its seconds; a throttled device swings under 1%, one whose
 // host was short of CPU or whose disk others used 10-90%) was not at
-// the device's usual level, by about as much as it swung. So each
-// session's level varies by max(σ_b, u_j), u_j its swing (scaled for
-// the metric as the assumed spreads are: a tail twice throughput's),
-// the baseline's in the likelihood and the current one's in the
-// predictive. On the recorded sessions of a disk-backed loop device
+// the device's usual level, by about as much as it swung. So in the
+// predictive each session's level varies by max(σ_b, u_j), u_j its
+// swing (scaled for the metric as the assumed spreads are: a tail twice
+// throughput's), the baseline's sessions in the baseline's mean and the
+// current one's in its own share. σ_b is learned from the sessions'
+// values as they are: a swing only widens a comparison where it exceeds
+// what the sessions showed, and a device that holds its level however
+// much its seconds swing is judged at that level. On the recorded sessions of a disk-backed loop device
 // under CPU load (regress/testdata/sessions/noisy), which moved 8k-49k
 // IOPS between sessions, one session's assumed 10% called 3.8% of
 // unchanged sessions regressions; their swings of 20-90% make them
@@ -75,6 +78,8 @@ import (
 // the J session means, is normal given (σ_b, σ_w) with variance
 //
 //	V = max(σ_b², u²) + σ_w²/R + (1/J²) Σ_j (max(σ_b², u_j²) + σ_w²/n_j)
+//
+// (u and u_j the sessions' swings, 0 for a steady one)
 //
 // and its predictive distribution is the posterior mixture of those
 // normals: a comparison's interval of the change is that mixture's
@@ -428,14 +433,6 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 			lwLik[k] = -dfw*math.Log(grid[k]) - ssw/(2*sq(grid[k]))
 		}
 	}
-	// ubar2 is the baseline sessions' mean swing, squared: how much a
-	// session of this device swings, which the spread shown and the
-	// spread an unchanged session would see (hold) include.
-	var ubar2 float64
-	for _, c := range classes {
-		ubar2 += c.count * c.u2
-	}
-	ubar2 /= float64(J)
 	const n2 = sessionGrid * sessionGrid
 	var lp, v, bPart, wPart [n2]float64 // v: log V
 	best := math.Inf(-1)
@@ -447,17 +444,17 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 			l := lbPrior[bi] + lwPrior[wi] + lwLik[wi]
 			var sumW, sumWY, baseVar, logDet float64
 			for _, c := range classes {
-				vj := max(b2, c.u2) + w2/c.n
+				vj := b2 + w2/c.n
 				sumW += c.count / vj
 				sumWY += c.sumY / vj
-				baseVar += c.count * vj
+				baseVar += c.count * (max(b2, c.u2) + w2/c.n)
 				logDet += c.count * math.Log(vj)
 			}
 			if J >= 2 {
 				mu := sumWY / sumW
 				var quad float64
 				for _, c := range classes {
-					quad += (c.sumY2 - 2*mu*c.sumY + c.count*mu*mu) / (max(b2, c.u2) + w2/c.n)
+					quad += (c.sumY2 - 2*mu*c.sumY + c.count*mu*mu) / (b2 + w2/c.n)
 				}
 				l -= 0.5 * (logDet + math.Log(sumW) + quad)
 			}
@@ -479,7 +476,7 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 	}
 	const sdBins = 256
 	var sdHist [sdBins]float64
-	lsMin, lsMax := math.Log(gridMin), math.Log(math.Sqrt(2*gridMax*gridMax+ubar2))
+	lsMin, lsMax := math.Log(gridMin), math.Log(gridMax*math.Sqrt2)
 	for k := range lp {
 		lp[k] /= total
 		w := lp[k]
@@ -490,7 +487,7 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 		if w < 1e-12 {
 			continue
 		}
-		sd := math.Sqrt(max(b*b, ubar2) + wv*wv)
+		sd := math.Sqrt(b*b + wv*wv)
 		sdHist[max(0, min(sdBins-1, int((math.Log(sd)-lsMin)/(lsMax-lsMin)*sdBins)))] += w
 	}
 	var cum float64
@@ -510,18 +507,18 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 	cum = 0
 	for i, w := range marginB {
 		if cum+w >= 0.5 {
-			s.sdB = math.Sqrt(max(grid[i]*grid[i], ubar2))
+			s.sdB = grid[i]
 			break
 		}
 		cum += w
 	}
 	s.pred = mixture(lp[:], v[:])
 	// The same without the current runs' share (σ_w²/R → 0), for a
-	// current session that swings as the baseline's do: what no number
-	// of current runs can narrow on this device (holdWidth).
+	// current session that holds steady: what no number of current runs
+	// can narrow on this device (holdWidth).
 	for k := range v {
 		b := grid[k/sessionGrid]
-		v[k] = math.Log(bPart[k] + max(b*b, ubar2))
+		v[k] = math.Log(bPart[k] + b*b)
 	}
 	s.hold = mixture(lp[:], v[:])
 }
