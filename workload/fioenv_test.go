@@ -166,3 +166,15 @@ func TestParseFioEmptyValue(t *testing.T) {
 		}
 	}
 }
+
+// fioJSON runs fio 3.33 on text as a job file with --output-format=json
+// (and args) and returns its decoded output; it stops the test (FailNow)
+// when fio fails.
+func fioJSON(t *testing.T, fio, text string, args ...string) map[string]any {
+	t.Helper()
+	ok, out := fioOn(t, fio, text, append([]string{"--output-format=json"}, args...)...)
+	if !ok {
+		t.Fatalf("fio failed on\n%s\n%s", text, out)
+	}
+	return jsonDoc(t, []byte(out))
+}

@@ -260,7 +260,9 @@ type Job struct {
 	Runtime time.Duration `json:"runtime_ns,omitempty"`
 	// TimeBased repeats passes until Runtime is over.
 	TimeBased bool `json:"time_based,omitempty"`
-	// RampTime runs the workload before measuring (fio's ramp_time).
+	// RampTime runs the workload before measuring (fio's ramp_time). A
+	// job that ends inside it reports what it did from its start, without
+	// latencies, as fio 3.33 does (it drops the counts when the ramp ends).
 	RampTime time.Duration `json:"ramp_time_ns,omitempty"`
 	Loops    int           `json:"loops"` // passes over the region; default 1
 	// RateIOPS caps I/Os per second per direction (read, write, trim);

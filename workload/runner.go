@@ -398,6 +398,7 @@ type worker struct {
 
 	measuring bool        // past ramp_time (and latency_target's search)
 	ru0       unix.Rusage // the thread's usage when measuring started
+	ramp      rampRun     // what ramp_time did (ramp_run.go)
 
 	// Stalls (stall.go). gate is what the job's goroutine is doing, for
 	// the run's takeover; gateQueue and gateCommit say which engine calls
@@ -688,6 +689,9 @@ func (w *worker) run(start int64) {
 		w.iolog.fileAct(start, LogOpen)
 	}
 	w.measureStart = start + int64(j.RampTime)
+	if j.RampTime > 0 {
+		w.ramp.begin(start)
+	}
 	if j.Runtime > 0 {
 		w.deadline = w.measureStart + int64(j.Runtime)
 		w.endBy.Store(w.deadline + int64(w.grace))
@@ -815,13 +819,11 @@ func (w *worker) run(start int64) {
 			switch st {
 			case engines.Completed:
 				now = clock.Now()
-				if now >= w.measureStart {
-					d := &w.res.Depths
-					d.Level[LevelBucket(w.infl+len(w.staged)+1)]++
-					if !hasCommit {
-						d.Submit[1]++
-						d.Complete[1]++
-					}
+				d := w.depthsAt(now)
+				d.Level[LevelBucket(w.infl+len(w.staged)+1)]++
+				if !hasCommit {
+					d.Submit[1]++
+					d.Complete[1]++
 				}
 				w.complete(u, now)
 			case engines.Queued:
@@ -876,8 +878,8 @@ func (w *worker) run(start int64) {
 					w.drainForced()
 				}
 				now = clock.Now()
-				if now >= w.measureStart && n > 0 {
-					w.res.Depths.Complete[BatchBucket(n)]++
+				if n > 0 {
+					w.depthsAt(now).Complete[BatchBucket(n)]++
 				}
 				for i := range n {
 					w.infl--
@@ -930,16 +932,13 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 	if w.deadline != 0 && end > w.deadline {
 		end = w.deadline
 	}
+	if !measuring {
+		w.endInRamp(end, ru0 != nil)
+	}
 	if measuring && end > w.measureStart {
 		w.res.Runtime = time.Duration(end - w.measureStart)
 		if ru0 != nil {
-			var ru1 unix.Rusage
-			_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru1)
-			w.res.UsrCPU = time.Duration(unix.TimevalToNsec(ru1.Utime) - unix.TimevalToNsec(ru0.Utime))
-			w.res.SysCPU = time.Duration(unix.TimevalToNsec(ru1.Stime) - unix.TimevalToNsec(ru0.Stime))
-			w.res.Ctx = uint64(ru1.Nvcsw+ru1.Nivcsw) - uint64(ru0.Nvcsw+ru0.Nivcsw)
-			w.res.MajFlt = uint64(ru1.Majflt - ru0.Majflt)
-			w.res.MinFlt = uint64(ru1.Minflt - ru0.Minflt)
+			w.setCPU(ru0)
 		}
 		// The last partial slice and second, so short runs still have a
 		// sample.
@@ -967,6 +966,17 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 	}
 }
 
+// setCPU sets the result's CPU figures: what the thread used since ru0.
+func (w *worker) setCPU(ru0 *unix.Rusage) {
+	var ru1 unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru1)
+	w.res.UsrCPU = time.Duration(unix.TimevalToNsec(ru1.Utime) - unix.TimevalToNsec(ru0.Utime))
+	w.res.SysCPU = time.Duration(unix.TimevalToNsec(ru1.Stime) - unix.TimevalToNsec(ru0.Stime))
+	w.res.Ctx = uint64(ru1.Nvcsw+ru1.Nivcsw) - uint64(ru0.Nvcsw+ru0.Nivcsw)
+	w.res.MajFlt = uint64(ru1.Majflt - ru0.Majflt)
+	w.res.MinFlt = uint64(ru1.Minflt - ru0.Minflt)
+}
+
 // commit submits the staged units and stamps their issue time, which it
 // returns.
 func (w *worker) commit() int64 {
@@ -982,11 +992,10 @@ func (w *worker) commit() int64 {
 	}
 	t := clock.Now()
 	measuring := t >= w.measureStart
-	if measuring {
-		n := len(w.staged)
-		w.res.Depths.Level[LevelBucket(w.infl+n)] += uint64(n)
-		w.res.Depths.Submit[BatchBucket(n)]++
-	}
+	n := len(w.staged)
+	d := w.depthsAt(t)
+	d.Level[LevelBucket(w.infl+n)] += uint64(n)
+	d.Submit[BatchBucket(n)]++
 	for _, u := range w.staged {
 		u.Issue = t
 		if measuring {
@@ -1020,6 +1029,7 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 		w.src.check(u, &w.res.Verify)
 	}
 	if t < w.measureStart {
+		w.ramp.done(d, u.Res, len(u.Buf))
 		return
 	}
 	if w.lat != nil || w.job.MaxLatency != noMaxLatency {
