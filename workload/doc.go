@@ -259,9 +259,15 @@
 // allocates on the success path. Written blocks are read back after each
 // pass, every verify_backlog writes, and at the end of the job; a job that
 // only reads checks every block it reads (what an earlier job wrote), as
-// fio's do. A time-based job is not read back (without verify_backlog), as
-// fio 3.33 does not read back a write-only one; Job.Warnings says so in
-// fio's words.
+// fio's do. A time-based write job has no end, and fio 3.33 ends its write
+// phase by the bytes the engine queued: with an engine that queues
+// (libaio, io_uring, posixaio), once a size's worth (twice that with
+// verify_backlog, its reads included) is queued, what was written is read
+// back and the writing starts over, until the runtime ends; with one that
+// completes at once (psync, sync, pvsync2, mmap) the phase never ends and
+// only verify_backlog reads back. stortest does the same, engine by
+// engine. Job.Warnings gives fio's notice that the verify phase never
+// starts, which fio prints for every engine.
 //
 // # Latency target
 //

@@ -619,8 +619,12 @@ func (e *FieldError) Unwrap() []error {
 }
 
 // FioVerifyNeverStarts is fio 3.33's notice (after "fio: ") for a
-// write-only, time-based job with verify on: the write phase takes the
-// whole runtime, so nothing is read back.
+// write-only, time-based job with verify on and no verify_backlog. It is
+// true of engines that complete I/Os at once (psync, sync, pvsync2,
+// mmap): the write phase takes the whole runtime and nothing is read
+// back. With an engine that queues them (libaio, io_uring, posixaio) fio
+// prints it all the same and reads back every size's worth of writes
+// (see the package doc's "Rate and verify"); so does stortest.
 const FioVerifyNeverStarts = "verification read phase will never start because write phase uses all of runtime"
 
 // Warnings returns notices about a valid job (normalized first) that runs

@@ -827,6 +827,9 @@ func (w *worker) run(start int64) {
 				}
 				w.complete(u, now)
 			case engines.Queued:
+				if w.src.phaseEnd > 0 {
+					w.src.queuedIO(len(u.Buf))
+				}
 				w.staged = append(w.staged, u)
 				if len(w.staged) >= batch {
 					now = w.commit()

@@ -38,6 +38,10 @@ type ioSource struct {
 	// writes drawn since the last read-back (verify_backlog).
 	vpass       int64
 	sinceVerify int64
+	// phaseEnd is the bytes queued that end a time-based verified write
+	// job's write phase (see verifyDue; 0: never), queued those queued
+	// since the last read-back.
+	phaseEnd, queued int64
 
 	duty *cpuDuty // cpuio's idle between units; nil for other engines
 
@@ -83,6 +87,11 @@ func newIOSource(job Job, clone, thread int, size int64) (*ioSource, error) {
 	}
 	if !job.TimeBased {
 		s.limit = job.IOSize * int64(job.Loops)
+	} else if job.Verify != VerifyNone && job.RW.Writes() && !job.NoVerifyPhase {
+		s.phaseEnd = job.Size
+		if job.VerifyBacklog > 0 {
+			s.phaseEnd *= 2 // fio: room for the backlog's reads
+		}
 	}
 	if job.Verify != VerifyNone {
 		if s.mixed && s.pacer.Enabled() {
@@ -227,13 +236,29 @@ func (s *ioSource) over() bool {
 
 // verifyDue reports whether written blocks are to be read back now: at
 // the end of each pass, every verify_backlog writes, and at the end of
-// the job for what is left. A time-based job reads back only with
-// verify_backlog (fio 3.33 never reaches its final verify phase); none
-// does with do_verify=0.
+// the job for what is left; none with do_verify=0.
+//
+// A time-based job has no end of job, and fio 3.33 ends its write phase
+// only by the bytes it counts as issued: those of the I/Os the engine
+// queued (libaio, io_uring, posixaio), not those it completed at once
+// (psync, sync, pvsync2, mmap). Once they reach the size (twice the size
+// with verify_backlog, whose reads count too), it reads back what was
+// written and starts over, until the runtime ends, although it printed
+// that its verify phase never starts. With an engine that completes at
+// once the phase never ends: only verify_backlog reads back.
 func (s *ioSource) verifyDue() bool {
 	j := s.job
-	if s.ver == nil || !j.RW.Writes() || j.NoVerifyPhase || (j.TimeBased && j.VerifyBacklog == 0) {
+	if s.ver == nil || !j.RW.Writes() || j.NoVerifyPhase {
 		return false
+	}
+	if j.TimeBased {
+		switch {
+		case j.VerifyBacklog > 0 && s.sinceVerify >= j.VerifyBacklog:
+			return true
+		case s.phaseEnd > 0 && s.queued >= s.phaseEnd:
+			return true
+		}
+		return false // nor at the end of a pass: fio wraps and writes on
 	}
 	switch {
 	case j.VerifyBacklog > 0 && s.sinceVerify >= j.VerifyBacklog:
@@ -243,6 +268,11 @@ func (s *ioSource) verifyDue() bool {
 	}
 	return s.over() && s.replayed < s.issued
 }
+
+// queuedIO counts n bytes the engine queued, for the write phase of a
+// time-based verified job (verifyDue); the runner calls it only when
+// phaseEnd is set.
+func (s *ioSource) queuedIO(n int) { s.queued += int64(n) }
 
 // unget returns u's I/O to the source: the engine was busy.
 func (s *ioSource) unget(u *engines.Unit) {
@@ -270,6 +300,9 @@ func (s *ioSource) startVerify(u *engines.Unit) bool {
 	}
 	s.verifying = true
 	s.vpass, s.sinceVerify = s.pat.Passes(), 0
+	if s.queued >= s.phaseEnd {
+		s.queued = 0 // a new write phase after this read-back
+	}
 	if s.beforeVerify != nil {
 		s.beforeVerify()
 	}
