@@ -255,7 +255,9 @@
 // checksum) and the checksum of fio's verify kind over the data (the
 // header's format is stortest's own, so fio cannot read stortest's blocks
 // nor the reverse), and Check tells flipped bits from misdirected, lost or
-// stale writes and zeroed or foreign blocks (VerifyError). Neither
+// stale writes and zeroed or foreign blocks (VerifyError); the runner tells
+// a block that another job of the run wrote last (their regions overlap)
+// from a lost write (CorruptOverwritten). Neither
 // allocates on the success path. Written blocks are read back after each
 // pass, every verify_backlog writes, and at the end of the job; a job that
 // only reads checks every block it reads (what an earlier job wrote), as

@@ -198,6 +198,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 		tr  *replayTrace
 	}
 	planned := make([][]cloneJob, len(jobs))
+	var writers []verifyWriter // the clones writing verified blocks (verify_run.go)
 	for k, job := range jobs {
 		for i := range job.NumJobs {
 			job, tr, err := job.withReplay()
@@ -211,13 +212,17 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 				}
 			}
 			planned[k] = append(planned[k], cloneJob{job, tr})
+			writers = addWriter(writers, &job, i)
 		}
+	}
+	if len(writers) < 2 {
+		writers = nil // no other job can have overwritten a block
 	}
 	for k, job := range jobs {
 		longest = max(longest, job.RampTime+job.Runtime)
 		for i := range job.NumJobs {
 			job, tr := planned[k][i].job, planned[k][i].tr
-			w := &worker{clones: clones}
+			w := &worker{clones: clones, writers: writers}
 			jobNum := len(workers) + 1
 			if len(seq.deps[k]) > 0 && job.fileLater() {
 				w.job, w.opts = job, opts
@@ -385,16 +390,17 @@ type worker struct {
 	clatNow   [NumDirs]*latency.Histogram // clats' array
 	clatArena []byte                      // backs the per-second clat samples (secondClat)
 
-	hist       *histLog     // write_hist_log, nil when off
-	logs       *ioLogs      // write_lat_log, write_bw_log, write_iops_log; nil when off
-	iolog      *iologWriter // write_iolog; nil when off
-	iologPhase int64        // the phase write_iolog last logged (logIO)
-	prio       *prioPicker  // cmdprio options; nil when off
-	syncUnit   engines.Unit // fsync's own unit
-	syncState  syncs        // fsync, fdatasync, sync_file_range: which is due
-	held       bool         // reap before issuing more (rate limit, drain)
-	sinceThink int          // I/Os issued since the last thinktime
-	clones     int          // job clones in the run (dedupe_global's spread)
+	hist       *histLog       // write_hist_log, nil when off
+	logs       *ioLogs        // write_lat_log, write_bw_log, write_iops_log; nil when off
+	iolog      *iologWriter   // write_iolog; nil when off
+	iologPhase int64          // the phase write_iolog last logged (logIO)
+	prio       *prioPicker    // cmdprio options; nil when off
+	syncUnit   engines.Unit   // fsync's own unit
+	syncState  syncs          // fsync, fdatasync, sync_file_range: which is due
+	held       bool           // reap before issuing more (rate limit, drain)
+	sinceThink int            // I/Os issued since the last thinktime
+	clones     int            // job clones in the run (dedupe_global's spread)
+	writers    []verifyWriter // the run's writers of verified blocks (verify_run.go)
 
 	measuring bool        // past ramp_time (and latency_target's search)
 	ru0       unix.Rusage // the thread's usage when measuring started
@@ -503,6 +509,7 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
 	w.src = src
+	src.writers = w.writers
 	if f != nil && !job.CreateOnly {
 		if err := w.prepareCache(size); err != nil {
 			w.close()

@@ -69,6 +69,10 @@ type ioSource struct {
 	// closes and reopens the file for each loop.
 	drawPass int64
 	fill     *bufFill // data of unverified writes; nil when they reuse their buffer as is
+	// writers are the run's clones that write verified blocks (nil when
+	// this is the only one): a block one of them overwrote is told from
+	// a lost write (overwritten).
+	writers []verifyWriter
 }
 
 // newIOSource returns the source of a job's clone (0-based) whose fio
@@ -363,6 +367,7 @@ func (s *ioSource) check(u *engines.Unit, v *VerifyStats) {
 	}
 	v.Checked++
 	if err != nil {
+		err = s.overwritten(err)
 		v.Mismatches++
 		s.passMismatches++
 		if len(v.First) < MaxRecordedErrors {
