@@ -1074,3 +1074,10 @@ type jobJSON Job
 func (j Job) MarshalJSON() ([]byte, error) {
 	return json.Marshal(jobJSON(j.Normalized()))
 }
+
+func (j *Job) Percentiles() []float64 {
+	if len(j.PercentileList) == 0 {
+		return DefaultPercentiles
+	}
+	return j.PercentileList
+}

@@ -40,7 +40,7 @@ func TestLatencyOptionsParse(t *testing.T) {
 	assert.Equal(t, 2*time.Millisecond, j.LatencyTarget)
 	assert.Equal(t, 100*time.Millisecond, j.LatencyWindow)
 	assert.True(t, j.LatencyRun)
-	assert.Equal(t, 100.0, j.latencyPercentile(), "the default")
+	assert.Equal(t, 100.0, j.TargetPercentile(), "the default")
 	assert.Equal(t, [NumDirs]time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}, j.MaxLatency)
 
 	back, err := parseFile(strings.NewReader(j.String()), "back.fio")

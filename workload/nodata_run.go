@@ -135,7 +135,7 @@ func (c *cpuDuty) wait(now int64) int64 {
 // execSpec is the program of an exec job, its arguments split at blanks
 // with fio's %r (the runtime in whole seconds) and %n (the job's name)
 // replaced; nil for other engines.
-func (j *Job) execSpec() *engines.ExecSpec {
+func execSpec(j *Job) *engines.ExecSpec {
 	if j.Engine != "exec" {
 		return nil
 	}
