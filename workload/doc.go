@@ -193,7 +193,7 @@
 //	disable_bw_measurement  disable_bw           DisableBW
 //	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
 //	openfiles                                    No effect: the file engines hold no file open
-//	create_on_open                               CreateOnOpen (filecreate, filestat, filedelete)
+//	create_on_open                               CreateOnOpen: files are made when the job opens them, none laid out
 //	unlink                                       Unlink: remove the job's regular files after it
 //	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)
 //	cpuload                                      CPULoad (percent; cpuio)

@@ -805,7 +805,7 @@ var optionTable = []fioOption{
 		set: setInt(1, 1<<24, func(j *Job) *int { return &j.NrFiles })},
 	{name: "openfiles", field: "openfiles", doc: "No effect: the file engines hold no file open",
 		set: func(_ *jobState, v string) error { _, err := ParseCount(v, 1<<31-1); return err }},
-	{name: "create_on_open", field: "create_on_open", isBool: true, doc: "CreateOnOpen (filecreate, filestat, filedelete)",
+	{name: "create_on_open", field: "create_on_open", isBool: true, doc: "CreateOnOpen: files are made when the job opens them, none laid out",
 		set: setBool(func(j *Job) *bool { return &j.CreateOnOpen })},
 	{name: "unlink", field: "unlink", isBool: true, doc: "Unlink: remove the job's regular files after it",
 		set: setBool(func(j *Job) *bool { return &j.Unlink })},
