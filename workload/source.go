@@ -51,6 +51,13 @@ type ioSource struct {
 	verifying bool     // in a verify pass
 	replay    *Pattern // the pattern again, one verify pass behind
 	replayed  uint64   // I/Os replayed so far
+	// holed: sequential writes with an offset modifier (rw=write:N),
+	// which wrap inside a pass and write blocks again; vFirst is the
+	// offset of the verify pass's first read, vStarted whether it has one
+	// (nextVerify).
+	holed    bool
+	vFirst   int64
+	vStarted bool
 	// stopOnMismatch ends the job after a verify pass that found
 	// mismatches (continue_on_error without verify).
 	stopOnMismatch bool
@@ -85,7 +92,8 @@ func newIOSource(job Job, clone, thread int, size int64) (*ioSource, error) {
 		return nil, err
 	}
 	s := &ioSource{job: &job, pat: pat, pacer: NewJobPacer(&job), seed: seed, thread: thread, entropy: entropy,
-		mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job)}
+		mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job),
+		holed: !job.RW.Random() && job.RWModifier != 0 && job.WriteBlocks == nil && job.blocksOf().min() == job.blocksOf().max()}
 	if job.Poisson {
 		s.pacer.SetPoisson(seed)
 	}
@@ -303,6 +311,7 @@ func (s *ioSource) startVerify(u *engines.Unit) bool {
 		s.replay = pat
 	}
 	s.verifying = true
+	s.vStarted = false
 	s.vpass, s.sinceVerify = s.pat.Passes(), 0
 	if s.queued >= s.phaseEnd {
 		s.queued = 0 // a new write phase after this read-back
@@ -336,9 +345,27 @@ func (s *ioSource) nextVerify(u *engines.Unit) bool {
 			}
 			io = s.replay.Next()
 			s.replayed++
-			if io.Dir == DirWrite {
-				break
+			if io.Dir != DirWrite {
+				continue
 			}
+			if s.holed {
+				// Holed sequential writes of one block size follow one
+				// cycle over the region: back at the pass's first offset,
+				// the rest writes blocks read already (the same data,
+				// one generation). fio reads each block once, its log of
+				// writes keeping the last of each offset.
+				if s.vStarted && io.Offset == s.vFirst {
+					for s.replayed < s.issued {
+						s.replay.Next()
+						s.replayed++
+					}
+					return false
+				}
+				if !s.vStarted {
+					s.vFirst, s.vStarted = io.Offset, true
+				}
+			}
+			break
 		}
 	}
 	u.Op = engines.OpRead
