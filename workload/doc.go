@@ -90,7 +90,7 @@
 //	kb_base                                      1024 only (the default)
 //	clat_percentiles                             NoClatPercentiles = !value
 //	unified_rw_reporting                         UnifiedRW: none, mixed, both (0, 1, 2)
-//	group_reporting                              GroupReporting: the job's clones report as one
+//	group_reporting                              GroupReporting: a reporting group's jobs report as one
 //	write_lat_log                                Logs.Lat (file name prefix; bare: the job's name)
 //	write_bw_log                                 Logs.BW (file name prefix; bare: the job's name)
 //	write_iops_log                               Logs.IOPS (file name prefix; bare: the job's name)

@@ -397,8 +397,9 @@ type Job struct {
 	Logs LogOptions `json:"logs,omitzero"`
 	// NoClatPercentiles is fio's clat_percentiles=0: no clat percentiles
 	// (nor json+ bins) in the outputs. UnifiedRW is unified_rw_reporting;
-	// GroupReporting (group_reporting) reports the job's clones as one
-	// job, summed.
+	// GroupReporting (group_reporting) sums the job (each clone) into the
+	// entry of the job before it in the outputs when both are of one
+	// reporting group (until a stonewall or new_group), as fio 3.33 does.
 	NoClatPercentiles bool      `json:"clat_percentiles_off,omitempty"`
 	UnifiedRW         UnifiedRW `json:"unified_rw_reporting,omitempty"`
 	GroupReporting    bool      `json:"group_reporting,omitempty"`

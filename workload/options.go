@@ -272,7 +272,7 @@ var optionTable = []fioOption{
 			st.job.UnifiedRW = u
 			return err
 		}},
-	{name: "group_reporting", field: "group_reporting", isBool: true, doc: "GroupReporting: the job's clones report as one",
+	{name: "group_reporting", field: "group_reporting", isBool: true, doc: "GroupReporting: a reporting group's jobs report as one",
 		set: setBool(func(j *Job) *bool { return &j.GroupReporting })},
 	{name: "write_lat_log", field: "write_lat_log", doc: "Logs.Lat (file name prefix; bare: the job's name)",
 		bare: func(st *jobState) { st.logByName[0], st.job.Logs.Lat = true, "" },
