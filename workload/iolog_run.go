@@ -215,5 +215,5 @@ func iologFile(j *Job, clone int) string {
 	if j.Filename != "" {
 		return j.Filename
 	}
-	return j.dirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
+	return j.DirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
 }

@@ -89,7 +89,7 @@ func TestFioFaults(t *testing.T) {
 func TestFioContinueOnErrorMembers(t *testing.T) {
 	args, err := os.ReadFile(filepath.Join("testdata", "fio333", "coe-null.args"))
 	require.NoError(t, err)
-	jobs, given, err := Parse(nil, "", Config{Args: strings.Fields(string(args))})
+	jobs, given, err := ParseJobs(nil, "", strings.Fields(string(args)))
 	require.NoError(t, err)
 	jr := NewJobResult(jobs[0], 0, latency.FioLayout)
 	jr.ErrnoCounts = map[int]uint64{5: 2, 28: 1}

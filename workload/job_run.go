@@ -29,7 +29,7 @@ func engineConfig(j *Job, f *os.File, bufs [][]byte, size int64) engines.Config 
 // $jobname.$jobnum.$filenum), laid out to the job's size as fio does.
 func withDefaultFile(j Job, clone int) Job {
 	if j.Filename == "" && engines.NeedsFile(j.Engine) {
-		j.Filename = j.dirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
+		j.Filename = j.DirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
 	}
 	return j
 }

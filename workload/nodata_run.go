@@ -25,7 +25,7 @@ func (w *worker) setupNoFile(job Job, clone int) (Job, int64, error) {
 		return job, job.Offset + max(job.Size, job.MaxBlockSize()), nil
 	}
 	per := job.perFile()
-	w.files = engines.FileSet{Name: job.Filename, N: job.nrFiles(), Size: per}
+	w.files = engines.FileSet{Name: job.Filename, N: job.NumFiles(), Size: per}
 	if job.Filename == "" {
 		w.files.Dir, w.files.Prefix = job.Directory, job.Name+"."+strconv.Itoa(clone)+"."
 	}
@@ -146,7 +146,7 @@ func execSpec(j *Job) *engines.ExecSpec {
 		s.Grace = *j.ExecGrace
 	}
 	if !j.ExecNoRedirect {
-		s.Stdout, s.Stderr = j.dirFile(j.Name+".stdout"), j.dirFile(j.Name+".stderr")
+		s.Stdout, s.Stderr = j.DirFile(j.Name+".stdout"), j.DirFile(j.Name+".stderr")
 	}
 	return s
 }

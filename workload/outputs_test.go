@@ -7,7 +7,7 @@ import (
 
 // fio's outputs of a result live in package workload/fioout, which
 // imports this one; this package's tests that check a run's output
-// reach them through these, which outputs_hook_test.go sets.
+// reach them through these, which hooks_test.go sets.
 var (
 	WriteFioJSON               func(w io.Writer, r *Result, format OutputFormat, now time.Time) error
 	WriteSummary, WriteTerse   func(w io.Writer, r *Result) error

@@ -45,7 +45,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 			return nil, err
 		}
 		if total += jobs[i].NumJobs; total > MaxJobs {
-			return nil, fmt.Errorf("workload: job %s: %w", jobs[i].Name, tooManyJobs(total))
+			return nil, fmt.Errorf("workload: job %s: %w", jobs[i].Name, TooManyJobs(total))
 		}
 	}
 	if opts.Faults != nil {

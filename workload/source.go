@@ -93,7 +93,7 @@ func newIOSource(job Job, clone, thread int, size int64) (*ioSource, error) {
 	}
 	s := &ioSource{job: &job, pat: pat, pacer: NewJobPacer(&job), seed: seed, thread: thread, entropy: entropy,
 		mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job),
-		holed: !job.RW.Random() && job.RWModifier != 0 && job.WriteBlocks == nil && job.blocksOf().min() == job.blocksOf().max()}
+		holed: !job.RW.Random() && job.RWModifier != 0 && job.WriteBlocks == nil && job.BlocksOf().min() == job.BlocksOf().max()}
 	if job.Poisson {
 		s.pacer.SetPoisson(seed)
 	}

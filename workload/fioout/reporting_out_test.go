@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 )
 
 // group_reporting in [global] over several sections (as the
@@ -41,7 +42,7 @@ func TestGroupReportingAcrossSectionsMatchesFio(t *testing.T) {
 		var doc map[string]any
 		require.NoError(t, json.Unmarshal(out[bytes.IndexByte(out, '{'):], &doc))
 
-		jobs, _, err := workload.Parse(strings.NewReader(text), "g.fio", workload.Config{})
+		jobs, _, err := fiojob.Parse(strings.NewReader(text), "g.fio", fiojob.Config{})
 		require.NoError(t, err)
 		res, err := workload.RunJobs(context.Background(), jobs, workload.Options{})
 		require.NoError(t, err)

@@ -1,4 +1,4 @@
-package workload
+package fiojob
 
 import (
 	"errors"
@@ -165,16 +165,4 @@ func TestParseFioEmptyValue(t *testing.T) {
 			t.Errorf("--%s=: ours %v; fio accepts: %v (%s)", name, err, ok, out)
 		}
 	}
-}
-
-// fioJSON runs fio 3.33 on text as a job file with --output-format=json
-// (and args) and returns its decoded output; it stops the test (FailNow)
-// when fio fails.
-func fioJSON(t *testing.T, fio, text string, args ...string) map[string]any {
-	t.Helper()
-	ok, out := fioOn(t, fio, text, append([]string{"--output-format=json"}, args...)...)
-	if !ok {
-		t.Fatalf("fio failed on\n%s\n%s", text, out)
-	}
-	return jsonDoc(t, []byte(out))
 }

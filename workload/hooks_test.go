@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 	"stortest.dev/workload/fioout"
 )
 
@@ -14,4 +15,7 @@ func init() {
 	}
 	workload.WriteSummary, workload.WriteTerse = fioout.WriteSummary, fioout.WriteTerse
 	workload.FormatJSON, workload.FormatJSONPlus = workload.OutputFormat(fioout.FormatJSON), workload.OutputFormat(fioout.FormatJSONPlus)
+	workload.ParseJobs = func(r io.Reader, name string, args []string) ([]workload.Job, *workload.FioGiven, error) {
+		return fiojob.Parse(r, name, fiojob.Config{Args: args})
+	}
 }
