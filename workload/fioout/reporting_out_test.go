@@ -16,6 +16,7 @@ import (
 
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
+	"stortest.dev/workload/runner"
 )
 
 // group_reporting in [global] over several sections (as the
@@ -44,7 +45,7 @@ func TestGroupReportingAcrossSectionsMatchesFio(t *testing.T) {
 
 		jobs, _, err := fiojob.Parse(strings.NewReader(text), "g.fio", fiojob.Config{})
 		require.NoError(t, err)
-		res, err := workload.RunJobs(context.Background(), jobs, workload.Options{})
+		res, err := runner.RunJobs(context.Background(), jobs, workload.Options{})
 		require.NoError(t, err)
 		ours := ourFioJSON(t, res, FormatJSON)
 		var want, got []string
