@@ -1,4 +1,4 @@
-package workload
+package iogen
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"stortest.dev/workload"
 )
 
 func TestParseBufferPattern(t *testing.T) {
@@ -28,7 +30,7 @@ func TestParseBufferPattern(t *testing.T) {
 		{`0xdeadface"abcd"-12`, []byte{0xde, 0xad, 0xfa, 0xce, 'a', 'b', 'c', 'd', 0xf4, 0xff, 0xff, 0xff}},
 		{`12"x"0x01`, []byte{12, 'x', 1}},
 	} {
-		got, err := ParseBufferPattern(tc.in)
+		got, err := workload.ParseBufferPattern(tc.in)
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
 	}
@@ -39,19 +41,19 @@ func TestParseBufferPattern(t *testing.T) {
 		{"-", "32-bit"},
 		{"%o", "%o"},
 	} {
-		_, err := ParseBufferPattern(tc.in)
+		_, err := workload.ParseBufferPattern(tc.in)
 		if assert.Error(t, err, tc.in) {
 			assert.Contains(t, err.Error(), tc.want, tc.in)
 		}
 	}
 	// verify_pattern keeps refusing decimals.
-	_, err := ParseVerifyPattern("12")
+	_, err := workload.ParseVerifyPattern("12")
 	assert.Error(t, err)
 }
 
 // bufJob is a sequential 4 KiB write job of size bytes with the given
 // buffer options in job-file syntax.
-func bufJob(t *testing.T, size string, opts ...string) Job {
+func bufJob(t *testing.T, size string, opts ...string) workload.Job {
 	t.Helper()
 	src := "[j]\nrw=write\nbs=4k\nioengine=null\nsize=" + size + "\n" + strings.Join(opts, "\n") + "\n"
 	jobs, err := parseFile(strings.NewReader(src), "buf.fio")
@@ -234,7 +236,7 @@ func TestBufOptionsValidate(t *testing.T) {
 		}
 	}
 	// working_set needs an explicit size, as in fio.
-	j := Job{Name: "j", RW: Write, Buffers: Buffers{DedupePercentage: 10, DedupeWorkingSet: true}}
+	j := workload.Job{Name: "j", RW: workload.Write, Buffers: workload.Buffers{DedupePercentage: 10, DedupeWorkingSet: true}}
 	n := j.Normalized()
 	assert.ErrorContains(t, n.Validate(), "needs size")
 	// With verify, fio lets verify's data win over these; so does stortest.
@@ -246,7 +248,7 @@ func TestBufOptionsRoundTrip(t *testing.T) {
 	j := bufJob(t, "8m", `buffer_pattern=0xdead"x"-12`, "zero_buffers=1", "refill_buffers=1", "scramble_buffers=0",
 		"buffer_compress_percentage=30", "buffer_compress_chunk=0", "dedupe_percentage=20",
 		"dedupe_mode=working_set", "dedupe_working_set_percentage=40", "dedupe_global=1")
-	assert.Equal(t, Buffers{BufferPattern: `0xdead"x"-12`, ZeroBuffers: true, RefillBuffers: true, NoScramble: true,
+	assert.Equal(t, workload.Buffers{BufferPattern: `0xdead"x"-12`, ZeroBuffers: true, RefillBuffers: true, NoScramble: true,
 		BufferCompress: 30, CompressChunk: -1, DedupePercentage: 20, DedupeWorkingSet: true,
 		DedupeWorkingSetPercent: 40, DedupeGlobal: true}, j.Buffers)
 	roundTrip(t, j)
@@ -278,11 +280,11 @@ func FuzzParseBufferPattern(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ParseBufferPattern(s)
+		p, err := workload.ParseBufferPattern(s)
 		if err != nil {
 			return
 		}
-		if len(p) > maxPattern || (s != "" && len(p) == 0) {
+		if len(p) > workload.MaxPattern || (s != "" && len(p) == 0) {
 			t.Fatalf("ParseBufferPattern(%q) = %d bytes", s, len(p))
 		}
 	})
