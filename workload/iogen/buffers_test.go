@@ -2,7 +2,6 @@ package iogen
 
 import (
 	"bytes"
-	"compress/flate"
 	"crypto/sha256"
 	"strconv"
 	"strings"
@@ -75,32 +74,6 @@ func writeBlocks(f *BufFill, n int) []byte {
 		copy(out[i*4096:], buf)
 	}
 	return out
-}
-
-// dupFraction is the share of 4 KiB blocks equal to an earlier one.
-func dupFraction(data []byte) float64 {
-	seen := map[[32]byte]bool{}
-	dups := 0
-	for i := 0; i+4096 <= len(data); i += 4096 {
-		h := sha256.Sum256(data[i : i+4096])
-		if seen[h] {
-			dups++
-		}
-		seen[h] = true
-	}
-	return float64(dups) / float64(len(data)/4096)
-}
-
-// flateRatio is the DEFLATE-compressed size over the size.
-func flateRatio(t *testing.T, data []byte) float64 {
-	t.Helper()
-	var b bytes.Buffer
-	w, err := flate.NewWriter(&b, 6)
-	require.NoError(t, err)
-	_, err = w.Write(data)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	return float64(b.Len()) / float64(len(data))
 }
 
 // The share of duplicate blocks follows dedupe_percentage in both modes.

@@ -1,21 +1,15 @@
 package iogen
 
 import (
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"stortest.dev/workload"
-	"stortest.dev/workload/fiojob"
+	"stortest.dev/workload/internal/jobtest"
 )
-
-// parseFile reads a job file's jobs with fiojob.Parse.
-func parseFile(r io.Reader, name string) ([]workload.Job, error) {
-	jobs, _, err := fiojob.Parse(r, name, fiojob.Config{})
-	return jobs, err
-}
 
 // roundTrip checks that fiojob.Parse reads j.String() back to
 // j.Normalized().
@@ -29,4 +23,18 @@ func roundTrip(t *testing.T, j workload.Job) {
 	if diff := cmp.Diff([]workload.Job{j.Normalized()}, got); diff != "" {
 		t.Errorf("round trip of\n%s(-want +got):\n%s", s, diff)
 	}
+}
+
+// The helpers shared with the other packages' tests.
+var (
+	parseFile   = jobtest.ParseFile
+	dupFraction = jobtest.DupFraction
+)
+
+// flateRatio is the DEFLATE-compressed size over the size.
+func flateRatio(t *testing.T, data []byte) float64 {
+	t.Helper()
+	r, err := jobtest.FlateRatio(data)
+	require.NoError(t, err)
+	return r
 }
