@@ -86,15 +86,15 @@ func (j *Job) validateBuffers() (string, string) {
 		if j.Size <= 0 {
 			return "dedupe_mode", "working_set needs size (as in fio)"
 		}
-		if j.DedupePercentage+j.dedupeSetPercent() > 100 {
+		if j.DedupePercentage+j.DedupeSetPercent() > 100 {
 			return "dedupe_working_set_percentage", fmt.Sprintf("%d%% working set and %d%% duplicates exceed 100%% (as in fio)",
-				j.dedupeSetPercent(), j.DedupePercentage)
+				j.DedupeSetPercent(), j.DedupePercentage)
 		}
 	}
 	return "", ""
 }
 
-func (j *Job) dedupeSetPercent() int {
+func (j *Job) DedupeSetPercent() int {
 	if j.DedupeWorkingSetPercent == 0 {
 		return 5 // fio's default
 	}

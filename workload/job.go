@@ -1,10 +1,9 @@
 // Package workload describes storage workloads the way fio does: the Job
 // (fio's options under Go names, in sub-structs named for what they hold),
 // its defaults, validation and fio job-file printing, and the Result of a
-// run with its per-second series. It also holds the generators of
-// offsets, block sizes, directions, rates, buffer contents and verify
-// patterns. Package workload/fiojob reads fio's job files and command
-// lines, package workload/runner runs jobs and package workload/fioout
+// run with its per-second series. Package workload/fiojob reads fio's job
+// files and command lines, package workload/iogen makes the per-I/O
+// decisions, package workload/runner runs jobs and package workload/fioout
 // writes fio's outputs of a result.
 package workload
 
@@ -142,6 +141,9 @@ const (
 
 var verifyNames = [...]string{"0", "crc32c", "sha256", "md5", "crc64", "crc32", "crc16", "crc7", "xxhash",
 	"sha1", "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512", "meta", "pattern", "null"}
+
+// NumVerifyKinds is one more than the last VerifyKind.
+const NumVerifyKinds = VerifyKind(len(verifyNames))
 
 // String returns fio's name; VerifyNone is "0", as fio prints it.
 func (v VerifyKind) String() string {
@@ -431,7 +433,7 @@ const (
 	DefaultSS        = "iops_slope:0.01%" // fio's steadystate default
 	// DefaultSeed is fio's randseed default, used when RandRepeat holds
 	// and RandSeed is 0. The mix of reads and writes is drawn as fio
-	// draws it (Job.MixSeed); the other generators are not fio's, so
+	// draws it (MixSeed); the other generators are not fio's, so
 	// offsets and sizes follow a different (but as repeatable) sequence.
 	DefaultSeed uint64 = 0x89
 )
@@ -522,7 +524,7 @@ func (j Job) Normalized() Job {
 	}
 	j.PercentileList = slices.Clone(j.PercentileList)
 	j.BlockSizeSplit = slices.Clone(j.BlockSizeSplit)
-	j.RandomDistribution = j.RandomDistribution.canonical()
+	j.RandomDistribution = j.RandomDistribution.Canonical()
 	if j.SSDur > 0 && j.SS == "" {
 		j.SS = DefaultSS
 	}
@@ -546,30 +548,30 @@ func (j *Job) Seed(clone int, entropy uint64) uint64 {
 	default:
 		base = entropy
 	}
-	return splitmix(base ^ uint64(clone)*0x9e3779b97f4a7c15)
+	return SplitMix64(base ^ uint64(clone)*0x9e3779b97f4a7c15)
 }
 
 // MinBlockSize returns the smallest block size of the job (offset
 // alignment), MaxBlockSize the largest; both of the normalized job.
 func (j *Job) MinBlockSize() int64 {
-	m := j.BlocksOf().min()
+	m := j.BlocksOf().MinSize()
 	if w := j.WriteBlocks; w != nil {
-		m = min(m, w.min())
+		m = min(m, w.MinSize())
 	}
 	return m
 }
 
 // MaxBlockSize returns the largest block size of the job.
 func (j *Job) MaxBlockSize() int64 {
-	m := j.BlocksOf().max()
+	m := j.BlocksOf().MaxSize()
 	if w := j.WriteBlocks; w != nil {
-		m = max(m, w.max())
+		m = max(m, w.MaxSize())
 	}
 	return m
 }
 
 // min returns the smallest block size of b.
-func (b BlockSpec) min() int64 {
+func (b BlockSpec) MinSize() int64 {
 	switch {
 	case len(b.BlockSizeSplit) > 0:
 		m := b.BlockSizeSplit[0].Size
@@ -586,7 +588,7 @@ func (b BlockSpec) min() int64 {
 }
 
 // max returns the largest block size of b.
-func (b BlockSpec) max() int64 {
+func (b BlockSpec) MaxSize() int64 {
 	switch {
 	case len(b.BlockSizeSplit) > 0:
 		m := b.BlockSizeSplit[0].Size
@@ -795,7 +797,7 @@ func (j *Job) Validate() error {
 	if opt, reason := n.validateBuffers(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
-	if err := n.RandomDistribution.validate(); err != "" {
+	if err := n.RandomDistribution.Validate(); err != "" {
 		return bad("random_distribution", "%s", err)
 	}
 	if int(n.Verify) >= len(verifyNames) {

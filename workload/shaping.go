@@ -160,11 +160,11 @@ func (j *Job) validateExtra() (string, string) {
 		return "zonemode", fmt.Sprintf("unknown %q", j.ZoneMode)
 	case j.ZoneRange < 0 || j.ZoneSize < 0 || j.ZoneSkip < 0:
 		return "zonesize", "negative"
-	case j.strided() && j.ZoneSize == 0:
+	case j.Strided() && j.ZoneSize == 0:
 		return "zonesize", "zonemode=strided needs zonesize"
-	case j.strided() && j.ZoneSize < j.MaxBlockSize():
+	case j.Strided() && j.ZoneSize < j.MaxBlockSize():
 		return "zonesize", fmt.Sprintf("%s is smaller than the block size %s", FormatSize(j.ZoneSize), FormatSize(j.MaxBlockSize()))
-	case j.strided() && (j.RWModifier != 0 || j.RW.TrimWrites()):
+	case j.Strided() && (j.RWModifier != 0 || j.RW.TrimWrites()):
 		return "zonemode", "strided zones do not take an offset modifier or trimwrite"
 	case j.RateCycle < 0:
 		return "rate_cycle", fmt.Sprintf("negative (%v)", j.RateCycle)
@@ -215,7 +215,7 @@ func (j *Job) extraString() string {
 	if j.ExitWhat != "" && j.ExitWhat != "group" {
 		b.WriteString("exit_what=" + j.ExitWhat + "\n")
 	}
-	if j.strided() {
+	if j.Strided() {
 		b.WriteString("zonemode=strided\nzonesize=" + FormatSize(j.ZoneSize) + "\n")
 		if j.ZoneRange != 0 {
 			b.WriteString("zonerange=" + FormatSize(j.ZoneRange) + "\n")
@@ -307,4 +307,4 @@ func (rw RW) Issues(d Dir) bool {
 }
 
 // strided reports whether the job's I/O goes zone by zone (zonemode=strided).
-func (j *Job) strided() bool { return j.ZoneMode == "strided" }
+func (j *Job) Strided() bool { return j.ZoneMode == "strided" }

@@ -17,6 +17,7 @@ import (
 
 	"stortest.dev/fio"
 	"stortest.dev/workload"
+	"stortest.dev/workload/iogen"
 )
 
 func norm(js ...workload.Job) []workload.Job {
@@ -459,7 +460,7 @@ func TestParseFioLFSR(t *testing.T) {
 	if j.NoRandomMap {
 		t.Fatal("lfsr with one block size kept norandommap")
 	}
-	p, err := workload.NewPattern(&j, 1<<20, 1)
+	p, err := iogen.NewPattern(&j, 1<<20, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

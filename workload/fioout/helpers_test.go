@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/internal/jobtest"
 	"stortest.dev/workload/runner"
 )
 
@@ -36,25 +37,5 @@ func ourFioJSON(t *testing.T, res *workload.Result, format OutputFormat) map[str
 	return doc
 }
 
-// at walks a decoded JSON document: a key for an object, "0", "1"... for
-// an array. It returns nil where the path leads nowhere.
-func at(v any, path ...string) any {
-	for _, p := range path {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[p]
-		case []any:
-			i := 0
-			for _, c := range p {
-				i = 10*i + int(c-'0')
-			}
-			if i >= len(x) {
-				return nil
-			}
-			v = x[i]
-		default:
-			return nil
-		}
-	}
-	return v
-}
+// at walks a decoded JSON document (jobtest.At).
+var at = jobtest.At

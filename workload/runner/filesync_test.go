@@ -18,6 +18,7 @@ import (
 	"stortest.dev/engines"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
+	"stortest.dev/workload/iogen"
 )
 
 func TestFileOptionsParse(t *testing.T) {
@@ -406,7 +407,7 @@ func TestPercentageRandom(t *testing.T) {
 	follows := func(perc int64) float64 {
 		j := workload.Job{Name: "p", RW: workload.RandRead, BlockSize: 4096, Size: 64 << 20}
 		j.PercentSequential = [3]int64{100 - perc, 100 - perc, 100 - perc}
-		p, err := workload.NewPattern(&j, 0, 1)
+		p, err := iogen.NewPattern(&j, 0, 1)
 		require.NoError(t, err)
 		const n = 4000
 		prev, seq := p.Next(), 0

@@ -63,29 +63,6 @@ func ourFioJSON(t *testing.T, res *workload.Result, format fioout.OutputFormat) 
 	return jsonDoc(t, buf.Bytes())
 }
 
-// at walks a decoded JSON document: a key for an object, "0", "1"... for
-// an array. It returns nil where the path leads nowhere.
-func at(v any, path ...string) any {
-	for _, p := range path {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[p]
-		case []any:
-			i := 0
-			for _, c := range p {
-				i = 10*i + int(c-'0')
-			}
-			if i >= len(x) {
-				return nil
-			}
-			v = x[i]
-		default:
-			return nil
-		}
-	}
-	return v
-}
-
 // keysOf returns the sorted keys of a decoded JSON object (nil for
 // anything else).
 func keysOf(v any) []string {

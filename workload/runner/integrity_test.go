@@ -12,6 +12,7 @@ import (
 
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
+	"stortest.dev/workload/iogen"
 )
 
 // Data integrity: verify tells a flipped bit, a lost write (the device
@@ -65,16 +66,16 @@ func integrityJob(t *testing.T, engine string, loops int, c workload.ContinueOn,
 
 // oneMismatch checks that verify found exactly one bad block, of kind at
 // off, that the job's error says so, and that the summary shows it.
-func oneMismatch(t *testing.T, r *workload.JobResult, kind workload.Corruption, off int64) *workload.VerifyError {
+func oneMismatch(t *testing.T, r *workload.JobResult, kind iogen.Corruption, off int64) *iogen.VerifyError {
 	t.Helper()
 	require.Equal(t, uint64(1), r.Verify.Mismatches, "mismatches: %v", r.Verify.First)
 	require.Len(t, r.Verify.First, 1)
-	var ve *workload.VerifyError
+	var ve *iogen.VerifyError
 	require.ErrorAs(t, r.Verify.First[0], &ve)
 	assert.Equal(t, kind, ve.Kind, "%v", ve)
 	assert.Equal(t, off, ve.Offset)
 	require.Error(t, r.Err, "a verify failure fails the job")
-	assert.ErrorIs(t, r.Err, workload.ErrCorrupt)
+	assert.ErrorIs(t, r.Err, iogen.ErrCorrupt)
 	var sum bytes.Buffer
 	require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
 	assert.Contains(t, sum.String(), "1 mismatches")
@@ -91,7 +92,7 @@ func TestVerifyFlippedBit(t *testing.T) {
 				d[1234] ^= 0x20
 				b.write(victim, d)
 			})
-			ve := oneMismatch(t, r, workload.CorruptData, victim)
+			ve := oneMismatch(t, r, iogen.CorruptData, victim)
 			assert.Equal(t, 1234, ve.FirstBad)
 			assert.Equal(t, 1, ve.FlippedBits)
 		})
@@ -114,7 +115,7 @@ func TestVerifyLostWrite(t *testing.T) {
 					b.write(victim, old) // pass 1's write is lost
 				}
 			})
-			ve := oneMismatch(t, r, workload.CorruptStale, victim)
+			ve := oneMismatch(t, r, iogen.CorruptStale, victim)
 			assert.Equal(t, ve.WantSeed, ve.FoundSeed+1, "the block holds the previous pass's generation")
 			assert.Equal(t, uint64(2*512), r.Verify.Checked, "both passes read back")
 		})
@@ -127,7 +128,7 @@ func TestVerifyMisdirectedWrite(t *testing.T) {
 	r := integrityJob(t, "psync", 1, workload.ContinueNone, func(bk backing, pass int) {
 		bk.write(b, bk.read(a))
 	})
-	ve := oneMismatch(t, r, workload.CorruptMisdirected, b)
+	ve := oneMismatch(t, r, iogen.CorruptMisdirected, b)
 	assert.Equal(t, int64(a), ve.FoundOffset)
 	assert.Equal(t, ve.WantSeed, ve.FoundSeed)
 }
@@ -151,7 +152,7 @@ func TestVerifyPerPass(t *testing.T) {
 	}
 	t.Run("stops after a failed pass", func(t *testing.T) {
 		r := integrityJob(t, "psync", 3, workload.ContinueNone, flip)
-		oneMismatch(t, r, workload.CorruptData, 5*blk)
+		oneMismatch(t, r, iogen.CorruptData, 5*blk)
 		assert.Equal(t, uint64(512), r.Dirs[workload.DirWrite].IOs, "no pass after the failed one")
 		assert.Equal(t, uint64(512), r.Verify.Checked)
 	})
@@ -161,8 +162,8 @@ func TestVerifyPerPass(t *testing.T) {
 		assert.Equal(t, uint64(1), r.Verify.Mismatches)
 		assert.Equal(t, uint64(3*512), r.Dirs[workload.DirWrite].IOs)
 		assert.Equal(t, uint64(3*512), r.Verify.Checked)
-		var ve *workload.VerifyError
+		var ve *iogen.VerifyError
 		require.True(t, errors.As(r.Verify.First[0], &ve))
-		assert.Equal(t, workload.CorruptData, ve.Kind)
+		assert.Equal(t, iogen.CorruptData, ve.Kind)
 	})
 }

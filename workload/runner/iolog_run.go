@@ -6,6 +6,7 @@ import (
 
 	"stortest.dev/engines"
 	"stortest.dev/workload"
+	"stortest.dev/workload/iogen"
 )
 
 // I/O logs while a job runs: the replay and the log written.
@@ -14,7 +15,7 @@ import (
 type replayIO struct {
 	at   int64 // ns after the replay's start the action is due
 	sync bool  // an fsync (or fdatasync) rather than an I/O
-	io   workload.IO
+	io   iogen.IO
 }
 
 // replayTrace is a log made ready to replay: its I/O and syncs, offsets

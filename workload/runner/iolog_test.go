@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/iogen"
 )
 
 // stripIOLogTimes drops the timestamps of a version 3 log's lines (the
@@ -214,8 +215,8 @@ func TestReplayOptions(t *testing.T) {
 	j, tr, err := withReplay(j.Normalized())
 	require.NoError(t, err)
 	assert.Equal(t, []replayIO{
-		{at: 500_000, io: workload.IO{Dir: workload.DirRead, Offset: 4096, Len: 4096}},
-		{at: 1_500_000, io: workload.IO{Dir: workload.DirWrite, Offset: 8192, Len: 8192}},
+		{at: 500_000, io: iogen.IO{Dir: workload.DirRead, Offset: 4096, Len: 4096}},
+		{at: 1_500_000, io: iogen.IO{Dir: workload.DirWrite, Offset: 8192, Len: 8192}},
 		{at: 2_500_000, sync: true},
 	}, tr.ios)
 	assert.Equal(t, "/x", j.Filename)
@@ -228,8 +229,8 @@ func TestReplayOptions(t *testing.T) {
 	j, tr, err = withReplay(j)
 	require.NoError(t, err)
 	assert.Equal(t, []replayIO{
-		{io: workload.IO{Dir: workload.DirRead, Offset: 10000, Len: 4096}},
-		{io: workload.IO{Dir: workload.DirTrim, Offset: 40960, Len: 4096}},
+		{io: iogen.IO{Dir: workload.DirRead, Offset: 10000, Len: 4096}},
+		{io: iogen.IO{Dir: workload.DirTrim, Offset: 40960, Len: 4096}},
 	}, tr.ios)
 	assert.Equal(t, "/y", j.Filename)
 

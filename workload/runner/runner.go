@@ -17,6 +17,7 @@ import (
 	"stortest.dev/engines"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
+	"stortest.dev/workload/iogen"
 )
 
 // Run executes job: NumJobs clones, each on its own goroutine locked to an
@@ -496,7 +497,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	w.free = make([]*engines.Unit, 0, job.IODepth)
 	w.staged = make([]*engines.Unit, 0, job.IODepth)
 	if src.ver == nil && job.RW.Writes() {
-		fill := workload.NewBufFill(&job, jobNum, max(w.clones, 1))
+		fill := iogen.NewBufFill(&job, jobNum, max(w.clones, 1))
 		for i := range job.IODepth {
 			fill.InitBuf(w.bufs.Buf(i))
 		}

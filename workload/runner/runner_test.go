@@ -20,6 +20,7 @@ import (
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
+	"stortest.dev/workload/iogen"
 )
 
 // needDevice skips a test that needs root and loop devices, or fails it
@@ -146,7 +147,7 @@ func TestVerifyReportsCorruption(t *testing.T) {
 			}})
 			require.Equal(t, uint64(1), r.Verify.Mismatches, "mismatches: %v", r.Verify.First)
 			require.Len(t, r.Verify.First, 1)
-			var ve *workload.VerifyError
+			var ve *iogen.VerifyError
 			require.True(t, errors.As(r.Verify.First[0], &ve), "%T", r.Verify.First[0])
 			assert.Contains(t, r.Verify.First[0].Error(), "151552") // the victim block's offset
 			var sum bytes.Buffer

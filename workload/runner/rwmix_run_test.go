@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/iogen"
 )
 
 // TestMixCountsAsFio: every clone of testdata/rwmix/counts.fio (fio's
@@ -76,6 +77,6 @@ func TestMixUnseeded(t *testing.T) {
 	sa, _ := a.pat.MixSeed()
 	sb, _ := b.pat.MixSeed()
 	assert.Equal(t, sa, sb)
-	want, _ := j.MixSeed(1, 0)
+	want, _ := iogen.MixSeed(&j, 1, 0)
 	assert.Equal(t, want, sa)
 }

@@ -17,6 +17,7 @@ import (
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
+	"stortest.dev/workload/iogen"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func onePass(t *testing.T, src string) []int64 {
 	t.Helper()
 	jobs, err := parseFile(strings.NewReader(src), "job.fio")
 	require.NoError(t, err)
-	p, err := workload.NewPattern(&jobs[0], jobs[0].Size, 1)
+	p, err := iogen.NewPattern(&jobs[0], jobs[0].Size, 1)
 	require.NoError(t, err)
 	var offs []int64
 	for p.Passes() < 1 && len(offs) < 1000 {
@@ -121,7 +122,7 @@ func TestRWModifierParse(t *testing.T) {
 func TestBlockAlign(t *testing.T) {
 	jobs, err := parseFile(strings.NewReader("[a]\nsize=1m\nrw=randrw\nbssplit=512/50:8k/50\nblockalign=4k\n"), "job.fio")
 	require.NoError(t, err)
-	p, err := workload.NewPattern(&jobs[0], 1<<20, 1)
+	p, err := iogen.NewPattern(&jobs[0], 1<<20, 1)
 	require.NoError(t, err)
 	var small int
 	for range 2000 {
@@ -399,7 +400,7 @@ func TestStridedZones(t *testing.T) {
 	blocks := func(src string) []int64 {
 		jobs, err := parseFile(strings.NewReader(src), "job.fio")
 		require.NoError(t, err)
-		p, err := workload.NewPattern(&jobs[0], 1<<20, 1)
+		p, err := iogen.NewPattern(&jobs[0], 1<<20, 1)
 		require.NoError(t, err)
 		var offs []int64
 		for p.Passes() < 1 {
@@ -454,7 +455,7 @@ func TestWriteBlocks(t *testing.T) {
 		require.NoError(t, err, s)
 		assert.Equal(t, jobs[i], back[0])
 	}
-	p, err := workload.NewPattern(&a, 64<<20, 1)
+	p, err := iogen.NewPattern(&a, 64<<20, 1)
 	require.NoError(t, err)
 	var reads, bigReads int
 	for range 4000 {

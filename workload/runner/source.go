@@ -6,6 +6,7 @@ import (
 
 	"stortest.dev/engines"
 	"stortest.dev/workload"
+	"stortest.dev/workload/iogen"
 )
 
 // ioSource decides each I/O of a job clone: direction (rwmix, paced by the
@@ -21,9 +22,9 @@ import (
 // as good.
 type ioSource struct {
 	job   *workload.Job
-	pat   *workload.Pattern
-	pacer workload.Pacer
-	ver   *workload.Verifier
+	pat   *iogen.Pattern
+	pacer iogen.Pacer
+	ver   *iogen.Verifier
 	seed  uint64 // data of verified writes: seed+gen
 	// thread is fio's thread number of the clone, entropy the random
 	// seed of its mix under randrepeat=0 (drawn once: replays repeat it).
@@ -46,12 +47,12 @@ type ioSource struct {
 
 	duty *cpuDuty // cpuio's idle between units; nil for other engines
 
-	pending    workload.IO // drawn but not issued (Busy, or waiting on the rate)
+	pending    iogen.IO // drawn but not issued (Busy, or waiting on the rate)
 	hasPending bool
 
-	verifying bool              // in a verify pass
-	replay    *workload.Pattern // the pattern again, one verify pass behind
-	replayed  uint64            // I/Os replayed so far
+	verifying bool           // in a verify pass
+	replay    *iogen.Pattern // the pattern again, one verify pass behind
+	replayed  uint64         // I/Os replayed so far
 	// holed: sequential writes with an offset modifier (rw=write:N),
 	// which wrap inside a pass and write blocks again; vFirst is the
 	// offset of the verify pass's first read, vStarted whether it has one
@@ -66,7 +67,7 @@ type ioSource struct {
 
 	beforeVerify func() // Options.BeforeVerify, bound to the job
 
-	replayPending    workload.IO // a verify read the engine was too busy for
+	replayPending    iogen.IO // a verify read the engine was too busy for
 	hasReplayPending bool
 
 	flow *flowMember // flow control (Job.Flow); nil when off
@@ -76,7 +77,7 @@ type ioSource struct {
 	// write_iolog logs a close and an open between passes, as fio
 	// closes and reopens the file for each loop.
 	drawPass int64
-	fill     *workload.BufFill // data of unverified writes; nil when they reuse their buffer as is
+	fill     *iogen.BufFill // data of unverified writes; nil when they reuse their buffer as is
 	// writers are the run's clones that write verified blocks (nil when
 	// this is the only one): a block one of them overwrote is told from
 	// a lost write (overwritten).
@@ -88,11 +89,11 @@ type ioSource struct {
 func newIOSource(job workload.Job, clone, thread int, size int64) (*ioSource, error) {
 	seed := job.Seed(clone, uint64(clone)+1)
 	entropy := rand.Uint64()
-	pat, err := workload.NewClonePattern(&job, size, seed, thread, entropy)
+	pat, err := iogen.NewClonePattern(&job, size, seed, thread, entropy)
 	if err != nil {
 		return nil, err
 	}
-	s := &ioSource{job: &job, pat: pat, pacer: workload.NewJobPacer(&job), seed: seed, thread: thread, entropy: entropy,
+	s := &ioSource{job: &job, pat: pat, pacer: iogen.NewJobPacer(&job), seed: seed, thread: thread, entropy: entropy,
 		mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job),
 		holed: !job.RW.Random() && job.RWModifier != 0 && job.WriteBlocks == nil && job.MinBlockSize() == job.MaxBlockSize()}
 	if job.Poisson {
@@ -112,7 +113,7 @@ func newIOSource(job workload.Job, clone, thread int, size int64) (*ioSource, er
 			// switches directions would make the replay read the wrong blocks.
 			return nil, &workload.FieldError{Job: job.Name, Field: "verify", Reason: "not supported with rate limits on a mixed (rw/randrw) job"}
 		}
-		if s.ver, err = workload.NewVerifier(job.Verify, job.VerifyPattern); err != nil {
+		if s.ver, err = iogen.NewVerifier(job.Verify, job.VerifyPattern); err != nil {
 			return nil, fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
 	}
@@ -184,7 +185,7 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 			if w > 0 {
 				// Hold the draw: the direction is decided, the offset is
 				// drawn when the I/O can go.
-				s.pending, s.hasPending = workload.IO{Dir: d, Len: -1}, true
+				s.pending, s.hasPending = iogen.IO{Dir: d, Len: -1}, true
 				return srcWait, w
 			}
 		}
@@ -296,16 +297,16 @@ func (s *ioSource) unget(u *engines.Unit) {
 		return
 	}
 	if s.verifying {
-		s.replayPending, s.hasReplayPending = workload.IO{Dir: d, Offset: u.Offset, Len: int64(len(u.Buf))}, true
+		s.replayPending, s.hasReplayPending = iogen.IO{Dir: d, Offset: u.Offset, Len: int64(len(u.Buf))}, true
 		return
 	}
-	s.pending, s.hasPending = workload.IO{Dir: d, Offset: u.Offset, Len: int64(len(u.Buf))}, true
+	s.pending, s.hasPending = iogen.IO{Dir: d, Offset: u.Offset, Len: int64(len(u.Buf))}, true
 }
 
 // startVerify starts the verify pass of the pass just written.
 func (s *ioSource) startVerify(u *engines.Unit) bool {
 	if s.replay == nil {
-		pat, err := workload.NewClonePattern(s.job, s.size, s.seed, s.thread, s.entropy)
+		pat, err := iogen.NewClonePattern(s.job, s.size, s.seed, s.thread, s.entropy)
 		if err != nil {
 			return false // the same arguments worked at the start
 		}
@@ -336,7 +337,7 @@ func (s *ioSource) endVerifyPass() bool {
 
 // nextVerify reads back the next write of the replayed pattern.
 func (s *ioSource) nextVerify(u *engines.Unit) bool {
-	var io workload.IO
+	var io iogen.IO
 	if s.hasReplayPending {
 		io, s.hasReplayPending = s.replayPending, false
 	} else {

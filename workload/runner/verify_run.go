@@ -2,6 +2,7 @@ package runner
 
 import (
 	"stortest.dev/workload"
+	"stortest.dev/workload/iogen"
 
 	"errors"
 	"fmt"
@@ -31,16 +32,16 @@ func addWriter(ws []verifyWriter, j *workload.Job, clone int) []verifyWriter {
 // overwritten tells a block that looks stale (an intact block of its
 // offset, of another seed) but holds another writer's data: the jobs'
 // regions overlap and the other job wrote it last, which is no lost
-// write. It returns err, reclassified as workload.CorruptOverwritten when so; it
+// write. It returns err, reclassified as iogen.CorruptOverwritten when so; it
 // runs only on a failure.
 func (s *ioSource) overwritten(err error) error {
-	var e *workload.VerifyError
-	if s.writers == nil || !errors.As(err, &e) || e.Kind != workload.CorruptStale || e.FoundSeed-s.seed < genSpan {
+	var e *iogen.VerifyError
+	if s.writers == nil || !errors.As(err, &e) || e.Kind != iogen.CorruptStale || e.FoundSeed-s.seed < genSpan {
 		return err
 	}
 	for _, w := range s.writers {
 		if w.seed != s.seed && w.file == s.job.Filename && e.FoundSeed-w.seed < genSpan {
-			e.Kind = workload.CorruptOverwritten
+			e.Kind = iogen.CorruptOverwritten
 			e.Detail = "by job " + w.name + ", which also writes this block: the jobs' regions overlap"
 			return e
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/iogen"
 
 	"stortest.dev/engines"
 )
@@ -100,15 +101,15 @@ func TestVerifyOverwrittenByAnotherJob(t *testing.T) {
 	require.NoError(t, b.Err, "clone 1 reads back its own blocks")
 	require.Error(t, a.Err)
 	assert.Equal(t, uint64(16), a.Verify.Mismatches)
-	var e *workload.VerifyError
+	var e *iogen.VerifyError
 	require.ErrorAs(t, a.Verify.First[0], &e)
-	assert.Equal(t, workload.CorruptOverwritten, e.Kind, "%v", e)
+	assert.Equal(t, iogen.CorruptOverwritten, e.Kind, "%v", e)
 	assert.Contains(t, e.Error(), "by job x.1")
 	assert.NotContains(t, a.Err.Error(), "lost")
 
 	// A block of the job's own older generation is still a lost or
 	// stale write.
-	v, err := workload.NewVerifier(workload.VerifyCRC32C, "")
+	v, err := iogen.NewVerifier(workload.VerifyCRC32C, "")
 	require.NoError(t, err)
 	buf := make([]byte, 4096)
 	v.Fill(buf, 0, 6)
@@ -117,7 +118,7 @@ func TestVerifyOverwrittenByAnotherJob(t *testing.T) {
 	var vs workload.VerifyStats
 	s.check(&engines.Unit{Op: engines.OpRead, Buf: buf, Res: 4096}, &vs)
 	require.ErrorAs(t, vs.First[0], &e)
-	assert.Equal(t, workload.CorruptStale, e.Kind)
+	assert.Equal(t, iogen.CorruptStale, e.Kind)
 }
 
 // Sequential writes with holes (rw=write:N) wrap inside their pass and

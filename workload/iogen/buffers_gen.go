@@ -1,35 +1,12 @@
-package workload
+package iogen
 
 import (
 	"encoding/binary"
-	"fmt"
-	"strconv"
+
+	"stortest.dev/workload"
 )
 
 // Buffer contents at run time: what each write carries.
-
-// appendDecimal parses the decimal number at the start of s, as fio's
-// patterns write it, onto out; it returns the rest of s.
-func appendDecimal(out []byte, s string) ([]byte, string, error) {
-	i := 0
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		i++
-	}
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' && !(s[i] == '0' && i+1 < len(s) && (s[i+1] == 'x' || s[i+1] == 'X')) {
-		i++
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 32)
-	if err != nil {
-		return nil, "", fmt.Errorf("%q: not a 32-bit decimal number", s[:i])
-	}
-	if n == 0 {
-		return append(out, 0), s[i:], nil
-	}
-	for v := uint32(n); v != 0; v >>= 8 {
-		out = append(out, byte(v))
-	}
-	return out, s[i:], nil
-}
 
 // bufFill writes the data of a job clone's writes when verify does not.
 // Nothing is allocated after newBufFill: the working set is a range of
@@ -56,7 +33,7 @@ type BufFill struct {
 
 // newBufFill returns the filler of job's clone jobNum (1-based among the
 // run's clones clones).
-func NewBufFill(j *Job, jobNum, clones int) *BufFill {
+func NewBufFill(j *workload.Job, jobNum, clones int) *BufFill {
 	f := &BufFill{
 		zero:   j.ZeroBuffers,
 		refill: j.RefillBuffers,
@@ -67,8 +44,8 @@ func NewBufFill(j *Job, jobNum, clones int) *BufFill {
 		jobs:   1,
 		base:   j.Seed(0, 1),
 	}
-	f.rng = splitmix(f.base ^ (f.self+1)*0xd1b54a32d192ed03)
-	f.pattern, _ = ParseBufferPattern(j.BufferPattern) // validated
+	f.rng = workload.SplitMix64(f.base ^ (f.self+1)*0xd1b54a32d192ed03)
+	f.pattern, _ = workload.ParseBufferPattern(j.BufferPattern) // validated
 	if f.pattern != nil {
 		f.zero = false
 		f.refill = f.refill || j.BufferCompress > 0 || j.RW.Reads()
@@ -90,7 +67,7 @@ func NewBufFill(j *Job, jobNum, clones int) *BufFill {
 	}
 	if f.ws && f.dedupe > 0 {
 		minBS := uint64(max(j.MinBlockSize(), 1))
-		f.wsBlocks = max(uint64(j.Size)*uint64(j.dedupeSetPercent())/100/minBS, 1)
+		f.wsBlocks = max(uint64(j.Size)*uint64(j.DedupeSetPercent())/100/minBS, 1)
 		f.perJob = f.wsBlocks
 		if j.DedupeGlobal && clones > 1 {
 			f.jobs = uint64(clones)
@@ -104,7 +81,7 @@ func NewBufFill(j *Job, jobNum, clones int) *BufFill {
 
 // key is the key of unique block k of clone p.
 func (f *BufFill) key(p, k uint64) uint64 {
-	return splitmix(splitmix(f.base^(p+1)*0x9e3779b97f4a7c15) ^ k*0xbf58476d1ce4e5b9)
+	return workload.SplitMix64(workload.SplitMix64(f.base^(p+1)*0x9e3779b97f4a7c15) ^ k*0xbf58476d1ce4e5b9)
 }
 
 // draw returns the next value of the filler's generator.
@@ -194,7 +171,7 @@ func (f *BufFill) fillChunks(b []byte, key uint64) {
 // fillRandom writes pseudo-random bytes from key: a counter-based
 // SplitMix64 stream, 8 bytes per step.
 func fillRandom(d []byte, key uint64) {
-	key = splitmix(key)
+	key = workload.SplitMix64(key)
 	i := 0
 	for ; i+8 <= len(d); i += 8 {
 		key += 0x9e3779b97f4a7c15

@@ -1,4 +1,4 @@
-package workload
+package iogen
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"stortest.dev/workload"
 )
 
 func TestPermutation(t *testing.T) {
@@ -129,7 +131,7 @@ func TestOffsetsErrors(t *testing.T) {
 		{Size: 4096, Align: 0},
 		{Size: 4095, Align: 4096},
 		{Start: -1, Size: 8192, Align: 4096},
-		{Size: 8192, Align: 4096, Random: true, Dist: Distribution{Kind: DistZipf, Param: 1}},
+		{Size: 8192, Align: 4096, Random: true, Dist: workload.Distribution{Kind: workload.DistZipf, Param: 1}},
 	} {
 		if _, err := NewOffsets(c); err == nil {
 			t.Errorf("NewOffsets(%+v): want an error", c)
@@ -141,9 +143,9 @@ func TestOffsetsDeterministic(t *testing.T) {
 	for _, c := range []OffsetConfig{
 		{Size: 1 << 20, Align: 4096, Random: true, RandomMap: true},
 		{Size: 1 << 20, Align: 4096, Random: true},
-		{Size: 1 << 20, Align: 4096, Random: true, Dist: Distribution{Kind: DistZipf, Param: 1.1}},
-		{Size: 1 << 20, Align: 4096, Random: true, Dist: Distribution{Kind: DistPareto, Param: 0.7}},
-		{Size: 1 << 20, Align: 4096, Random: true, Dist: Distribution{Kind: DistNormal, Param: 20}},
+		{Size: 1 << 20, Align: 4096, Random: true, Dist: workload.Distribution{Kind: workload.DistZipf, Param: 1.1}},
+		{Size: 1 << 20, Align: 4096, Random: true, Dist: workload.Distribution{Kind: workload.DistPareto, Param: 0.7}},
+		{Size: 1 << 20, Align: 4096, Random: true, Dist: workload.Distribution{Kind: workload.DistNormal, Param: 20}},
 	} {
 		seq := func(seed uint64) []int64 {
 			c.Seed = seed
@@ -168,13 +170,13 @@ func TestOffsetsDeterministic(t *testing.T) {
 }
 
 func TestBlockSizes(t *testing.T) {
-	fixed := NewBlockSizes(&Job{BlockSize: 8192}, 1)
+	fixed := NewBlockSizes(&workload.Job{BlockSize: 8192}, 1)
 	for range 10 {
 		if n := fixed.Next(); n != 8192 {
 			t.Fatalf("fixed bs: %d", n)
 		}
 	}
-	r := NewBlockSizes(&Job{BlockSizeRange: BlockSizeRange{4096, 16384 + 100}}, 1)
+	r := NewBlockSizes(&workload.Job{BlockSizeRange: workload.BlockSizeRange{Min: 4096, Max: 16384 + 100}}, 1)
 	counts := map[int64]int{}
 	for range 4000 {
 		counts[r.Next()]++
@@ -190,8 +192,8 @@ func TestBlockSizes(t *testing.T) {
 	if r.Min() != 4096 || r.Max() != 16384+100 {
 		t.Errorf("Min/Max = %d/%d", r.Min(), r.Max())
 	}
-	split := []BlockSizeSplit{{65536, 10}, {4096, 60}, {16384, 30}, {512, 0}}
-	s := NewBlockSizes(&Job{BlockSizeSplit: split}, 9)
+	split := []workload.BlockSizeSplit{{Size: 65536, Percent: 10}, {Size: 4096, Percent: 60}, {Size: 16384, Percent: 30}, {Size: 512, Percent: 0}}
+	s := NewBlockSizes(&workload.Job{BlockSizeSplit: split}, 9)
 	counts = map[int64]int{}
 	const n = 100000
 	for range n {
@@ -207,18 +209,18 @@ func TestBlockSizes(t *testing.T) {
 
 func TestMixer(t *testing.T) {
 	for _, tc := range []struct {
-		rw   RW
+		rw   workload.RW
 		pct  int
 		want float64 // fraction of reads
 	}{
-		{Read, 10, 1}, {RandRead, 0, 1}, {Write, 90, 0}, {RandWrite, 50, 0},
-		{ReadWrite, 70, 0.7}, {RandRW, 50, 0.5}, {RandRW, 100, 1}, {RandRW, 1, 0.01},
+		{workload.Read, 10, 1}, {workload.RandRead, 0, 1}, {workload.Write, 90, 0}, {workload.RandWrite, 50, 0},
+		{workload.ReadWrite, 70, 0.7}, {workload.RandRW, 50, 0.5}, {workload.RandRW, 100, 1}, {workload.RandRW, 1, 0.01},
 	} {
 		m := NewMixer(tc.rw, tc.pct, 5)
 		reads := 0
 		const n = 100000
 		for range n {
-			if m.Next() == DirRead {
+			if m.Next() == workload.DirRead {
 				reads++
 			}
 		}
@@ -229,7 +231,7 @@ func TestMixer(t *testing.T) {
 }
 
 func TestPatternRandRWSharesTheMap(t *testing.T) {
-	j := Job{Name: "p", RW: RandRW, RWMixRead: 30, Size: 256 * 4096, Offset: 8192}
+	j := workload.Job{Name: "p", RW: workload.RandRW, RWMixRead: 30, Size: 256 * 4096, Offset: 8192}
 	p, err := NewPattern(&j, 0, j.Seed(0, 0))
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +240,7 @@ func TestPatternRandRWSharesTheMap(t *testing.T) {
 		t.Fatalf("Region = %d, %d", start, size)
 	}
 	seen := map[int64]bool{}
-	dirs := map[Dir]int{}
+	dirs := map[workload.Dir]int{}
 	for range 256 {
 		io := p.Next()
 		if seen[io.Offset] {
@@ -250,18 +252,18 @@ func TestPatternRandRWSharesTheMap(t *testing.T) {
 	if p.Passes() != 1 {
 		t.Errorf("Passes = %d after one pass", p.Passes())
 	}
-	if dirs[DirRead] == 0 || dirs[DirWrite] == 0 {
+	if dirs[workload.DirRead] == 0 || dirs[workload.DirWrite] == 0 {
 		t.Errorf("directions %v: want both", dirs)
 	}
 }
 
 func TestPatternSequentialMixedStreams(t *testing.T) {
-	j := Job{Name: "p", RW: ReadWrite, BlockSize: 4096}
+	j := workload.Job{Name: "p", RW: workload.ReadWrite, BlockSize: 4096}
 	p, err := NewPattern(&j, 64*4096, 11)
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := map[Dir]int64{}
+	next := map[workload.Dir]int64{}
 	for range 64 {
 		io := p.Next()
 		if io.Offset != next[io.Dir] {
@@ -273,7 +275,7 @@ func TestPatternSequentialMixedStreams(t *testing.T) {
 		t.Errorf("Passes = %d after a region's worth of bytes", p.Passes())
 	}
 	// The runner may issue another direction than the draw (rate limits).
-	if io := p.NextIO(DirWrite); io.Dir != DirWrite || io.Offset != next[DirWrite]%(64*4096) {
+	if io := p.NextIO(workload.DirWrite); io.Dir != workload.DirWrite || io.Offset != next[workload.DirWrite]%(64*4096) {
 		t.Errorf("NextIO(write) = %+v", io)
 	}
 }
@@ -281,20 +283,20 @@ func TestPatternSequentialMixedStreams(t *testing.T) {
 func TestPatternRegion(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		j        Job
+		j        workload.Job
 		fileSize int64
 		start    int64
 		size     int64
 		err      bool
 	}{
-		{"whole file", Job{Name: "a"}, 1 << 20, 0, 1 << 20, false},
-		{"from offset", Job{Name: "a", Offset: 4096}, 1 << 20, 4096, 1<<20 - 4096, false},
-		{"rounded down", Job{Name: "a", Size: 10000}, 0, 0, 8192, false},
-		{"unknown size", Job{Name: "a"}, 0, 0, 0, true},
-		{"past the end", Job{Name: "a", Offset: 4096, Size: 1 << 20}, 1 << 20, 0, 0, true},
-		{"offset past the end", Job{Name: "a", Offset: 2 << 20}, 1 << 20, 0, 0, true},
-		{"below a block", Job{Name: "a", BlockSize: 8192}, 4096, 0, 0, true},
-		{"invalid job", Job{}, 1 << 20, 0, 0, true},
+		{"whole file", workload.Job{Name: "a"}, 1 << 20, 0, 1 << 20, false},
+		{"from offset", workload.Job{Name: "a", Offset: 4096}, 1 << 20, 4096, 1<<20 - 4096, false},
+		{"rounded down", workload.Job{Name: "a", Size: 10000}, 0, 0, 8192, false},
+		{"unknown size", workload.Job{Name: "a"}, 0, 0, 0, true},
+		{"past the end", workload.Job{Name: "a", Offset: 4096, Size: 1 << 20}, 1 << 20, 0, 0, true},
+		{"offset past the end", workload.Job{Name: "a", Offset: 2 << 20}, 1 << 20, 0, 0, true},
+		{"below a block", workload.Job{Name: "a", BlockSize: 8192}, 4096, 0, 0, true},
+		{"invalid job", workload.Job{}, 1 << 20, 0, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := NewPattern(&tc.j, tc.fileSize, 1)
@@ -319,13 +321,13 @@ func TestPatternRegion(t *testing.T) {
 
 // TestNextAllocs proves the per-I/O calls allocate nothing.
 func TestNextAllocs(t *testing.T) {
-	jobs := []Job{
-		{Name: "seq", RW: ReadWrite, BlockSizeRange: BlockSizeRange{4096, 65536}},
-		{Name: "map", RW: RandRW, BlockSizeSplit: []BlockSizeSplit{{4096, 50}, {8192, 50}}},
-		{Name: "uniform", RW: RandRead, NoRandomMap: true},
-		{Name: "zipf", RW: RandRead, RandomDistribution: Distribution{Kind: DistZipf, Param: 1.2}},
-		{Name: "pareto", RW: RandWrite, RandomDistribution: Distribution{Kind: DistPareto, Param: 0.8, Center: 0.5, HasCenter: true}},
-		{Name: "normal", RW: RandRead, RandomDistribution: Distribution{Kind: DistNormal, Param: 10}},
+	jobs := []workload.Job{
+		{Name: "seq", RW: workload.ReadWrite, BlockSizeRange: workload.BlockSizeRange{Min: 4096, Max: 65536}},
+		{Name: "map", RW: workload.RandRW, BlockSizeSplit: []workload.BlockSizeSplit{{Size: 4096, Percent: 50}, {Size: 8192, Percent: 50}}},
+		{Name: "uniform", RW: workload.RandRead, NoRandomMap: true},
+		{Name: "zipf", RW: workload.RandRead, RandomDistribution: workload.Distribution{Kind: workload.DistZipf, Param: 1.2}},
+		{Name: "pareto", RW: workload.RandWrite, RandomDistribution: workload.Distribution{Kind: workload.DistPareto, Param: 0.8, Center: 0.5, HasCenter: true}},
+		{Name: "normal", RW: workload.RandRead, RandomDistribution: workload.Distribution{Kind: workload.DistNormal, Param: 10}},
 	}
 	for _, j := range jobs {
 		p, err := NewPattern(&j, 1<<30, 1)
@@ -339,13 +341,13 @@ func TestNextAllocs(t *testing.T) {
 }
 
 func BenchmarkPatternNext(b *testing.B) {
-	for _, j := range []Job{
-		{Name: "seq", RW: Read},
-		{Name: "randmap", RW: RandRead},
-		{Name: "norandommap", RW: RandRead, NoRandomMap: true},
-		{Name: "zipf", RW: RandRead, RandomDistribution: Distribution{Kind: DistZipf, Param: 1.2}},
-		{Name: "normal", RW: RandRead, RandomDistribution: Distribution{Kind: DistNormal, Param: 10}},
-		{Name: "randrw-bssplit", RW: RandRW, BlockSizeSplit: []BlockSizeSplit{{4096, 50}, {65536, 50}}},
+	for _, j := range []workload.Job{
+		{Name: "seq", RW: workload.Read},
+		{Name: "randmap", RW: workload.RandRead},
+		{Name: "norandommap", RW: workload.RandRead, NoRandomMap: true},
+		{Name: "zipf", RW: workload.RandRead, RandomDistribution: workload.Distribution{Kind: workload.DistZipf, Param: 1.2}},
+		{Name: "normal", RW: workload.RandRead, RandomDistribution: workload.Distribution{Kind: workload.DistNormal, Param: 10}},
+		{Name: "randrw-bssplit", RW: workload.RandRW, BlockSizeSplit: []workload.BlockSizeSplit{{Size: 4096, Percent: 50}, {Size: 65536, Percent: 50}}},
 	} {
 		b.Run(j.Name, func(b *testing.B) {
 			p, err := NewPattern(&j, 1<<40, 1)
@@ -400,9 +402,9 @@ func TestOffsetsRandomMapMixedSizes(t *testing.T) {
 // fio's t/jobs/t0001-52c58027.fio: size=20000, bsrange=1k-4k, randread.
 // A pass reads the 19 whole 1 KiB blocks once: 19456 bytes, as fio 3.33.
 func TestPatternBsrangePassBytes(t *testing.T) {
-	for _, j := range []Job{
-		{Name: "bsrange", RW: RandRead, Size: 20000, BlockSizeRange: BlockSizeRange{1 << 10, 4 << 10}},
-		{Name: "bssplit", RW: RandRW, Size: 20000, BlockSizeSplit: []BlockSizeSplit{{1 << 10, 20}, {4 << 10, 80}}},
+	for _, j := range []workload.Job{
+		{Name: "bsrange", RW: workload.RandRead, Size: 20000, BlockSizeRange: workload.BlockSizeRange{Min: 1 << 10, Max: 4 << 10}},
+		{Name: "bssplit", RW: workload.RandRW, Size: 20000, BlockSizeSplit: []workload.BlockSizeSplit{{Size: 1 << 10, Percent: 20}, {Size: 4 << 10, Percent: 80}}},
 	} {
 		p, err := NewPattern(&j, 0, j.Seed(0, 0))
 		if err != nil {

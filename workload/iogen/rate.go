@@ -1,9 +1,11 @@
-package workload
+package iogen
 
 import (
 	"math"
 	"math/bits"
 	"time"
+
+	"stortest.dev/workload"
 )
 
 // Pacer paces I/O to fio's rate and rate_iops limits the way fio's linear
@@ -39,13 +41,13 @@ func NewPacer(rateIOPS [3]int, rate [3]int64) Pacer {
 }
 
 // NewJobPacer returns the pacer of job j's RateIOPS and Rate.
-func NewJobPacer(j *Job) Pacer { return NewPacer(j.RateIOPS, j.Rate) }
+func NewJobPacer(j *workload.Job) Pacer { return NewPacer(j.RateIOPS, j.Rate) }
 
 // Enabled reports whether any limit is set.
 func (p *Pacer) Enabled() bool { return p.iops != [3]uint64{} || p.bps != [3]uint64{} }
 
 // Limited reports whether direction d has a limit.
-func (p *Pacer) Limited(d Dir) bool {
+func (p *Pacer) Limited(d workload.Dir) bool {
 	return d >= 0 && int(d) < 3 && (p.iops[d] != 0 || p.bps[d] != 0)
 }
 
@@ -61,7 +63,7 @@ func (p *Pacer) Start(now int64) {
 
 // Wait returns how long to wait before the next I/O in direction d may be
 // issued at now: 0 when it may go now.
-func (p *Pacer) Wait(d Dir, now int64) time.Duration {
+func (p *Pacer) Wait(d workload.Dir, now int64) time.Duration {
 	if !p.started {
 		p.Start(now)
 	}
@@ -76,7 +78,7 @@ func (p *Pacer) Wait(d Dir, now int64) time.Duration {
 }
 
 // due returns the ns time at which direction d's next I/O is due.
-func (p *Pacer) due(d Dir) int64 {
+func (p *Pacer) due(d workload.Dir) int64 {
 	if p.poisson != nil {
 		return satAdd(p.start, p.poisson.next[d])
 	}
@@ -109,14 +111,14 @@ func scaleNs(n, rate uint64) uint64 {
 // is allowed (the job is mixed and the other direction has a share of the
 // mix), the other direction if that one is on schedule; else whichever is
 // due first, and how long to wait for it.
-func (p *Pacer) Choose(d Dir, now int64, canSwitch bool) (Dir, time.Duration) {
+func (p *Pacer) Choose(d workload.Dir, now int64, canSwitch bool) (workload.Dir, time.Duration) {
 	w := p.Wait(d, now)
-	if w == 0 || !canSwitch || (d != DirRead && d != DirWrite) {
+	if w == 0 || !canSwitch || (d != workload.DirRead && d != workload.DirWrite) {
 		return d, w
 	}
-	o := DirWrite
-	if d == DirWrite {
-		o = DirRead
+	o := workload.DirWrite
+	if d == workload.DirWrite {
+		o = workload.DirRead
 	}
 	wo := p.Wait(o, now)
 	if wo < w {
@@ -126,7 +128,7 @@ func (p *Pacer) Choose(d Dir, now int64, canSwitch bool) (Dir, time.Duration) {
 }
 
 // Issued records an I/O of n bytes issued in direction d.
-func (p *Pacer) Issued(d Dir, n int64) {
+func (p *Pacer) Issued(d workload.Dir, n int64) {
 	if d < 0 || int(d) >= 3 {
 		return
 	}
@@ -139,7 +141,7 @@ func (p *Pacer) Issued(d Dir, n int64) {
 
 // Unissued takes back an I/O recorded by Issued that the engine refused
 // (Busy), so it does not count against the rate.
-func (p *Pacer) Unissued(d Dir, n int64) {
+func (p *Pacer) Unissued(d workload.Dir, n int64) {
 	if d < 0 || int(d) >= 3 || p.ios[d] == 0 {
 		return
 	}

@@ -1,16 +1,18 @@
-package workload
+package iogen
 
 import (
 	"errors"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+
+	"stortest.dev/workload"
 )
 
 // IO is one I/O the runner issues: Len bytes at Offset in direction Dir
 // (DirRead or DirWrite).
 type IO struct {
-	Dir    Dir
+	Dir    workload.Dir
 	Offset int64 // bytes from the start of the file or device
 	Len    int64 // bytes
 }
@@ -36,7 +38,7 @@ type OffsetConfig struct {
 	// moves the region's size, not one I/O per block. The bits take
 	// Size/Align/8 bytes, at most MaxMapBytes.
 	MaxLen int64
-	Dist   Distribution // random offsets only
+	Dist   workload.Distribution // random offsets only
 	Seed   uint64
 	// Add is fio's offset modifier of a sequential pattern (Job.RWModifier):
 	// bytes added to the offset after each I/O, negative to go backwards.
@@ -102,9 +104,9 @@ func NewOffsets(c OffsetConfig) (*Offsets, error) {
 	switch {
 	case !c.Random:
 		o.mode = modeSequential
-	case c.Dist.canonical() != Distribution{}:
+	case c.Dist.Canonical() != workload.Distribution{}:
 		o.mode = modeDist
-		d, err := newSampler(c.Dist, o.blocks, c.Align, splitmix(c.Seed^0xd157))
+		d, err := newSampler(c.Dist, o.blocks, c.Align, workload.SplitMix64(c.Seed^0xd157))
 		if err != nil {
 			return nil, err
 		}
@@ -121,12 +123,14 @@ func NewOffsets(c OffsetConfig) (*Offsets, error) {
 		}
 	default:
 		o.mode = modeUniform
-		o.rng.Seed(splitmix(c.Seed^0x0ff5), splitmix(c.Seed+0x0ff5))
+		o.rng.Seed(workload.SplitMix64(c.Seed^0x0ff5), workload.SplitMix64(c.Seed+0x0ff5))
 	}
 	return o, nil
 }
 
-func (o *Offsets) passKey(pass int64) uint64 { return splitmix(o.seed ^ splitmix(uint64(pass)+0x6d61)) }
+func (o *Offsets) passKey(pass int64) uint64 {
+	return workload.SplitMix64(o.seed ^ workload.SplitMix64(uint64(pass)+0x6d61))
+}
 
 // Next returns the offset of the next I/O of bs bytes and its length:
 // bs, or less where the region ends (still a multiple of Align when bs is).
@@ -215,7 +219,7 @@ func (o *Offsets) rebase(start int64) {
 }
 
 // MixSeed returns the seed of the pattern's direction mix and whether
-// the mix restarts from it each pass (Job.MixSeed).
+// the mix restarts from it each pass (MixSeed).
 func (p *Pattern) MixSeed() (seed uint32, restart bool) { return p.mix.seed, p.mix.restart }
 
 // Passes returns the passes completed over the region: wraps of sequential
@@ -249,9 +253,9 @@ func newPermutation(n, seed uint64) permutation {
 	p.mask = 1<<k - 1
 	p.shift = (k + 1) / 2
 	for i := range 3 {
-		seed = splitmix(seed)
+		seed = workload.SplitMix64(seed)
 		p.key[i] = seed & p.mask
-		seed = splitmix(seed)
+		seed = workload.SplitMix64(seed)
 		p.mul[i] = seed | 1
 	}
 	return p
@@ -385,11 +389,11 @@ type BlockSizes struct {
 
 // NewBlockSizes returns the block-size chooser of the job (normalized
 // first), seeded.
-func NewBlockSizes(j *Job, seed uint64) *BlockSizes {
+func NewBlockSizes(j *workload.Job, seed uint64) *BlockSizes {
 	n := j.Normalized()
 	own := n.BlocksOf() // a job's WriteBlocks have a chooser of their own
-	b := &BlockSizes{lo: own.min(), hi: own.max()}
-	b.rng.Seed(splitmix(seed^0xb5), splitmix(seed+0xb5))
+	b := &BlockSizes{lo: own.MinSize(), hi: own.MaxSize()}
+	b.rng.Seed(workload.SplitMix64(seed^0xb5), workload.SplitMix64(seed+0xb5))
 	switch {
 	case len(n.BlockSizeSplit) > 0:
 		var c uint64
@@ -441,7 +445,7 @@ type Pattern struct {
 	// drew is the direction NextDir returned, until NextIO takes it
 	// (hasDrew); mixPass the passes at the last mix restart, restarts
 	// whether a new pass restarts the mix (see NextDir).
-	drew     Dir
+	drew     workload.Dir
 	hasDrew  bool
 	mixPass  int64
 	restarts bool
@@ -481,15 +485,15 @@ type Pattern struct {
 // set), with the seed of the clone (Job.Seed). The region is [j.Offset,
 // j.Offset+j.Size), or up to fileSize when j.Size is 0, rounded down to a
 // multiple of the smallest block size. The directions are those fio draws
-// for the first job of a run (thread number 1; see Job.MixSeed), or, with
+// for the first job of a run (thread number 1; see MixSeed), or, with
 // randrepeat=0, from seed.
-func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
+func NewPattern(j *workload.Job, fileSize int64, seed uint64) (*Pattern, error) {
 	return NewClonePattern(j, fileSize, seed, 1, seed)
 }
 
 // newPattern is NewPattern for the clone with fio's thread number thread,
 // entropy seeding the directions of a job without randrepeat.
-func NewClonePattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64) (*Pattern, error) {
+func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, entropy uint64) (*Pattern, error) {
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
@@ -512,21 +516,21 @@ func NewClonePattern(j *Job, fileSize int64, seed uint64, thread int, entropy ui
 	if size < align {
 		return nil, fmt.Errorf("%w: job %q: region of %d bytes is smaller than a block (%d)", ErrRegion, n.Name, size, align)
 	}
-	mixSeed, restart := n.MixSeed(thread, entropy)
+	mixSeed, restart := MixSeed(&n, thread, entropy)
 	p := &Pattern{
 		mix:  NewMixer(n.RW, n.RWMixRead, mixSeed),
-		bs:   NewBlockSizes(&n, splitmix(seed^2)),
+		bs:   NewBlockSizes(&n, workload.SplitMix64(seed^2)),
 		size: size - size%align,
 	}
 	p.mix.restart = restart
 	if w := n.WriteBlocks; w != nil {
 		wj := n.WithBlocks(*w)
-		p.wbs = NewBlockSizes(&wj, splitmix(seed^5))
+		p.wbs = NewBlockSizes(&wj, workload.SplitMix64(seed^5))
 	}
 	cfg := OffsetConfig{
 		Start: n.Offset, Size: size, Align: align, MaxLen: n.MaxBlockSize(),
 		Random: n.RW.Random(), RandomMap: !n.NoRandomMap,
-		Dist: n.RandomDistribution, Seed: splitmix(seed ^ 3), Add: n.RWModifier,
+		Dist: n.RandomDistribution, Seed: workload.SplitMix64(seed ^ 3), Add: n.RWModifier,
 	}
 	if n.RW.Random() {
 		if n.BlockAlign > 0 {
@@ -537,10 +541,10 @@ func NewClonePattern(j *Job, fileSize int64, seed uint64, thread int, entropy ui
 			p.seqN, p.seqSame, p.byBytes = n.RWModifier, n.RWSequencer == "identical", true
 		} else if ps := n.PercentSequential; ps[0] > 0 || ps[1] > 0 {
 			p.percRand, p.byBytes = &[2]int64{100 - ps[0], 100 - ps[1]}, true
-			p.percRNG.Seed(splitmix(seed^6), 0)
+			p.percRNG.Seed(workload.SplitMix64(seed^6), 0)
 		}
 	}
-	if n.strided() {
+	if n.Strided() {
 		// The zones span the file from the offset; size is what moves.
 		end := n.Offset + size
 		if fileSize > 0 {
@@ -560,8 +564,8 @@ func NewClonePattern(j *Job, fileSize int64, seed uint64, thread int, entropy ui
 	// had: only the random map runs out, once a pass. Without it the
 	// loops' bytes go in one run of fio's, with one mix.
 	p.restarts = n.RW.Mixed() && !n.TimeBased && p.off[0].mode == modeRandomMap && !p.byBytes
-	if n.RW == ReadWrite {
-		cfg.Seed = splitmix(seed ^ 4)
+	if n.RW == workload.ReadWrite {
+		cfg.Seed = workload.SplitMix64(seed ^ 4)
 		if p.off[1], err = NewOffsets(cfg); err != nil {
 			return nil, err
 		}
@@ -577,7 +581,7 @@ func NewClonePattern(j *Job, fileSize int64, seed uint64, thread int, entropy ui
 // where the direction decided finds its stream at the end of the region,
 // after about twice the size at 50%; this pattern's passes are the size,
 // so its mix does not restart.)
-func (p *Pattern) NextDir() Dir {
+func (p *Pattern) NextDir() workload.Dir {
 	if p.restarts {
 		if n := p.Passes(); n > p.mixPass {
 			p.mixPass = n
@@ -591,7 +595,7 @@ func (p *Pattern) NextDir() Dir {
 // NextIO returns the next I/O in direction d: the block size draw and the
 // offset from d's stream; for a trimwrite job's write, the block its trim
 // just discarded.
-func (p *Pattern) NextIO(d Dir) IO {
+func (p *Pattern) NextIO(d workload.Dir) IO {
 	if p.hasDrew {
 		p.hasDrew = false
 		p.mix.Switched(p.drew, d)
@@ -603,7 +607,7 @@ func (p *Pattern) NextIO(d Dir) IO {
 		return p.nextSequenced(d)
 	}
 	o := p.off[0]
-	if d == DirWrite {
+	if d == workload.DirWrite {
 		o = p.off[1]
 	}
 	off, n := o.Next(p.sizes(d).Next())
@@ -616,8 +620,8 @@ func (p *Pattern) NextIO(d Dir) IO {
 }
 
 // sizes returns the block-size chooser of direction d.
-func (p *Pattern) sizes(d Dir) *BlockSizes {
-	if d == DirWrite && p.wbs != nil {
+func (p *Pattern) sizes(d workload.Dir) *BlockSizes {
+	if d == workload.DirWrite && p.wbs != nil {
 		return p.wbs
 	}
 	return p.bs
@@ -628,10 +632,10 @@ func (p *Pattern) sizes(d Dir) *BlockSizes {
 // draws a random offset; the others follow the last I/O of their
 // direction, or repeat its offset, and draw a random one only where the
 // region ends.
-func (p *Pattern) nextSequenced(d Dir) IO {
+func (p *Pattern) nextSequenced(d workload.Dir) IO {
 	bs := p.sizes(d).Next()
 	k := 0
-	if d == DirWrite {
+	if d == workload.DirWrite {
 		k = 1
 	}
 	at := p.seqAt
@@ -664,17 +668,17 @@ func (p *Pattern) nextSequenced(d Dir) IO {
 
 // nextTrimWrite is NextIO of a trimwrite job: a write rewrites the block
 // just trimmed; anything else is the next trim.
-func (p *Pattern) nextTrimWrite(d Dir) IO {
-	if d == DirWrite && p.trimmed.Len > 0 {
+func (p *Pattern) nextTrimWrite(d workload.Dir) IO {
+	if d == workload.DirWrite && p.trimmed.Len > 0 {
 		w := p.trimmed
-		w.Dir, p.trimmed = DirWrite, IO{}
+		w.Dir, p.trimmed = workload.DirWrite, IO{}
 		p.bytes += w.Len
 		return w
 	}
 	p.trimPasses = p.Passes()
 	off, n := p.off[0].Next(p.bs.Next())
 	p.bytes += n
-	p.trimmed = IO{Dir: DirTrim, Offset: off, Len: n}
+	p.trimmed = IO{Dir: workload.DirTrim, Offset: off, Len: n}
 	return p.trimmed
 }
 

@@ -1,9 +1,11 @@
-package workload
+package iogen
 
 import (
 	"math"
 	"testing"
 	"time"
+
+	"stortest.dev/workload"
 )
 
 // fakeClock is a monotonic ns clock the test advances by hand.
@@ -13,7 +15,7 @@ func (c *fakeClock) sleep(d time.Duration) { c.now += int64(d) }
 
 // pace issues n I/Os of size bytes in direction d, sleeping as the pacer
 // says, and returns the elapsed fake time.
-func pace(p *Pacer, c *fakeClock, d Dir, n int, size int64) time.Duration {
+func pace(p *Pacer, c *fakeClock, d workload.Dir, n int, size int64) time.Duration {
 	start := c.now
 	for range n {
 		c.sleep(p.Wait(d, c.now))
@@ -30,14 +32,14 @@ func TestPacerIOPS(t *testing.T) {
 	p := NewPacer([3]int{1000, 0, 0}, [3]int64{})
 	p.Start(c.now)
 	// 1001 reads at 1000/s: the first goes at once, the last at 1 s.
-	if got := pace(&p, c, DirRead, 1001, 4096); got != time.Second {
+	if got := pace(&p, c, workload.DirRead, 1001, 4096); got != time.Second {
 		t.Errorf("1001 reads at 1000 IOPS took %v, want 1s", got)
 	}
 	// Writes are not limited.
-	if got := pace(&p, c, DirWrite, 1000, 4096); got != 0 {
+	if got := pace(&p, c, workload.DirWrite, 1000, 4096); got != 0 {
 		t.Errorf("unlimited writes waited %v", got)
 	}
-	if !p.Enabled() || !p.Limited(DirRead) || p.Limited(DirWrite) || p.Limited(DirTrim) {
+	if !p.Enabled() || !p.Limited(workload.DirRead) || p.Limited(workload.DirWrite) || p.Limited(workload.DirTrim) {
 		t.Error("Enabled/Limited disagree with the limits")
 	}
 }
@@ -47,13 +49,13 @@ func TestPacerBandwidth(t *testing.T) {
 	p := NewPacer([3]int{}, [3]int64{0, 1 << 20, 0}) // 1 MiB/s of writes
 	p.Start(c.now)
 	// 257 writes of 4 KiB: the 257th is due when 1 MiB has gone, at 1 s.
-	if got := pace(&p, c, DirWrite, 257, 4096); got != time.Second {
+	if got := pace(&p, c, workload.DirWrite, 257, 4096); got != time.Second {
 		t.Errorf("took %v, want 1s", got)
 	}
 	// Mixed sizes: bytes count, not I/Os. 64 KiB then the next waits 62.5 ms.
 	p.Start(c.now)
-	p.Issued(DirWrite, 65536)
-	if w := p.Wait(DirWrite, c.now); w != 62500*time.Microsecond {
+	p.Issued(workload.DirWrite, 65536)
+	if w := p.Wait(workload.DirWrite, c.now); w != 62500*time.Microsecond {
 		t.Errorf("after 64 KiB at 1 MiB/s: wait %v, want 62.5ms", w)
 	}
 }
@@ -64,17 +66,17 @@ func TestPacerCatchUp(t *testing.T) {
 	c := &fakeClock{}
 	p := NewPacer([3]int{100, 0, 0}, [3]int64{})
 	p.Start(c.now)
-	p.Issued(DirRead, 512)
+	p.Issued(workload.DirRead, 512)
 	c.sleep(500 * time.Millisecond) // a stall: 50 I/Os behind
 	burst := 0
-	for p.Wait(DirRead, c.now) == 0 {
-		p.Issued(DirRead, 512)
+	for p.Wait(workload.DirRead, c.now) == 0 {
+		p.Issued(workload.DirRead, 512)
 		burst++
 	}
 	if burst != 50 {
 		t.Errorf("caught up with %d immediate I/Os, want 50", burst)
 	}
-	if w := p.Wait(DirRead, c.now); w != 10*time.Millisecond {
+	if w := p.Wait(workload.DirRead, c.now); w != 10*time.Millisecond {
 		t.Errorf("then waits %v, want 10ms", w)
 	}
 }
@@ -83,8 +85,8 @@ func TestPacerBothLimits(t *testing.T) {
 	c := &fakeClock{}
 	p := NewPacer([3]int{10, 0, 0}, [3]int64{1000, 0, 0}) // both hold
 	p.Start(c.now)
-	p.Issued(DirRead, 500) // bytes: due at 0.5 s; I/Os: due at 0.1 s
-	if w := p.Wait(DirRead, c.now); w != 500*time.Millisecond {
+	p.Issued(workload.DirRead, 500) // bytes: due at 0.5 s; I/Os: due at 0.1 s
+	if w := p.Wait(workload.DirRead, c.now); w != 500*time.Millisecond {
 		t.Errorf("wait %v, want 500ms (the stricter limit)", w)
 	}
 }
@@ -93,37 +95,37 @@ func TestPacerChoose(t *testing.T) {
 	c := &fakeClock{}
 	p := NewPacer([3]int{10, 20, 0}, [3]int64{})
 	p.Start(c.now)
-	p.Issued(DirRead, 4096)
+	p.Issued(workload.DirRead, 4096)
 	// Reads are ahead (next at 100 ms); writes are on schedule: switch.
-	if d, w := p.Choose(DirRead, c.now, true); d != DirWrite || w != 0 {
+	if d, w := p.Choose(workload.DirRead, c.now, true); d != workload.DirWrite || w != 0 {
 		t.Errorf("Choose = %v, %v; want write, 0", d, w)
 	}
 	// Without switching, wait for the read.
-	if d, w := p.Choose(DirRead, c.now, false); d != DirRead || w != 100*time.Millisecond {
+	if d, w := p.Choose(workload.DirRead, c.now, false); d != workload.DirRead || w != 100*time.Millisecond {
 		t.Errorf("Choose without switch = %v, %v; want read, 100ms", d, w)
 	}
-	p.Issued(DirWrite, 4096)
+	p.Issued(workload.DirWrite, 4096)
 	// Both ahead: reads due at 100 ms, writes at 50 ms: the earlier wins.
-	if d, w := p.Choose(DirRead, c.now, true); d != DirWrite || w != 50*time.Millisecond {
+	if d, w := p.Choose(workload.DirRead, c.now, true); d != workload.DirWrite || w != 50*time.Millisecond {
 		t.Errorf("Choose = %v, %v; want write, 50ms", d, w)
 	}
-	if d, w := p.Choose(DirWrite, c.now, true); d != DirWrite || w != 50*time.Millisecond {
+	if d, w := p.Choose(workload.DirWrite, c.now, true); d != workload.DirWrite || w != 50*time.Millisecond {
 		t.Errorf("Choose(write) = %v, %v; want write, 50ms", d, w)
 	}
 }
 
 func TestPacerUnissued(t *testing.T) {
 	c := &fakeClock{}
-	p := NewJobPacer(&Job{RateIOPS: [3]int{1, 0, 0}})
+	p := NewJobPacer(&workload.Job{RateIOPS: [3]int{1, 0, 0}})
 	p.Start(c.now)
-	p.Issued(DirRead, 4096)
-	p.Unissued(DirRead, 4096) // the engine was busy: it did not go
-	if w := p.Wait(DirRead, c.now); w != 0 {
+	p.Issued(workload.DirRead, 4096)
+	p.Unissued(workload.DirRead, 4096) // the engine was busy: it did not go
+	if w := p.Wait(workload.DirRead, c.now); w != 0 {
 		t.Errorf("after Unissued: wait %v, want 0", w)
 	}
-	p.Unissued(DirRead, 4096) // nothing to take back: no underflow
-	p.Issued(DirRead, 4096)
-	if w := p.Wait(DirRead, c.now); w != time.Second {
+	p.Unissued(workload.DirRead, 4096) // nothing to take back: no underflow
+	p.Issued(workload.DirRead, 4096)
+	if w := p.Wait(workload.DirRead, c.now); w != time.Second {
 		t.Errorf("wait %v, want 1s", w)
 	}
 }
@@ -133,15 +135,15 @@ func TestPacerLazyStartAndDisabled(t *testing.T) {
 	if p.Enabled() {
 		t.Error("zero Pacer is enabled")
 	}
-	if w := p.Wait(DirRead, 123); w != 0 {
+	if w := p.Wait(workload.DirRead, 123); w != 0 {
 		t.Errorf("unlimited wait %v", w)
 	}
 	q := NewPacer([3]int{1, 0, 0}, [3]int64{})
-	if w := q.Wait(DirRead, 5e9); w != 0 { // starts the schedule at 5 s
+	if w := q.Wait(workload.DirRead, 5e9); w != 0 { // starts the schedule at 5 s
 		t.Errorf("first wait %v", w)
 	}
-	q.Issued(DirRead, 1)
-	if w := q.Wait(DirRead, 5e9); w != time.Second {
+	q.Issued(workload.DirRead, 1)
+	if w := q.Wait(workload.DirRead, 5e9); w != time.Second {
 		t.Errorf("second wait %v, want 1s from the lazy start", w)
 	}
 }
@@ -150,12 +152,12 @@ func TestPacerHuge(t *testing.T) {
 	// 128-bit arithmetic: no overflow however many I/Os were issued.
 	p := NewPacer([3]int{1, 0, 0}, [3]int64{})
 	p.Start(0)
-	p.ios[DirRead] = math.MaxUint64 / 2
-	if w := p.Wait(DirRead, 0); w != math.MaxInt64 {
+	p.ios[workload.DirRead] = math.MaxUint64 / 2
+	if w := p.Wait(workload.DirRead, 0); w != math.MaxInt64 {
 		t.Errorf("wait %v, want saturation at MaxInt64", w)
 	}
-	p.ios[DirRead] = 1 << 30 // 2^30 s ahead: below saturation
-	if w := p.Wait(DirRead, 0); w != time.Duration(1<<30)*time.Second {
+	p.ios[workload.DirRead] = 1 << 30 // 2^30 s ahead: below saturation
+	if w := p.Wait(workload.DirRead, 0); w != time.Duration(1<<30)*time.Second {
 		t.Errorf("wait %v, want 2^30 s", w)
 	}
 }
@@ -165,7 +167,7 @@ func TestPacerAllocs(t *testing.T) {
 	p.Start(0)
 	now := int64(0)
 	if a := testing.AllocsPerRun(1000, func() {
-		d, w := p.Choose(DirRead, now, true)
+		d, w := p.Choose(workload.DirRead, now, true)
 		now += int64(w)
 		p.Issued(d, 4096)
 	}); a != 0 {

@@ -1,4 +1,4 @@
-package workload
+package iogen
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"stortest.dev/workload"
 )
 
 // iologDirs returns the directions of an iolog fio wrote (write_iolog):
@@ -38,14 +40,14 @@ func iologDirs(t *testing.T, path string) string {
 
 // patternDirs returns the first n directions of the pattern of job, the
 // clone with fio's thread number thread.
-func patternDirs(t *testing.T, j *Job, thread, n int) string {
+func patternDirs(t *testing.T, j *workload.Job, thread, n int) string {
 	t.Helper()
 	p, err := NewClonePattern(j, 0, j.Seed(0, 0), thread, 0)
 	require.NoError(t, err)
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = 'r'
-		if p.Next().Dir == DirWrite {
+		if p.Next().Dir == workload.DirWrite {
 			b[i] = 'w'
 		}
 	}
@@ -58,7 +60,7 @@ func patternDirs(t *testing.T, j *Job, thread, n int) string {
 // a randseed (thread 5), and loops, which restart the mix (with randseed,
 // without reseeding it).
 func TestMixAsFio(t *testing.T) {
-	dir := filepath.Join("testdata", "rwmix")
+	dir := filepath.Join("..", "testdata", "rwmix")
 	f, err := os.Open(filepath.Join(dir, "jobs.fio"))
 	require.NoError(t, err)
 	defer f.Close()
@@ -87,18 +89,18 @@ func TestMixAsFio(t *testing.T) {
 // sequence; randrepeat=0 draws from entropy, and only a randrepeat mix
 // restarts from its seed.
 func TestMixSeeds(t *testing.T) {
-	j := Job{Name: "m", RW: RandRW, Size: 1 << 20}
+	j := workload.Job{Name: "m", RW: workload.RandRW, Size: 1 << 20}
 	one, two := patternDirs(t, &j, 1, 200), patternDirs(t, &j, 2, 200)
 	assert.NotEqual(t, one, two, "threads 1 and 2")
-	s1, r1 := j.MixSeed(1, 0)
+	s1, r1 := MixSeed(&j, 1, 0)
 	assert.True(t, r1, "randrepeat restarts")
 	j.RandSeed = 1234
-	s2, r2 := j.MixSeed(1, 0)
+	s2, r2 := MixSeed(&j, 1, 0)
 	assert.NotEqual(t, s1, s2)
 	assert.False(t, r2, "randseed does not restart")
-	j.RandSeed, j.RandRepeat = 0, Bool(false)
-	e1, _ := j.MixSeed(1, 1)
-	e2, r3 := j.MixSeed(1, 2)
+	j.RandSeed, j.RandRepeat = 0, workload.Bool(false)
+	e1, _ := MixSeed(&j, 1, 1)
+	e2, r3 := MixSeed(&j, 1, 2)
 	assert.NotEqual(t, e1, e2, "entropy seeds")
 	assert.False(t, r3)
 }
@@ -106,11 +108,11 @@ func TestMixSeeds(t *testing.T) {
 // TestMixerSwitched: when a rate limit issues the other direction, the
 // mix goes on from it, with the counts of what was issued.
 func TestMixerSwitched(t *testing.T) {
-	m := NewMixer(RandRW, 50, 1)
+	m := NewMixer(workload.RandRW, 50, 1)
 	d := m.Next()
-	o := DirWrite
-	if d == DirWrite {
-		o = DirRead
+	o := workload.DirWrite
+	if d == workload.DirWrite {
+		o = workload.DirRead
 	}
 	m.Switched(d, o)
 	assert.Equal(t, o, m.cur)
@@ -121,10 +123,10 @@ func TestMixerSwitched(t *testing.T) {
 // TestMixAllocatesNothing: the mix's draws, restarts (a pass of 16
 // blocks) and switches allocate nothing.
 func TestMixAllocatesNothing(t *testing.T) {
-	j := Job{Name: "a", RW: RandRW, Size: 16 * 4096}
+	j := workload.Job{Name: "a", RW: workload.RandRW, Size: 16 * 4096}
 	p, err := NewPattern(&j, 0, 1)
 	require.NoError(t, err)
-	if a := testing.AllocsPerRun(1000, func() { p.NextIO(DirWrite - p.NextDir()) }); a != 0 {
+	if a := testing.AllocsPerRun(1000, func() { p.NextIO(workload.DirWrite - p.NextDir()) }); a != 0 {
 		t.Errorf("Pattern.NextDir and NextIO allocate %v times per I/O", a)
 	}
 	assert.Greater(t, p.Passes(), int64(50))

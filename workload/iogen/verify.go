@@ -1,4 +1,4 @@
-package workload
+package iogen
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"crypto/sha3"
 	"crypto/sha512"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -16,6 +15,8 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+
+	"stortest.dev/workload"
 )
 
 // Verified blocks, like fio's, start with a header that says what the
@@ -38,13 +39,8 @@ import (
 // (an intact block of another offset), a lost or stale write (an intact
 // block of an older generation), zeros, or foreign data.
 
-// VerifyHeaderSize is the header's size in bytes; blocks must be at least
-// this long.
-const VerifyHeaderSize = 64
-
 const (
 	verifyVersion = 1
-	maxPattern    = 512 // bytes, fio's limit for verify_pattern
 )
 
 var (
@@ -55,109 +51,42 @@ var (
 // Verifier writes and checks verified blocks. Fill and Check allocate
 // nothing on success; a Verifier may be shared by goroutines.
 type Verifier struct {
-	kind    VerifyKind
+	kind    workload.VerifyKind
 	pattern []byte // nil: seeded pseudo-random data
 }
 
 // NewVerifier returns a verifier for kind (not VerifyNone) filling data
 // with pattern, in fio's verify_pattern syntax ("" for pseudo-random).
-func NewVerifier(kind VerifyKind, pattern string) (*Verifier, error) {
-	if kind == VerifyNone || int(kind) >= len(verifyNames) {
+func NewVerifier(kind workload.VerifyKind, pattern string) (*Verifier, error) {
+	if kind == workload.VerifyNone || kind >= workload.NumVerifyKinds {
 		return nil, fmt.Errorf("workload: verifier for verify=%s: want crc32c or sha256", kind)
 	}
-	p, err := ParseVerifyPattern(pattern)
+	p, err := workload.ParseVerifyPattern(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("workload: verify_pattern: %w", err)
 	}
 	return &Verifier{kind: kind, pattern: p}, nil
 }
 
-// ParseVerifyPattern parses fio's verify_pattern syntax as far as stortest
-// supports it: 0x-hexadecimal byte strings (in the order written; an odd
-// digit count gets a leading 0) and "double-quoted" text, concatenated,
-// at most 512 bytes. fio's decimal numbers and %o (the offset) are not
-// supported. "" returns nil.
-func ParseVerifyPattern(s string) ([]byte, error) {
-	return parsePattern(s, false)
-}
-
-// parsePattern parses fio's pattern syntax; decimals allows decimal
-// numbers (buffer_pattern; see ParseBufferPattern).
-func parsePattern(s string, decimals bool) ([]byte, error) {
-	var out []byte
-	for rest := s; rest != ""; {
-		switch {
-		case len(rest) >= 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X'):
-			i := 2
-			for i < len(rest) && isHex(rest[i]) {
-				i++
-			}
-			if i > 3 && i < len(rest) && (rest[i] == 'x' || rest[i] == 'X') {
-				i-- // "0xff0x14": the 0 starts the next number
-			}
-			digits := rest[2:i]
-			if digits == "" {
-				return nil, fmt.Errorf("%q: 0x without hexadecimal digits", s)
-			}
-			if len(digits)%2 == 1 {
-				digits = "0" + digits
-			}
-			b, err := hex.DecodeString(digits)
-			if err != nil {
-				return nil, fmt.Errorf("%q: %v", s, err)
-			}
-			out = append(out, b...)
-			rest = rest[i:]
-		case rest[0] == '"':
-			end := strings.IndexByte(rest[1:], '"')
-			if end < 0 {
-				return nil, fmt.Errorf("%q: unterminated quoted text", s)
-			}
-			out = append(out, rest[1:1+end]...)
-			rest = rest[2+end:]
-		case strings.HasPrefix(rest, "%o"):
-			return nil, Unsupported("verify_pattern %o (the offset)")
-		case decimals && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '-' || rest[0] == '+'):
-			var err error
-			if out, rest, err = appendDecimal(out, rest); err != nil {
-				return nil, err
-			}
-		case decimals && rest[0] == '\'':
-			return nil, Unsupported("buffer_pattern " + s + ": a pattern read from a file")
-		case rest[0] >= '0' && rest[0] <= '9':
-			return nil, Unsupported("verify_pattern " + s + ": decimal numbers (write 0x hexadecimal)")
-		default:
-			return nil, fmt.Errorf("%q: unexpected %q (want 0x hex or \"text\")", s, rest[:1])
-		}
-		if len(out) > maxPattern {
-			return nil, fmt.Errorf("%q: longer than %d bytes", s, maxPattern)
-		}
-	}
-	if s != "" && len(out) == 0 {
-		return nil, fmt.Errorf("%q: empty pattern", s)
-	}
-	return out, nil
-}
-
 // Kind returns the checksum kind.
-func (v *Verifier) Kind() VerifyKind { return v.kind }
+func (v *Verifier) Kind() workload.VerifyKind { return v.kind }
 
 // Fill writes a verified block for offset and seed (the generation) into
 // buf, whose length is the block length. It panics if the length is
 // below VerifyHeaderSize or above 4 GiB: block sizes are validated long
 // before.
 func (v *Verifier) Fill(buf []byte, offset int64, seed uint64) {
-	if len(buf) < VerifyHeaderSize || uint64(len(buf)) > math.MaxUint32 {
+	if len(buf) < workload.VerifyHeaderSize || uint64(len(buf)) > math.MaxUint32 {
 		panic(fmt.Sprintf("workload: verify block of %d bytes", len(buf)))
 	}
-	v.fillData(buf[VerifyHeaderSize:], offset, seed)
-	h := buf[:VerifyHeaderSize]
+	v.fillData(buf[workload.VerifyHeaderSize:], offset, seed)
+	h := buf[:workload.VerifyHeaderSize]
 	copy(h[0:4], verifyMagic[:])
 	h[4], h[5], h[6], h[7] = verifyVersion, byte(v.kind), 0, 0
 	binary.LittleEndian.PutUint64(h[8:], uint64(offset))
 	binary.LittleEndian.PutUint64(h[16:], seed)
 	binary.LittleEndian.PutUint32(h[24:], uint32(len(buf)))
-	sum := checksum(v.kind, buf[VerifyHeaderSize:])
+	sum := checksum(v.kind, buf[workload.VerifyHeaderSize:])
 	copy(h[32:64], sum[:])
 	binary.LittleEndian.PutUint32(h[28:], headerCRC(h))
 }
@@ -172,7 +101,7 @@ func (v *Verifier) fillData(d []byte, offset int64, seed uint64) {
 		}
 		return
 	}
-	fillRandom(d, uint64(offset)^splitmix(seed))
+	fillRandom(d, uint64(offset)^workload.SplitMix64(seed))
 }
 
 // mix64 is SplitMix64's output function.
@@ -185,41 +114,41 @@ func mix64(x uint64) uint64 {
 // checksum returns the checksum of kind over data in the header's 32
 // bytes (little endian for CRCs; longer digests keep their first 32
 // bytes). VerifyMeta and VerifyNull have none: all zeros.
-func checksum(k VerifyKind, data []byte) (sum [32]byte) {
+func checksum(k workload.VerifyKind, data []byte) (sum [32]byte) {
 	switch k {
-	case VerifySHA256:
+	case workload.VerifySHA256:
 		return sha256.Sum256(data)
-	case VerifyMD5:
+	case workload.VerifyMD5:
 		s := md5.Sum(data)
 		copy(sum[:], s[:])
-	case VerifyCRC64:
+	case workload.VerifyCRC64:
 		binary.LittleEndian.PutUint64(sum[:], crc64.Checksum(data, crc64ECMA))
-	case VerifyCRC32:
+	case workload.VerifyCRC32:
 		binary.LittleEndian.PutUint32(sum[:], crc32.ChecksumIEEE(data))
-	case VerifyCRC16:
+	case workload.VerifyCRC16:
 		binary.LittleEndian.PutUint16(sum[:], crc16(data))
-	case VerifyCRC7:
+	case workload.VerifyCRC7:
 		sum[0] = crc7(data)
-	case VerifyXXHash:
+	case workload.VerifyXXHash:
 		binary.LittleEndian.PutUint32(sum[:], xxhash32(data))
-	case VerifySHA1:
+	case workload.VerifySHA1:
 		s := sha1.Sum(data)
 		copy(sum[:], s[:])
-	case VerifySHA512:
+	case workload.VerifySHA512:
 		s := sha512.Sum512(data)
 		copy(sum[:], s[:])
-	case VerifySHA3_224:
+	case workload.VerifySHA3_224:
 		s := sha3.Sum224(data)
 		copy(sum[:], s[:])
-	case VerifySHA3_256:
+	case workload.VerifySHA3_256:
 		return sha3.Sum256(data)
-	case VerifySHA3_384:
+	case workload.VerifySHA3_384:
 		s := sha3.Sum384(data)
 		copy(sum[:], s[:])
-	case VerifySHA3_512:
+	case workload.VerifySHA3_512:
 		s := sha3.Sum512(data)
 		copy(sum[:], s[:])
-	case VerifyMeta, VerifyNull:
+	case workload.VerifyMeta, workload.VerifyNull:
 	default: // VerifyCRC32C, VerifyPatternKind
 		binary.LittleEndian.PutUint32(sum[:], crc32.Checksum(data, castagnoli))
 	}
@@ -228,7 +157,7 @@ func checksum(k VerifyKind, data []byte) (sum [32]byte) {
 
 func headerCRC(h []byte) uint32 {
 	c := crc32.Update(0, castagnoli, h[:28])
-	return crc32.Update(c, castagnoli, h[32:VerifyHeaderSize])
+	return crc32.Update(c, castagnoli, h[32:workload.VerifyHeaderSize])
 }
 
 // Corruption classifies a verify failure by what it looks like.
@@ -284,7 +213,7 @@ type VerifyError struct {
 	Offset int64 // where the block was read, bytes
 	Len    int   // block length, bytes
 	Kind   Corruption
-	Sum    VerifyKind
+	Sum    workload.VerifyKind
 	// Want is the checksum of the data expected at Offset for the seed
 	// Check was given, Got the checksum of the data read (both over the
 	// data area; 4 bytes for crc32c, 32 for sha256). They are equal when
@@ -330,15 +259,15 @@ func (e *VerifyError) Unwrap() error { return ErrCorrupt }
 // Check verifies a block read at offset that should hold what Fill wrote
 // for offset and seed. It returns nil or a *VerifyError.
 func (v *Verifier) Check(buf []byte, offset int64, seed uint64) error {
-	if v.kind == VerifyNull {
+	if v.kind == workload.VerifyNull {
 		return nil // fio's verify=null only pretends
 	}
-	if len(buf) < VerifyHeaderSize {
+	if len(buf) < workload.VerifyHeaderSize {
 		return v.fail(buf, offset, seed, CorruptLength, func(e *VerifyError) {
-			e.Detail = fmt.Sprintf("shorter than the %d-byte header", VerifyHeaderSize)
+			e.Detail = fmt.Sprintf("shorter than the %d-byte header", workload.VerifyHeaderSize)
 		})
 	}
-	h := buf[:VerifyHeaderSize]
+	h := buf[:workload.VerifyHeaderSize]
 	if [4]byte(h[0:4]) != verifyMagic {
 		if allZero(buf) {
 			return v.fail(buf, offset, seed, CorruptZeroed, nil)
@@ -350,9 +279,9 @@ func (v *Verifier) Check(buf []byte, offset int64, seed uint64) error {
 			e.Detail = fmt.Sprintf("header CRC-32C stored %08x, computed %08x", stored, computed)
 		})
 	}
-	if h[4] != verifyVersion || VerifyKind(h[5]) != v.kind {
+	if h[4] != verifyVersion || workload.VerifyKind(h[5]) != v.kind {
 		return v.fail(buf, offset, seed, CorruptForeign, func(e *VerifyError) {
-			e.Detail = fmt.Sprintf("header version %d, verify=%s", h[4], VerifyKind(h[5]))
+			e.Detail = fmt.Sprintf("header version %d, verify=%s", h[4], workload.VerifyKind(h[5]))
 		})
 	}
 	foundOff := int64(binary.LittleEndian.Uint64(h[8:]))
@@ -362,18 +291,18 @@ func (v *Verifier) Check(buf []byte, offset int64, seed uint64) error {
 	if foundLen != len(buf) {
 		return v.fail(buf, offset, seed, CorruptLength, found)
 	}
-	sum := checksum(v.kind, buf[VerifyHeaderSize:])
+	sum := checksum(v.kind, buf[workload.VerifyHeaderSize:])
 	if !bytes.Equal(sum[:v.sumLen()], h[32:32+v.sumLen()]) {
 		return v.fail(buf, offset, seed, CorruptData, func(e *VerifyError) {
 			found(e)
 			// The header is intact, so it says what the data should be.
-			want := make([]byte, len(buf)-VerifyHeaderSize)
+			want := make([]byte, len(buf)-workload.VerifyHeaderSize)
 			v.fillData(want, foundOff, foundSeed)
-			got := buf[VerifyHeaderSize:]
+			got := buf[workload.VerifyHeaderSize:]
 			for i := range want {
 				if d := want[i] ^ got[i]; d != 0 {
 					if e.BadBytes == 0 {
-						e.FirstBad = VerifyHeaderSize + i
+						e.FirstBad = workload.VerifyHeaderSize + i
 					}
 					e.BadBytes++
 					e.FlippedBits += bits.OnesCount8(d)
@@ -397,7 +326,7 @@ func (v *Verifier) Check(buf []byte, offset int64, seed uint64) error {
 // the block of a job that only reads, written by an earlier job or run.
 func (v *Verifier) CheckWritten(buf []byte, offset int64) error {
 	seed := uint64(0)
-	if len(buf) >= VerifyHeaderSize && [4]byte(buf[0:4]) == verifyMagic {
+	if len(buf) >= workload.VerifyHeaderSize && [4]byte(buf[0:4]) == verifyMagic {
 		seed = binary.LittleEndian.Uint64(buf[16:])
 	}
 	return v.Check(buf, offset, seed)
@@ -406,21 +335,21 @@ func (v *Verifier) CheckWritten(buf []byte, offset int64) error {
 // sumLen is the length of the kind's checksum in the header, bytes.
 func (v *Verifier) sumLen() int {
 	switch v.kind {
-	case VerifySHA256, VerifySHA512, VerifySHA3_256, VerifySHA3_384, VerifySHA3_512:
+	case workload.VerifySHA256, workload.VerifySHA512, workload.VerifySHA3_256, workload.VerifySHA3_384, workload.VerifySHA3_512:
 		return 32
-	case VerifySHA3_224:
+	case workload.VerifySHA3_224:
 		return 28
-	case VerifySHA1:
+	case workload.VerifySHA1:
 		return 20
-	case VerifyMD5:
+	case workload.VerifyMD5:
 		return 16
-	case VerifyCRC64:
+	case workload.VerifyCRC64:
 		return 8
-	case VerifyCRC16:
+	case workload.VerifyCRC16:
 		return 2
-	case VerifyCRC7:
+	case workload.VerifyCRC7:
 		return 1
-	case VerifyMeta, VerifyNull:
+	case workload.VerifyMeta, workload.VerifyNull:
 		return 0
 	}
 	return 4
@@ -429,11 +358,11 @@ func (v *Verifier) sumLen() int {
 // fail builds the error; it runs only on failure, so it may allocate.
 func (v *Verifier) fail(buf []byte, offset int64, seed uint64, kind Corruption, more func(*VerifyError)) error {
 	e := &VerifyError{Offset: offset, Len: len(buf), Kind: kind, Sum: v.kind, WantSeed: seed, FirstBad: -1}
-	if len(buf) >= VerifyHeaderSize {
+	if len(buf) >= workload.VerifyHeaderSize {
 		want := make([]byte, len(buf))
 		v.Fill(want, offset, seed)
-		ws := checksum(v.kind, want[VerifyHeaderSize:])
-		gs := checksum(v.kind, buf[VerifyHeaderSize:])
+		ws := checksum(v.kind, want[workload.VerifyHeaderSize:])
+		gs := checksum(v.kind, buf[workload.VerifyHeaderSize:])
 		e.Want = ws[:v.sumLen()]
 		e.Got = gs[:v.sumLen()]
 	}

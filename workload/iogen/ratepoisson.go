@@ -1,8 +1,10 @@
-package workload
+package iogen
 
 import (
 	"math"
 	"time"
+
+	"stortest.dev/workload"
 )
 
 // poissonGaps is the state of fio's rate_process=poisson: each direction's
@@ -31,7 +33,7 @@ func (g *poissonGaps) restart() {
 
 // gap is the linear process's gap in ns after an I/O of n bytes in
 // direction d: the larger of the IOPS and the bandwidth limit's.
-func (p *Pacer) gap(d Dir, n int64) int64 {
+func (p *Pacer) gap(d workload.Dir, n int64) int64 {
 	var g uint64
 	if r := p.iops[d]; r != 0 {
 		g = max(g, scaleNs(1, r))
@@ -44,7 +46,7 @@ func (p *Pacer) gap(d Dir, n int64) int64 {
 
 // issued moves direction d's due time on by an exponential draw with
 // mean gap ns.
-func (g *poissonGaps) issued(d Dir, gap int64) {
+func (g *poissonGaps) issued(d workload.Dir, gap int64) {
 	g.prev[d] = g.next[d]
 	if gap <= 0 {
 		return
@@ -56,7 +58,7 @@ func (g *poissonGaps) issued(d Dir, gap int64) {
 }
 
 // unissued takes back the last draw of direction d.
-func (g *poissonGaps) unissued(d Dir) { g.next[d] = g.prev[d] }
+func (g *poissonGaps) unissued(d workload.Dir) { g.next[d] = g.prev[d] }
 
 // rand is splitmix64.
 func (g *poissonGaps) rand() uint64 {

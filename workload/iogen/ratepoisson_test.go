@@ -1,13 +1,15 @@
-package workload
+package iogen
 
 import (
 	"math"
 	"testing"
+
+	"stortest.dev/workload"
 )
 
 // gaps paces n I/Os of size bytes in direction d and returns the gaps
 // between them in ns.
-func gaps(p *Pacer, c *fakeClock, d Dir, n int, size int64) []float64 {
+func gaps(p *Pacer, c *fakeClock, d workload.Dir, n int, size int64) []float64 {
 	out := make([]float64, 0, n)
 	last := c.now
 	for i := range n {
@@ -42,7 +44,7 @@ func TestPacerPoisson(t *testing.T) {
 	p := NewPacer([3]int{1000, 0, 0}, [3]int64{})
 	p.SetPoisson(42)
 	p.Start(c.now)
-	g := gaps(&p, c, DirRead, 20001, 4096)
+	g := gaps(&p, c, workload.DirRead, 20001, 4096)
 	mean, cv := meanCV(g)
 	// 20000 exponential gaps: the mean is within 3% of 1 ms (its standard
 	// error is 0.7%), the CV within 5% of 1.
@@ -64,7 +66,7 @@ func TestPacerPoisson(t *testing.T) {
 	}
 	// Start replays the same draws; the linear process's gaps are equal.
 	p.Start(c.now)
-	again := gaps(&p, c, DirRead, 101, 4096)
+	again := gaps(&p, c, workload.DirRead, 101, 4096)
 	for i := range again {
 		if again[i] != g[i] {
 			t.Fatalf("gap %d after Start is %v, was %v: not repeatable", i, again[i], g[i])
@@ -72,7 +74,7 @@ func TestPacerPoisson(t *testing.T) {
 	}
 	lin := NewPacer([3]int{1000, 0, 0}, [3]int64{})
 	lin.Start(c.now)
-	if _, cv := meanCV(gaps(&lin, c, DirRead, 1001, 4096)); cv != 0 {
+	if _, cv := meanCV(gaps(&lin, c, workload.DirRead, 1001, 4096)); cv != 0 {
 		t.Errorf("linear gaps' CV %v, want 0", cv)
 	}
 }
@@ -84,19 +86,19 @@ func TestPacerPoissonBandwidthAndUnissued(t *testing.T) {
 	p := NewPacer([3]int{}, [3]int64{0, 1 << 20, 0}) // 1 MiB/s of writes
 	p.SetPoisson(7)
 	p.Start(c.now)
-	mean, _ := meanCV(gaps(&p, c, DirWrite, 10001, 64<<10)) // 64 KiB: 62.5 ms apart on average
+	mean, _ := meanCV(gaps(&p, c, workload.DirWrite, 10001, 64<<10)) // 64 KiB: 62.5 ms apart on average
 	if want := 62.5e6; math.Abs(mean-want) > 0.03*want {
 		t.Errorf("mean gap %.0f ns, want %.0f within 3%%", mean, want)
 	}
-	w0 := p.Wait(DirWrite, c.now)
-	p.Issued(DirWrite, 64<<10)
-	p.Unissued(DirWrite, 64<<10)
-	if w := p.Wait(DirWrite, c.now); w != w0 {
+	w0 := p.Wait(workload.DirWrite, c.now)
+	p.Issued(workload.DirWrite, 64<<10)
+	p.Unissued(workload.DirWrite, 64<<10)
+	if w := p.Wait(workload.DirWrite, c.now); w != w0 {
 		t.Errorf("wait after Issued+Unissued %v, want %v", w, w0)
 	}
 	if n := testing.AllocsPerRun(100, func() {
-		p.Wait(DirWrite, c.now)
-		p.Issued(DirWrite, 4096)
+		p.Wait(workload.DirWrite, c.now)
+		p.Issued(workload.DirWrite, 4096)
 	}); n != 0 {
 		t.Errorf("%v allocations per paced I/O", n)
 	}

@@ -1,8 +1,7 @@
-package workload
+package iogen
 
 import (
 	"bytes"
-	"compress/flate"
 	"crypto/sha256"
 	"strconv"
 	"strings"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"stortest.dev/workload"
 )
 
 func TestParseBufferPattern(t *testing.T) {
@@ -28,7 +29,7 @@ func TestParseBufferPattern(t *testing.T) {
 		{`0xdeadface"abcd"-12`, []byte{0xde, 0xad, 0xfa, 0xce, 'a', 'b', 'c', 'd', 0xf4, 0xff, 0xff, 0xff}},
 		{`12"x"0x01`, []byte{12, 'x', 1}},
 	} {
-		got, err := ParseBufferPattern(tc.in)
+		got, err := workload.ParseBufferPattern(tc.in)
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
 	}
@@ -39,19 +40,19 @@ func TestParseBufferPattern(t *testing.T) {
 		{"-", "32-bit"},
 		{"%o", "%o"},
 	} {
-		_, err := ParseBufferPattern(tc.in)
+		_, err := workload.ParseBufferPattern(tc.in)
 		if assert.Error(t, err, tc.in) {
 			assert.Contains(t, err.Error(), tc.want, tc.in)
 		}
 	}
 	// verify_pattern keeps refusing decimals.
-	_, err := ParseVerifyPattern("12")
+	_, err := workload.ParseVerifyPattern("12")
 	assert.Error(t, err)
 }
 
 // bufJob is a sequential 4 KiB write job of size bytes with the given
 // buffer options in job-file syntax.
-func bufJob(t *testing.T, size string, opts ...string) Job {
+func bufJob(t *testing.T, size string, opts ...string) workload.Job {
 	t.Helper()
 	src := "[j]\nrw=write\nbs=4k\nioengine=null\nsize=" + size + "\n" + strings.Join(opts, "\n") + "\n"
 	jobs, err := parseFile(strings.NewReader(src), "buf.fio")
@@ -73,32 +74,6 @@ func writeBlocks(f *BufFill, n int) []byte {
 		copy(out[i*4096:], buf)
 	}
 	return out
-}
-
-// dupFraction is the share of 4 KiB blocks equal to an earlier one.
-func dupFraction(data []byte) float64 {
-	seen := map[[32]byte]bool{}
-	dups := 0
-	for i := 0; i+4096 <= len(data); i += 4096 {
-		h := sha256.Sum256(data[i : i+4096])
-		if seen[h] {
-			dups++
-		}
-		seen[h] = true
-	}
-	return float64(dups) / float64(len(data)/4096)
-}
-
-// flateRatio is the DEFLATE-compressed size over the size.
-func flateRatio(t *testing.T, data []byte) float64 {
-	t.Helper()
-	var b bytes.Buffer
-	w, err := flate.NewWriter(&b, 6)
-	require.NoError(t, err)
-	_, err = w.Write(data)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	return float64(b.Len()) / float64(len(data))
 }
 
 // The share of duplicate blocks follows dedupe_percentage in both modes.
@@ -234,7 +209,7 @@ func TestBufOptionsValidate(t *testing.T) {
 		}
 	}
 	// working_set needs an explicit size, as in fio.
-	j := Job{Name: "j", RW: Write, Buffers: Buffers{DedupePercentage: 10, DedupeWorkingSet: true}}
+	j := workload.Job{Name: "j", RW: workload.Write, Buffers: workload.Buffers{DedupePercentage: 10, DedupeWorkingSet: true}}
 	n := j.Normalized()
 	assert.ErrorContains(t, n.Validate(), "needs size")
 	// With verify, fio lets verify's data win over these; so does stortest.
@@ -246,7 +221,7 @@ func TestBufOptionsRoundTrip(t *testing.T) {
 	j := bufJob(t, "8m", `buffer_pattern=0xdead"x"-12`, "zero_buffers=1", "refill_buffers=1", "scramble_buffers=0",
 		"buffer_compress_percentage=30", "buffer_compress_chunk=0", "dedupe_percentage=20",
 		"dedupe_mode=working_set", "dedupe_working_set_percentage=40", "dedupe_global=1")
-	assert.Equal(t, Buffers{BufferPattern: `0xdead"x"-12`, ZeroBuffers: true, RefillBuffers: true, NoScramble: true,
+	assert.Equal(t, workload.Buffers{BufferPattern: `0xdead"x"-12`, ZeroBuffers: true, RefillBuffers: true, NoScramble: true,
 		BufferCompress: 30, CompressChunk: -1, DedupePercentage: 20, DedupeWorkingSet: true,
 		DedupeWorkingSetPercent: 40, DedupeGlobal: true}, j.Buffers)
 	roundTrip(t, j)
@@ -278,11 +253,11 @@ func FuzzParseBufferPattern(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ParseBufferPattern(s)
+		p, err := workload.ParseBufferPattern(s)
 		if err != nil {
 			return
 		}
-		if len(p) > maxPattern || (s != "" && len(p) == 0) {
+		if len(p) > workload.MaxPattern || (s != "" && len(p) == 0) {
 			t.Fatalf("ParseBufferPattern(%q) = %d bytes", s, len(p))
 		}
 	})

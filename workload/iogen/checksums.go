@@ -1,4 +1,4 @@
-package workload
+package iogen
 
 import (
 	"encoding/binary"

@@ -1,4 +1,6 @@
-package workload
+package iogen
+
+import "stortest.dev/workload"
 
 // The direction of each I/O of a mixed job (rw, randrw, readwrite) is
 // drawn as fio 3.33 draws it, so that the same job issues the same
@@ -90,14 +92,14 @@ func fioSeed(base uint64, thread int, off int) uint64 {
 // RandSeed set the seed follows it and loops do not restart (fio: randseed
 // overrides randrepeat); with RandRepeat false the seed comes from
 // entropy, which the runner draws at random.
-func (j *Job) MixSeed(thread int, entropy uint64) (seed uint32, restart bool) {
+func MixSeed(j *workload.Job, thread int, entropy uint64) (seed uint32, restart bool) {
 	switch {
 	case j.RandSeed != 0:
 		return uint32(fioSeed(j.RandSeed, thread, fioSeedMix)), false
 	case j.RandRepeat == nil || *j.RandRepeat:
-		return uint32(fioSeed(DefaultSeed, thread, fioSeedMix)), true
+		return uint32(fioSeed(workload.DefaultSeed, thread, fioSeedMix)), true
 	}
-	return uint32(splitmix(entropy)), false
+	return uint32(workload.SplitMix64(entropy)), false
 }
 
 // Mixer draws the direction of each I/O of a job: always read, write or
@@ -107,46 +109,46 @@ func (j *Job) MixSeed(thread int, entropy uint64) (seed uint32, restart bool) {
 // direction it returns as issued; Switched corrects that when another is
 // issued instead. Next allocates nothing.
 type Mixer struct {
-	rw      RW
+	rw      workload.RW
 	pct     [2]uint64 // [DirRead], [DirWrite]: percent of draws
 	rng     taus88
 	seed    uint32
-	restart bool      // Restart reseeds (randrepeat)
-	cur     Dir       // the current direction of the mix
-	issues  [2]uint64 // I/Os issued per direction
-	until   uint64    // the current direction goes on while its issues are below
-	trimmed bool      // trimwrite: the last I/O was the trim, the write is next
+	restart bool         // Restart reseeds (randrepeat)
+	cur     workload.Dir // the current direction of the mix
+	issues  [2]uint64    // I/Os issued per direction
+	until   uint64       // the current direction goes on while its issues are below
+	trimmed bool         // trimwrite: the last I/O was the trim, the write is next
 }
 
 // NewMixer returns the direction chooser for rw with readPercent reads
 // (used by mixed patterns only), seeded with fio's seed for the mix (see
 // Job.MixSeed); Restart reseeds it.
-func NewMixer(rw RW, readPercent int, seed uint32) Mixer {
+func NewMixer(rw workload.RW, readPercent int, seed uint32) Mixer {
 	r := uint64(min(max(readPercent, 0), 100))
-	m := Mixer{rw: rw, pct: [2]uint64{r, 100 - r}, seed: seed, restart: true, cur: DirRead}
+	m := Mixer{rw: rw, pct: [2]uint64{r, 100 - r}, seed: seed, restart: true, cur: workload.DirRead}
 	m.rng.seed(seed)
 	return m
 }
 
 // Next returns the direction of the next I/O.
-func (m *Mixer) Next() Dir {
+func (m *Mixer) Next() workload.Dir {
 	switch {
 	case m.rw.TrimWrites():
 		m.trimmed = !m.trimmed
 		if m.trimmed {
-			return DirTrim
+			return workload.DirTrim
 		}
-		return DirWrite
+		return workload.DirWrite
 	case m.rw.Trims():
-		return DirTrim
+		return workload.DirTrim
 	case m.rw.Mixed():
 		m.decide()
 		m.issues[m.cur]++
 		return m.cur
 	case m.rw.Writes():
-		return DirWrite
+		return workload.DirWrite
 	}
-	return DirRead
+	return workload.DirRead
 }
 
 // decide sets the current direction for the next I/O: the same while
@@ -155,9 +157,9 @@ func (m *Mixer) decide() {
 	if m.issues[m.cur] < m.until {
 		return
 	}
-	d := DirWrite
-	if m.rng.percent() <= m.pct[DirRead] {
-		d = DirRead
+	d := workload.DirWrite
+	if m.rng.percent() <= m.pct[workload.DirRead] {
+		d = workload.DirRead
 	}
 	if d != m.cur {
 		m.until = m.issues[m.cur] * m.pct[d] / 100
@@ -168,8 +170,8 @@ func (m *Mixer) decide() {
 // Switched records that the I/O Next gave direction drew went in
 // direction d instead (a rate limit switched it), as fio then continues
 // the mix in d.
-func (m *Mixer) Switched(drew, d Dir) {
-	if !m.rw.Mixed() || drew == d || drew > DirWrite || d > DirWrite {
+func (m *Mixer) Switched(drew, d workload.Dir) {
+	if !m.rw.Mixed() || drew == d || drew > workload.DirWrite || d > workload.DirWrite {
 		return
 	}
 	m.issues[drew]--

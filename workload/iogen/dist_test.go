@@ -1,4 +1,4 @@
-package workload
+package iogen
 
 import (
 	"encoding/json"
@@ -7,29 +7,31 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"stortest.dev/workload"
 )
 
 func TestParseDistribution(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want Distribution
+		want workload.Distribution
 		out  string // String() of the result
 	}{
-		{"random", Distribution{}, "random"},
-		{"zipf:1.2", Distribution{Kind: DistZipf, Param: 1.2}, "zipf:1.2"},
-		{"zipf:0.8:0.25", Distribution{Kind: DistZipf, Param: 0.8, Center: 0.25, HasCenter: true}, "zipf:0.8:0.25"},
-		{"pareto:0.9", Distribution{Kind: DistPareto, Param: 0.9}, "pareto:0.9"},
-		{"pareto:0.9:0", Distribution{Kind: DistPareto, Param: 0.9, HasCenter: true}, "pareto:0.9:0"},
-		{"normal:50", Distribution{Kind: DistNormal, Param: 50}, "normal:50"},
-		{"normal:5:0.5", Distribution{Kind: DistNormal, Param: 5}, "normal:5"}, // 0.5 is normal's default center
-		{"normal:5:1", Distribution{Kind: DistNormal, Param: 5, Center: 1, HasCenter: true}, "normal:5:1"},
-		{"zoned:60/10:40/90", Distribution{Kind: DistZoned, Zones: "60/10:40/90"}, "zoned:60/10:40/90"},
+		{"random", workload.Distribution{}, "random"},
+		{"zipf:1.2", workload.Distribution{Kind: workload.DistZipf, Param: 1.2}, "zipf:1.2"},
+		{"zipf:0.8:0.25", workload.Distribution{Kind: workload.DistZipf, Param: 0.8, Center: 0.25, HasCenter: true}, "zipf:0.8:0.25"},
+		{"pareto:0.9", workload.Distribution{Kind: workload.DistPareto, Param: 0.9}, "pareto:0.9"},
+		{"pareto:0.9:0", workload.Distribution{Kind: workload.DistPareto, Param: 0.9, HasCenter: true}, "pareto:0.9:0"},
+		{"normal:50", workload.Distribution{Kind: workload.DistNormal, Param: 50}, "normal:50"},
+		{"normal:5:0.5", workload.Distribution{Kind: workload.DistNormal, Param: 5}, "normal:5"}, // 0.5 is normal's default center
+		{"normal:5:1", workload.Distribution{Kind: workload.DistNormal, Param: 5, Center: 1, HasCenter: true}, "normal:5:1"},
+		{"zoned:60/10:40/90", workload.Distribution{Kind: workload.DistZoned, Zones: "60/10:40/90"}, "zoned:60/10:40/90"},
 		// examples/rand-zones.fio: a blank range is the rest, as fio 3.33 reads it.
-		{"zoned:50/5:30/15:20/", Distribution{Kind: DistZoned, Zones: "50/5:30/15:20/80"}, "zoned:50/5:30/15:20/80"},
-		{"zoned_abs=60/20G:40/1024m", Distribution{Kind: DistZonedAbs, Zones: "60/20g:40/1g"}, "zoned_abs:60/20g:40/1g"},
+		{"zoned:50/5:30/15:20/", workload.Distribution{Kind: workload.DistZoned, Zones: "50/5:30/15:20/80"}, "zoned:50/5:30/15:20/80"},
+		{"zoned_abs=60/20G:40/1024m", workload.Distribution{Kind: workload.DistZonedAbs, Zones: "60/20g:40/1g"}, "zoned_abs:60/20g:40/1g"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := ParseDistribution(tc.in)
+			got, err := workload.ParseDistribution(tc.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +45,7 @@ func TestParseDistribution(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var back Distribution
+			var back workload.Distribution
 			if err := json.Unmarshal(b, &back); err != nil || back != got {
 				t.Errorf("JSON %s round trip = %+v, %v", b, back, err)
 			}
@@ -53,7 +55,7 @@ func TestParseDistribution(t *testing.T) {
 		"zipf:1.2:2", "zipf:1.2:0.5:1", "pareto:1", "pareto:0", "normal:0", "normal:101", "normal:NaN",
 		"zipf:Inf", "zoned_abs=60/20G", "zoned:60/10:30/20", "zoned:50/60:50/50", "zoned:50/:50/",
 		"zoned:100/100:0/", "zoned:50/10,w:50/10", "zoned:50", "zoned:x/10:100/10", "zoned_abs:50/10g:50/", "zoned:101/10"} {
-		if d, err := ParseDistribution(bad); err == nil {
+		if d, err := workload.ParseDistribution(bad); err == nil {
 			t.Errorf("ParseDistribution(%q) = %+v, want an error", bad, d)
 		}
 	}
@@ -64,7 +66,7 @@ func TestParseDistribution(t *testing.T) {
 // generator's block size.
 func TestZonedSampler(t *testing.T) {
 	const blocks, n = 1000, 200000
-	d, err := ParseDistribution("zoned:60/10:30/20:8/30:2/40")
+	d, err := workload.ParseDistribution("zoned:60/10:30/20:8/30:2/40")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func TestZonedSampler(t *testing.T) {
 	// zoned_abs over 4 KiB blocks: 50% in the first 64 KiB (16 blocks),
 	// 50% in the next 128 KiB (32 blocks), nothing past 192 KiB.
 	o, err := NewOffsets(OffsetConfig{Size: 1 << 20, Align: 4096, Random: true,
-		Dist: Distribution{Kind: DistZonedAbs, Zones: "50/64k:50/128k"}, Seed: 3})
+		Dist: workload.Distribution{Kind: workload.DistZonedAbs, Zones: "50/64k:50/128k"}, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestZonedSampler(t *testing.T) {
 }
 
 // counts draws n samples and returns the per-block counts.
-func counts(t *testing.T, d Distribution, blocks uint64, n int, seed uint64) []int {
+func counts(t *testing.T, d workload.Distribution, blocks uint64, n int, seed uint64) []int {
 	t.Helper()
 	s, err := NewSampler(d, blocks, seed)
 	if err != nil {
@@ -162,7 +164,7 @@ func TestZipfShape(t *testing.T) {
 			}
 		}
 		want := top / all
-		c := counts(t, Distribution{Kind: DistZipf, Param: theta}, blocks, draws, 1)
+		c := counts(t, workload.Distribution{Kind: workload.DistZipf, Param: theta}, blocks, draws, 1)
 		// Gray et al.'s generator approximates Zipf past the two hottest
 		// ranks; it stays within 2 points of the exact share here.
 		if got := topShare(c, 0.01); math.Abs(got-want) > 0.03 {
@@ -174,7 +176,7 @@ func TestZipfShape(t *testing.T) {
 			t.Errorf("zipf:%v without a center puts the hottest block at 0: not scattered", theta)
 		}
 		// With a center, the hottest block sits there.
-		cc := counts(t, Distribution{Kind: DistZipf, Param: theta, Center: 0.3, HasCenter: true}, blocks, draws/10, 1)
+		cc := counts(t, workload.Distribution{Kind: workload.DistZipf, Param: theta, Center: 0.3, HasCenter: true}, blocks, draws/10, 1)
 		if h := slices.Index(cc, slices.Max(cc)); h != 3000 {
 			t.Errorf("zipf:%v:0.3: hottest block %d, want 3000", theta, h)
 		}
@@ -184,7 +186,7 @@ func TestZipfShape(t *testing.T) {
 func TestParetoShape(t *testing.T) {
 	// pareto:h sends a fraction h of the I/O to a fraction 1-h of the blocks.
 	for _, h := range []float64{0.8, 0.9} {
-		c := counts(t, Distribution{Kind: DistPareto, Param: h}, 10000, 200000, 2)
+		c := counts(t, workload.Distribution{Kind: workload.DistPareto, Param: h}, 10000, 200000, 2)
 		if got := topShare(c, 1-h); math.Abs(got-h) > 0.02 {
 			t.Errorf("pareto:%v: top %.0f%% of blocks got %.3f of the I/O, want %.2f", h, 100*(1-h), got, h)
 		}
@@ -194,11 +196,11 @@ func TestParetoShape(t *testing.T) {
 func TestNormalShape(t *testing.T) {
 	const blocks, draws = 10000, 100000
 	for _, tc := range []struct {
-		d          Distribution
+		d          workload.Distribution
 		mean, sdev float64 // in blocks
 	}{
-		{Distribution{Kind: DistNormal, Param: 10}, 5000, 1000},
-		{Distribution{Kind: DistNormal, Param: 5, Center: 0.25, HasCenter: true}, 2500, 500},
+		{workload.Distribution{Kind: workload.DistNormal, Param: 10}, 5000, 1000},
+		{workload.Distribution{Kind: workload.DistNormal, Param: 5, Center: 0.25, HasCenter: true}, 2500, 500},
 	} {
 		c := counts(t, tc.d, blocks, draws, 3)
 		var sum, sq float64
@@ -225,11 +227,11 @@ func TestNormalShape(t *testing.T) {
 		}
 	}
 	// Truncated to the range even when the deviation is wide.
-	counts(t, Distribution{Kind: DistNormal, Param: 100, Center: 0, HasCenter: true}, 100, 10000, 4)
+	counts(t, workload.Distribution{Kind: workload.DistNormal, Param: 100, Center: 0, HasCenter: true}, 100, 10000, 4)
 }
 
 func TestUniformSampler(t *testing.T) {
-	c := counts(t, Distribution{}, 10, 100000, 5)
+	c := counts(t, workload.Distribution{}, 10, 100000, 5)
 	for b, n := range c {
 		if n < 9500 || n > 10500 {
 			t.Errorf("block %d drawn %d times of 100000, want about 10000", b, n)
@@ -238,16 +240,16 @@ func TestUniformSampler(t *testing.T) {
 }
 
 func TestSamplerEdges(t *testing.T) {
-	for _, d := range []Distribution{{}, {Kind: DistZipf, Param: 1.2}, {Kind: DistZipf, Param: 0.5},
-		{Kind: DistPareto, Param: 0.5}, {Kind: DistNormal, Param: 50}} {
+	for _, d := range []workload.Distribution{{}, {Kind: workload.DistZipf, Param: 1.2}, {Kind: workload.DistZipf, Param: 0.5},
+		{Kind: workload.DistPareto, Param: 0.5}, {Kind: workload.DistNormal, Param: 50}} {
 		for _, n := range []uint64{1, 2, 3} {
 			counts(t, d, n, 1000, 6)
 		}
 	}
-	if _, err := NewSampler(Distribution{}, 0, 1); err == nil {
+	if _, err := NewSampler(workload.Distribution{}, 0, 1); err == nil {
 		t.Error("NewSampler over 0 blocks: want an error")
 	}
-	if _, err := NewSampler(Distribution{Kind: DistPareto, Param: 2}, 10, 1); err == nil {
+	if _, err := NewSampler(workload.Distribution{Kind: workload.DistPareto, Param: 2}, 10, 1); err == nil {
 		t.Error("NewSampler(pareto:2): want an error")
 	}
 }

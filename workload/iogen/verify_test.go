@@ -1,4 +1,4 @@
-package workload
+package iogen
 
 import (
 	"bytes"
@@ -7,9 +7,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"stortest.dev/workload"
 )
 
-func newVerifier(t testing.TB, k VerifyKind, pattern string) *Verifier {
+func newVerifier(t testing.TB, k workload.VerifyKind, pattern string) *Verifier {
 	t.Helper()
 	v, err := NewVerifier(k, pattern)
 	if err != nil {
@@ -19,9 +21,9 @@ func newVerifier(t testing.TB, k VerifyKind, pattern string) *Verifier {
 }
 
 func TestVerifyRoundTrip(t *testing.T) {
-	for _, k := range []VerifyKind{VerifyCRC32C, VerifySHA256} {
+	for _, k := range []workload.VerifyKind{workload.VerifyCRC32C, workload.VerifySHA256} {
 		for _, pattern := range []string{"", `0xdeadbeef"xyz"`} {
-			for _, size := range []int{VerifyHeaderSize, 512, 4096, 4100} {
+			for _, size := range []int{workload.VerifyHeaderSize, 512, 4096, 4100} {
 				t.Run(fmt.Sprintf("%v/%q/%d", k, pattern, size), func(t *testing.T) {
 					v := newVerifier(t, k, pattern)
 					buf := make([]byte, size)
@@ -34,9 +36,9 @@ func TestVerifyRoundTrip(t *testing.T) {
 					if !bytes.Equal(buf, again) {
 						t.Error("Fill is not deterministic")
 					}
-					if size > VerifyHeaderSize {
+					if size > workload.VerifyHeaderSize {
 						v.Fill(again, 1<<40, 78)
-						same := bytes.Equal(buf[VerifyHeaderSize:], again[VerifyHeaderSize:])
+						same := bytes.Equal(buf[workload.VerifyHeaderSize:], again[workload.VerifyHeaderSize:])
 						if pattern == "" && same {
 							t.Error("another seed gives the same data")
 						}
@@ -49,11 +51,11 @@ func TestVerifyRoundTrip(t *testing.T) {
 		}
 	}
 	// The pattern repeats through the data area.
-	v := newVerifier(t, VerifyCRC32C, `0x0102"ab"`)
+	v := newVerifier(t, workload.VerifyCRC32C, `0x0102"ab"`)
 	buf := make([]byte, 4096)
 	v.Fill(buf, 0, 0)
-	if want := bytes.Repeat([]byte{1, 2, 'a', 'b'}, 1008); !bytes.Equal(buf[VerifyHeaderSize:], want) {
-		t.Errorf("data area %x..., want the pattern repeated", buf[VerifyHeaderSize:VerifyHeaderSize+16])
+	if want := bytes.Repeat([]byte{1, 2, 'a', 'b'}, 1008); !bytes.Equal(buf[workload.VerifyHeaderSize:], want) {
+		t.Errorf("data area %x..., want the pattern repeated", buf[workload.VerifyHeaderSize:workload.VerifyHeaderSize+16])
 	}
 }
 
@@ -64,11 +66,11 @@ func TestVerifyCorruption(t *testing.T) {
 		v.Fill(b, off, seed)
 		return b
 	}
-	for _, k := range []VerifyKind{VerifyCRC32C, VerifySHA256} {
+	for _, k := range []workload.VerifyKind{workload.VerifyCRC32C, workload.VerifySHA256} {
 		v := newVerifier(t, k, "")
-		other := VerifySHA256
-		if k == VerifySHA256 {
-			other = VerifyCRC32C
+		other := workload.VerifySHA256
+		if k == workload.VerifySHA256 {
+			other = workload.VerifyCRC32C
 		}
 		for _, tc := range []struct {
 			name  string
@@ -140,7 +142,7 @@ func TestVerifyCorruption(t *testing.T) {
 				if !strings.Contains(err.Error(), fmt.Sprintf("offset %d", off)) || !strings.Contains(err.Error(), tc.kind.String()) {
 					t.Errorf("message %q lacks the offset or the kind", err)
 				}
-				if len(b) >= VerifyHeaderSize {
+				if len(b) >= workload.VerifyHeaderSize {
 					dataDiffers := tc.kind != CorruptHeader && tc.kind != CorruptLength && tc.name != "other checksum"
 					if len(e.Want) != v.sumLen() || len(e.Got) != v.sumLen() || bytes.Equal(e.Want, e.Got) != !dataDiffers {
 						t.Errorf("want %x got %x: want %d-byte checksums, different: %v", e.Want, e.Got, v.sumLen(), dataDiffers)
@@ -169,7 +171,7 @@ func TestParseVerifyPattern(t *testing.T) {
 		{`"abc"`, []byte("abc")},
 		{`0x01"ab"0x0203`, []byte{1, 'a', 'b', 2, 3}},
 	} {
-		got, err := ParseVerifyPattern(tc.in)
+		got, err := workload.ParseVerifyPattern(tc.in)
 		if err != nil || !bytes.Equal(got, tc.want) {
 			t.Errorf("ParseVerifyPattern(%q) = %x, %v; want %x", tc.in, got, err, tc.want)
 		}
@@ -184,7 +186,7 @@ func TestParseVerifyPattern(t *testing.T) {
 		{"abc", "unexpected"},
 		{"0x" + strings.Repeat("ab", 513), "longer than 512"},
 	} {
-		_, err := ParseVerifyPattern(tc.in)
+		_, err := workload.ParseVerifyPattern(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("ParseVerifyPattern(%q) = %v, want an error mentioning %q", tc.in, err, tc.msg)
 		}
@@ -192,16 +194,16 @@ func TestParseVerifyPattern(t *testing.T) {
 }
 
 func TestNewVerifierErrors(t *testing.T) {
-	if _, err := NewVerifier(VerifyNone, ""); err == nil {
+	if _, err := NewVerifier(workload.VerifyNone, ""); err == nil {
 		t.Error("NewVerifier(none): want an error")
 	}
-	if _, err := NewVerifier(VerifyCRC32C, "%o"); err == nil {
+	if _, err := NewVerifier(workload.VerifyCRC32C, "%o"); err == nil {
 		t.Error("NewVerifier with an offset pattern: want an error")
 	}
 }
 
 func TestVerifyAllocs(t *testing.T) {
-	for _, k := range []VerifyKind{VerifyCRC32C, VerifySHA256} {
+	for _, k := range []workload.VerifyKind{workload.VerifyCRC32C, workload.VerifySHA256} {
 		v := newVerifier(t, k, "")
 		buf := make([]byte, 4096)
 		if a := testing.AllocsPerRun(100, func() { v.Fill(buf, 8192, 3) }); a != 0 {
@@ -218,7 +220,7 @@ func TestVerifyAllocs(t *testing.T) {
 }
 
 func BenchmarkVerify(b *testing.B) {
-	for _, k := range []VerifyKind{VerifyCRC32C, VerifySHA256} {
+	for _, k := range []workload.VerifyKind{workload.VerifyCRC32C, workload.VerifySHA256} {
 		v := newVerifier(b, k, "")
 		buf := make([]byte, 4096)
 		b.Run(k.String()+"/Fill4k", func(b *testing.B) {
@@ -242,10 +244,10 @@ func BenchmarkVerify(b *testing.B) {
 }
 
 func TestVerifyEveryKind(t *testing.T) {
-	for k := VerifyCRC32C; int(k) < len(verifyNames); k++ {
+	for k := workload.VerifyCRC32C; k < workload.NumVerifyKinds; k++ {
 		t.Run(k.String(), func(t *testing.T) {
 			pattern := ""
-			if k == VerifyPatternKind {
+			if k == workload.VerifyPatternKind {
 				pattern = "0xaa55"
 			}
 			v := newVerifier(t, k, pattern)
@@ -260,7 +262,7 @@ func TestVerifyEveryKind(t *testing.T) {
 			buf[1000] ^= 1
 			err := v.Check(buf, 8192, 5)
 			switch k {
-			case VerifyMeta, VerifyNull:
+			case workload.VerifyMeta, workload.VerifyNull:
 				if err != nil {
 					t.Errorf("verify=%s checks the data: %v", k, err)
 				}

@@ -1,4 +1,6 @@
-package workload
+package iogen
+
+import "stortest.dev/workload"
 
 // zones walks a strided job's zones: the offset streams are moved to each
 // zone in turn.
@@ -9,7 +11,7 @@ type zones struct {
 	at, moved  int64 // the current zone's start; bytes moved in it
 }
 
-func newZones(j *Job, start, end int64) *zones {
+func newZones(j *workload.Job, start, end int64) *zones {
 	rng := j.ZoneRange
 	if rng == 0 {
 		rng = j.ZoneSize

@@ -1,4 +1,4 @@
-package workload
+package iogen
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"stortest.dev/workload"
 )
 
 // Fuzz targets for the parsers of outside input beyond job files: the
@@ -21,9 +23,9 @@ func FuzzParseSize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, err := ParseSize(s)
+		n, err := workload.ParseSize(s)
 		if err != nil {
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, workload.ErrInvalid) {
 				t.Fatalf("ParseSize(%q): %v does not wrap ErrInvalid", s, err)
 			}
 			return
@@ -31,8 +33,8 @@ func FuzzParseSize(f *testing.F) {
 		if n < 0 {
 			t.Fatalf("ParseSize(%q) = %d", s, n)
 		}
-		if back, err := ParseSize(FormatSize(n)); err != nil || back != n {
-			t.Fatalf("ParseSize(FormatSize(%d) = %q) = %d, %v", n, FormatSize(n), back, err)
+		if back, err := workload.ParseSize(workload.FormatSize(n)); err != nil || back != n {
+			t.Fatalf("ParseSize(FormatSize(%d) = %q) = %d, %v", n, workload.FormatSize(n), back, err)
 		}
 	})
 }
@@ -42,9 +44,9 @@ func FuzzParseTime(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseTime(s, time.Second)
+		d, err := workload.ParseTime(s, time.Second)
 		if err != nil {
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, workload.ErrInvalid) {
 				t.Fatalf("ParseTime(%q): %v does not wrap ErrInvalid", s, err)
 			}
 			return
@@ -53,8 +55,8 @@ func FuzzParseTime(f *testing.F) {
 			t.Fatalf("ParseTime(%q) = %v", s, d)
 		}
 		if d%time.Microsecond == 0 {
-			if back, err := ParseTime(FormatTime(d), time.Second); err != nil || back != d {
-				t.Fatalf("ParseTime(FormatTime(%v) = %q) = %v, %v", d, FormatTime(d), back, err)
+			if back, err := workload.ParseTime(workload.FormatTime(d), time.Second); err != nil || back != d {
+				t.Fatalf("ParseTime(FormatTime(%v) = %q) = %v, %v", d, workload.FormatTime(d), back, err)
 			}
 		}
 	})
@@ -65,14 +67,14 @@ func FuzzParseDistribution(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseDistribution(s)
+		d, err := workload.ParseDistribution(s)
 		if err != nil {
 			return
 		}
-		if msg := d.validate(); msg != "" {
+		if msg := d.Validate(); msg != "" {
 			t.Fatalf("ParseDistribution(%q) accepted an invalid %+v: %s", s, d, msg)
 		}
-		back, err := ParseDistribution(d.String())
+		back, err := workload.ParseDistribution(d.String())
 		if err != nil || back != d {
 			t.Fatalf("round trip of %q through %q: %+v, %v", s, d.String(), back, err)
 		}
@@ -84,11 +86,11 @@ func FuzzParseVerifyPattern(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ParseVerifyPattern(s)
+		p, err := workload.ParseVerifyPattern(s)
 		if err != nil {
 			return
 		}
-		if len(p) > maxPattern || (s != "" && len(p) == 0) {
+		if len(p) > workload.MaxPattern || (s != "" && len(p) == 0) {
 			t.Fatalf("ParseVerifyPattern(%q) = %d bytes", s, len(p))
 		}
 	})
@@ -97,10 +99,10 @@ func FuzzParseVerifyPattern(f *testing.F) {
 // A job read from JSON either fails to decode or to validate, or encodes
 // back to the same job.
 func FuzzJobJSON(f *testing.F) {
-	for _, j := range []Job{
-		{Name: "a", Filename: "/dev/null", RW: RandRW, BlockSize: 4096, IODepth: 32, Verify: VerifyCRC32C},
-		{Name: "b", RW: Write, BlockSizeSplit: []BlockSizeSplit{{Size: 4096, Percent: 50}, {Size: 65536, Percent: 50}},
-			ContinueOnError: ContinueIO, Runtime: time.Minute, TimeBased: true, SS: "iops_slope:0.1%", SSDur: time.Minute},
+	for _, j := range []workload.Job{
+		{Name: "a", Filename: "/dev/null", RW: workload.RandRW, BlockSize: 4096, IODepth: 32, Verify: workload.VerifyCRC32C},
+		{Name: "b", RW: workload.Write, BlockSizeSplit: []workload.BlockSizeSplit{{Size: 4096, Percent: 50}, {Size: 65536, Percent: 50}},
+			ContinueOnError: workload.ContinueIO, Runtime: time.Minute, TimeBased: true, SS: "iops_slope:0.1%", SSDur: time.Minute},
 	} {
 		b, err := json.Marshal(j)
 		if err != nil {
@@ -111,7 +113,7 @@ func FuzzJobJSON(f *testing.F) {
 	f.Add([]byte(`{"name":"x","rw":"trim"}`))
 	f.Add([]byte(`{"name":"x","continue_on_error":"sometimes"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var j Job
+		var j workload.Job
 		if json.Unmarshal(b, &j) != nil || j.Validate() != nil {
 			return
 		}
@@ -119,7 +121,7 @@ func FuzzJobJSON(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a valid job does not encode: %v\n%+v", err, j)
 		}
-		var back Job
+		var back workload.Job
 		if err := json.Unmarshal(out, &back); err != nil {
 			t.Fatalf("%s: %v", out, err)
 		}
@@ -132,7 +134,7 @@ func FuzzJobJSON(f *testing.F) {
 // Check classifies any bytes a device returns without panicking; it
 // accepts only exactly what Fill wrote for that offset and seed.
 func FuzzVerifyCheck(f *testing.F) {
-	v, err := NewVerifier(VerifyCRC32C, "")
+	v, err := NewVerifier(workload.VerifyCRC32C, "")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -144,7 +146,7 @@ func FuzzVerifyCheck(f *testing.F) {
 	f.Add(make([]byte, 512), int64(0), uint64(0), false)
 	f.Add(good[:100], int64(4096), uint64(7), false)
 	f.Add([]byte("STVB"), int64(0), uint64(0), true)
-	sha, err := NewVerifier(VerifySHA256, "")
+	sha, err := NewVerifier(workload.VerifySHA256, "")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -155,7 +157,7 @@ func FuzzVerifyCheck(f *testing.F) {
 		}
 		err := vv.Check(buf, off, seed)
 		if err == nil {
-			if len(buf) < VerifyHeaderSize {
+			if len(buf) < workload.VerifyHeaderSize {
 				t.Fatalf("Check accepted a %d-byte block", len(buf))
 			}
 			want := make([]byte, len(buf))
