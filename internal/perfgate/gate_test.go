@@ -189,7 +189,7 @@ func TestPerfGate(t *testing.T) {
 		}
 		reports = append(reports, rep)
 	}
-	t.Logf("IOPS: median of the rounds; CPU: the job thread's user+system per I/O, 10th percentile of the rounds; ratio: fio's CPU over stortest's\n%s", table.String())
+	t.Logf("IOPS: median of the rounds; CPU: the job thread's user+system per I/O, mean of the rounds' lowest quarter; ratio: fio's CPU over stortest's\n%s", table.String())
 	if mode == "append" {
 		t.Logf("recorded session %s under %s", session.Session, dir)
 		return
@@ -245,7 +245,7 @@ func medianOf(rounds []Round, f func(Round) float64) float64 {
 }
 
 func lowOf(rounds []Round, f func(Round) float64) float64 {
-	return lowQuantile(values(rounds, f))
+	return low(values(rounds, f))
 }
 
 func values(rounds []Round, f func(Round) float64) []float64 {

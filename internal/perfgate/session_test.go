@@ -63,25 +63,23 @@ func (r Round) slower(ns float64) Round {
 	return r
 }
 
-// quantile is the gate's estimator of a tool's CPU per I/O in a session:
-// the 10th percentile of its rounds (linear interpolation: between the
-// second and third lowest of 12). Load only adds to the CPU a run
-// spends per I/O (a burst of other work evicting its caches, CPU time
-// stolen from the VM and charged to whoever ran): on a loaded 2-CPU VM
-// a tool's rounds spread by a factor of two, and their median by 10%
-// from session to session, their lowest few by a few per cent; that is
-// what the tool costs when the host lets it.
-const quantile = 0.10
-
-func lowQuantile(x []float64) float64 {
+// low is the gate's estimator of a tool's CPU per I/O in a session: the
+// mean of the lowest quarter of its rounds (3 of 12). Load only adds to
+// the CPU a run spends per I/O (a burst of other work evicting its
+// caches, CPU time stolen from the VM and charged to whoever ran): on a
+// loaded 2-CPU VM a tool's rounds spread by a factor of two, and the
+// ratio of the tools' medians by 10% from session to session, of their
+// lowest quarters by 3%; that is what a tool costs when the host lets
+// it.
+func low(x []float64) float64 {
 	s := slices.Clone(x)
 	slices.Sort(s)
-	pos := quantile * float64(len(s)-1)
-	i := int(pos)
-	if i+1 >= len(s) {
-		return s[len(s)-1]
+	k := max(1, int(math.Round(float64(len(s))/4)))
+	var sum float64
+	for _, v := range s[:k] {
+		sum += v
 	}
-	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
+	return sum / float64(k)
 }
 
 // estimate is the session's gated quantity: fio's CPU per I/O over
@@ -92,7 +90,7 @@ func estimate(rounds []Round) float64 {
 	for i, r := range rounds {
 		f[i], st[i] = r.Fio.CPUPerIO, r.Stortest.CPUPerIO
 	}
-	return lowQuantile(f) / lowQuantile(st)
+	return low(f) / low(st)
 }
 
 // bootstrapSE is the standard error of estimate over the rounds, by a
@@ -248,10 +246,18 @@ func (c Case) grow(sessions []Session) (*baselines.Baseline, error) {
 	return b, nil
 }
 
+// Confidence is the level of the gate's intervals: 90%, where
+// regress's default is 95%. A regression must also be beyond the 10%
+// tolerance, which an unchanged session (3% from session to session)
+// is not; the narrower interval lets 20 ns more per I/O of the null
+// engine (14%) stand out of a session's noise.
+const Confidence = 0.90
+
 // Compare judges the current session's baseline cur against base with
-// regress, under the rules base was recorded with.
+// regress, under the rules base was recorded with, at Confidence.
 func Compare(base, cur *baselines.Baseline) (regress.Report, error) {
 	cfg := regress.DefaultConfig()
+	cfg.Confidence = Confidence
 	rules, err := regress.ParseRules(base.Tolerances)
 	if err != nil {
 		return regress.Report{}, fmt.Errorf("%s: tolerances: %w", base.Name, err)
