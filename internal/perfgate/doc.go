@@ -27,10 +27,12 @@
 // with the share of the CPU the scheduler gave it, while the CPU per
 // I/O varies by 2x, and only upward (cache-cold after others ran, time
 // stolen from the VM charged to whoever was on the CPU). So each
-// tool's figure for the session is the 10th percentile of its rounds,
-// what it costs when the host lets it; their ratio varied by a few per
-// cent from session to session, where the ratio of medians varied by
-// 10% and the IOPS ratio by 30%.
+// tool's figure for the session is the mean of the lowest quarter of
+// its rounds (3 of 12), what it costs when the host lets it. Over the 8
+// recorded sessions that ratio varied by 3% (null, psync) to 6%
+// (libaio, io_uring) from session to session (log-scale sd), where the
+// ratio of the medians varied by 11-16%, and the median of the rounds'
+// IOPS ratios by 17% (psync) to 47% (libaio).
 //
 // # Through regress
 //
@@ -46,24 +48,26 @@
 // recorded them; their rounds are kept beside them
 // (testdata/rounds/<case>.jsonl, one session a line), from which the
 // baselines are rebuilt byte for byte (TestBaselinesAreTheirRounds).
-// The rules are stored in the baselines: read.iops=10%, read.bw=off.
-// A regression of any case fails make perf-gate; an inconclusive
-// comparison is printed with its reason and does not fail.
+// The rules are stored in the baselines: read.iops=10%, read.bw=off;
+// intervals are at 90% (Confidence). A regression of any case fails
+// make perf-gate; an inconclusive comparison is printed with its reason
+// and does not fail.
 //
 // # What it catches
 //
-// The null engine spends 110-130 ns of CPU per I/O here and fio 150-165
-// ns: 20 ns more is a drop of the ratio by 14%, which the gate calls a
-// regression (TestGateCatches20nsPerIO: every recorded session with 20
-// ns added to each of stortest's rounds, judged against the baseline of
-// the others, fails; unchanged, passes). The build tag
+// The null engine spends 114-120 ns of CPU per I/O here and fio 151-167
+// ns (means of the lowest quarters): 20 ns more is a drop of the ratio
+// by 11-15%, which the gate calls a regression (TestGateCatches20nsPerIO:
+// each of the 8 recorded sessions with 20 ns added to each of
+// stortest's rounds, judged against the baseline of the other 7, fails;
+// unchanged, passes). The build tag
 // stortest_perfslow makes the same slowdown for real (a 20 ns spin at
 // every completion; other builds compile the call away): make perf-gate
 // PERF_TAGS=stortest_perfslow must fail. psync, libaio and io_uring
-// spend 3-7 µs per I/O, mostly in the kernel: there the gate catches
+// spend 3-6 µs per I/O, mostly in the kernel: there the gate catches
 // what TestGateSensitivity logs (the smallest added CPU per I/O every
-// recorded session fails with), a harness that grew by a few hundred
-// ns per I/O, not 20.
+// recorded session fails with): 500 ns for psync, 2 µs for libaio and
+// io_uring, not 20 ns.
 //
 // # Recording
 //
