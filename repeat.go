@@ -10,6 +10,7 @@ import (
 	"stortest.dev/baselines"
 	"stortest.dev/regress"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // RepeatWhileInconclusive lets Run run the job again while the comparison
@@ -203,7 +204,7 @@ func repeatRun(ctx context.Context, t testing.TB, job workload.Job, wopts worklo
 			rep := regress.Compare(old, cur, lc)
 			return lookStep{rep: rep, again: runAgain(rep)}, nil
 		},
-		run:  func() (*workload.Result, error) { return workload.Run(ctx, job, wopts) },
+		run:  func() (*workload.Result, error) { return runner.Run(ctx, job, wopts) },
 		now:  time.Now,
 		logf: t.Logf,
 		done: func() bool { return ctx.Err() != nil },

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,10 +42,10 @@ func (c *CmdPrio) isZero() bool {
 }
 
 // ioprio makes the kernel's ioprio value.
-func ioprio(class, level int) uint16 { return uint16(class<<13 | level) }
+func IOPrio(class, level int) uint16 { return uint16(class<<13 | level) }
 
 // prioOf returns the class and level of ioprio value p.
-func prioOf(p uint16) (class, level int) { return int(p >> 13), int(p & 0x1fff) }
+func PrioOf(p uint16) (class, level int) { return int(p >> 13), int(p & 0x1fff) }
 
 // cmdprioString is the job-file text of the cmdprio options.
 func (c *CmdPrio) String() string {
@@ -126,4 +127,27 @@ func (c *CmdPrio) validate(engine string) (option, reason string) {
 type PrioStats struct {
 	Class, Level int
 	Clat, Lat    *latency.Histogram
+}
+
+// mergePrios adds o's per-priority stats to s's, matching priorities.
+func MergePrios(s, o []PrioStats) []PrioStats {
+	for _, x := range o {
+		i := slices.IndexFunc(s, func(y PrioStats) bool { return y.Class == x.Class && y.Level == x.Level })
+		if i < 0 {
+			s = append(s, PrioStats{Class: x.Class, Level: x.Level, Clat: x.Clat.Clone(), Lat: x.Lat.Clone()})
+			continue
+		}
+		_ = s[i].Clat.Merge(x.Clat)
+		_ = s[i].Lat.Merge(x.Lat)
+	}
+	slices.SortFunc(s, func(a, b PrioStats) int { return int(IOPrio(a.Class, a.Level)) - int(IOPrio(b.Class, b.Level)) })
+	return s
+}
+
+func ClonePrios(s []PrioStats) []PrioStats {
+	out := make([]PrioStats, len(s))
+	for i, x := range s {
+		out[i] = PrioStats{Class: x.Class, Level: x.Level, Clat: x.Clat.Clone(), Lat: x.Lat.Clone()}
+	}
+	return out
 }

@@ -214,6 +214,10 @@ func (o *Offsets) rebase(start int64) {
 	}
 }
 
+// MixSeed returns the seed of the pattern's direction mix and whether
+// the mix restarts from it each pass (Job.MixSeed).
+func (p *Pattern) MixSeed() (seed uint32, restart bool) { return p.mix.seed, p.mix.restart }
+
 // Passes returns the passes completed over the region: wraps of sequential
 // offsets, full permutations of the random map, else region-sizes worth of
 // bytes.
@@ -383,7 +387,7 @@ type BlockSizes struct {
 // first), seeded.
 func NewBlockSizes(j *Job, seed uint64) *BlockSizes {
 	n := j.Normalized()
-	own := n.blocksOf() // a job's WriteBlocks have a chooser of their own
+	own := n.BlocksOf() // a job's WriteBlocks have a chooser of their own
 	b := &BlockSizes{lo: own.min(), hi: own.max()}
 	b.rng.Seed(splitmix(seed^0xb5), splitmix(seed+0xb5))
 	switch {
@@ -480,12 +484,12 @@ type Pattern struct {
 // for the first job of a run (thread number 1; see Job.MixSeed), or, with
 // randrepeat=0, from seed.
 func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
-	return newPattern(j, fileSize, seed, 1, seed)
+	return NewClonePattern(j, fileSize, seed, 1, seed)
 }
 
 // newPattern is NewPattern for the clone with fio's thread number thread,
 // entropy seeding the directions of a job without randrepeat.
-func newPattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64) (*Pattern, error) {
+func NewClonePattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64) (*Pattern, error) {
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
@@ -516,7 +520,7 @@ func newPattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64)
 	}
 	p.mix.restart = restart
 	if w := n.WriteBlocks; w != nil {
-		wj := n.withBlocks(*w)
+		wj := n.WithBlocks(*w)
 		p.wbs = NewBlockSizes(&wj, splitmix(seed^5))
 	}
 	cfg := OffsetConfig{

@@ -41,9 +41,9 @@ type IOLogs struct {
 }
 
 // replaySkipNames are replay_skip's words and the actions they skip.
-var replaySkipNames = []struct {
-	name string
-	bits uint16
+var ReplaySkipNames = []struct {
+	Name string
+	Bits uint16
 }{
 	{"read", 1 << LogRead}, {"write", 1 << LogWrite}, {"trim", 1 << LogTrim},
 	{"sync", 1<<LogSync | 1<<LogDatasync},
@@ -92,12 +92,41 @@ func (j *Job) iologString() string {
 	num("replay_time_scale", int64(j.ReplayTimeScale))
 	if j.ReplaySkip != 0 {
 		var w []string
-		for _, s := range replaySkipNames {
-			if j.ReplaySkip&s.bits != 0 {
-				w = append(w, s.name)
+		for _, s := range ReplaySkipNames {
+			if j.ReplaySkip&s.Bits != 0 {
+				w = append(w, s.Name)
 			}
 		}
 		str("replay_skip", strings.Join(w, ","))
 	}
 	return b.String()
 }
+
+// IOLogAct is one action of an I/O log line.
+type IOLogAct uint8
+
+const (
+	LogAdd      IOLogAct = iota // add the file to the trace
+	LogOpen                     // open the file
+	LogClose                    // close the file
+	LogRead                     // read LENGTH bytes at OFFSET
+	LogWrite                    // write LENGTH bytes at OFFSET
+	LogTrim                     // trim LENGTH bytes at OFFSET
+	LogSync                     // fsync the file
+	LogDatasync                 // fdatasync the file
+	LogWait                     // wait OFFSET µs (version 2 only)
+	NumIOLogActs
+)
+
+// IOLogActs are the actions' names in the log.
+var IOLogActs = [NumIOLogActs]string{"add", "open", "close", "read", "write", "trim", "sync", "datasync", "wait"}
+
+func (a IOLogAct) String() string {
+	if a < NumIOLogActs {
+		return IOLogActs[a]
+	}
+	return "IOLogAct(" + strconv.Itoa(int(a)) + ")"
+}
+
+// IsFileAct reports whether the action takes no offset and length.
+func (a IOLogAct) IsFileAct() bool { return a <= LogClose }

@@ -83,7 +83,7 @@ func (j *Job) latencyString() string {
 }
 
 // latencyPercentile is the percentile the search holds the target to.
-func (j *Job) latencyPercentile() float64 {
+func (j *Job) TargetPercentile() float64 {
 	if j.LatencyPercentile == 0 {
 		return 100
 	}
@@ -111,4 +111,4 @@ func (e *LatencyError) Error() string {
 func (e *LatencyError) Unwrap() error { return syscall.ETIMEDOUT }
 
 // noMaxLatency is MaxLatency unset.
-var noMaxLatency [NumDirs]time.Duration
+var NoMaxLatency [NumDirs]time.Duration

@@ -1,0 +1,325 @@
+// Package fiojob is stortest's fio front end: Parse reads fio job files
+// and command lines into workload.Jobs with fio's semantics, from one
+// option table (options.go: each option's name, aliases, how it is read
+// and its row of the table below, which TestDocTable -update writes).
+// The sections below say what the options do when a job runs, where that
+// parts from fio.
+//
+// # Jobs
+//
+// A Job's zero fields take fio's defaults (Job.Normalized). Validate names
+// the first bad field by its fio option; String prints a fio job-file
+// section that Parse reads back to the same Job; MarshalJSON writes the
+// normalized Job in a fixed order, so the same workload always encodes to
+// the same bytes (baselines store it).
+//
+// # fio job files and command lines
+//
+// Parse reads fio's INI form, and its command-line form (Config.Args)
+// (--name=x starts a job) with fio's semantics: [global] options apply to
+// the jobs after them, ';' and '#' start comments anywhere on a line,
+// ${VAR} is replaced by the environment variable in a job file (an unset
+// one is empty, as in fio, and an error at its line names it; on a
+// command line fio expands nothing), an empty value (filename=) is
+// refused as fio refuses it, and more jobs than fio's limit of 4088,
+// numjobs clones counting (MaxJobs), are refused at the job that passes
+// it. Values use fio's units:
+// sizes with k, m, g, t, p (powers of 1024, fio's default kb_base=1024;
+// "ki" too, and "KiB"-style suffixes powers of 1000, as fio 3.33 reads
+// them: package fio holds this one reading), times with us, ms, s, m, h,
+// d (bare numbers are seconds), booleans 1/0, true/false, yes/no, on/off
+// (fio itself takes only 1/0). Errors carry the file and line (or argument index), the job
+// and the option; an option fio has but stortest does not is
+// ErrUnsupported ("fio option X is not supported by stortest"), any other
+// ErrUnknownOption. Include directives, fio's $keywords, arithmetic,
+// percentages of the device and several files per job (but with the
+// file engines: see NoDataEngines) are not supported. Block sizes per
+// direction (bs=4k,64k) go to the direction the job issues, or, for a
+// job that reads and writes, to Job.WriteBlocks.
+//
+// The accepted options, exactly:
+//
+//	option                aliases                Job field and notes
+//	name                                         Name; on a command line, starts a new job
+//	description                                  Description
+//	filename                                     Filename; one file (\: escapes a colon)
+//	allow_mounted_write                          AllowMountedWrite: write or trim a block device that is mounted, held or swap
+//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio
+//	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier
+//	rwmixread                                    RWMixRead (percent)
+//	rwmixwrite                                   RWMixRead = 100 - value
+//	bs                    blocksize              BlockSize; r,w,t: see WriteBlocks
+//	bsrange               blocksize_range        BlockSizeRange: min-max (or min:max); r,w,t: see WriteBlocks
+//	bssplit                                      BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest; r,w,t: see WriteBlocks
+//	iodepth                                      IODepth
+//	iodepth_batch_submit  iodepth_batch          IODepthBatch; 0 means iodepth
+//	iodepth_batch_complete_min  iodepth_batch_complete  IODepthBatchCompleteMin; 0 means 1
+//	iodepth_batch_complete_max                   IODepthBatchCompleteMax; 0 means the min
+//	iodepth_low                                  IODepthLow; 0 means iodepth
+//	numjobs                                      NumJobs
+//	size                                         Size (bytes; N% is not supported)
+//	offset                fileoffset             Offset (bytes; N% is not supported)
+//	direct                                       Direct
+//	buffered                                     Direct = !value
+//	runtime               timeout                Runtime (default unit s)
+//	time_based                                   TimeBased
+//	ramp_time                                    RampTime (default unit s)
+//	loops                                        Loops
+//	rate_iops                                    RateIOPS: r[,w[,t]]
+//	rate                                         Rate (bytes/s): r[,w[,t]]
+//	fsync                                        FsyncEvery (writes)
+//	norandommap                                  NoRandomMap
+//	randrepeat                                   RandRepeat
+//	randseed                                     RandSeed (decimal or 0x hex)
+//	random_distribution                          RandomDistribution: random, zipf:theta[:c], pareto:h[:c], normal:dev[:c], zoned:a/r:..., zoned_abs:a/size:...
+//	verify                                       Verify: 0 (none), crc32c (crc32c-intel), sha256, md5, crc64, crc32, crc16, crc7, xxhash, sha1, sha512, sha3-*, meta, pattern, null
+//	verify_pattern                               VerifyPattern: 0x hex and "quoted" text
+//	continue_on_error                            ContinueOnError: none, read, write, io, verify, all (0, 1)
+//	hipri                                        Hipri (io_uring, pvsync2)
+//	fixedbufs                                    FixedBufs (io_uring)
+//	registerfiles                                RegisterFiles (io_uring)
+//	sqthread_poll                                SQThreadPoll (io_uring)
+//	nowait                                       NoWait (pvsync2, libaio, io_uring)
+//	percentile_list                              PercentileList: p:p:...; sorted, cut at the first 0
+//	lat_percentiles                              LatPercentiles
+//	slat_percentiles                             SlatPercentiles
+//	write_hist_log                               WriteHistLog (file name prefix; bare: the job's name)
+//	log_hist_msec                                LogHistMsec
+//	steadystate           ss                     SS, e.g. iops_slope:0.1%
+//	ss_dur                steadystate_duration   SSDur (default unit s)
+//	ss_ramp               steadystate_ramp_time  SSRamp (default unit s)
+//	kb_base                                      1024 only (the default)
+//	clat_percentiles                             NoClatPercentiles = !value
+//	unified_rw_reporting                         UnifiedRW: none, mixed, both (0, 1, 2)
+//	group_reporting                              GroupReporting: the job's clones report as one
+//	write_lat_log                                Logs.Lat (file name prefix; bare: the job's name)
+//	write_bw_log                                 Logs.BW (file name prefix; bare: the job's name)
+//	write_iops_log                               Logs.IOPS (file name prefix; bare: the job's name)
+//	log_avg_msec                                 Logs.AvgMsec; 0 logs every I/O
+//	log_offset                                   Logs.Offset
+//	log_prio                                     Logs.Prio
+//	per_job_logs                                 Logs.Shared = !value
+//	cmdprio_percentage                           CmdPrio.Percentage: r[,w] (libaio, io_uring)
+//	cmdprio_class                                CmdPrio.Class: r[,w], 1-3 (libaio, io_uring)
+//	cmdprio                                      CmdPrio.Level: r[,w], 0-7 (libaio, io_uring)
+//	cmdprio_bssplit                              CmdPrio.BSSplit: bs/percent[/class[/level]]:...[,...] (libaio, io_uring)
+//	directory                                    Directory; one directory
+//	filesize                                     FileSize (bytes; one size, not a range)
+//	io_size               io_limit               IOSize (bytes)
+//	stonewall             wait_for_previous      Stonewall
+//	new_group                                    NewGroup
+//	wait_for                                     WaitFor (a job before this one)
+//	startdelay                                   StartDelay (default unit s; one value, not a range)
+//	do_verify                                    NoVerifyPhase = !value
+//	verify_backlog                               VerifyBacklog (blocks)
+//	thread                                       No effect: every job runs on its own OS thread
+//	threads                                      No effect (fio's tiobench profile option; without profile= fio ignores it too)
+//	random_generator                             tausworthe, lfsr, tausworthe64: stortest's generators are its own; lfsr with one block size visits every block once per pass even with norandommap, as fio's
+//	verify_dump                                  No effect: mismatches are reported, not dumped to files
+//	verify_state_save                            No effect: no verify state file is written
+//	verify_fatal                                 No effect: a pass with mismatches ends the job (continue_on_error=verify goes on)
+//	experimental_verify                          No effect: blocks are read back the same way
+//	verify_interval                              No effect: one header per block (the I/O is the same)
+//	create_serialize                             No effect: files are laid out one at a time
+//	flow                                         Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)
+//	flow_id                                      Flow.ID (default 0)
+//	flow_sleep                                   Flow.Sleep (whole microseconds, no unit)
+//	flow_watermark                               No effect: fio 3.33 ignores it (deprecated)
+//	io_submit_mode                               Offload: inline (false, the default) or offload (true)
+//	rate_process                                 Poisson: linear (false, the default) or poisson (true)
+//	serialize_overlap                            SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)
+//	fdatasync                                    FdatasyncEvery (writes)
+//	sync_file_range                              SyncFileRange: wait_before,write,wait_after[:N]
+//	end_fsync                                    EndFsync
+//	fsync_on_close                               FsyncOnClose
+//	create_fsync                                 NoCreateFsync = !value
+//	create_only                                  CreateOnly
+//	pre_read                                     PreRead
+//	invalidate                                   NoInvalidate = !value (fio's default invalidates)
+//	fadvise_hint                                 FadviseHint: 1 (by pattern, the default), 0, sequential, random
+//	offset_increment                             OffsetIncrement (bytes; N% is not supported)
+//	offset_align                                 No effect: fio aligns only offsets given as N%, which stortest does not take
+//	allrandrepeat                                AllRandRepeat
+//	write_hint                                   WriteHint: none, short, medium, long, extreme
+//	nonvectored                                  1 (and -1, probe): no effect, io_uring reads and writes are non-vectored, what fio's probe picks; 0 (readv/writev) is not supported
+//	file_append                                  FileAppend (write and randwrite jobs with size)
+//	overwrite                                    1 only: files are laid out before a write job, as fio's overwrite=1 (fio's default 0 leaves a new file sparse)
+//	percentage_random                            PercentSequential = 100 - value: r[,w[,t]] percent (default 100)
+//	unique_filename                              No effect: it names files per client host in fio's client/server mode
+//	write_iolog                                  WriteIOLog (fio's version 3 iolog, as fio 3.33 writes it)
+//	read_iolog                                   ReadIOLog (a version 2 or 3 iolog of one file; not blktrace, not several logs)
+//	replay_no_stall                              ReplayNoStall
+//	replay_redirect                              ReplayRedirect
+//	replay_scale                                 ReplayScale
+//	replay_align                                 ReplayAlign (bytes, a power of 2)
+//	replay_time_scale                            ReplayTimeScale (percent)
+//	replay_skip                                  ReplaySkip (read, write, trim, sync, comma separated)
+//	latency_target                               LatencyTarget (default unit us)
+//	latency_window                               LatencyWindow (default unit us)
+//	latency_percentile                           LatencyPercentile: above 0, at most 100 (the default)
+//	latency_run                                  LatencyRun
+//	max_latency                                  MaxLatency: read[,write[,trim]] (default unit us)
+//	buffer_pattern                               BufferPattern: 0x hex, "text", decimal numbers, concatenated
+//	zero_buffers                                 ZeroBuffers
+//	refill_buffers                               RefillBuffers
+//	scramble_buffers                             NoScramble = !value (default 1)
+//	buffer_compress_percentage                   BufferCompress (0-100; not with verify)
+//	buffer_compress_chunk                        CompressChunk (bytes, default 512; 0: the block)
+//	dedupe_percentage                            DedupePercentage (0-100; not with verify)
+//	dedupe_mode                                  DedupeWorkingSet: repeat (false, the default) or working_set (true)
+//	dedupe_working_set_percentage                DedupeWorkingSetPercent (1-100, default 5)
+//	dedupe_global                                DedupeGlobal
+//	rw_sequencer                                 RWSequencer: sequential or identical (with a random rw's :N)
+//	blockalign            ba                     BlockAlign (bytes; one value for all directions)
+//	rate_min              ratemin                RateMin (bytes/s): r[,w[,t]]
+//	rate_iops_min                                RateIOPSMin: r[,w[,t]]
+//	rate_cycle            ratecycle              RateCycle (ms)
+//	prioclass                                    PrioClass: 1 real time, 2 best effort, 3 idle
+//	prio                                         PrioLevel: 0-7 (best effort without prioclass)
+//	fill_device           fill_fs                FillDevice: no size: until the device or file system is full
+//	thinktime                                    ThinkTime (default unit us)
+//	thinktime_spin                               ThinkTimeSpin (default unit us)
+//	thinktime_blocks                             ThinkTimeBlocks (default 1)
+//	number_ios                                   NumberIOs
+//	exitall                                      ExitAll
+//	exit_what                                    ExitWhat: group, stonewall or all
+//	zonemode                                     ZoneMode: none or strided
+//	zonerange                                    ZoneRange (bytes)
+//	zonesize                                     ZoneSize (bytes)
+//	zoneskip                                     ZoneSkip (bytes)
+//	gtod_reduce                                  DisableLat, DisableClat, DisableSlat and DisableBW
+//	disable_lat                                  DisableLat
+//	disable_clat                                 DisableClat
+//	disable_slat                                 DisableSlat
+//	disable_bw_measurement  disable_bw           DisableBW
+//	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
+//	openfiles                                    No effect: the file engines hold no file open
+//	create_on_open                               CreateOnOpen (filecreate, filestat, filedelete)
+//	unlink                                       Unlink: remove the job's regular files after it
+//	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)
+//	cpuload                                      CPULoad (percent; cpuio)
+//	cpuchunks                                    CPUChunks (microseconds; cpuio)
+//	cpumode                                      CPUMode: noop, qsort (cpuio)
+//	stat_type                                    StatType: stat, lstat, statx (filestat)
+//	program                                      ExecProgram (exec)
+//	arguments                                    ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)
+//	grace_time                                   ExecGrace (default unit s; exec)
+//	std_redirect                                 ExecNoRedirect = !value (exec)
+//
+// Where fio's semantics are not followed: the last of bs, bsrange and
+// bssplit in a job wins (fio prefers bssplit whatever the order); blank
+// bssplit percentages share the remainder so the total is exactly 100;
+// rwmixread=0 in a mixed job is an error (write rw=write); iodepth_batch=0
+// becomes iodepth; a sequential mixed job (rw) with loops moves the size
+// in each loop (fio's loop runs until one direction's stream reaches the
+// end of the region), so its directions are fio's through the first loop
+// only; the end of ramp_time does not reset the mix's counts, as fio's
+// does at a moment that depends on timing.
+//
+// # I/O logs
+//
+// write_iolog writes what fio 3.33 writes: a version 3 iolog ("fio version
+// 3 iolog", then "µs FILE add|open|close" and "µs FILE read|write|trim|sync
+// OFFSET LENGTH"), the same lines as fio's but for the timestamps for
+// sequential jobs (random offsets and rwmix draws are not fio's), with a
+// close and an open between loops and before each verify pass.
+// read_iolog replays a version 2 or 3 log (ReadIOLog parses one) of one
+// file in order, at the log's pace (its timestamps, or version 2's waits)
+// unless replay_no_stall; the job's rw, bs and size come from the log.
+// Refused: blktrace binaries, several logs, "-", read_iolog_chunked, and
+// read_iolog or write_iolog with io_submit_mode=offload or, read_iolog,
+// with verify. A version 3 "wait" is skipped, as fio does; other lines fio
+// would skip with a message are errors naming the file and line.
+//
+// # Generators
+//
+// Pattern combines a Mixer (direction: fio's own draws, RWMixRead percent
+// of them reads, from fio's generator and seed, so a mixed job issues the
+// reads and writes fio issues, in fio's order), BlockSizes (bs, bsrange multiples of the minimum, or the
+// bssplit weights) and Offsets over the job's region, in units of the
+// smallest block size: sequential; uniform random visiting every block
+// exactly once per pass (fio's random map, here a seeded permutation
+// re-keyed every pass, so no memory per block, like fio's lfsr; with
+// bsrange or bssplit also a bit per block, as fio's map, so that an I/O
+// uses up every block it covers and a pass moves the region's size);
+// uniform with replacement (norandommap); or a Sampler of zipf, pareto or
+// normal (see Distribution). The rest is seeded from Job.Seed, so the same job
+// and seed give the same I/O sequence; offsets and sizes are not fio's. Next
+// allocates nothing.
+//
+// # Rate and verify
+//
+// Pacer says how long to wait before the next I/O under rate_iops and
+// rate (rate_process=poisson: exponential gaps of the same mean), from a
+// monotonic ns clock reading; it never sleeps. Verifier
+// writes blocks with a header (magic, offset, seed, length, header CRC,
+// checksum) and the checksum of fio's verify kind over the data (the
+// header's format is stortest's own, so fio cannot read stortest's blocks
+// nor the reverse), and Check tells flipped bits from misdirected, lost or
+// stale writes and zeroed or foreign blocks (VerifyError). Neither
+// allocates on the success path. Written blocks are read back after each
+// pass, every verify_backlog writes, and at the end of the job; a job that
+// only reads checks every block it reads (what an earlier job wrote), as
+// fio's do. A time-based job is not read back (without verify_backlog), as
+// fio 3.33 does not read back a write-only one; Job.Warnings says so in
+// fio's words.
+//
+// # Latency target
+//
+// With latency_target the runner limits the units in flight to a depth
+// that starts at 1 and moves after each latency_window as fio 3.33's
+// search does (LatencyLimits): doubled while the window's I/Os meet the
+// target, bisected between the last passing and failing depths after a
+// failure, the queue drained before a lower depth starts; once the depth
+// stops changing the measured part (statistics, runtime) restarts for one
+// final window and the job ends. The limit is a count the fill loop
+// compares against, so the hot path stays allocation-free. The job's
+// latency_depth is JobResult.LatencyDepth. Not as fio: latency_percentile=0
+// is refused (0 stands for the default, 100); the search cannot be combined
+// with io_submit_mode=offload; the summary prints fio's "latency :" line
+// only for jobs with a target; the restart keeps rate, steady-state and
+// log state as they were.
+// The data of unverified writes follows fio's buffer options (see
+// Buffers): pseudo-random buffers filled once and scrambled per write
+// by default, so no two written blocks are equal; zero_buffers,
+// buffer_pattern, refill_buffers; buffer_compress_percentage (each chunk
+// random, then zeros or the pattern) and dedupe_percentage (repeat, or a
+// working set shared across jobs with dedupe_global). The bytes are not
+// fio's, but the shares of duplicate blocks and the compressed sizes are
+// within a few percent of fio's on the same job. An explicit
+// refill_buffers=0 does not stop the refill that compression implies.
+//
+// # Engines that move no data
+//
+// falloc and ftruncate work on the job's file like the other engines
+// (fallocate or ftruncate per I/O, counted as fio counts it). cpuio opens
+// nothing: each I/O is a read of no bytes that burns the CPU for
+// cpuchunks, and the job idles between them so that it uses cpuload
+// percent of a CPU, for its runtime. exec runs its program for the
+// runtime (each I/O a 50 ms wait on it, no bytes, 10 a second, as fio's), then stops
+// it with SIGTERM and, grace_time later, SIGKILL; a program that cannot
+// start fails the job (fio's job carries on). filecreate, filestat and
+// filedelete work on nrfiles files per clone, fio's jobname.clone.N in
+// the directory (laid out first, but for filecreate and with
+// create_on_open): the I/O covers each file's bytes a block at a time,
+// and each file's first block makes the engine's call (open with
+// O_CREAT, stat, unlink), whose time is that I/O's clat; the others
+// record none, and no lat is recorded, as in fio's output. A direction
+// that moved no bytes reports runtime 0, as fio's.
+//
+// # Order of jobs
+//
+// RunJobs starts the jobs together, as fio does, except that a job waits
+// for every job before the last stonewall at or before it, for the job
+// its wait_for names, and then for its startdelay.
+//
+// # Scratch targets and orphans
+//
+// NewScratch lays out a throw-away file, optionally behind a loop device,
+// named "stortest-scratch-<pid>.<starttime>-<random>.img" after the
+// process that made it (internal/owner). A process killed before its
+// cleanup (SIGKILL, a CI timeout) leaves the device attached and the file
+// behind; CleanOrphans, in the next stortest process, detaches and removes
+// what belongs to processes that are gone, with a line for each. Files
+// kept on purpose (ScratchOptions.Keep) carry no owner and stay.
+package fiojob

@@ -1,0 +1,67 @@
+package fiojob
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"stortest.dev/workload"
+)
+
+// parseFioWithArgs reads a job file with a command line's options
+// around it (see Parse), returning the options as given too: those of args first in the global options, as fio prints them.
+func parseFioWithArgs(r io.Reader, name string, args []string) ([]workload.Job, *workload.FioGiven, error) {
+	p := parser{file: "args", env: os.LookupEnv}
+	global := newJobState(0)
+	for i := 0; i < len(args); i++ {
+		p.arg = i
+		a := args[i]
+		opt, ok := strings.CutPrefix(a, "--")
+		if !ok {
+			opt, ok = strings.CutPrefix(a, "-")
+		}
+		if !ok || opt == "" {
+			return nil, nil, p.errorf("", syntaxErr("%q is not an option: give one job file", a))
+		}
+		key, val, hasVal := strings.Cut(opt, "=")
+		key = strings.TrimSpace(key)
+		if !hasVal && p.needsValue(key) && i+1 < len(args) {
+			i++
+			val, hasVal = args[i], true
+		}
+		if key == "name" {
+			return nil, nil, p.errorf("name", workload.Unsupported("--name beside a job file (a command-line job with the file's)"))
+		}
+		if cliOnly(key) {
+			return nil, nil, p.errorf("", workload.NewMsgError("fio command-line option --"+key+" is not a job option", workload.ErrUnsupported))
+		}
+		if err := p.apply(global, key, strings.TrimSpace(val), hasVal, true); err != nil {
+			return nil, nil, err
+		}
+	}
+	// What the arguments set is reported at the section of each job.
+	clear(global.lines)
+	return parseFio(r, name, global)
+}
+
+// SplitFioArgs separates job files from job options in a fio command
+// line: an argument that does not start with '-' is a job file unless it
+// is the value of the option before it ("--runtime 2", for an option that
+// takes a value).
+func SplitFioArgs(args []string) (files, opts []string) {
+	p := parser{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			files = append(files, a)
+			continue
+		}
+		opts = append(opts, a)
+		key, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !hasVal && (key == "name" || p.needsValue(key)) && i+1 < len(args) {
+			i++
+			opts = append(opts, args[i])
+		}
+	}
+	return files, opts
+}

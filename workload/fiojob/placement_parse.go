@@ -1,0 +1,43 @@
+package fiojob
+
+import (
+	"strconv"
+
+	"stortest.dev/workload"
+)
+
+// Reading the Placement and Ordering options, and the options that
+// change nothing stortest measures.
+
+// noEffect accepts a boolean (isBool) or any value and changes nothing.
+func noEffect(isBool bool) func(*jobState, string) error {
+	return func(_ *jobState, v string) error {
+		if isBool {
+			_, err := workload.ParseBool(v)
+			return err
+		}
+		return nil
+	}
+}
+
+// finishMore applies, when a job's section ends, what fio derives from
+// Placement's options: a job with filesize but no size moves filesize
+// (times nrfiles); a relative filename is in the directory; wait_for
+// must name an earlier job.
+func (p *parser) finishMore(st *jobState) error {
+	j := &st.job
+	if j.Size == 0 && j.FileSize > 0 {
+		j.Size = j.FileSize * int64(j.NumFiles())
+	}
+	if j.Directory != "" && j.Filename != "" {
+		// The file is named in full: Directory stays only for fio's
+		// default file name, so the job prints and reads back the same.
+		j.Filename, j.Directory = j.DirFile(j.Filename), ""
+	}
+	if j.WaitFor != "" {
+		if !p.names[j.WaitFor] {
+			return p.errorAt(st.at("wait_for"), "wait_for", valueErr("no job "+strconv.Quote(j.WaitFor)+" before this one"))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package fiojob
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"stortest.dev/workload"
+)
+
+// Reading the options of OffsetPattern, Measurement, RateFloor, Priority,
+// Think, Ending and Zones, and the block sizes per direction.
+
+// parseRWModifier parses fio's rw value with its optional ":N" offset
+// modifier: a size, negative for backwards, for sequential patterns; a
+// count of I/Os for random ones.
+func parseRWModifier(v string) (workload.RW, int64, error) {
+	name, mod, ok := strings.Cut(v, ":")
+	rw, err := workload.ParseRW(name)
+	if err != nil || !ok {
+		return rw, 0, err
+	}
+	neg := strings.HasPrefix(mod, "-")
+	n, err := workload.ParseSize(strings.TrimPrefix(mod, "-"))
+	if err != nil {
+		return rw, 0, fmt.Errorf("rw=%s: bad offset modifier: %w", v, err)
+	}
+	if rw.Random() && neg {
+		return rw, 0, fmt.Errorf("rw=%s: a random pattern's modifier is a count of I/Os, not negative", v)
+	}
+	if neg {
+		n = -n
+	}
+	return rw, n, nil
+}
+
+// dirBlocks is a block size option given per direction, "r,w[,t]".
+type dirBlocks struct {
+	option string
+	parts  [3]string
+	set    func(*jobState, string) error
+}
+
+// perDirection wraps a block size option's setter for fio's
+// per-direction form: "r,w,t", a blank or missing write value being the
+// read one and a missing trim value the write one. Values that differ are
+// resolved when the job's section ends (finishBlockSizes).
+func perDirection(option string, one func(*jobState, string) error) func(*jobState, string) error {
+	return func(st *jobState, v string) error {
+		st.dirBlocks = nil
+		parts := strings.Split(v, ",")
+		if len(parts) > 3 {
+			return fmt.Errorf("%q: at most three values (read,write,trim)", v)
+		}
+		var p [3]string
+		for i := range p {
+			switch {
+			case i < len(parts) && strings.TrimSpace(parts[i]) != "":
+				p[i] = strings.TrimSpace(parts[i])
+			case i == 0:
+				return fmt.Errorf("%q: the read value is missing", v)
+			default:
+				p[i] = p[i-1]
+			}
+		}
+		if p[1] != p[0] || p[2] != p[0] {
+			for _, x := range p[1:] { // each is checked where it is written
+				if err := one(&jobState{}, x); err != nil {
+					return err
+				}
+			}
+			st.dirBlocks = &dirBlocks{option: option, parts: p, set: one}
+		}
+		return one(st, p[0])
+	}
+}
+
+// finishBlockSizes resolves block sizes given per direction: a job that
+// issues one direction takes that direction's (a trimwrite job the trim
+// ones for its trims and writes alike, as fio 3.33 issues them: t/jobs/
+// t0023.fio); a job that reads and writes keeps the read ones and gets
+// WriteBlocks.
+func (p *parser) finishBlockSizes(st *jobState) error {
+	d := st.dirBlocks
+	if d == nil {
+		return nil
+	}
+	j := &st.job
+	of := func(i int) workload.BlockSpec {
+		sc := &jobState{}
+		_ = d.set(sc, d.parts[i]) // checked when the option was read
+		return sc.job.BlocksOf()
+	}
+	switch {
+	case j.RW.Trims():
+		*j = j.WithBlocks(of(2))
+	case j.RW.Mixed():
+		if w, r := of(1), j.BlocksOf(); !w.SameAs(&r) {
+			j.WriteBlocks = &w
+		}
+	case j.RW.Writes():
+		*j = j.WithBlocks(of(1))
+	}
+	return nil
+}
+
+// setMicros parses a time whose bare numbers are microseconds.
+func setMicros(f func(*workload.Job) *time.Duration) func(*jobState, string) error {
+	return func(st *jobState, v string) error {
+		d, err := workload.ParseTime(v, time.Microsecond)
+		*f(&st.job) = d
+		return err
+	}
+}
