@@ -120,7 +120,8 @@
 // (MeasureAfterSteady), short runs are compared on throughput slices of
 // 100 ms, ExtendWhileInconclusive runs the job on while the comparison
 // is inconclusive and more of this run would settle it, and
-// RepeatWhileInconclusive (-stortest.repeat=N) runs it again while
+// RepeatWhileInconclusive (-stortest.repeat=N, -stortest.repeat.budget)
+// runs it again while
 // another run of the session would, judging the runs' mean with a
 // sequential test that keeps the false-alarm rate however many runs it
 // takes.

@@ -37,7 +37,9 @@ import (
 // not the part between sessions (the device's state from one day to the
 // next): a baseline grown over sessions (-stortest.update=append) is what
 // narrows that. -stortest.repeat=N (STORTEST_REPEAT) repeats so every
-// comparison of a test that does not give this option, with no budget.
+// comparison of a test that does not give this option, within the
+// budget of -stortest.repeat.budget (STORTEST_REPEAT_BUDGET; none by
+// default).
 func RepeatWhileInconclusive(max int, budget time.Duration, opts ...BaselineOption) Option {
 	return func(c *runConfig) { c.repeat = &repeatConfig{max: max, budget: budget, opts: opts} }
 }
@@ -66,7 +68,11 @@ func repeatFor(c *runConfig) (*repeatConfig, error) {
 	if err != nil || n < 2 {
 		return nil, err
 	}
-	return &repeatConfig{max: n}, nil
+	budget, err := RepeatBudgetSetting()
+	if err != nil {
+		return nil, err
+	}
+	return &repeatConfig{max: n, budget: budget}, nil
 }
 
 // repeated is what the repeat did, for CheckBaseline and the report.

@@ -268,7 +268,9 @@ type Job struct {
 	Runtime time.Duration `json:"runtime_ns,omitempty"`
 	// TimeBased repeats passes until Runtime is over.
 	TimeBased bool `json:"time_based,omitempty"`
-	// RampTime runs the workload before measuring (fio's ramp_time).
+	// RampTime runs the workload before measuring (fio's ramp_time). A
+	// job that ends inside it reports what it did from its start, without
+	// latencies, as fio 3.33 does (it drops the counts when the ramp ends).
 	RampTime time.Duration `json:"ramp_time_ns,omitempty"`
 	Loops    int           `json:"loops"` // passes over the region; default 1
 	// RateIOPS caps I/Os per second per direction (read, write, trim);
@@ -403,8 +405,9 @@ type Job struct {
 	Logs LogOptions `json:"logs,omitzero"`
 	// NoClatPercentiles is fio's clat_percentiles=0: no clat percentiles
 	// (nor json+ bins) in the outputs. UnifiedRW is unified_rw_reporting;
-	// GroupReporting (group_reporting) reports the job's clones as one
-	// job, summed.
+	// GroupReporting (group_reporting) sums the job (each clone) into the
+	// entry of the job before it in the outputs when both are of one
+	// reporting group (until a stonewall or new_group), as fio 3.33 does.
 	NoClatPercentiles bool      `json:"clat_percentiles_off,omitempty"`
 	UnifiedRW         UnifiedRW `json:"unified_rw_reporting,omitempty"`
 	GroupReporting    bool      `json:"group_reporting,omitempty"`
@@ -625,9 +628,17 @@ func (e *FieldError) Unwrap() []error {
 }
 
 // FioVerifyNeverStarts is fio 3.33's notice (after "fio: ") for a
-// write-only, time-based job with verify on: the write phase takes the
-// whole runtime, so nothing is read back.
+// write-only, time-based job with verify on and no verify_backlog. It is
+// true of engines that complete I/Os at once (psync, sync, pvsync2,
+// mmap): the write phase takes the whole runtime and nothing is read
+// back. With an engine that queues them (libaio, io_uring, posixaio) fio
+// prints it all the same and reads back every size's worth of writes
+// (see the package doc's "Rate and verify"); so does stortest.
 const FioVerifyNeverStarts = "verification read phase will never start because write phase uses all of runtime"
+
+// FioMultipleWriters is fio 3.33's notice (after "fio: ") for a job
+// with verify, writes and numjobs above 1 on one file name.
+const FioMultipleWriters = "multiple writers may overwrite blocks that belong to other jobs. This can cause verification failures."
 
 // Warnings returns notices about a valid job (normalized first) that runs
 // but not as its options suggest; nil for most jobs. Callers print them
@@ -638,10 +649,17 @@ const FioVerifyNeverStarts = "verification read phase will never start because w
 // fio's notice (FioVerifyNeverStarts). A time-based mixed job is not
 // read back either, by fio 3.33 (no verify reads under --debug=verify)
 // nor by stortest; fio says nothing, stortest says so.
+//
+// Verify with numjobs above 1 on one file: fio's notice that the clones
+// may overwrite each other's blocks (FioMultipleWriters); a block another
+// clone overwrote fails as CorruptOverwritten, not as a lost write.
 func (j *Job) Warnings() []string {
 	n := j.Normalized()
 	w := slices.Clone(n.Notes)
-	if n.Verify != VerifyNone && n.TimeBased && n.RW.Writes() {
+	if n.Verify != VerifyNone && n.RW.Writes() && !n.NoVerifyPhase && n.NumJobs > 1 && n.Filename != "" {
+		w = append(w, FioMultipleWriters)
+	}
+	if n.Verify != VerifyNone && n.TimeBased && n.RW.Writes() && n.VerifyBacklog == 0 {
 		if n.RW.Reads() {
 			w = append(w, "verify: the writes of a time-based "+n.RW.String()+" job are not read back (stortest verifies jobs that end with their size)")
 		} else {

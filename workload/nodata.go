@@ -22,8 +22,11 @@ type NoDataEngines struct {
 	// the job's I/O covers them in order, a block at a time: the file's
 	// first block does the engine's call.
 	NrFiles int `json:"nrfiles,omitempty"`
-	// CreateOnOpen (fio's create_on_open) leaves a file-engine job's
-	// files to be made by the job: none is laid out before it.
+	// CreateOnOpen (fio's create_on_open) leaves a job's files to be made
+	// by the job: none is laid out before it. With the engines that move
+	// data, as fio 3.33: the file is created empty when the job opens it
+	// and its region is offset+size all the same, which writes fill (a
+	// read past the end reads nothing).
 	CreateOnOpen bool `json:"create_on_open,omitempty"`
 	// Unlink (fio's unlink) removes the job's regular files when the job
 	// is over.
@@ -94,8 +97,6 @@ func (j *Job) validateEngines() error {
 		return bad("nrfiles", "negative (%d)", j.NrFiles)
 	case j.NrFiles > 1 && !fileEng:
 		return unsupportedField(j.Name, "nrfiles", "nrfiles="+strconv.Itoa(j.NrFiles)+": several files per job (only with ioengine "+OrList(fileEngines)+")")
-	case j.CreateOnOpen && !fileEng:
-		return unsupportedField(j.Name, "create_on_open", "create_on_open with ioengine="+j.Engine)
 	case j.CPULoad != 0 && j.Engine != "cpuio":
 		return bad("cpuload", "ioengine=%s does not take it (only cpuio)", j.Engine)
 	case j.CPUChunks != 0 && j.Engine != "cpuio":

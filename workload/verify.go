@@ -257,10 +257,17 @@ const (
 	// generation: a lost write left older data (or the write was never
 	// issued).
 	CorruptStale
+	// CorruptOverwritten: an intact block of this offset written by
+	// another job of the run (its seed is that job's): the jobs' regions
+	// overlap and the other job wrote the block after this one did.
+	// Nothing was lost; the job file has several writers of one block,
+	// which fio warns of ("multiple writers may overwrite blocks that
+	// belong to other jobs") and fails the same way.
+	CorruptOverwritten
 )
 
 var corruptionNames = [...]string{"", "zeroed block", "foreign data", "corrupted header", "wrong length",
-	"flipped bits", "misdirected write", "lost or stale write"}
+	"flipped bits", "misdirected write", "lost or stale write", "overwritten by another job"}
 
 func (c Corruption) String() string {
 	if int(c) < len(corruptionNames) && c != 0 {
@@ -305,6 +312,8 @@ func (e *VerifyError) Error() string {
 		fmt.Fprintf(&b, ": the block holds data written for offset %d (seed %#x)", e.FoundOffset, e.FoundSeed)
 	case CorruptStale:
 		fmt.Fprintf(&b, ": the block holds seed %#x, want %#x", e.FoundSeed, e.WantSeed)
+	case CorruptOverwritten:
+		fmt.Fprintf(&b, " (seed %#x, want %#x)", e.FoundSeed, e.WantSeed)
 	case CorruptLength:
 		fmt.Fprintf(&b, ": the header says %d bytes", e.FoundLen)
 	}
@@ -431,7 +440,7 @@ func (v *Verifier) fail(buf []byte, offset int64, seed uint64, kind Corruption, 
 	if more != nil {
 		more(e)
 	}
-	if e.Want != nil && bytes.Equal(e.Want, e.Got) && kind != CorruptMisdirected && kind != CorruptStale {
+	if e.Want != nil && bytes.Equal(e.Want, e.Got) && kind != CorruptMisdirected && kind != CorruptStale && kind != CorruptOverwritten {
 		e.Detail += " (the data area is as expected)"
 	}
 	return e

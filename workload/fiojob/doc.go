@@ -91,7 +91,7 @@
 //	kb_base                                      1024 only (the default)
 //	clat_percentiles                             NoClatPercentiles = !value
 //	unified_rw_reporting                         UnifiedRW: none, mixed, both (0, 1, 2)
-//	group_reporting                              GroupReporting: the job's clones report as one
+//	group_reporting                              GroupReporting: a reporting group's jobs report as one
 //	write_lat_log                                Logs.Lat (file name prefix; bare: the job's name)
 //	write_bw_log                                 Logs.BW (file name prefix; bare: the job's name)
 //	write_iops_log                               Logs.IOPS (file name prefix; bare: the job's name)
@@ -194,7 +194,7 @@
 //	disable_bw_measurement  disable_bw           DisableBW
 //	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
 //	openfiles                                    No effect: the file engines hold no file open
-//	create_on_open                               CreateOnOpen (filecreate, filestat, filedelete)
+//	create_on_open                               CreateOnOpen: files are made when the job opens them, none laid out
 //	unlink                                       Unlink: remove the job's regular files after it
 //	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)
 //	cpuload                                      CPULoad (percent; cpuio)
@@ -256,13 +256,21 @@
 // checksum) and the checksum of fio's verify kind over the data (the
 // header's format is stortest's own, so fio cannot read stortest's blocks
 // nor the reverse), and Check tells flipped bits from misdirected, lost or
-// stale writes and zeroed or foreign blocks (VerifyError). Neither
+// stale writes and zeroed or foreign blocks (VerifyError); the runner tells
+// a block that another job of the run wrote last (their regions overlap)
+// from a lost write (CorruptOverwritten). Neither
 // allocates on the success path. Written blocks are read back after each
 // pass, every verify_backlog writes, and at the end of the job; a job that
 // only reads checks every block it reads (what an earlier job wrote), as
-// fio's do. A time-based job is not read back (without verify_backlog), as
-// fio 3.33 does not read back a write-only one; Job.Warnings says so in
-// fio's words.
+// fio's do. A time-based write job has no end, and fio 3.33 ends its write
+// phase by the bytes the engine queued: with an engine that queues
+// (libaio, io_uring, posixaio), once a size's worth (twice that with
+// verify_backlog, its reads included) is queued, what was written is read
+// back and the writing starts over, until the runtime ends; with one that
+// completes at once (psync, sync, pvsync2, mmap) the phase never ends and
+// only verify_backlog reads back. stortest does the same, engine by
+// engine. Job.Warnings gives fio's notice that the verify phase never
+// starts, which fio prints for every engine.
 //
 // # Latency target
 //

@@ -273,7 +273,7 @@ var optionTable = []fioOption{
 			st.job.UnifiedRW = u
 			return err
 		}},
-	{name: "group_reporting", field: "group_reporting", isBool: true, doc: "GroupReporting: the job's clones report as one",
+	{name: "group_reporting", field: "group_reporting", isBool: true, doc: "GroupReporting: a reporting group's jobs report as one",
 		set: setBool(func(j *workload.Job) *bool { return &j.GroupReporting })},
 	{name: "write_lat_log", field: "write_lat_log", doc: "Logs.Lat (file name prefix; bare: the job's name)",
 		bare: func(st *jobState) { st.logByName[0], st.job.Logs.Lat = true, "" },
@@ -806,7 +806,7 @@ var optionTable = []fioOption{
 		set: setInt(1, 1<<24, func(j *workload.Job) *int { return &j.NrFiles })},
 	{name: "openfiles", field: "openfiles", doc: "No effect: the file engines hold no file open",
 		set: func(_ *jobState, v string) error { _, err := workload.ParseCount(v, 1<<31-1); return err }},
-	{name: "create_on_open", field: "create_on_open", isBool: true, doc: "CreateOnOpen (filecreate, filestat, filedelete)",
+	{name: "create_on_open", field: "create_on_open", isBool: true, doc: "CreateOnOpen: files are made when the job opens them, none laid out",
 		set: setBool(func(j *workload.Job) *bool { return &j.CreateOnOpen })},
 	{name: "unlink", field: "unlink", isBool: true, doc: "Unlink: remove the job's regular files after it",
 		set: setBool(func(j *workload.Job) *bool { return &j.Unlink })},

@@ -7,34 +7,51 @@ import (
 	"stortest.dev/workload"
 )
 
-// groupReport returns r with the clones of every job that has
-// GroupReporting summed into one JobResult, as fio's group_reporting
-// prints them: the I/O totals and histograms summed, the runtime the
-// longest clone's, the per-second samples summed second by second, CPU,
-// context switches and depth counts summed. r itself is not changed.
-// fio sums every job of a reporting group; stortest sums the clones of
-// one job section.
+// groupReport returns r with its jobs summed as fio 3.33's
+// group_reporting sums them: a job (clone) with GroupReporting joins the
+// entry before it when both are of one reporting group, whatever their
+// sections; the entry keeps the first one's name. The I/O totals and
+// histograms are summed, the runtime is the longest, the per-second
+// samples are summed second by second, CPU, context switches and depth
+// counts summed. r itself is not changed.
 func groupReport(r *workload.Result) *workload.Result {
-	if !slices.ContainsFunc(r.Jobs, func(j *workload.JobResult) bool { return j.Job.GroupReporting && j.Job.NumJobs > 1 }) {
+	groups := reportGroups(r.Jobs)
+	joins := func(i int) bool {
+		return i > 0 && r.Jobs[i].Job.GroupReporting && groups[i] == groups[i-1]
+	}
+	if !slices.ContainsFunc(r.Jobs, func(j *workload.JobResult) bool { return j.Job.GroupReporting }) {
 		return r
 	}
 	out := &workload.Result{DiskUtil: r.DiskUtil, FioOptions: r.FioOptions}
 	for i := 0; i < len(r.Jobs); {
-		j := r.Jobs[i]
 		n := 1
-		if j.Job.GroupReporting {
-			for i+n < len(r.Jobs) && r.Jobs[i+n].Name == j.Name && r.Jobs[i+n].Clone == j.Clone+n {
-				n++
-			}
+		for i+n < len(r.Jobs) && joins(i+n) {
+			n++
 		}
 		if n == 1 {
-			out.Jobs = append(out.Jobs, j)
+			out.Jobs = append(out.Jobs, r.Jobs[i])
 		} else {
 			out.Jobs = append(out.Jobs, sumJobs(r.Jobs[i:i+n]))
 		}
 		i += n
 	}
 	return out
+}
+
+// reportGroups numbers the reporting groups of jobs (fio's groupid), as
+// fio 3.33 does: a job section with stonewall or new_group starts the
+// next group, unless no job came before it.
+func reportGroups(jobs []*workload.JobResult) []int {
+	g := make([]int, len(jobs))
+	for i, j := range jobs {
+		if i > 0 {
+			g[i] = g[i-1]
+			if j.Clone == 0 && (j.Job.Stonewall || j.Job.NewGroup) {
+				g[i]++
+			}
+		}
+	}
+	return g
 }
 
 // sumJobs sums clones into a new JobResult named after the first.

@@ -88,7 +88,6 @@ func TestFioEnginesErrors(t *testing.T) {
 		unsupported bool
 	}{
 		{"[a]\nnrfiles=2\n", `t.fio:2: job "a": nrfiles: nrfiles=2: several files per job (only with ioengine filecreate, filestat or filedelete) is not supported by stortest`, true},
-		{"[a]\nioengine=libaio\ncreate_on_open=1\n", `create_on_open with ioengine=libaio is not supported by stortest`, true},
 		{"[a]\nioengine=cpuio\nruntime=1\n", `t.fio:1: job "a": cpuload: ioengine=cpuio needs cpuload, a percentage from 1 to 100 (got 0)`, false},
 		{"[a]\nioengine=cpuio\ncpuload=20\n", `runtime: ioengine=cpuio runs for its runtime: give one`, false},
 		{"[a]\nioengine=cpuio\ncpuload=101\n", `cpuload: invalid number "101": larger than 100`, false},

@@ -197,6 +197,9 @@ func (w *worker) runOffload(start int64) {
 	}
 	w.src.pacer.Start(start)
 	w.measureStart = start + int64(j.RampTime)
+	if j.RampTime > 0 {
+		w.ramp.begin(start)
+	}
 	if j.Runtime > 0 {
 		w.deadline = w.measureStart + int64(j.Runtime)
 		w.endBy.Store(w.deadline + int64(w.grace))
@@ -263,14 +266,12 @@ func (w *worker) runOffload(start int64) {
 			}
 			u.Start = clock.Now()
 			now = u.Start
-			if now >= w.measureStart {
-				// Each submitter has one I/O at a time: fio counts
-				// depth 1 and batches of one under offload.
-				d := &w.res.Depths
-				d.Level[workload.LevelBucket(1)]++
-				d.Submit[1]++
-				d.Complete[1]++
-			}
+			// Each submitter has one I/O at a time: fio counts depth 1
+			// and batches of one under offload.
+			d := w.depthsAt(now)
+			d.Level[workload.LevelBucket(1)]++
+			d.Submit[1]++
+			d.Complete[1]++
 			o.busy[u.Index] = true
 			o.span[u.Index] = [2]int64{u.Offset, u.Offset + int64(len(u.Buf))}
 			w.infl++

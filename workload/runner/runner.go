@@ -116,6 +116,7 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 		tr  *replayTrace
 	}
 	planned := make([][]cloneJob, len(jobs))
+	var writers []verifyWriter // the clones writing verified blocks (verify_run.go)
 	for k, job := range jobs {
 		for i := range job.NumJobs {
 			job, tr, err := withReplay(job)
@@ -129,13 +130,17 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 				}
 			}
 			planned[k] = append(planned[k], cloneJob{job, tr})
+			writers = addWriter(writers, &job, i)
 		}
+	}
+	if len(writers) < 2 {
+		writers = nil // no other job can have overwritten a block
 	}
 	for k, job := range jobs {
 		longest = max(longest, job.RampTime+job.Runtime)
 		for i := range job.NumJobs {
 			job, tr := planned[k][i].job, planned[k][i].tr
-			w := &worker{clones: clones}
+			w := &worker{clones: clones, writers: writers}
 			jobNum := len(workers) + 1
 			if len(seq.deps[k]) > 0 && fileLater(job) {
 				w.job, w.opts = job, opts
@@ -303,19 +308,21 @@ type worker struct {
 	clatNow   [workload.NumDirs]*latency.Histogram // clats' array
 	clatArena []byte                               // backs the per-second clat samples (secondClat)
 
-	hist       *histLog     // write_hist_log, nil when off
-	logs       *ioLogs      // write_lat_log, write_bw_log, write_iops_log; nil when off
-	iolog      *iologWriter // write_iolog; nil when off
-	iologPhase int64        // the phase write_iolog last logged (logIO)
-	prio       *prioPicker  // cmdprio options; nil when off
-	syncUnit   engines.Unit // fsync's own unit
-	syncState  syncs        // fsync, fdatasync, sync_file_range: which is due
-	held       bool         // reap before issuing more (rate limit, drain)
-	sinceThink int          // I/Os issued since the last thinktime
-	clones     int          // job clones in the run (dedupe_global's spread)
+	hist       *histLog       // write_hist_log, nil when off
+	logs       *ioLogs        // write_lat_log, write_bw_log, write_iops_log; nil when off
+	iolog      *iologWriter   // write_iolog; nil when off
+	iologPhase int64          // the phase write_iolog last logged (logIO)
+	prio       *prioPicker    // cmdprio options; nil when off
+	syncUnit   engines.Unit   // fsync's own unit
+	syncState  syncs          // fsync, fdatasync, sync_file_range: which is due
+	held       bool           // reap before issuing more (rate limit, drain)
+	sinceThink int            // I/Os issued since the last thinktime
+	clones     int            // job clones in the run (dedupe_global's spread)
+	writers    []verifyWriter // the run's writers of verified blocks (verify_run.go)
 
 	measuring bool        // past ramp_time (and latency_target's search)
 	ru0       unix.Rusage // the thread's usage when measuring started
+	ramp      rampRun     // what ramp_time did (ramp_run.go)
 
 	// Stalls (stall.go). gate is what the job's goroutine is doing, for
 	// the run's takeover; gateQueue and gateCommit say which engine calls
@@ -420,6 +427,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
 	w.src = src
+	src.writers = w.writers
 	if f != nil && !job.CreateOnly {
 		if err := w.prepareCache(size); err != nil {
 			w.close()
@@ -606,6 +614,9 @@ func (w *worker) run(start int64) {
 		w.iolog.fileAct(start, workload.LogOpen)
 	}
 	w.measureStart = start + int64(j.RampTime)
+	if j.RampTime > 0 {
+		w.ramp.begin(start)
+	}
 	if j.Runtime > 0 {
 		w.deadline = w.measureStart + int64(j.Runtime)
 		w.endBy.Store(w.deadline + int64(w.grace))
@@ -733,16 +744,17 @@ func (w *worker) run(start int64) {
 			switch st {
 			case engines.Completed:
 				now = clock.Now()
-				if now >= w.measureStart {
-					d := &w.res.Depths
-					d.Level[workload.LevelBucket(w.infl+len(w.staged)+1)]++
-					if !hasCommit {
-						d.Submit[1]++
-						d.Complete[1]++
-					}
+				d := w.depthsAt(now)
+				d.Level[workload.LevelBucket(w.infl+len(w.staged)+1)]++
+				if !hasCommit {
+					d.Submit[1]++
+					d.Complete[1]++
 				}
 				w.complete(u, now)
 			case engines.Queued:
+				if w.src.phaseEnd > 0 {
+					w.src.queuedIO(len(u.Buf))
+				}
 				w.staged = append(w.staged, u)
 				if len(w.staged) >= batch {
 					now = w.commit()
@@ -794,8 +806,8 @@ func (w *worker) run(start int64) {
 					w.drainForced()
 				}
 				now = clock.Now()
-				if now >= w.measureStart && n > 0 {
-					w.res.Depths.Complete[workload.BatchBucket(n)]++
+				if n > 0 {
+					w.depthsAt(now).Complete[workload.BatchBucket(n)]++
 				}
 				for i := range n {
 					w.infl--
@@ -848,16 +860,13 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 	if w.deadline != 0 && end > w.deadline {
 		end = w.deadline
 	}
+	if !measuring {
+		w.endInRamp(end, ru0 != nil)
+	}
 	if measuring && end > w.measureStart {
 		w.res.Runtime = time.Duration(end - w.measureStart)
 		if ru0 != nil {
-			var ru1 unix.Rusage
-			_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru1)
-			w.res.UsrCPU = time.Duration(unix.TimevalToNsec(ru1.Utime) - unix.TimevalToNsec(ru0.Utime))
-			w.res.SysCPU = time.Duration(unix.TimevalToNsec(ru1.Stime) - unix.TimevalToNsec(ru0.Stime))
-			w.res.Ctx = uint64(ru1.Nvcsw+ru1.Nivcsw) - uint64(ru0.Nvcsw+ru0.Nivcsw)
-			w.res.MajFlt = uint64(ru1.Majflt - ru0.Majflt)
-			w.res.MinFlt = uint64(ru1.Minflt - ru0.Minflt)
+			w.setCPU(ru0)
 		}
 		// The last partial slice and second, so short runs still have a
 		// sample.
@@ -885,6 +894,17 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 	}
 }
 
+// setCPU sets the result's CPU figures: what the thread used since ru0.
+func (w *worker) setCPU(ru0 *unix.Rusage) {
+	var ru1 unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru1)
+	w.res.UsrCPU = time.Duration(unix.TimevalToNsec(ru1.Utime) - unix.TimevalToNsec(ru0.Utime))
+	w.res.SysCPU = time.Duration(unix.TimevalToNsec(ru1.Stime) - unix.TimevalToNsec(ru0.Stime))
+	w.res.Ctx = uint64(ru1.Nvcsw+ru1.Nivcsw) - uint64(ru0.Nvcsw+ru0.Nivcsw)
+	w.res.MajFlt = uint64(ru1.Majflt - ru0.Majflt)
+	w.res.MinFlt = uint64(ru1.Minflt - ru0.Minflt)
+}
+
 // commit submits the staged units and stamps their issue time, which it
 // returns.
 func (w *worker) commit() int64 {
@@ -900,11 +920,10 @@ func (w *worker) commit() int64 {
 	}
 	t := clock.Now()
 	measuring := t >= w.measureStart
-	if measuring {
-		n := len(w.staged)
-		w.res.Depths.Level[workload.LevelBucket(w.infl+n)] += uint64(n)
-		w.res.Depths.Submit[workload.BatchBucket(n)]++
-	}
+	n := len(w.staged)
+	d := w.depthsAt(t)
+	d.Level[workload.LevelBucket(w.infl+n)] += uint64(n)
+	d.Submit[workload.BatchBucket(n)]++
 	for _, u := range w.staged {
 		u.Issue = t
 		if measuring {
@@ -941,6 +960,7 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 		w.src.check(u, &w.res.Verify)
 	}
 	if t < w.measureStart {
+		w.ramp.done(d, u.Res, len(u.Buf))
 		return
 	}
 	if w.lat != nil || w.job.MaxLatency != workload.NoMaxLatency {

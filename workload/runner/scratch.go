@@ -161,10 +161,16 @@ func prepareTarget(ctx context.Context, job workload.Job) error {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
-	if job.FillDevice || job.FileAppend {
+	if job.FillDevice || job.FileAppend || job.CreateOnOpen {
 		// fill_device writes the file until the file system is full,
-		// file_append after its end: nothing is laid out first.
-		f, err := os.OpenFile(job.Filename, os.O_RDWR|os.O_CREATE, 0o644)
+		// file_append after its end, create_on_open makes it when it
+		// opens it (fio adds O_CREAT then, mode 0600): nothing is laid
+		// out first.
+		mode := os.FileMode(0o644)
+		if job.CreateOnOpen {
+			mode = 0o600
+		}
+		f, err := os.OpenFile(job.Filename, os.O_RDWR|os.O_CREATE, mode)
 		if err != nil {
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}

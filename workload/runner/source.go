@@ -39,6 +39,10 @@ type ioSource struct {
 	// writes drawn since the last read-back (verify_backlog).
 	vpass       int64
 	sinceVerify int64
+	// phaseEnd is the bytes queued that end a time-based verified write
+	// job's write phase (see verifyDue; 0: never), queued those queued
+	// since the last read-back.
+	phaseEnd, queued int64
 
 	duty *cpuDuty // cpuio's idle between units; nil for other engines
 
@@ -48,6 +52,13 @@ type ioSource struct {
 	verifying bool              // in a verify pass
 	replay    *workload.Pattern // the pattern again, one verify pass behind
 	replayed  uint64            // I/Os replayed so far
+	// holed: sequential writes with an offset modifier (rw=write:N),
+	// which wrap inside a pass and write blocks again; vFirst is the
+	// offset of the verify pass's first read, vStarted whether it has one
+	// (nextVerify).
+	holed    bool
+	vFirst   int64
+	vStarted bool
 	// stopOnMismatch ends the job after a verify pass that found
 	// mismatches (continue_on_error without verify).
 	stopOnMismatch bool
@@ -66,6 +77,10 @@ type ioSource struct {
 	// closes and reopens the file for each loop.
 	drawPass int64
 	fill     *workload.BufFill // data of unverified writes; nil when they reuse their buffer as is
+	// writers are the run's clones that write verified blocks (nil when
+	// this is the only one): a block one of them overwrote is told from
+	// a lost write (overwritten).
+	writers []verifyWriter
 }
 
 // newIOSource returns the source of a job's clone (0-based) whose fio
@@ -78,12 +93,18 @@ func newIOSource(job workload.Job, clone, thread int, size int64) (*ioSource, er
 		return nil, err
 	}
 	s := &ioSource{job: &job, pat: pat, pacer: workload.NewJobPacer(&job), seed: seed, thread: thread, entropy: entropy,
-		mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job)}
+		mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job),
+		holed: !job.RW.Random() && job.RWModifier != 0 && job.WriteBlocks == nil && job.MinBlockSize() == job.MaxBlockSize()}
 	if job.Poisson {
 		s.pacer.SetPoisson(seed)
 	}
 	if !job.TimeBased {
 		s.limit = job.IOSize * int64(job.Loops)
+	} else if job.Verify != workload.VerifyNone && job.RW.Writes() && !job.NoVerifyPhase {
+		s.phaseEnd = job.Size
+		if job.VerifyBacklog > 0 {
+			s.phaseEnd *= 2 // fio: room for the backlog's reads
+		}
 	}
 	if job.Verify != workload.VerifyNone {
 		if s.mixed && s.pacer.Enabled() {
@@ -228,13 +249,29 @@ func (s *ioSource) over() bool {
 
 // verifyDue reports whether written blocks are to be read back now: at
 // the end of each pass, every verify_backlog writes, and at the end of
-// the job for what is left. A time-based job reads back only with
-// verify_backlog (fio 3.33 never reaches its final verify phase); none
-// does with do_verify=0.
+// the job for what is left; none with do_verify=0.
+//
+// A time-based job has no end of job, and fio 3.33 ends its write phase
+// only by the bytes it counts as issued: those of the I/Os the engine
+// queued (libaio, io_uring, posixaio), not those it completed at once
+// (psync, sync, pvsync2, mmap). Once they reach the size (twice the size
+// with verify_backlog, whose reads count too), it reads back what was
+// written and starts over, until the runtime ends, although it printed
+// that its verify phase never starts. With an engine that completes at
+// once the phase never ends: only verify_backlog reads back.
 func (s *ioSource) verifyDue() bool {
 	j := s.job
-	if s.ver == nil || !j.RW.Writes() || j.NoVerifyPhase || (j.TimeBased && j.VerifyBacklog == 0) {
+	if s.ver == nil || !j.RW.Writes() || j.NoVerifyPhase {
 		return false
+	}
+	if j.TimeBased {
+		switch {
+		case j.VerifyBacklog > 0 && s.sinceVerify >= j.VerifyBacklog:
+			return true
+		case s.phaseEnd > 0 && s.queued >= s.phaseEnd:
+			return true
+		}
+		return false // nor at the end of a pass: fio wraps and writes on
 	}
 	switch {
 	case j.VerifyBacklog > 0 && s.sinceVerify >= j.VerifyBacklog:
@@ -244,6 +281,11 @@ func (s *ioSource) verifyDue() bool {
 	}
 	return s.over() && s.replayed < s.issued
 }
+
+// queuedIO counts n bytes the engine queued, for the write phase of a
+// time-based verified job (verifyDue); the runner calls it only when
+// phaseEnd is set.
+func (s *ioSource) queuedIO(n int) { s.queued += int64(n) }
 
 // unget returns u's I/O to the source: the engine was busy.
 func (s *ioSource) unget(u *engines.Unit) {
@@ -270,7 +312,11 @@ func (s *ioSource) startVerify(u *engines.Unit) bool {
 		s.replay = pat
 	}
 	s.verifying = true
+	s.vStarted = false
 	s.vpass, s.sinceVerify = s.pat.Passes(), 0
+	if s.queued >= s.phaseEnd {
+		s.queued = 0 // a new write phase after this read-back
+	}
 	if s.beforeVerify != nil {
 		s.beforeVerify()
 	}
@@ -300,9 +346,27 @@ func (s *ioSource) nextVerify(u *engines.Unit) bool {
 			}
 			io = s.replay.Next()
 			s.replayed++
-			if io.Dir == workload.DirWrite {
-				break
+			if io.Dir != workload.DirWrite {
+				continue
 			}
+			if s.holed {
+				// Holed sequential writes of one block size follow one
+				// cycle over the region: back at the pass's first offset,
+				// the rest writes blocks read already (the same data,
+				// one generation). fio reads each block once, its log of
+				// writes keeping the last of each offset.
+				if s.vStarted && io.Offset == s.vFirst {
+					for s.replayed < s.issued {
+						s.replay.Next()
+						s.replayed++
+					}
+					return false
+				}
+				if !s.vStarted {
+					s.vFirst, s.vStarted = io.Offset, true
+				}
+			}
+			break
 		}
 	}
 	u.Op = engines.OpRead
@@ -331,6 +395,7 @@ func (s *ioSource) check(u *engines.Unit, v *workload.VerifyStats) {
 	}
 	v.Checked++
 	if err != nil {
+		err = s.overwritten(err)
 		v.Mismatches++
 		s.passMismatches++
 		if len(v.First) < workload.MaxRecordedErrors {
