@@ -4,7 +4,7 @@ PKGS     ?= ./...
 JUNIT    ?= junit.xml
 FUZZTIME ?= 200000x
 
-.PHONY: test bench fuzz lint build flake fio-tests fio-corpus trial
+.PHONY: test bench fuzz lint build flake fio-tests fio-corpus trial perf-gate perf-record
 
 # Unit, interop and device tests (device tests need root and loop devices;
 # STORTEST_REQUIRE_DEVICE=1 turns their skips into failures). Packages run
@@ -16,6 +16,22 @@ test:
 # Go benchmarks and the side-by-side comparisons with fio.
 bench:
 	bash scripts/bench.sh
+
+# stortest's own speed against fio 3.33's (internal/perfgate): CPU per
+# I/O of null, psync, libaio and io_uring, both tools alternating in one
+# process tree, compared through regress with the baselines in
+# internal/perfgate/testdata; fails on a regression. Root for the loop
+# devices; about 3 minutes. PERF_TAGS=stortest_perfslow builds stortest
+# 20 ns per I/O slower, which the gate must fail.
+PERF_TAGS ?=
+perf-gate:
+	STORTEST_PERF_GATE=check STORTEST_PERF_TAGS='$(PERF_TAGS)' $(GO) test -count=1 -v -timeout 20m -run '^TestPerfGate$$' ./internal/perfgate
+
+# One more session of the perf gate's baselines (its rounds in
+# internal/perfgate/testdata/rounds, the baselines grown from them, the
+# newest 10 kept). Record several, at different times, on the CI host.
+perf-record:
+	STORTEST_PERF_GATE=append $(GO) test -count=1 -v -timeout 20m -run '^TestPerfGate$$' ./internal/perfgate
 
 # Every fuzz target for FUZZTIME each: a count of executions (Nx), which
 # cannot race the fuzz coordinator's deadline as a duration can. CI runs

@@ -15,6 +15,12 @@ import (
 //	MB/s     bandwidth in 10^6 bytes per second, all directions
 //	p99-ns   completion-latency p99 of every I/O of every run (the runs'
 //	         histograms merged, never percentiles averaged)
+//	cpu-ns/io  CPU (user and system) of the jobs' threads per completed
+//	         I/O, all runs' CPU over all their I/Os: the harness's and
+//	         the kernel's share of each I/O, which engines the device
+//	         does not bound show where IOPS cannot
+//	usr-%, sys-%  the same CPU as fio's cpu line prints it: a share of
+//	         each job's runtime, summed over the jobs, mean over the runs
 //
 // and, for a job that both reads and writes, the same per direction
 // ("read-iops", "write-p99-ns"...). ns/op, the time of a whole job, is
@@ -78,6 +84,7 @@ func benchMetrics(runs []*Result) []benchMetric {
 		return out
 	}
 	out := metrics("", all)
+	out = append(out, cpuMetrics(runs)...)
 	if runs[0].Job.RW.Mixed() {
 		for _, d := range all {
 			if runs[0].Merged()[d].IOs > 0 {
@@ -86,4 +93,28 @@ func benchMetrics(runs []*Result) []benchMetric {
 		}
 	}
 	return out
+}
+
+// cpuMetrics computes Bench's CPU figures over runs: nothing when the
+// runs completed no I/O.
+func cpuMetrics(runs []*Result) []benchMetric {
+	var cpu, usr, sys float64
+	var ios uint64
+	for _, r := range runs {
+		for _, j := range r.Jobs {
+			cpu += float64(j.UsrCPU + j.SysCPU)
+			for d := range workload.NumDirs {
+				ios += j.Dirs[d].IOs
+			}
+			if j.Runtime > 0 {
+				usr += 100 * j.UsrCPU.Seconds() / j.Runtime.Seconds()
+				sys += 100 * j.SysCPU.Seconds() / j.Runtime.Seconds()
+			}
+		}
+	}
+	if ios == 0 {
+		return nil
+	}
+	n := float64(len(runs))
+	return []benchMetric{{"cpu-ns/io", cpu / float64(ios)}, {"usr-%", usr / n}, {"sys-%", sys / n}}
 }

@@ -3,8 +3,9 @@
 
 Each case runs fio and stortest alternately (ROUNDS times each, so drift
 of a noisy disk hits both), then prints the median IOPS of each, their
-ratio, CPU time per I/O (user+system of the process, from rusage) and the
-median clat p50. Run as root for the loop-device cases.
+ratio, CPU time per I/O (user+system of the whole process, from rusage;
+and of the job's thread alone, from the JSON's usr_cpu and sys_cpu, as
+fio's cpu line) and the median clat p50. Run as root for the loop-device cases.
 
 Usage: bench_fio.py STORTEST_BINARY OUTDIR
 Environment: BENCH_ROUNDS (3), BENCH_RUNTIME (5 s), BENCH_CASES (all).
@@ -34,7 +35,9 @@ def run(cmd):
     runtime_ms = job["runtime"]
     iops = ios * 1000.0 / runtime_ms if runtime_ms else 0.0
     p50 = job["clat_ns"].get("percentile", {}).get("50.000000", 0)
-    return iops, cpu / max(ios, 1) * 1e9, p50
+    j = doc["jobs"][0]
+    job_cpu = (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] * 1e6  # ns
+    return iops, cpu / max(ios, 1) * 1e9, p50, job_cpu / max(ios, 1)
 
 
 def case(name, common, stortest_bin, fio_extra=()):
@@ -51,6 +54,7 @@ def case(name, common, stortest_bin, fio_extra=()):
         row[tool + "_iops"] = statistics.median(r[0] for r in rs)
         row[tool + "_cpu_ns"] = statistics.median(r[1] for r in rs)
         row[tool + "_p50"] = statistics.median(r[2] for r in rs)
+        row[tool + "_job_cpu_ns"] = statistics.median(r[3] for r in rs)
     row["ratio"] = row["stortest_iops"] / row["fio_iops"] if row["fio_iops"] else 0
     row["p50_ratio"] = row["stortest_p50"] / row["fio_p50"] if row["fio_p50"] else 0
     return row
@@ -112,13 +116,16 @@ def main():
         os.remove(data)
         os.rmdir(work)
 
-    hdr = f"{'case':24} {'fio IOPS':>11} {'stortest IOPS':>14} {'ratio':>6} {'fio CPU/IO':>11} {'st CPU/IO':>10} {'fio p50':>8} {'st p50':>8} {'p50 ratio':>9}"
+    hdr = (f"{'case':24} {'fio IOPS':>11} {'stortest IOPS':>14} {'ratio':>6} {'fio CPU/IO':>11} {'st CPU/IO':>10} "
+           f"{'fio job':>8} {'st job':>8} {'fio p50':>8} {'st p50':>8} {'p50 ratio':>9}")
     lines = [hdr]
     for r in filter(None, rows):
         lines.append(f"{r['case']:24} {r['fio_iops']:11.0f} {r['stortest_iops']:14.0f} {r['ratio']:6.2f} "
-                     f"{r['fio_cpu_ns']:9.0f}ns {r['stortest_cpu_ns']:8.0f}ns {r['fio_p50']:8.0f} {r['stortest_p50']:8.0f} {r['p50_ratio']:9.2f}")
+                     f"{r['fio_cpu_ns']:9.0f}ns {r['stortest_cpu_ns']:8.0f}ns {r['fio_job_cpu_ns']:6.0f}ns {r['stortest_job_cpu_ns']:6.0f}ns "
+                     f"{r['fio_p50']:8.0f} {r['stortest_p50']:8.0f} {r['p50_ratio']:9.2f}")
     table = "\n".join(lines)
-    print(f"fio vs stortest, {ROUNDS} alternating rounds of {RUNTIME}s each, medians; p50 is clat in ns")
+    print(f"fio vs stortest, {ROUNDS} alternating rounds of {RUNTIME}s each, medians; CPU/IO is the process's "
+          f"CPU per I/O (rusage), job the job thread's (the JSON's usr_cpu+sys_cpu); p50 is clat in ns")
     print(table)
     with open(os.path.join(outdir, "fio-compare.txt"), "w") as f:
         f.write(table + "\n")

@@ -252,6 +252,21 @@ func (r *JobResult) BW(d Dir) float64 {
 	return float64(r.Dirs[d].Bytes) / r.Runtime.Seconds()
 }
 
+// CPUPerIO returns the CPU (user and system) the job's threads used per
+// completed read, write and trim, in ns, over the measured part: what
+// each I/O cost the host besides the device, the harness's share on top
+// of the kernel's. 0 without I/O.
+func (r *JobResult) CPUPerIO() float64 {
+	var n uint64
+	for d := range NumDirs {
+		n += r.Dirs[d].IOs
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(r.UsrCPU+r.SysCPU) / float64(n)
+}
+
 // TotalErrors returns the failed I/Os of all directions.
 func (r *JobResult) TotalErrors() uint64 {
 	var n uint64

@@ -65,6 +65,7 @@ var Layers = map[string]layer{
 	"internal/blkio":    {imports: []string{"internal/kernelfs"}, external: []string{"golang.org/x/sys/"}},
 	"internal/tmpfs":    {},
 	"internal/noise":    {}, // tests only: the gate's recorded sessions
+	"internal/perfgate": {}, // tests only: stortest's own speed against fio's (make perf-gate)
 	"internal/lint":     {},
 	"internal/testenv":  {imports: []string{"internal/blkio", "internal/kernelfs"}, testOnly: true},
 	"internal/proctest": {imports: []string{"internal/owner", "internal/kernelfs"}, testOnly: true},

@@ -266,6 +266,11 @@ func stortestExtras(j *workload.JobResult) ordered {
 		{"errors_by_errno", errs},
 		{"first_errors", first},
 		{"lat_clipped", clipped},
+		// The job threads' CPU as fio's usr_cpu and sys_cpu, exactly, and
+		// per I/O.
+		{"usr_cpu_ns", int64(j.UsrCPU)},
+		{"sys_cpu_ns", int64(j.SysCPU)},
+		{"cpu_ns_per_io", fixed6(j.CPUPerIO())},
 		{"verify", ordered{{"checked", j.Verify.Checked}, {"mismatches", j.Verify.Mismatches}, {"first", vfirst}}},
 	}
 	if len(j.Outstanding) > 0 {

@@ -941,6 +941,9 @@ func (w *worker) commit() int64 {
 
 // complete accounts one finished unit at completion time t.
 func (w *worker) complete(u *engines.Unit, t int64) {
+	if perfSlowNs > 0 {
+		perfSlow() // a stortest_perfslow build only
+	}
 	w.free = append(w.free, u)
 	w.lastDone = t
 	if u.Op == engines.OpFsync || u.Op == engines.OpFdatasync {
