@@ -420,6 +420,9 @@ func (b *BlockSizes) Next() int64 {
 	return b.lo
 }
 
+// fixed reports whether every size is the same.
+func (b *BlockSizes) fixed() bool { return len(b.sizes) == 0 && b.steps <= 1 }
+
 // Min returns the smallest size Next can return, Max the largest.
 func (b *BlockSizes) Min() int64 { return b.lo }
 
@@ -470,6 +473,10 @@ type Pattern struct {
 	// strided zones).
 	byBytes bool
 	zones   *zones // zonemode=strided; nil otherwise
+	// fixed: one direction (dir), one block size and one offset stream,
+	// none of the above; nextFixed draws such a job's I/O.
+	fixed bool
+	dir   Dir
 }
 
 // NewPattern returns the pattern of job j (validated, then normalized) on
@@ -552,6 +559,9 @@ func newPattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64)
 	}
 	p.off[1] = p.off[0]
 	p.shared = true
+	if !n.RW.Mixed() && !n.RW.TrimWrites() && p.wbs == nil && p.bs.fixed() && p.seqN == 0 && p.percRand == nil && p.zones == nil {
+		p.fixed, p.dir = true, p.mix.Next() // the same direction every time
+	}
 	// fio ends a loop, and restarts the mix, where an offset cannot be
 	// had: only the random map runs out, once a pass. Without it the
 	// loops' bytes go in one run of fio's, with one mix.
@@ -609,6 +619,14 @@ func (p *Pattern) NextIO(d Dir) IO {
 		p.off[1].rebase(p.zones.at)
 	}
 	return IO{Dir: d, Offset: off, Len: n}
+}
+
+// nextFixed is NextIO(NextDir()) of a fixed pattern: no mix to draw, no
+// size to choose.
+func (p *Pattern) nextFixed() IO {
+	off, n := p.off[0].Next(p.bs.lo)
+	p.bytes += n
+	return IO{Dir: p.dir, Offset: off, Len: n}
 }
 
 // sizes returns the block-size chooser of direction d.

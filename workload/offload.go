@@ -195,6 +195,7 @@ func (w *worker) runOffload(start int64) {
 		return
 	}
 	w.src.pacer.Start(start)
+	w.src.settle()
 	w.measureStart = start + int64(j.RampTime)
 	if j.Runtime > 0 {
 		w.deadline = w.measureStart + int64(j.Runtime)

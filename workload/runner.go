@@ -684,6 +684,7 @@ func (w *worker) run(start int64) {
 		defer f.leave()
 	}
 	w.src.pacer.Start(start)
+	w.src.settle()
 	if w.iolog != nil {
 		w.iolog.fileAct(start, LogOpen)
 	}

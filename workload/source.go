@@ -65,6 +65,12 @@ type ioSource struct {
 	// closes and reopens the file for each loop.
 	drawPass int64
 	fill     *bufFill // data of unverified writes; nil when they reuse their buffer as is
+
+	// lean: each I/O is the pattern's next as it is (Pattern.nextFixed),
+	// with none of the above to consult; endless: time based without
+	// number_ios, never over. Set by settle before the first I/O.
+	lean, endless bool
+	op            engines.Op // a lean source's operation
 }
 
 // newIOSource returns the source of a job's clone (0-based) whose fio
@@ -109,11 +115,42 @@ const (
 	srcSync                   // fsync now (a replayed log's sync); u is not used
 )
 
+// settle chooses the source's shape for the run, once everything that
+// takes part in it (verify, flow, trace, buffer fill) is set: a job that
+// uses none of it draws each I/O through the lean path of next.
+func (s *ioSource) settle() {
+	j := s.job
+	s.endless = j.TimeBased && j.NumberIOs == 0
+	s.lean = s.pat.fixed && s.duty == nil && s.trace == nil && s.ver == nil && s.flow == nil &&
+		s.fill == nil && !s.pacer.Enabled()
+	switch s.pat.dir {
+	case DirWrite:
+		s.op = engines.OpWrite
+	case DirTrim:
+		s.op = engines.OpTrim
+	default:
+		s.op = engines.OpRead
+	}
+}
+
 // next prepares u for the next I/O at time now (ns). With srcWait it also
 // returns how many ns to wait. idle tells whether nothing is in flight:
 // the verify pass starts only then, so it never reads a block whose write
 // has not completed.
 func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64) {
+	if s.lean && !s.hasPending {
+		if !s.endless && s.over() {
+			return srcDone, 0
+		}
+		s.drawPass = s.pat.Passes()
+		io := s.pat.nextFixed()
+		s.issued++
+		s.moved += io.Len
+		u.Offset = io.Offset
+		u.Buf = u.Buf[:io.Len]
+		u.Op = s.op
+		return srcReady, 0
+	}
 	if s.duty != nil {
 		if w := s.duty.wait(now); w > 0 {
 			return srcWait, w
