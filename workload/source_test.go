@@ -1,0 +1,85 @@
+package workload
+
+import (
+	"testing"
+	"time"
+
+	"stortest.dev/engines"
+)
+
+// The lean path of ioSource.next issues exactly what the full path does:
+// the same I/Os in the same order, and the same end. Jobs that use
+// anything it leaves out take the full path.
+func TestSourceLeanPath(t *testing.T) {
+	no := true
+	base := func(rw RW, mod func(*Job)) Job {
+		j := Job{RW: rw, BlockSize: 4096, Size: 1 << 20}
+		if mod != nil {
+			mod(&j)
+		}
+		return j
+	}
+	for _, c := range []struct {
+		name string
+		job  Job
+		lean bool
+	}{
+		{"randread map", base(RandRead, nil), true},
+		{"randread norandommap", base(RandRead, func(j *Job) { j.NoRandomMap = true }), true},
+		{"randwrite loops", base(RandWrite, func(j *Job) { j.BlockSize, j.Loops = 8192, 3 }), true},
+		{"read io_size", base(Read, func(j *Job) { j.IOSize = 3 << 19 }), true},
+		{"read:8k", base(Read, func(j *Job) { j.RWModifier = 8192 }), true},
+		{"randtrim", base(RandTrim, nil), true},
+		{"zipf", base(RandRead, func(j *Job) { j.RandomDistribution = Distribution{Kind: DistZipf, Param: 1.2} }), true},
+		{"number_ios", base(RandRead, func(j *Job) { j.NumberIOs = 77 }), true},
+		{"randrepeat=0", base(RandRead, func(j *Job) { j.RandRepeat = &no }), true},
+		{"time based", base(RandRead, func(j *Job) { j.TimeBased, j.Runtime = true, time.Second }), true},
+		{"randrw", base(RandRW, nil), false},
+		{"bsrange", base(RandRead, func(j *Job) { j.BlockSize, j.BlockSizeRange = 0, BlockSizeRange{4096, 16384} }), false},
+		{"rate", base(RandRead, func(j *Job) { j.RateIOPS = [3]int{1e9} }), false},
+		{"verify", base(RandWrite, func(j *Job) { j.Verify = VerifyCRC32C }), false},
+		{"randread:4", base(RandRead, func(j *Job) { j.RWModifier = 4 }), false},
+		{"trimwrite", base(TrimWrite, nil), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := c.job
+			j.Name, j.Engine = "lean", "null"
+			j = j.Normalized()
+			if err := j.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			lean, err := newIOSource(j, 0, 1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := newIOSource(j, 0, 1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lean.entropy, full.entropy = 1, 1 // randrepeat=0 draws it at random
+			lean.settle()
+			if lean.lean != c.lean {
+				t.Fatalf("lean path %v, want %v", lean.lean, c.lean)
+			}
+			buf := make([]byte, j.MaxBlockSize())
+			a, b := engines.Unit{Buf: buf}, engines.Unit{Buf: buf}
+			for i := range 1000 {
+				sa, _ := lean.next(&a, int64(i)*1e9, true)
+				sb, _ := full.next(&b, int64(i)*1e9, true)
+				if sa != sb || a.Op != b.Op || a.Offset != b.Offset || len(a.Buf) != len(b.Buf) {
+					t.Fatalf("I/O %d: lean %v %v@%d+%d, full %v %v@%d+%d", i, sa, a.Op, a.Offset, len(a.Buf), sb, b.Op, b.Offset, len(b.Buf))
+				}
+				if sa == srcDone {
+					if j.TimeBased {
+						t.Fatalf("a time-based job ended after %d I/Os", i)
+					}
+					return
+				}
+				a.Buf, b.Buf = buf, buf
+			}
+			if !j.TimeBased {
+				t.Fatal("no end after 1000 I/Os")
+			}
+		})
+	}
+}
