@@ -719,6 +719,24 @@ func (w *worker) run(start int64) {
 	w.finish(w.measuring, &w.ru0)
 }
 
+// stamp takes the start time of a prepared unit and, for a synchronous
+// engine (no commit), its issue time, which it returns (an async
+// engine's issue time is its commit's; stamp returns the start). A
+// synchronous engine's issue time is read again just before Queue, so
+// lat covers the time in between as fio's does; its start is an
+// unordered read (clock.NowUnordered), at half the cost of an ordered
+// one, which the ordered issue read that follows at once bounds.
+func (w *worker) stamp(u *engines.Unit, hasCommit bool) int64 {
+	if hasCommit {
+		u.Start = clock.Now()
+		u.Issue = u.Start
+		return u.Start
+	}
+	u.Start = clock.NowUnordered()
+	u.Issue = clock.Now()
+	return u.Issue
+}
+
 // loopParams are what a job's I/O loop reads of its job and engine,
 // fixed for the run.
 type loopParams struct {
@@ -833,15 +851,8 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 				}
 			}
 			// fio's start_time: the unit is prepared (after any fsync it
-			// waited for). A synchronous engine's issue time is read again
-			// just before Queue, so lat covers the time in between as
-			// fio's does; an async engine's is the commit's.
-			u.Start = clock.Now()
-			u.Issue = u.Start
-			if !hasCommit {
-				u.Issue = clock.Now()
-			}
-			now = u.Issue
+			// waited for); see stamp.
+			now = w.stamp(u, hasCommit)
 			if w.gateQueue {
 				w.gate.Store(int32(u.Index) + 1)
 			}
@@ -951,12 +962,7 @@ func (w *worker) loopLean(now int64, lp *loopParams) (stalled bool) {
 				break
 			}
 			w.free = w.free[:len(w.free)-1]
-			u.Start = clock.Now()
-			u.Issue = u.Start
-			if !hasCommit {
-				u.Issue = clock.Now()
-			}
-			now = u.Issue
+			now = w.stamp(u, hasCommit)
 			if w.gateQueue {
 				w.gate.Store(int32(u.Index) + 1)
 			}
