@@ -72,5 +72,5 @@ func loopShape(t *testing.T, job Job, opts Options) bool {
 	require.NoError(t, err)
 	defer w.close()
 	w.src.settle()
-	return w.leanLoop(w.job.jobIOPrio())
+	return w.leanLoop(jobIOPrio(&w.job))
 }

@@ -107,7 +107,7 @@ func (j *Job) moreString() string {
 }
 
 // dirFile returns name in the job's directory unless it is absolute.
-func (j *Job) dirFile(name string) string {
+func (j *Job) DirFile(name string) string {
 	if j.Directory == "" || filepath.IsAbs(name) {
 		return name
 	}

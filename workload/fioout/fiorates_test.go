@@ -1,10 +1,12 @@
-package workload
+package fioout
 
 import (
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"stortest.dev/workload"
 )
 
 // fio's per-interval samples are integers, so its printed iops_min and
@@ -14,13 +16,13 @@ import (
 // a max of 400 under a mean of 400.08. The last, partial interval is not
 // a sample.
 func TestFioRatesWholeSamples(t *testing.T) {
-	secs := []Second{
-		{Dur: 999 * time.Millisecond, IOs: [NumDirs]uint64{400}, Bytes: [NumDirs]uint64{400 * 4096}},
-		{Dur: 998 * time.Millisecond, IOs: [NumDirs]uint64{400}, Bytes: [NumDirs]uint64{400 * 4096}},
-		{Dur: 1001 * time.Millisecond, IOs: [NumDirs]uint64{401}, Bytes: [NumDirs]uint64{401 * 4096}},
-		{Dur: 300 * time.Millisecond, IOs: [NumDirs]uint64{10}, Bytes: [NumDirs]uint64{10 * 4096}},
+	secs := []workload.Second{
+		{Dur: 999 * time.Millisecond, IOs: [workload.NumDirs]uint64{400}, Bytes: [workload.NumDirs]uint64{400 * 4096}},
+		{Dur: 998 * time.Millisecond, IOs: [workload.NumDirs]uint64{400}, Bytes: [workload.NumDirs]uint64{400 * 4096}},
+		{Dur: 1001 * time.Millisecond, IOs: [workload.NumDirs]uint64{401}, Bytes: [workload.NumDirs]uint64{401 * 4096}},
+		{Dur: 300 * time.Millisecond, IOs: [workload.NumDirs]uint64{10}, Bytes: [workload.NumDirs]uint64{10 * 4096}},
 	}
-	bw, iops := fioRates(secs, DirRead)
+	bw, iops := fioRates(secs, workload.DirRead)
 	require.Equal(t, 3, iops.n)
 	require.Equal(t, 400.0, iops.min)
 	require.Equal(t, 400.0, iops.max)
