@@ -343,6 +343,10 @@ func logHistoryDamage(t testing.TB, job, path string) {
 	}
 }
 
+// appendPause is called between reading a baseline and writing it back
+// with this session added: tests stand in for a slow process there.
+var appendPause = func() {}
+
 // thisSession is the session recorded in the baselines this process
 // writes: baselines.ProcessSession; tests stand in for other processes.
 var thisSession = baselines.ProcessSession
@@ -379,10 +383,20 @@ func writeBaseline(path string, cur *baselines.Baseline, mode UpdateMode, keep i
 	}
 	written.mu.Lock()
 	defer written.mu.Unlock()
+	if mode == UpdateAppend || written.paths[key] {
+		// Read, changed and written back: other processes appending to
+		// it wait (and it waits for them), so that none loses a session.
+		unlock, err := baselines.Lock(path)
+		if err != nil {
+			return w, err
+		}
+		defer unlock()
+	}
 	if !written.paths[key] {
 		b := cur
 		if mode == UpdateAppend {
 			old, err := baselines.Load(path)
+			appendPause()
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 			case err != nil:

@@ -97,7 +97,7 @@ func anyContains(ss []string, sub string) bool {
 // settingsOff clears the settings of the environment that change what
 // CheckBaseline does, for a test that sets its own.
 func settingsOff(t *testing.T) {
-	for _, env := range []string{EnvUpdate, EnvKeep, EnvRepeat, EnvStrict, EnvTolerance, "STORTEST_DEVICE", "STORTEST_BASELINES", EnvAllowDestructive} {
+	for _, env := range []string{EnvUpdate, EnvKeep, EnvRepeat, EnvRepeatBudget, EnvStrict, EnvTolerance, "STORTEST_DEVICE", "STORTEST_BASELINES", EnvAllowDestructive} {
 		t.Setenv(env, "")
 	}
 }

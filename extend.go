@@ -10,6 +10,7 @@ import (
 	"stortest.dev/baselines"
 	"stortest.dev/regress"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // ExtendWhileInconclusive lets Run measure longer while the comparison
@@ -95,7 +96,7 @@ func extendRun(ctx context.Context, t testing.TB, job workload.Job, wopts worklo
 		cont.Verify = workload.VerifyNone
 		copts := wopts
 		copts.HistLogPrefix, copts.SteadyMeasure = "", 0
-		next, err := workload.Run(ctx, cont.Normalized(), copts)
+		next, err := runner.Run(ctx, cont.Normalized(), copts)
 		if err != nil {
 			t.Logf("stortest: %s: extending the run: %v", job.Name, err)
 			return wres

@@ -12,6 +12,7 @@ import (
 	"stortest.dev/internal/testenv"
 	"stortest.dev/regress"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // A run too short for its baseline's verdict measures on: a 2 s run at
@@ -26,7 +27,7 @@ import (
 // the load: it lacks the I/Os.
 func TestExtendWhileInconclusive(t *testing.T) {
 	testenv.RequireRoot(t)
-	scratch, err := workload.NewScratch(workload.ScratchOptions{Dir: "/dev/shm", Size: 64 << 20, Loop: true})
+	scratch, err := runner.NewScratch(runner.ScratchOptions{Dir: "/dev/shm", Size: 64 << 20, Loop: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, scratch.Close()) })
 	dir := t.TempDir()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"stortest.dev/baselines"
 )
@@ -27,6 +28,9 @@ var (
 	flagRepeat = flag.Int("stortest.repeat", 0,
 		"run a compared workload up to N times while its comparison is inconclusive and another run could settle it, "+
 			"for every test that does not say (RepeatWhileInconclusive; env STORTEST_REPEAT); 0 or 1: once")
+	flagRepeatBudget = flag.Duration("stortest.repeat.budget", 0,
+		"with -stortest.repeat, run again only while another run keeps all the runs' wall time within this budget, e.g. 2m "+
+			"(RepeatWhileInconclusive's budget; env STORTEST_REPEAT_BUDGET); 0: no budget")
 	flagKeep = flag.Int("stortest.keep", baselines.DefaultKeep,
 		"the most sessions a baseline grown with -stortest.update=append keeps; the oldest go first (env STORTEST_KEEP)")
 	flagBaselines = flag.String("stortest.baselines", "",
@@ -59,6 +63,9 @@ const (
 	// EnvRepeat repeats inconclusive comparisons, as -stortest.repeat
 	// does.
 	EnvRepeat = "STORTEST_REPEAT"
+	// EnvRepeatBudget is the time budget of those repeats, as
+	// -stortest.repeat.budget is (a Go duration: "2m", "90s").
+	EnvRepeatBudget = "STORTEST_REPEAT_BUDGET"
 	// EnvKeep caps the sessions of a grown baseline, as -stortest.keep
 	// does.
 	EnvKeep = "STORTEST_KEEP"
@@ -261,4 +268,28 @@ func RepeatSetting() (int, error) {
 		return 0, fmt.Errorf("%s=%d: want a number of runs", src, n)
 	}
 	return n, nil
+}
+
+// RepeatBudgetSetting returns the time budget of the repeats
+// RepeatSetting asks for (RepeatWhileInconclusive's budget, for the
+// tests that do not give it): -stortest.repeat.budget when given, else
+// STORTEST_REPEAT_BUDGET (a Go duration, "2m"), else 0 (no budget). A
+// negative or malformed value is an error.
+func RepeatBudgetSetting() (time.Duration, error) {
+	d, src := *flagRepeatBudget, "-stortest.repeat.budget"
+	if !flagSet("stortest.repeat.budget") {
+		v := os.Getenv(EnvRepeatBudget)
+		if v == "" {
+			return 0, nil
+		}
+		var err error
+		if d, err = time.ParseDuration(v); err != nil {
+			return 0, fmt.Errorf("%s=%q: want a duration such as 2m", EnvRepeatBudget, v)
+		}
+		src = EnvRepeatBudget
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%s=%v: want a duration of 0 or more", src, d)
+	}
+	return d, nil
 }

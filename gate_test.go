@@ -16,6 +16,7 @@ import (
 	"stortest.dev/internal/blkio"
 	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // Acceptance: the gate catches a real slowdown. A baseline is recorded
@@ -211,9 +212,9 @@ func diffLine(res *Result, metric string) string {
 // throttledShm is a loop device over a size-byte file in /dev/shm and a
 // blkio group to throttle its reads (blkio.Group.SetReadIOPS with
 // devNum), both removed when the test ends, failed or not.
-func throttledShm(t *testing.T, size int64, directIO bool, group string) (scratch *workload.Scratch, devNum string, g *blkio.Group) {
+func throttledShm(t *testing.T, size int64, directIO bool, group string) (scratch *runner.Scratch, devNum string, g *blkio.Group) {
 	t.Helper()
-	scratch, err := workload.NewScratch(workload.ScratchOptions{Dir: "/dev/shm", Size: size, Loop: true, DirectIO: directIO})
+	scratch, err := runner.NewScratch(runner.ScratchOptions{Dir: "/dev/shm", Size: size, Loop: true, DirectIO: directIO})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, scratch.Close()) })
 	devNum, err = blkio.DevNumber(scratch.Path)

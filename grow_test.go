@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -251,5 +253,43 @@ func TestUpdateFlagHelper(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestUpdateFlagAppend")
 	}
+	if d, err := time.ParseDuration(os.Getenv(appendPauseEnv)); err == nil {
+		appendPause = func() { time.Sleep(d) }
+	}
 	CheckBaseline(t, syntheticResult(), BaselineDir(dir), Tolerances("*=off,read.iops=10%"))
+}
+
+const appendPauseEnv = "STORTEST_APPEND_PAUSE"
+
+// Two go test processes appending their sessions to one baseline at the
+// same moment each add theirs: the second waits for the first's lock,
+// then reads the baseline the first wrote. Each pauses a second between
+// reading the baseline and writing it back, so that without the lock
+// both would read the one-session baseline and the later write would
+// drop the earlier's session.
+func TestUpdateAppendConcurrent(t *testing.T) {
+	if os.Getenv(updateHelperEnv) != "" {
+		t.Skip("in the helper's binary")
+	}
+	dir := t.TempDir()
+	path := baselines.Path(dir, "TestUpdateFlagHelper", "mix")
+	start := func(pause string) (*exec.Cmd, *strings.Builder) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestUpdateFlagHelper$", "-test.count=1", "-test.v", "-stortest.update=append")
+		cmd.Env = append(os.Environ(), updateHelperEnv+"="+dir, appendPauseEnv+"="+pause, "STORTEST_JUNIT=", EnvUpdate+"=", EnvKeep+"=",
+			EnvRepeat+"=", EnvStrict+"=", EnvTolerance+"=", "STORTEST_BASELINES=")
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		require.NoError(t, cmd.Start())
+		return cmd, &out
+	}
+	first, out := start("")
+	require.NoError(t, first.Wait(), "%s", out)
+	a, aOut := start("1s")
+	b, bOut := start("1s")
+	require.NoError(t, a.Wait(), "%s", aOut)
+	require.NoError(t, b.Wait(), "%s", bOut)
+	got, err := baselines.Load(path)
+	require.NoError(t, err)
+	assert.Len(t, got.Sessions(), 3, "every session added")
+	assert.Contains(t, aOut.String()+bOut.String(), ": 3 sessions (3 runs)")
 }

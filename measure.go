@@ -8,6 +8,7 @@ import (
 
 	"stortest.dev/baselines"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // DefaultSteadyMeasure is how long Run keeps measuring after steady
@@ -64,7 +65,7 @@ func repeatRuns(ctx context.Context, t testing.TB, job workload.Job, wopts workl
 	var out []*workload.Result
 	for i := 2; i <= n && ctx.Err() == nil; i++ {
 		t.Logf("stortest: %s: recording run %d of %d", job.Name, i, n)
-		res, err := workload.Run(ctx, job, wopts)
+		res, err := runner.Run(ctx, job, wopts)
 		if err != nil {
 			t.Logf("stortest: %s: run %d of %d: %v", job.Name, i, n, err)
 			break

@@ -10,6 +10,7 @@ import (
 	"stortest.dev/baselines"
 	"stortest.dev/regress"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // RepeatWhileInconclusive lets Run run the job again while the comparison
@@ -36,7 +37,9 @@ import (
 // not the part between sessions (the device's state from one day to the
 // next): a baseline grown over sessions (-stortest.update=append) is what
 // narrows that. -stortest.repeat=N (STORTEST_REPEAT) repeats so every
-// comparison of a test that does not give this option, with no budget.
+// comparison of a test that does not give this option, within the
+// budget of -stortest.repeat.budget (STORTEST_REPEAT_BUDGET; none by
+// default).
 func RepeatWhileInconclusive(max int, budget time.Duration, opts ...BaselineOption) Option {
 	return func(c *runConfig) { c.repeat = &repeatConfig{max: max, budget: budget, opts: opts} }
 }
@@ -65,7 +68,11 @@ func repeatFor(c *runConfig) (*repeatConfig, error) {
 	if err != nil || n < 2 {
 		return nil, err
 	}
-	return &repeatConfig{max: n}, nil
+	budget, err := RepeatBudgetSetting()
+	if err != nil {
+		return nil, err
+	}
+	return &repeatConfig{max: n, budget: budget}, nil
 }
 
 // repeated is what the repeat did, for CheckBaseline and the report.
@@ -203,7 +210,7 @@ func repeatRun(ctx context.Context, t testing.TB, job workload.Job, wopts worklo
 			rep := regress.Compare(old, cur, lc)
 			return lookStep{rep: rep, again: runAgain(rep)}, nil
 		},
-		run:  func() (*workload.Result, error) { return workload.Run(ctx, job, wopts) },
+		run:  func() (*workload.Result, error) { return runner.Run(ctx, job, wopts) },
 		now:  time.Now,
 		logf: t.Logf,
 		done: func() bool { return ctx.Err() != nil },

@@ -124,6 +124,25 @@ func TestRepeatSetting(t *testing.T) {
 	rc, err = repeatFor(&runConfig{})
 	require.NoError(t, err)
 	assert.Equal(t, &repeatConfig{max: 4}, rc)
+	// Its budget: -stortest.repeat.budget (STORTEST_REPEAT_BUDGET).
+	t.Setenv(EnvRepeatBudget, "90s")
+	rc, err = repeatFor(&runConfig{})
+	require.NoError(t, err)
+	assert.Equal(t, &repeatConfig{max: 4, budget: 90 * time.Second}, rc)
+	for v, want := range map[string]string{"": "0s", "2m": "2m0s", "x": `STORTEST_REPEAT_BUDGET="x": want a duration such as 2m`,
+		"-1s": "STORTEST_REPEAT_BUDGET=-1s: want a duration of 0 or more"} {
+		t.Setenv(EnvRepeatBudget, v)
+		d, err := RepeatBudgetSetting()
+		got := d.String()
+		if err != nil {
+			got = err.Error()
+		}
+		assert.Equal(t, want, got, "STORTEST_REPEAT_BUDGET=%q", v)
+	}
+	t.Setenv(EnvRepeatBudget, "x")
+	_, err = repeatFor(&runConfig{})
+	assert.ErrorContains(t, err, "STORTEST_REPEAT_BUDGET")
+	t.Setenv(EnvRepeatBudget, "")
 	var c runConfig
 	RepeatWhileInconclusive(2, time.Minute)(&c)
 	rc, err = repeatFor(&c)

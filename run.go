@@ -18,6 +18,7 @@ import (
 	"stortest.dev/report"
 	"stortest.dev/report/page"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // Option configures Run.
@@ -240,7 +241,7 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		}
 	}
 	start := time.Now()
-	wres, err := workload.Run(ctx, job, wopts)
+	wres, err := runner.Run(ctx, job, wopts)
 	if err == nil && cfg.extend != nil {
 		wres = extendRun(ctx, t, job, wopts, wres, cfg.extend)
 	}

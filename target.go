@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"stortest.dev/engines"
-	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // DefaultSize is the size of the temporary file (and loop device) Target
@@ -105,7 +105,7 @@ func LoopBlockSize(n uint32) LoopOption { return func(o *engines.LoopOptions) { 
 // any other failure stops the test (FailNow). The first LoopDevice or File
 // of a process first detaches and removes what stortest processes that
 // are gone left behind, with a line on stderr for each
-// (workload.CleanOrphans).
+// (workload/runner.CleanOrphans).
 func LoopDevice(t testing.TB, size int64, opts ...LoopOption) *Dev {
 	t.Helper()
 	var o engines.LoopOptions
@@ -123,12 +123,12 @@ func loopDevice(t testing.TB, size int64, o engines.LoopOptions, fallback bool) 
 		skipOrFail(t, "loop devices need root")
 	}
 	dir, keep := scratchDir(t)
-	so := workload.ScratchOptions{Dir: dir, Size: size, Loop: true, DirectIO: o.DirectIO, BlockSize: o.BlockSize, Keep: keep}
-	s, err := workload.NewScratch(so)
+	so := runner.ScratchOptions{Dir: dir, Size: size, Loop: true, DirectIO: o.DirectIO, BlockSize: o.BlockSize, Keep: keep}
+	s, err := runner.NewScratch(so)
 	if err != nil && fallback && o.DirectIO && errors.Is(err, engines.ErrNoDirectIO) {
 		t.Logf("stortest: %s has no direct I/O: the loop device goes through the page cache of its backing file", dir)
 		so.DirectIO = false
-		s, err = workload.NewScratch(so)
+		s, err = runner.NewScratch(so)
 	}
 	if err != nil {
 		// No rights, or no loop driver (/dev/loop-control missing in a
@@ -151,7 +151,7 @@ func loopDevice(t testing.TB, size int64, o engines.LoopOptions, fallback bool) 
 func File(t testing.TB, size int64) *Dev {
 	t.Helper()
 	dir, keep := scratchDir(t)
-	s, err := workload.NewScratch(workload.ScratchOptions{Dir: dir, Size: size, Keep: keep})
+	s, err := runner.NewScratch(runner.ScratchOptions{Dir: dir, Size: size, Keep: keep})
 	if err != nil {
 		t.Fatalf("stortest: %v", err)
 	}
@@ -165,17 +165,17 @@ func File(t testing.TB, size int64) *Dev {
 // outlives the test. Before the first target of the process, it detaches
 // and removes what earlier stortest processes that are gone (killed with
 // SIGKILL, say) left behind, saying so on stderr
-// (workload.CleanOrphans); files kept with STORTEST_NOCLEANUP=1 carry no
+// (workload/runner.CleanOrphans); files kept with STORTEST_NOCLEANUP=1 carry no
 // owner and stay.
 func scratchDir(t testing.TB) (dir string, keep bool) {
-	workload.CleanOrphansOnce(os.Stderr)
+	runner.CleanOrphansOnce(os.Stderr)
 	if envIs1(EnvNoCleanup) {
 		return os.TempDir(), true
 	}
 	return t.TempDir(), false
 }
 
-func cleanupScratch(t testing.TB, s *workload.Scratch, keep bool) {
+func cleanupScratch(t testing.TB, s *runner.Scratch, keep bool) {
 	t.Cleanup(func() {
 		if keep {
 			if s.Loop != nil {

@@ -65,8 +65,8 @@ type Baseline struct {
 	Runtime time.Duration // the measured time, ramp excluded
 	Clones  int           // job clones merged (numjobs), as fio's group_reporting
 	// Session identifies the process that made the run whose data the
-	// baseline holds (ProcessSession's value there); "" for baselines
-	// older than schema 4 and for imported fio results.
+	// baseline holds (ProcessSession's value there); for imported fio
+	// results, FioSession's; "" for baselines older than schema 4.
 	Session string
 	// Job is the workload as run. Imported fio results hold what
 	// fiojob.Parse understood of fio's options; FioOptions keeps
@@ -137,12 +137,17 @@ type RunSummary struct {
 }
 
 // RunDir is one direction's headline figures in one run: throughput, and
-// the clat mean and percentiles (ns; 0 when not recorded).
+// the clat mean and percentiles (ns; 0 when not recorded), and how much
+// the run swung from second to second (Swing).
 type RunDir struct {
 	Name                                           string
 	IOPS, BW                                       float64
 	ClatMean                                       float64
 	ClatP50, ClatP90, ClatP99, ClatP999, ClatP9999 uint64
+	// Swing and LatSwing are how much the run's throughput and its mean
+	// completion latency swung from second to second, as Baseline.Swing
+	// and LatSwing measure them (0: steady, or not recorded).
+	Swing, LatSwing float64
 }
 
 // Dir is one direction's totals and statistics.
@@ -412,6 +417,56 @@ func (b *Baseline) PerSecond(dir string, m SecondMetric) []float64 {
 	return out
 }
 
+// Swing returns how much direction dir's throughput swung from second
+// to second: the robust spread, on the log scale, of its whole seconds'
+// IOPS (1.4826 times the median absolute deviation of the logarithms,
+// which estimates a normal's standard deviation and ignores a few odd
+// seconds such as a throttle's first burst). 0.35 is about 35%. A device
+// that holds its rate, as a throttled one does, swings under 1%; one
+// whose host starves it of CPU, or whose disk other tenants share,
+// 10-90%. 0 with fewer than three whole seconds, or a second without
+// I/O (a stall, whose logarithm has no spread to speak of).
+func (b *Baseline) Swing(dir string) float64 { return swing(b.PerSecond(dir, SecondIOPS)) }
+
+// LatSwing is Swing of the seconds' mean completion latencies: what
+// swings in a rate-limited job, whose throughput the rate holds.
+func (b *Baseline) LatSwing(dir string) float64 { return swing(b.PerSecond(dir, SecondClatMean)) }
+
+// swing is the robust log-scale spread of xs (Swing).
+func swing(xs []float64) float64 {
+	if len(xs) < 3 {
+		return 0
+	}
+	logs := make([]float64, len(xs))
+	for i, x := range xs {
+		if !(x > 0) || math.IsInf(x, 0) {
+			return 0
+		}
+		logs[i] = math.Log(x)
+	}
+	return 1.4826 * medianAbsDev(logs)
+}
+
+// medianAbsDev is the median absolute deviation of xs from their median;
+// xs is reordered.
+func medianAbsDev(xs []float64) float64 {
+	med := median(xs)
+	for i, x := range xs {
+		xs[i] = math.Abs(x - med)
+	}
+	return median(xs)
+}
+
+// median sorts xs and returns their median.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
 // activeSeconds returns the first and last index of the seconds that
 // belong to direction di's series (last < first when none).
 func (b *Baseline) activeSeconds(di int) (first, last int) {
@@ -506,7 +561,7 @@ func (b *Baseline) RunSummaries() []RunSummary {
 func (b *Baseline) summary() RunSummary {
 	r := RunSummary{Created: b.Created, Session: b.Session, Runtime: b.Runtime, Shared: b.Shared}
 	for _, d := range b.Dirs {
-		rd := RunDir{Name: d.Name, IOPS: d.IOPS, BW: d.BW}
+		rd := RunDir{Name: d.Name, IOPS: d.IOPS, BW: d.BW, Swing: b.Swing(d.Name), LatSwing: b.LatSwing(d.Name)}
 		if c := d.Clat; c != nil {
 			rd.ClatMean = c.Mean
 			rd.ClatP50, rd.ClatP90, rd.ClatP99, rd.ClatP999, rd.ClatP9999 = c.P50, c.P90, c.P99, c.P999, c.P9999

@@ -17,6 +17,7 @@ import (
 	"stortest.dev/engines"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // Clones merge as fio's group_reporting: counts add, histograms merge
@@ -140,7 +141,7 @@ func TestFromRealRun(t *testing.T) {
 	require.NoError(t, os.WriteFile(target, make([]byte, 1<<20), 0o644))
 	job := workload.Job{Name: "null-randread", Filename: target, Engine: "null", RW: workload.RandRead, BlockSize: 4096,
 		Size: 1 << 20, Runtime: 1200 * time.Millisecond, TimeBased: true}
-	res, err := workload.Run(context.Background(), job, workload.Options{})
+	res, err := runner.Run(context.Background(), job, workload.Options{})
 	require.NoError(t, err)
 	require.NoError(t, res.Err())
 	b, err := FromResult(res, Fingerprint{Kernel: "test"})
@@ -306,7 +307,7 @@ func TestThroughputSeriesOfWriteVerify(t *testing.T) {
 	require.NoError(t, os.WriteFile(target, make([]byte, 4<<20), 0o644))
 	job := workload.Job{Name: "write-verify", Filename: target, Engine: "psync", RW: workload.Write, BlockSize: 4096,
 		Size: 4 << 20, Verify: workload.VerifyCRC32C}
-	res, err := workload.Run(context.Background(), job, workload.Options{Faults: &engines.Faults{Latency: time.Millisecond}})
+	res, err := runner.Run(context.Background(), job, workload.Options{Faults: &engines.Faults{Latency: time.Millisecond}})
 	require.NoError(t, err)
 	require.NoError(t, res.Err())
 	require.Equal(t, uint64(1024), res.Jobs[0].Verify.Checked)

@@ -132,6 +132,8 @@ type runDirJSON struct {
 	ClatP99   uint64   `json:"clat_p99"`
 	ClatP999  uint64   `json:"clat_p99.9"`
 	ClatP9999 uint64   `json:"clat_p99.99"`
+	Swing     *float64 `json:"swing"`     // schema 4
+	LatSwing  *float64 `json:"lat_swing"` // schema 4
 }
 
 type fingerprintJSON struct {
@@ -479,13 +481,23 @@ func (d *decoder) run(path string, raw map[string]json.RawMessage) (RunSummary, 
 			if rd.IOPS == nil || rd.BW == nil {
 				return r, d.fail(path, "%s: want iops and bw", k)
 			}
-			for _, x := range []float64{*rd.IOPS, *rd.BW, rd.ClatMean} {
+			var swing [2]float64
+			for i, p := range []*float64{rd.Swing, rd.LatSwing} {
+				if p == nil {
+					continue
+				}
+				if d.schema < schemaSession {
+					return r, d.fail(path, "%s: %s: not in schema %d (schema %d has it)", k, [...]string{"swing", "lat_swing"}[i], d.schema, schemaSession)
+				}
+				swing[i] = *p
+			}
+			for _, x := range []float64{*rd.IOPS, *rd.BW, rd.ClatMean, swing[0], swing[1]} {
 				if !(x >= 0) || math.IsInf(x, 0) {
 					return r, d.fail(path, "%s: %v is not a non-negative number", k, x)
 				}
 			}
 			r.Dirs = append(r.Dirs, RunDir{Name: k, IOPS: *rd.IOPS, BW: *rd.BW, ClatMean: rd.ClatMean, ClatP50: rd.ClatP50,
-				ClatP90: rd.ClatP90, ClatP99: rd.ClatP99, ClatP999: rd.ClatP999, ClatP9999: rd.ClatP9999})
+				ClatP90: rd.ClatP90, ClatP99: rd.ClatP99, ClatP999: rd.ClatP999, ClatP9999: rd.ClatP9999, Swing: swing[0], LatSwing: swing[1]})
 		}
 	}
 	if created == nil {

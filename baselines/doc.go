@@ -94,7 +94,9 @@
 // at the top and in a run, says what other I/O the run's device moved
 // besides the run's own (stortest's shared-device warning); it is left
 // out when there was none. "session", after "created" at the top and in
-// each run, is the session that made it. Schema 4 added the sessions;
+// each run, is the session that made it; "swing" and "lat_swing", in a
+// run's direction, how much its throughput and mean latency swung from
+// second to second (Baseline.Swing, LatSwing), left out when steady. Schema 4 added the sessions and swings;
 // schema 3 added the slices, runs, tolerances, shared and size; schema 2
 // added
 // "clat_mean", the mean of the second's clat buckets (ns). Files of

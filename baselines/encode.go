@@ -277,6 +277,12 @@ func (r RunSummary) tree() obj {
 				do = append(do, kv{p.k, p.v})
 			}
 		}
+		if d.Swing != 0 {
+			do = append(do, kv{"swing", d.Swing})
+		}
+		if d.LatSwing != 0 {
+			do = append(do, kv{"lat_swing", d.LatSwing})
+		}
 		o = append(o, kv{d.Name, do})
 	}
 	return o

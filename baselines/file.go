@@ -98,6 +98,23 @@ func Create(path string, b *Baseline) error {
 	return nil
 }
 
+// Lock locks the baseline at path against other processes that lock it
+// (an exclusive flock on its directory, made if missing), for a read,
+// change and rewrite of it such as Grow's: two go test processes adding
+// their sessions to one baseline at once then each add theirs, one
+// after the other, instead of the later write dropping the earlier
+// one's. It waits while another holds it; unlock releases it.
+func Lock(path string) (unlock func() error, err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("baselines: %w", err)
+	}
+	unlock, err = durable.LockDir(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("baselines: %w", err)
+	}
+	return unlock, nil
+}
+
 // stage writes b to a synced hidden temporary file beside path.
 func stage(path string, b *Baseline) (*durable.Staged, error) {
 	data, err := Marshal(b)

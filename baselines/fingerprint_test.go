@@ -16,6 +16,7 @@ import (
 	"stortest.dev/internal/kernelfs"
 	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // sysFixture builds a sysfs and procfs tree: files maps paths relative to
@@ -288,7 +289,7 @@ func TestProbeFileSize(t *testing.T) {
 // loop device is as large as its backing file.
 func TestProbeBlockDeviceSize(t *testing.T) {
 	testenv.RequireDevices(t, "loop-control")
-	s, err := workload.NewScratch(workload.ScratchOptions{Dir: t.TempDir(), Size: 3 << 20, Loop: true})
+	s, err := runner.NewScratch(runner.ScratchOptions{Dir: t.TempDir(), Size: 3 << 20, Loop: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	got, err := Probe(s.Path, ProbeOptions{Engine: "psync"})

@@ -18,10 +18,11 @@ import (
 // fio's JSON beyond what latency.ReadFio reads: throughput, totals, the
 // per-interval sample moments and the job options.
 type fioDoc struct {
-	Version   string          `json:"fio version"`
-	Timestamp int64           `json:"timestamp"`
-	Global    json.RawMessage `json:"global options"`
-	Jobs      []fioJobDoc     `json:"jobs"`
+	Version     string          `json:"fio version"`
+	Timestamp   int64           `json:"timestamp"`
+	TimestampMs int64           `json:"timestamp_ms"`
+	Global      json.RawMessage `json:"global options"`
+	Jobs        []fioJobDoc     `json:"jobs"`
 }
 
 type fioJobDoc struct {
@@ -67,7 +68,10 @@ var ErrFioJob = errors.New("baselines: fio job not usable as a baseline")
 // iops_samples...), which regress uses instead. The Job holds what
 // fiojob.Parse understands of the options; FioOptions keeps all
 // of them. The fingerprint has only the engine and fio's version: the
-// device is not in fio's output. name names the input in errors.
+// device is not in fio's output. Every job of one output gets the same
+// Session, that of the fio process that wrote it (FioSession): fio's
+// run is a session of its own, as a go test process is. name names the
+// input in errors.
 func ImportFio(r io.Reader, name string) ([]*Baseline, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxFileSize+1))
 	if err != nil {
@@ -194,6 +198,7 @@ func importJob(doc *fioDoc, jd *fioJobDoc, jl *latency.FioJob, global []fioOptio
 		Schema:      SchemaVersion,
 		Name:        jd.Name,
 		Created:     fioTime(doc.Timestamp),
+		Session:     FioSession(doc.Timestamp, doc.TimestampMs),
 		Clones:      1,
 		Job:         job,
 		FioOptions:  all,
@@ -246,6 +251,25 @@ func importJob(doc *fioDoc, jd *fioJobDoc, jl *latency.FioJob, global []fioOptio
 	b.Runtime = time.Duration(rt) * time.Millisecond
 	b.Runtime = max(0, b.Runtime)
 	return b, nil
+}
+
+// FioSession is the session of an imported fio output: "fio-" and the
+// time fio wrote it, its "timestamp_ms" (Unix milliseconds) or else its
+// "timestamp" (seconds) in decimal, "fio-1795725525555". One fio
+// process prints one timestamp for all its jobs, so they are one session,
+// and two fio runs are two sessions unless they ended in the same
+// millisecond (in the same second, for outputs without timestamp_ms),
+// which two runs of one device cannot. "" when the output has no
+// timestamp: such runs are judged as runs recorded before sessions were
+// (several of them in one baseline count as one session).
+func FioSession(sec, ms int64) string {
+	switch {
+	case ms > 0 && fioTime(ms/1000) != time.Time{}:
+		return fmt.Sprintf("fio-%d", ms)
+	case fioTime(sec) != time.Time{}:
+		return fmt.Sprintf("fio-%d", sec*1000)
+	}
+	return ""
 }
 
 // fioTime is fio's Unix timestamp, or the zero time when it cannot be one.

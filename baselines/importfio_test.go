@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -243,4 +244,37 @@ func TestImportFioMomentsRounding(t *testing.T) {
 	m := edit(400, 400.08)[0].Dir("read").IOPSSamples
 	require.Equal(t, Moments{N: 4, Min: 399, Max: 400.08, Mean: 400.08, Stddev: m.Stddev}, m)
 	require.Zero(t, edit(390, 400.08)[0].Dir("read").IOPSSamples.N, "a max 10 below the mean is no rounding")
+}
+
+// An imported fio output is a session of its own: every job of it has
+// the session of the fio run that wrote it ("fio-" and its timestamp_ms,
+// else its timestamp in ms), two outputs are two sessions, and a
+// baseline grown from them counts both.
+func TestImportFioSession(t *testing.T) {
+	path := filepath.Join("..", "workload", "testdata", "fio333", "global-null.json")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var stamp struct {
+		Sec int64 `json:"timestamp"`
+		Ms  int64 `json:"timestamp_ms"`
+	}
+	require.NoError(t, json.Unmarshal(data, &stamp))
+	require.NotZero(t, stamp.Ms)
+	bs := importFile(t, path)
+	require.Greater(t, len(bs), 1)
+	for _, b := range bs {
+		require.Equal(t, fmt.Sprintf("fio-%d", stamp.Ms), b.Session, b.Name)
+	}
+	require.Equal(t, "fio-1795725525000", FioSession(1795725525, 0), "seconds without timestamp_ms")
+	require.Empty(t, FioSession(0, 0))
+	require.Empty(t, FioSession(-5, -5000))
+
+	// Another fio run of the same jobs, a second later: another session.
+	later := strings.Replace(string(data), fmt.Sprint(stamp.Ms), fmt.Sprint(stamp.Ms+1000), 1)
+	bs2, err := ImportFio(strings.NewReader(later), "later.json")
+	require.NoError(t, err)
+	grown, g, err := Grow(bs[0], bs2[0], DefaultKeep)
+	require.NoError(t, err)
+	require.Equal(t, []string{bs[0].Session, bs2[0].Session}, g.Sessions)
+	require.Len(t, grown.Sessions(), 2)
 }

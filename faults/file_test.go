@@ -22,6 +22,7 @@ import (
 	"stortest.dev/faults"
 	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // needFUSE skips a test that needs root, /dev/fuse and loop devices, or
@@ -75,7 +76,7 @@ func run(t *testing.T, j workload.Job) *workload.JobResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runDeadline)
 	defer cancel()
-	res, err := workload.Run(ctx, j, workload.Options{})
+	res, err := runner.Run(ctx, j, workload.Options{})
 	require.NoError(t, err)
 	require.NoError(t, ctx.Err(), "the workload ran past its deadline")
 	return res.Jobs[0]

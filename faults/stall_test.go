@@ -12,6 +12,7 @@ import (
 	"stortest.dev/engines"
 	"stortest.dev/faults"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // stallMargin is what a run ending on a kernel stall may take beyond its
@@ -50,7 +51,7 @@ func TestKernelStallEndsEveryEngine(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), runDeadline)
 			defer cancel()
 			start := time.Now()
-			res, err := workload.Run(ctx, j, workload.Options{Grace: grace})
+			res, err := runner.Run(ctx, j, workload.Options{Grace: grace})
 			took := time.Since(start)
 			require.NoError(t, err)
 			t.Logf("%s: returned after %v (runtime %v + grace %v)", engine, took, runtime, grace)
@@ -91,7 +92,7 @@ func TestKernelStallEndsOnCancel(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(300*time.Millisecond, cancel)
 			start := time.Now()
-			res, err := workload.Run(ctx, j, workload.Options{Grace: grace})
+			res, err := runner.Run(ctx, j, workload.Options{Grace: grace})
 			took := time.Since(start)
 			require.NoError(t, err)
 			t.Logf("%s: returned after %v", engine, took)

@@ -1147,8 +1147,10 @@ func (c *comparer) unholdable(f *Finding, tolWidth float64) bool {
 	// Beyond it even with endless current runs; or beyond it with this
 	// session's runs where the spread between sessions, which more runs
 	// leave, is the larger part (RunAgain's test, the other way round).
+	// A current run that swung more than the baseline's sessions do is
+	// not the device's usual noise: that is for a rerun to settle.
 	return c.holdWidth(f) > tolWidth ||
-		f.run.halfWidth(c.passLevel()) > tolWidth && f.run.between >= f.run.within
+		f.run.halfWidth(c.passLevel()) > tolWidth && f.run.between >= f.run.within && !f.run.unsettled()
 }
 
 // curShrink is how much the noise within runs shrinks when the current
@@ -1209,6 +1211,9 @@ func pctOf(sd float64) string { return strconv.FormatFloat(100*sd, 'f', 1, 64) +
 // came from are in the finding's head.
 func runsAdvice(s runSpread, moreSessions bool) string {
 	switch {
+	case s.unsettled():
+		return fmt.Sprintf("this run swung %s from second to second (its IOPS or mean latency; a host short of CPU or a disk others use does that), and its spread includes that: a rerun while the host is quiet would settle it",
+			pctOf(s.swingRun))
 	case s.within > s.between:
 		return "the spread between runs decides it, mostly its part within a session: another run of this session would narrow it"
 	case !s.learned():

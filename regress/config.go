@@ -120,7 +120,11 @@ type Config struct {
 	// baseline's own runs measure it (see runs.go's comment: one run
 	// cannot see what stays fixed for its length). 0 means
 	// DefaultRunSpread's, by metric; negative assumes none, so that only
-	// a baseline of several runs adds a run-to-run spread.
+	// a baseline of several runs adds a run-to-run spread. By default a
+	// session whose run swung from second to second (baselines.RunDir's
+	// Swing: a host short of CPU, a disk others use) is taken to be off
+	// by at least as much as it swung; a RunSpread set is taken as said,
+	// swings included.
 	RunSpread float64
 	// RunSpreadRuns is how many sessions' worth of evidence RunSpread
 	// counts as, which sets the width of the prior on the spread between

@@ -85,6 +85,15 @@
 //   - a baseline of one session is judged on the prior alone, a little
 //     more cautiously than the assumed spread was before sessions were
 //     modelled: a drop beyond 43% is a regression (six metrics, 99.17%);
+//   - a session whose run swung from second to second (the robust spread
+//     of its seconds' IOPS and mean latency, baselines.RunDir.Swing: a
+//     host short of CPU, a disk others use) is taken to be off by as
+//     much, its level's spread max(σ_b, swing), a tail's twice that: a
+//     one-session baseline of the recorded noisy device no longer calls
+//     an unshared session at half its IOPS a regression (3.8% of
+//     unchanged sessions did), and says a rerun on a quiet host would
+//     settle it; a throttled device swings under 1% and is judged as
+//     before;
 //   - runs of one session (-count=3) measure σ_w and leave σ_b where the
 //     prior put it: their agreement does not narrow the interval;
 //   - ten sessions agreeing within 2% (sd 1.1%) are judged at a spread of

@@ -18,10 +18,13 @@ import (
 // the test using the gate sees it; how many of those a clat percentile
 // catches is logged: on the throttled device a tail above p90 scaled at
 // the same IOPS moves the mean latency nearly as much, and the mean
-// catches it first). On the noisy device, with
-// baselines of 5 and 10 sessions: at most 1% false alarms (with one
-// session, at most the 5% the gate's level allows: 4.5% on these
-// sessions), and every inconclusive finding names what would settle it.
+// catches it first). On the noisy device, with baselines of 1, 5 and
+// 10 sessions: at most 1% false alarms, and every inconclusive finding
+// names what would settle it. With one session that rests on the
+// sessions' swings (baselines.RunDir.Swing): the device moved 8k-49k
+// IOPS between sessions, and its unshared sessions swung 20-90% from
+// second to second, which one session's assumed 10% did not cover
+// (4.5% false alarms on these draws without them).
 func TestGateTargets(t *testing.T) {
 	steady := gateSessions(t, "steady")
 	for _, k := range []int{5, 10} {
@@ -42,16 +45,7 @@ func TestGateTargets(t *testing.T) {
 		t.Run(fmt.Sprintf("noisy/%d-sessions", k), func(t *testing.T) {
 			st := unchangedStats(t, noisy, "noisy", k, 200, 1, Config{})
 			t.Logf("unchanged: %s false alarms, %s strict pass, %s inconclusive", rate(st.alarms, st.n), rate(st.strict, st.n), rate(st.inconclusive, st.n))
-			if k == 1 {
-				// One session cannot show a device that moves 6x from
-				// session to session (8k-49k IOPS here): a halving against
-				// it is a regression by the assumed spread. The 1% target
-				// holds from 5 sessions on; one session is held to the
-				// family-wise level the gate states, 1-Confidence.
-				assert.LessOrEqual(t, st.alarms*100, st.n*5, "false alarms on unchanged sessions")
-			} else {
-				assert.LessOrEqual(t, st.alarms*100, st.n, "false alarms on unchanged sessions")
-			}
+			assert.LessOrEqual(t, st.alarms*100, st.n, "false alarms on unchanged sessions")
 			assert.Empty(t, st.unsettled, "inconclusive findings that name nothing that would settle them")
 		})
 	}

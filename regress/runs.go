@@ -54,11 +54,32 @@ import (
 // one session (-count=3) measure σ_w and leave σ_b where the prior put
 // it. Ten sessions agreeing within 2% (sd 1.1%) are judged at 1.6%.
 //
+// A session can say itself that it was off: a run whose IOPS or mean
+// latency swung from second to second (baselines.RunDir.Swing, a robust
+// spread of its seconds; a throttled device swings under 1%, one whose
+// host was short of CPU or whose disk others used 10-90%) was not at
+// the device's usual level, by about as much as it swung. So in the
+// predictive each session's level varies by max(σ_b, u_j), u_j its
+// swing (scaled for the metric as the assumed spreads are: a tail twice
+// throughput's), the baseline's sessions in the baseline's mean and the
+// current one's in its own share. σ_b is learned from the sessions'
+// values as they are: a swing only widens a comparison where it exceeds
+// what the sessions showed, and a device that holds its level however
+// much its seconds swing is judged at that level. On the recorded sessions of a disk-backed loop device
+// under CPU load (regress/testdata/sessions/noisy), which moved 8k-49k
+// IOPS between sessions, one session's assumed 10% called 3.8% of
+// unchanged sessions regressions; their swings of 20-90% make them
+// inconclusive, "this run swung 45% from second to second ...: a rerun
+// while the host is quiet would settle it". A spread said
+// (Config.RunSpread) is taken as said, swings included.
+//
 // The current run is the mean of R runs of one new session (R = 1 but
 // for a repeat); its difference from the baseline's value, the mean of
 // the J session means, is normal given (σ_b, σ_w) with variance
 //
-//	V = σ_b² + σ_w²/R + (1/J²) Σ_j (σ_b² + σ_w²/n_j)
+//	V = max(σ_b², u²) + σ_w²/R + (1/J²) Σ_j (max(σ_b², u_j²) + σ_w²/n_j)
+//
+// (u and u_j the sessions' swings, 0 for a steady one)
 //
 // and its predictive distribution is the posterior mixture of those
 // normals: a comparison's interval of the change is that mixture's
@@ -154,9 +175,25 @@ type runSpread struct {
 	// the baseline's mean) and that they can (σ_w²/R).
 	between, within float64
 	// pred is the predictive mixture; empty without a spread. hold is
-	// its part that more current runs cannot shrink (R → ∞).
+	// its part that more current runs cannot shrink (R → ∞) for a
+	// current session that holds steady (swing 0).
 	pred, hold predictive
+	// swing is the current session's swing (its runs' root mean square
+	// of baselines.RunDir.Swing), swingVar its share of the predictive
+	// variance; baseSwing the largest of the baseline sessions'.
+	swing, swingVar, baseSwing float64
+	// swingRun is the current session's swing as measured (on throughput
+	// and mean latency), before swing's share for this metric.
+	swingRun float64
+	// groupSwing is each baseline session's swing squared, in the order
+	// of fit's groups (none: all 0).
+	groupSwing []float64
 }
+
+// unsettled reports whether the current session's swing is the larger
+// part of what more current runs cannot narrow: the run itself says
+// that the host or the device was unsettled while it ran.
+func (s runSpread) unsettled() bool { return s.swingVar > 0 && 2*s.swingVar >= s.between }
 
 // learned reports whether sessions measured the spread (two or more).
 func (s runSpread) learned() bool { return s.sessions >= 2 }
@@ -237,7 +274,10 @@ func (c *comparer) spread(metric string) runSpread {
 	s := runSpread{prior: prior, sessions: 1, runs: 1, cur: 1}
 	runs := c.base.RunSummaries()
 	vals := runValues(runs, metric)
+	dir, m, _ := strings.Cut(metric, ".")
+	lat := m != "iops" && m != "bw"
 	var groups [][]float64
+	var swings []float64 // per group: the square of its runs' swing
 	if vals != nil {
 		var first, last time.Time
 		for _, g := range groupSessions(runs) {
@@ -246,6 +286,7 @@ func (c *comparer) spread(metric string) runSpread {
 				ys = append(ys, math.Log(vals[i]))
 			}
 			groups = append(groups, ys)
+			swings = append(swings, swingSq(runs, g, dir, lat))
 			t := runs[g[0]].Created
 			if first.IsZero() || t.Before(first) {
 				first = t
@@ -271,12 +312,64 @@ func (c *comparer) spread(metric string) runSpread {
 	}
 	if groups == nil {
 		groups = [][]float64{{0}}
+		swings = []float64{swingSq(runs, nil, dir, lat)}
+	}
+	// A session's swing is measured on throughput and the mean latency;
+	// a metric's share of it is in proportion to the spreads assumed of
+	// them (a tail, assumed to vary twice as much as throughput from run
+	// to run, swings twice as much with the host).
+	//
+	// A spread said (Config.RunSpread) is taken as said: whoever says
+	// how much the device varies from session to session has said how
+	// much its sessions swing.
+	scale := sq(DefaultRunSpread(metric) / DefaultRunSpread(dir+".iops"))
+	if c.cfg.RunSpread != 0 {
+		scale = 0
+	}
+	for i := range swings {
+		swings[i] *= scale
+	}
+	s.swingRun = math.Sqrt(swingSq(c.cur.RunSummaries(), nil, dir, lat))
+	s.swing = s.swingRun * math.Sqrt(scale)
+	for _, u2 := range swings {
+		s.baseSwing = max(s.baseSwing, math.Sqrt(u2))
 	}
 	if prior == 0 && len(groups) < 2 {
 		return s // no spread assumed and none measured
 	}
+	s.groupSwing = swings
 	s.fit(groups, prior, tau)
 	return s
+}
+
+// swingSq is the mean square of the swings of direction dir in runs idx
+// of runs (all of them when idx is nil): a session's swing, squared, as
+// a variance on the log scale. Throughput (lat false) is judged with its
+// own swing (baselines.RunDir.Swing): a rate-limited job's throughput
+// holds whatever its latency does. Latency (lat) swings with either.
+func swingSq(runs []baselines.RunSummary, idx []int, dir string, lat bool) float64 {
+	if idx == nil {
+		idx = make([]int, len(runs))
+		for i := range idx {
+			idx[i] = i
+		}
+	}
+	var sum float64
+	for _, i := range idx {
+		for _, d := range runs[i].Dirs {
+			if d.Name == dir {
+				u := d.Swing
+				if lat {
+					u = max(u, d.LatSwing)
+				}
+				sum += u * u
+			}
+		}
+	}
+	if len(idx) == 0 {
+		return 0
+	}
+	return sum / float64(len(idx))
 }
 
 func meanOf(xs []float64) float64 {
@@ -297,29 +390,34 @@ func gridValue(k int) float64 {
 // change of the mean of s.cur current runs (see the comment at the top).
 // tau 0 is a flat prior on log σ_b.
 func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
-	// Sessions of the same size enter the likelihood alike: classes by
-	// size, with the sums of their means and squared means.
-	type class struct{ n, count, sumY, sumY2 float64 }
+	// Sessions of the same size and swing enter the likelihood alike:
+	// classes by size and swing, with the sums of their means and
+	// squared means.
+	type class struct{ n, u2, count, sumY, sumY2 float64 }
 	var classes []class
 	var ssw float64
 	N, J := 0, len(groups)
-	for _, g := range groups {
+	for gi, g := range groups {
 		m := meanOf(g)
 		for _, y := range g {
 			ssw += sq(y - m)
 		}
 		N += len(g)
-		n := float64(len(g))
-		ci := slices.IndexFunc(classes, func(c class) bool { return c.n == n })
+		n, u2 := float64(len(g)), 0.0
+		if gi < len(s.groupSwing) {
+			u2 = s.groupSwing[gi]
+		}
+		ci := slices.IndexFunc(classes, func(c class) bool { return c.n == n && c.u2 == u2 })
 		if ci < 0 {
 			ci = len(classes)
-			classes = append(classes, class{n: n})
+			classes = append(classes, class{n: n, u2: u2})
 		}
 		classes[ci].count++
 		classes[ci].sumY += m
 		classes[ci].sumY2 += m * m
 	}
 	dfw := float64(N - J)
+	u2cur := s.swing * s.swing
 	wPrior := math.Max(prior*withinPriorScale, gridMin)
 	if prior == 0 {
 		wPrior = 0.05
@@ -349,7 +447,7 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 				vj := b2 + w2/c.n
 				sumW += c.count / vj
 				sumWY += c.sumY / vj
-				baseVar += c.count * vj
+				baseVar += c.count * (max(b2, c.u2) + w2/c.n)
 				logDet += c.count * math.Log(vj)
 			}
 			if J >= 2 {
@@ -362,9 +460,9 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 			}
 			k := bi*sessionGrid + wi
 			lp[k] = l
-			bPart[k] = b2 + baseVar/J2
+			bPart[k] = baseVar / J2 // the baseline's mean; the current session's own below
 			wPart[k] = w2 / float64(s.cur)
-			v[k] = math.Log(bPart[k] + wPart[k])
+			v[k] = math.Log(bPart[k] + max(b2, u2cur) + wPart[k])
 			best = math.Max(best, l)
 		}
 	}
@@ -382,13 +480,15 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 	for k := range lp {
 		lp[k] /= total
 		w := lp[k]
-		s.between += w * bPart[k]
+		b, wv := grid[k/sessionGrid], grid[k%sessionGrid]
+		s.between += w * (bPart[k] + max(b*b, u2cur))
+		s.swingVar += w * (max(b*b, u2cur) - b*b)
 		s.within += w * wPart[k]
 		if w < 1e-12 {
 			continue
 		}
-		b, wv := grid[k/sessionGrid], grid[k%sessionGrid]
-		sdHist[min(sdBins-1, int((math.Log(math.Hypot(b, wv))-lsMin)/(lsMax-lsMin)*sdBins))] += w
+		sd := math.Sqrt(b*b + wv*wv)
+		sdHist[max(0, min(sdBins-1, int((math.Log(sd)-lsMin)/(lsMax-lsMin)*sdBins)))] += w
 	}
 	var cum float64
 	for i, h := range sdHist {
@@ -413,10 +513,12 @@ func (s *runSpread) fit(groups [][]float64, prior, tau float64) {
 		cum += w
 	}
 	s.pred = mixture(lp[:], v[:])
-	// The same without the current runs' share (σ_w²/R → 0): what no
-	// number of current runs can narrow (holdWidth).
+	// The same without the current runs' share (σ_w²/R → 0), for a
+	// current session that holds steady: what no number of current runs
+	// can narrow on this device (holdWidth).
 	for k := range v {
-		v[k] = math.Log(bPart[k])
+		b := grid[k/sessionGrid]
+		v[k] = math.Log(bPart[k] + b*b)
 	}
 	s.hold = mixture(lp[:], v[:])
 }

@@ -34,7 +34,7 @@ func appendDecimal(out []byte, s string) ([]byte, string, error) {
 // bufFill writes the data of a job clone's writes when verify does not.
 // Nothing is allocated after newBufFill: the working set is a range of
 // block numbers whose data is a function of the number, not a copy.
-type bufFill struct {
+type BufFill struct {
 	pattern  []byte // buffer_pattern; nil for none
 	zero     bool   // zero_buffers (or compress 100 without a pattern)
 	chunked  bool   // compress or dedupe: data per chunk from a block key
@@ -56,8 +56,8 @@ type bufFill struct {
 
 // newBufFill returns the filler of job's clone jobNum (1-based among the
 // run's clones clones).
-func newBufFill(j *Job, jobNum, clones int) *bufFill {
-	f := &bufFill{
+func NewBufFill(j *Job, jobNum, clones int) *BufFill {
+	f := &BufFill{
 		zero:   j.ZeroBuffers,
 		refill: j.RefillBuffers,
 		comp:   j.BufferCompress,
@@ -103,26 +103,26 @@ func newBufFill(j *Job, jobNum, clones int) *bufFill {
 }
 
 // key is the key of unique block k of clone p.
-func (f *bufFill) key(p, k uint64) uint64 {
+func (f *BufFill) key(p, k uint64) uint64 {
 	return splitmix(splitmix(f.base^(p+1)*0x9e3779b97f4a7c15) ^ k*0xbf58476d1ce4e5b9)
 }
 
 // draw returns the next value of the filler's generator.
-func (f *bufFill) draw() uint64 {
+func (f *BufFill) draw() uint64 {
 	f.rng += 0x9e3779b97f4a7c15
 	return mix64(f.rng)
 }
 
 // perWrite reports whether writes change their buffer at all.
-func (f *bufFill) perWrite() bool { return f.refill || f.scramble }
+func (f *BufFill) PerWrite() bool { return f.refill || f.scramble }
 
 // initBuf fills a buffer at the start.
-func (f *bufFill) initBuf(b []byte) {
+func (f *BufFill) InitBuf(b []byte) {
 	f.fill(b)
 }
 
 // write prepares the buffer of a write at offset, at time now (ns).
-func (f *bufFill) write(b []byte, offset, now int64) {
+func (f *BufFill) FillWrite(b []byte, offset, now int64) {
 	switch {
 	case f.refill:
 		f.fill(b)
@@ -132,7 +132,7 @@ func (f *bufFill) write(b []byte, offset, now int64) {
 }
 
 // fill writes one buffer's data.
-func (f *bufFill) fill(b []byte) {
+func (f *BufFill) fill(b []byte) {
 	switch {
 	case f.chunked:
 		f.fillChunks(b, f.blockKey())
@@ -146,7 +146,7 @@ func (f *bufFill) fill(b []byte) {
 }
 
 // nextUnique returns the key of a new unique block.
-func (f *bufFill) nextUnique() uint64 {
+func (f *BufFill) nextUnique() uint64 {
 	k := f.key(f.self, f.uniq)
 	f.uniq++
 	f.last = k
@@ -155,7 +155,7 @@ func (f *bufFill) nextUnique() uint64 {
 
 // blockKey decides whether the next block repeats one (dedupe) and
 // returns its key.
-func (f *bufFill) blockKey() uint64 {
+func (f *BufFill) blockKey() uint64 {
 	if f.dedupe == 0 || f.draw()%100 >= f.dedupe {
 		return f.nextUnique()
 	}
@@ -173,7 +173,7 @@ func (f *bufFill) blockKey() uint64 {
 
 // fillChunks writes a block from its key: each chunk its random part,
 // then zeros or the pattern.
-func (f *bufFill) fillChunks(b []byte, key uint64) {
+func (f *BufFill) fillChunks(b []byte, key uint64) {
 	chunk := f.chunk
 	if chunk <= 0 || chunk > len(b) {
 		chunk = len(b)

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"compress/flate"
 	"crypto/sha256"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,12 +64,12 @@ func bufJob(t *testing.T, size string, opts ...string) Job {
 
 // writeBlocks fills n 4 KiB writes as the runner does and returns them
 // concatenated.
-func writeBlocks(f *bufFill, n int) []byte {
+func writeBlocks(f *BufFill, n int) []byte {
 	out := make([]byte, n*4096)
 	buf := make([]byte, 4096)
-	f.initBuf(buf)
+	f.InitBuf(buf)
 	for i := range n {
-		f.write(buf, int64(i)*4096, int64(i)*1000+7)
+		f.FillWrite(buf, int64(i)*4096, int64(i)*1000+7)
 		copy(out[i*4096:], buf)
 	}
 	return out
@@ -109,7 +106,7 @@ func TestBufDedupe(t *testing.T) {
 	for _, mode := range []string{"repeat", "working_set"} {
 		for _, pct := range []int{0, 50, 90} {
 			j := bufJob(t, "40m", "dedupe_percentage="+strconv.Itoa(pct), "dedupe_mode="+mode, "dedupe_working_set_percentage=10")
-			got := dupFraction(writeBlocks(newBufFill(&j, 1, 1), 10240))
+			got := dupFraction(writeBlocks(NewBufFill(&j, 1, 1), 10240))
 			assert.InDelta(t, float64(pct)/100, got, 0.02, "%s %d%%", mode, pct)
 		}
 	}
@@ -118,14 +115,14 @@ func TestBufDedupe(t *testing.T) {
 // dedupe_percentage=100 writes one block over and over, as fio does.
 func TestBufDedupeAll(t *testing.T) {
 	j := bufJob(t, "4m", "dedupe_percentage=100")
-	assert.InDelta(t, 255.0/256, dupFraction(writeBlocks(newBufFill(&j, 1, 1), 256)), 1e-9)
+	assert.InDelta(t, 255.0/256, dupFraction(writeBlocks(NewBufFill(&j, 1, 1), 256)), 1e-9)
 }
 
 // The working set is the job's first unique blocks: every duplicate
 // repeats one of them.
 func TestBufDedupeWorkingSet(t *testing.T) {
 	j := bufJob(t, "4m", "dedupe_percentage=50", "dedupe_mode=working_set", "dedupe_working_set_percentage=10")
-	data := writeBlocks(newBufFill(&j, 1, 1), 1024)
+	data := writeBlocks(NewBufFill(&j, 1, 1), 1024)
 	set := 1024 / 10 // blocks
 	first := map[[32]byte]bool{}
 	uniq := 0
@@ -150,8 +147,8 @@ func TestBufDedupeWorkingSet(t *testing.T) {
 // blocks, so the two files together dedupe better than each alone.
 func TestBufDedupeGlobal(t *testing.T) {
 	j := bufJob(t, "40m", "dedupe_percentage=50", "dedupe_mode=working_set", "dedupe_working_set_percentage=50", "dedupe_global=1")
-	a := writeBlocks(newBufFill(&j, 1, 2), 10240)
-	b := writeBlocks(newBufFill(&j, 2, 2), 10240)
+	a := writeBlocks(NewBufFill(&j, 1, 2), 10240)
+	b := writeBlocks(NewBufFill(&j, 2, 2), 10240)
 	da, db, both := dupFraction(a), dupFraction(b), dupFraction(append(a, b...))
 	// fio 3.33 on examples/dedupe-global.fio: 0.34 each, 0.50 together.
 	assert.InDelta(t, 0.34, da, 0.03)
@@ -159,8 +156,8 @@ func TestBufDedupeGlobal(t *testing.T) {
 	assert.InDelta(t, 0.50, both, 0.03)
 
 	j.DedupeGlobal = false
-	a = writeBlocks(newBufFill(&j, 1, 2), 10240)
-	b = writeBlocks(newBufFill(&j, 2, 2), 10240)
+	a = writeBlocks(NewBufFill(&j, 1, 2), 10240)
+	b = writeBlocks(NewBufFill(&j, 2, 2), 10240)
 	assert.InDelta(t, 0.50, dupFraction(a), 0.03)
 	assert.InDelta(t, 0.50, dupFraction(append(a, b...)), 0.03, "without dedupe_global the jobs share nothing")
 }
@@ -171,15 +168,15 @@ func TestBufCompress(t *testing.T) {
 	for _, pct := range []int{0, 50, 90} {
 		// 0 is fio's default, which reuses one buffer: refill it.
 		j := bufJob(t, "4m", "buffer_compress_percentage="+strconv.Itoa(pct), "refill_buffers=1")
-		data := writeBlocks(newBufFill(&j, 1, 1), 1024)
+		data := writeBlocks(NewBufFill(&j, 1, 1), 1024)
 		assert.InDelta(t, float64(100-pct)/100, flateRatio(t, data), 0.03, "%d%%", pct)
 		assert.Zero(t, dupFraction(data), "%d%%", pct)
 	}
 	j := bufJob(t, "4m", "buffer_compress_percentage=100")
-	assert.True(t, bytes.Equal(make([]byte, 1<<20), writeBlocks(newBufFill(&j, 1, 1), 256)), "100%: zeros")
+	assert.True(t, bytes.Equal(make([]byte, 1<<20), writeBlocks(NewBufFill(&j, 1, 1), 256)), "100%: zeros")
 	// A chunk of the whole block: one random run, then zeros.
 	j = bufJob(t, "4m", "buffer_compress_percentage=75", "buffer_compress_chunk=0")
-	blk := writeBlocks(newBufFill(&j, 1, 1), 1)
+	blk := writeBlocks(NewBufFill(&j, 1, 1), 1)
 	assert.Equal(t, make([]byte, 3072), blk[1024:])
 	assert.NotEqual(t, make([]byte, 1024), blk[:1024])
 }
@@ -187,7 +184,7 @@ func TestBufCompress(t *testing.T) {
 func TestBufContents(t *testing.T) {
 	// Default: random data, scrambled per write so no block repeats.
 	j := bufJob(t, "4m")
-	f := newBufFill(&j, 1, 1)
+	f := NewBufFill(&j, 1, 1)
 	require.True(t, f.scramble)
 	require.False(t, f.refill)
 	data := writeBlocks(f, 256)
@@ -196,24 +193,24 @@ func TestBufContents(t *testing.T) {
 
 	// scramble_buffers=0: the same buffer every write.
 	j = bufJob(t, "4m", "scramble_buffers=0")
-	assert.InDelta(t, 255.0/256, dupFraction(writeBlocks(newBufFill(&j, 1, 1), 256)), 1e-9)
+	assert.InDelta(t, 255.0/256, dupFraction(writeBlocks(NewBufFill(&j, 1, 1), 256)), 1e-9)
 
 	// refill_buffers: fresh random data every write.
 	j = bufJob(t, "4m", "refill_buffers=1", "scramble_buffers=0")
-	data = writeBlocks(newBufFill(&j, 1, 1), 256)
+	data = writeBlocks(NewBufFill(&j, 1, 1), 256)
 	assert.Zero(t, dupFraction(data))
 	assert.Greater(t, flateRatio(t, data), 0.99)
 
 	j = bufJob(t, "4m", "zero_buffers=1")
-	assert.True(t, bytes.Equal(make([]byte, 64<<10), writeBlocks(newBufFill(&j, 1, 1), 16)), "zeros")
+	assert.True(t, bytes.Equal(make([]byte, 64<<10), writeBlocks(NewBufFill(&j, 1, 1), 16)), "zeros")
 
 	j = bufJob(t, "4m", `buffer_pattern=0xab"cd"`)
 	blk1 := bytes.Repeat([]byte("\xabcd"), 4096/3+1)[:4096] // each buffer starts the pattern
-	assert.True(t, bytes.Equal(bytes.Repeat(blk1, 16), writeBlocks(newBufFill(&j, 1, 1), 16)), "pattern")
+	assert.True(t, bytes.Equal(bytes.Repeat(blk1, 16), writeBlocks(NewBufFill(&j, 1, 1), 16)), "pattern")
 
 	// The pattern fills the compressible part.
 	j = bufJob(t, "4m", "buffer_pattern=0x5a", "buffer_compress_percentage=50")
-	blk := writeBlocks(newBufFill(&j, 1, 1), 1)
+	blk := writeBlocks(NewBufFill(&j, 1, 1), 1)
 	assert.Equal(t, bytes.Repeat([]byte{0x5a}, 256), blk[256:512])
 }
 
@@ -265,106 +262,15 @@ func TestBufFillAllocs(t *testing.T) {
 		{"buffer_pattern=0x01", "rw=randrw"},
 	} {
 		j := bufJob(t, "8m", opts...)
-		f := newBufFill(&j, 1, 2)
+		f := NewBufFill(&j, 1, 2)
 		buf := make([]byte, 4096)
 		var off int64
 		allocs := testing.AllocsPerRun(200, func() {
 			off += 4096
-			f.write(buf, off, off)
+			f.FillWrite(buf, off, off)
 		})
 		assert.Zero(t, allocs, "%v", opts)
 	}
-}
-
-// TestBufAgainstFio writes the same job with fio 3.33 and with stortest
-// and compares what a deduplicating, compressing device would see: the
-// share of duplicate 4 KiB blocks and the DEFLATE-compressed size.
-func TestBufAgainstFio(t *testing.T) {
-	fio := fioBinary(t)
-	if testing.Short() {
-		t.Skip("writes 32 MiB files with fio and stortest")
-	}
-	for _, tc := range []struct {
-		name string
-		opts []string
-	}{
-		{"default", nil},
-		{"dedupe0", []string{"dedupe_percentage=0", "refill_buffers=1"}},
-		{"dedupe50", []string{"dedupe_percentage=50"}},
-		{"dedupe90", []string{"dedupe_percentage=90"}},
-		{"workingset50", []string{"dedupe_percentage=50", "dedupe_mode=working_set", "dedupe_working_set_percentage=20"}},
-		{"compress0", []string{"buffer_compress_percentage=0", "refill_buffers=1"}},
-		{"compress50", []string{"buffer_compress_percentage=50"}},
-		{"compress90", []string{"buffer_compress_percentage=90"}},
-		{"compress50chunk4k", []string{"buffer_compress_percentage=50", "buffer_compress_chunk=4k"}},
-		{"dedupe50compress50", []string{"dedupe_percentage=50", "buffer_compress_percentage=50"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			src := "[j]\nrw=write\nbs=4k\nioengine=psync\nsize=32m\n" + strings.Join(tc.opts, "\n") + "\n"
-			jobFile := filepath.Join(dir, "j.fio")
-			require.NoError(t, os.WriteFile(jobFile, []byte(src), 0o644))
-			fioFile, ourFile := filepath.Join(dir, "fio.dat"), filepath.Join(dir, "st.dat")
-			out, err := exec.Command(fio, "--filename="+fioFile, "--output-format=terse", jobFile).CombinedOutput()
-			require.NoError(t, err, "%s", out)
-
-			jobs, err := parseFile(strings.NewReader(src), "j.fio")
-			require.NoError(t, err)
-			jobs[0].Filename = ourFile
-			res, err := RunJobs(t.Context(), jobs, Options{})
-			require.NoError(t, err)
-			require.NoError(t, res.Jobs[0].Err)
-
-			theirs, err := os.ReadFile(fioFile)
-			require.NoError(t, err)
-			ours, err := os.ReadFile(ourFile)
-			require.NoError(t, err)
-			fd, od := dupFraction(theirs), dupFraction(ours)
-			fc, oc := flateRatio(t, theirs), flateRatio(t, ours)
-			t.Logf("duplicates fio %.4f stortest %.4f; compressed fio %.4f stortest %.4f", fd, od, fc, oc)
-			assert.InDelta(t, fd, od, 0.03, "share of duplicate blocks")
-			assert.InDelta(t, fc, oc, 0.03, "compressed size / size")
-		})
-	}
-}
-
-// TestBufRunDedupeGlobal runs testdata/jobs/dedupe.fio (fio's
-// examples/dedupe-global.fio at 16 MiB): each file alone repeats about a
-// third of its blocks, the two together half, and blocks compress to
-// about half, as fio 3.33's files of the example do (0.34, 0.50, 0.51).
-func TestBufRunDedupeGlobal(t *testing.T) {
-	f, err := os.Open("testdata/jobs/dedupe.fio")
-	require.NoError(t, err)
-	defer f.Close()
-	jobs, err := parseFile(f, "dedupe.fio")
-	require.NoError(t, err)
-	t.Chdir(t.TempDir())
-	res, err := RunJobs(t.Context(), jobs, Options{})
-	require.NoError(t, err)
-	for _, j := range res.Jobs {
-		require.NoError(t, j.Err)
-	}
-	a, err := os.ReadFile("a.0.0")
-	require.NoError(t, err)
-	b, err := os.ReadFile("b.0.0")
-	require.NoError(t, err)
-	assert.InDelta(t, 0.34, dupFraction(a), 0.04, "a alone")
-	assert.InDelta(t, 0.34, dupFraction(b), 0.04, "b alone")
-	assert.InDelta(t, 0.50, dupFraction(append(a, b...)), 0.04, "a and b")
-	assert.InDelta(t, 0.51, flateRatio(t, a), 0.03, "compressed a")
-}
-
-// A plain write job writes pseudo-random data, as fio's does, not the
-// zeros of fresh buffers.
-func TestBufRunDefault(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "f")
-	res, err := Run(t.Context(), Job{Name: "w", RW: Write, BlockSize: 4096, Size: 1 << 20, Filename: file, Engine: "psync", IODepth: 1}, Options{})
-	require.NoError(t, err)
-	require.NoError(t, res.Jobs[0].Err)
-	data, err := os.ReadFile(file)
-	require.NoError(t, err)
-	assert.Zero(t, dupFraction(data), "scrambled: no block repeats")
-	assert.Greater(t, flateRatio(t, data[:4096]), 0.9, "a block is random")
 }
 
 func FuzzParseBufferPattern(f *testing.F) {
@@ -396,12 +302,12 @@ func BenchmarkBufFill(b *testing.B) {
 				b.Fatal(err)
 			}
 			j := jobs[0].Normalized()
-			f := newBufFill(&j, 1, 1)
+			f := NewBufFill(&j, 1, 1)
 			buf := make([]byte, 4096)
-			f.initBuf(buf)
+			f.InitBuf(buf)
 			b.SetBytes(4096)
 			for i := 0; b.Loop(); i++ {
-				f.write(buf, int64(i)<<12, int64(i))
+				f.FillWrite(buf, int64(i)<<12, int64(i))
 			}
 		})
 	}

@@ -42,10 +42,10 @@ func (c *CmdPrio) isZero() bool {
 }
 
 // ioprio makes the kernel's ioprio value.
-func ioprio(class, level int) uint16 { return uint16(class<<13 | level) }
+func IOPrio(class, level int) uint16 { return uint16(class<<13 | level) }
 
 // prioOf returns the class and level of ioprio value p.
-func prioOf(p uint16) (class, level int) { return int(p >> 13), int(p & 0x1fff) }
+func PrioOf(p uint16) (class, level int) { return int(p >> 13), int(p & 0x1fff) }
 
 // cmdprioString is the job-file text of the cmdprio options.
 func (c *CmdPrio) String() string {
@@ -140,7 +140,7 @@ func MergePrios(s, o []PrioStats) []PrioStats {
 		_ = s[i].Clat.Merge(x.Clat)
 		_ = s[i].Lat.Merge(x.Lat)
 	}
-	slices.SortFunc(s, func(a, b PrioStats) int { return int(ioprio(a.Class, a.Level)) - int(ioprio(b.Class, b.Level)) })
+	slices.SortFunc(s, func(a, b PrioStats) int { return int(IOPrio(a.Class, a.Level)) - int(IOPrio(b.Class, b.Level)) })
 	return s
 }
 

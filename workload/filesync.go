@@ -198,4 +198,12 @@ func (j *Job) filesString() string {
 
 // opSyncFileRange marks sync_file_range in due's answer; the runner does
 // it itself (no engine has it).
-const opSyncFileRange = engines.Op(255)
+const OpSyncFileRange = engines.Op(255)
+
+// SyncName is op's name in errors.
+func SyncName(op engines.Op) string {
+	if op == OpSyncFileRange {
+		return "sync_file_range"
+	}
+	return op.String()
+}

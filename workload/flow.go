@@ -72,4 +72,4 @@ func (f *Flow) validate() (option, reason string) {
 
 // maxFlowPause bounds one pause, so that a long flow_sleep still sees the
 // runtime end and cancellation (the job checks again and pauses on).
-const maxFlowPause = int64(100 * time.Millisecond)
+const MaxFlowPause = int64(100 * time.Millisecond)

@@ -214,6 +214,10 @@ func (o *Offsets) rebase(start int64) {
 	}
 }
 
+// MixSeed returns the seed of the pattern's direction mix and whether
+// the mix restarts from it each pass (Job.MixSeed).
+func (p *Pattern) MixSeed() (seed uint32, restart bool) { return p.mix.seed, p.mix.restart }
+
 // Passes returns the passes completed over the region: wraps of sequential
 // offsets, full permutations of the random map, else region-sizes worth of
 // bytes.
@@ -487,12 +491,12 @@ type Pattern struct {
 // for the first job of a run (thread number 1; see Job.MixSeed), or, with
 // randrepeat=0, from seed.
 func NewPattern(j *Job, fileSize int64, seed uint64) (*Pattern, error) {
-	return newPattern(j, fileSize, seed, 1, seed)
+	return NewClonePattern(j, fileSize, seed, 1, seed)
 }
 
 // newPattern is NewPattern for the clone with fio's thread number thread,
 // entropy seeding the directions of a job without randrepeat.
-func newPattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64) (*Pattern, error) {
+func NewClonePattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64) (*Pattern, error) {
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
@@ -621,9 +625,15 @@ func (p *Pattern) NextIO(d Dir) IO {
 	return IO{Dir: d, Offset: off, Len: n}
 }
 
-// nextFixed is NextIO(NextDir()) of a fixed pattern: no mix to draw, no
-// size to choose.
-func (p *Pattern) nextFixed() IO {
+// Fixed reports whether the pattern has one direction, one block size
+// and one offset stream and nothing else (no mix, size chooser, offset
+// modifier of a random job, percentage_random or zones), and that
+// direction: NextFixed then draws its I/Os.
+func (p *Pattern) Fixed() (Dir, bool) { return p.dir, p.fixed }
+
+// NextFixed is Next of a Fixed pattern: no mix to draw, no size to
+// choose.
+func (p *Pattern) NextFixed() IO {
 	off, n := p.off[0].Next(p.bs.lo)
 	p.bytes += n
 	return IO{Dir: p.dir, Offset: off, Len: n}

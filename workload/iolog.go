@@ -101,3 +101,32 @@ func (j *Job) iologString() string {
 	}
 	return b.String()
 }
+
+// IOLogAct is one action of an I/O log line.
+type IOLogAct uint8
+
+const (
+	LogAdd      IOLogAct = iota // add the file to the trace
+	LogOpen                     // open the file
+	LogClose                    // close the file
+	LogRead                     // read LENGTH bytes at OFFSET
+	LogWrite                    // write LENGTH bytes at OFFSET
+	LogTrim                     // trim LENGTH bytes at OFFSET
+	LogSync                     // fsync the file
+	LogDatasync                 // fdatasync the file
+	LogWait                     // wait OFFSET µs (version 2 only)
+	NumIOLogActs
+)
+
+// IOLogActs are the actions' names in the log.
+var IOLogActs = [NumIOLogActs]string{"add", "open", "close", "read", "write", "trim", "sync", "datasync", "wait"}
+
+func (a IOLogAct) String() string {
+	if a < NumIOLogActs {
+		return IOLogActs[a]
+	}
+	return "IOLogAct(" + strconv.Itoa(int(a)) + ")"
+}
+
+// IsFileAct reports whether the action takes no offset and length.
+func (a IOLogAct) IsFileAct() bool { return a <= LogClose }

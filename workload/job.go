@@ -1,10 +1,11 @@
 // Package workload describes storage workloads the way fio does: the Job
 // (fio's options under Go names, in sub-structs named for what they hold),
 // its defaults, validation and fio job-file printing, and the Result of a
-// run with its per-second series. It also holds the runner (Run, RunJobs)
-// and the generators of offsets, block sizes, directions, rates, buffer
-// contents and verify patterns. Package workload/fiojob reads fio's job
-// files and command lines; package workload/fioout writes fio's outputs.
+// run with its per-second series. It also holds the generators of
+// offsets, block sizes, directions, rates, buffer contents and verify
+// patterns. Package workload/fiojob reads fio's job files and command
+// lines, package workload/runner runs jobs and package workload/fioout
+// writes fio's outputs of a result.
 package workload
 
 import (

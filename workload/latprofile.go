@@ -111,4 +111,4 @@ func (e *LatencyError) Error() string {
 func (e *LatencyError) Unwrap() error { return syscall.ETIMEDOUT }
 
 // noMaxLatency is MaxLatency unset.
-var noMaxLatency [NumDirs]time.Duration
+var NoMaxLatency [NumDirs]time.Duration

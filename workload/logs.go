@@ -41,4 +41,4 @@ type LogOptions struct {
 func (o LogOptions) IsZero() bool { return o == LogOptions{} }
 
 // on reports whether any log is written.
-func (o LogOptions) on() bool { return o.Lat != "" || o.BW != "" || o.IOPS != "" }
+func (o LogOptions) On() bool { return o.Lat != "" || o.BW != "" || o.IOPS != "" }

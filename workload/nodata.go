@@ -69,7 +69,7 @@ func (j *Job) NumFiles() int { return max(j.NrFiles, 1) }
 
 // perFile is the bytes each file of a file-engine job stands for:
 // filesize, else size split over the files, in whole blocks.
-func (j *Job) perFile() int64 {
+func (j *Job) PerFile() int64 {
 	if j.FileSize > 0 {
 		return j.FileSize
 	}
@@ -157,11 +157,11 @@ func (j *Job) validateEngines() error {
 		return unsupportedField(j.Name, "nrfiles", "filename with nrfiles above 1 (ioengine="+e+" names its files jobname.clone.filenum)")
 	case j.Size == 0 && j.FileSize == 0:
 		return bad("filesize", "ioengine=%s needs filesize (or size): the bytes each file stands for", e)
-	case j.perFile() < j.BlockSize:
-		return bad("filesize", "%s per file is less than the block size %s", FormatSize(j.perFile()), FormatSize(j.BlockSize))
-	case j.perFile()%j.BlockSize != 0:
+	case j.PerFile() < j.BlockSize:
+		return bad("filesize", "%s per file is less than the block size %s", FormatSize(j.PerFile()), FormatSize(j.BlockSize))
+	case j.PerFile()%j.BlockSize != 0:
 		return bad("filesize", "%s per file is not a multiple of the block size %s (ioengine=%s calls once per file, on its first block)",
-			FormatSize(j.perFile()), FormatSize(j.BlockSize), e)
+			FormatSize(j.PerFile()), FormatSize(j.BlockSize), e)
 	}
 	return nil
 }
@@ -209,6 +209,6 @@ func (j *Job) enginesString() string {
 
 // opensNoFile reports whether the job's worker opens no file: null
 // without a filename, cpuio, and the file engines, which name their own.
-func (j *Job) opensNoFile() bool {
+func (j *Job) OpensNoFile() bool {
 	return (j.Engine == "null" && j.Filename == "") || (j.Engine != "null" && !engines.NeedsFile(j.Engine))
 }

@@ -13,7 +13,7 @@ import (
 // the runner (package workload/runner) reads these, the test API and the
 // command line fill them in.
 
-func (o *Options) grace() time.Duration {
+func (o *Options) GracePeriod() time.Duration {
 	switch {
 	case o.Grace < 0:
 		return 0
@@ -38,7 +38,7 @@ type OutstandingIO struct {
 }
 
 func (o OutstandingIO) String() string {
-	if o.Op == engines.OpFsync.String() || o.Op == engines.OpFdatasync.String() || o.Op == syncName(opSyncFileRange) {
+	if o.Op == engines.OpFsync.String() || o.Op == engines.OpFdatasync.String() || o.Op == SyncName(OpSyncFileRange) {
 		return fmt.Sprintf("%s: %s", o.Op, roundAge(o.Age))
 	}
 	return fmt.Sprintf("%s of %d bytes at offset %d: %s", o.Op, o.Len, o.Offset, roundAge(o.Age))

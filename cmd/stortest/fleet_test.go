@@ -17,7 +17,7 @@ import (
 	"stortest.dev/internal/blkio"
 	"stortest.dev/internal/testenv"
 	"stortest.dev/latency/histlog"
-	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // Acceptance: the fleet flow, locally. Four "hosts", four `stortest run`
@@ -43,7 +43,7 @@ func TestFleetFlow(t *testing.T) {
 	const hosts, slow = 4, 2 // host-3 is slow
 	var devs []string
 	for range hosts {
-		s, err := workload.NewScratch(workload.ScratchOptions{Dir: "/dev/shm", Size: 64 << 20, Loop: true, DirectIO: true})
+		s, err := runner.NewScratch(runner.ScratchOptions{Dir: "/dev/shm", Size: 64 << 20, Loop: true, DirectIO: true})
 		require.NoError(t, err)
 		t.Cleanup(func() { assert.NoError(t, s.Close()) })
 		devs = append(devs, s.Path)

@@ -20,6 +20,7 @@ import (
 	"stortest.dev/target"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
+	"stortest.dev/workload/runner"
 )
 
 const runUsage = "[--output-format normal|json|json+|terse[,...]] [--output FILE] [--max-jobs N] [--parse-only] [--debug=parse] [--report FILE.html] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [--faults SPEC] [[--option=value ...] JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
@@ -152,7 +153,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	var jobs []workload.Job
 	var given *workload.FioGiven // the options as given, for fio's JSON
-	var scratch *workload.Scratch
+	var scratch *runner.Scratch
 	switch {
 	case len(rest) == 0:
 		scratch, err = newDefaultScratch(flags.scratchSize, stderr)
@@ -228,7 +229,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	}
 	rep := startRunReport(ctx, flags.report, jobs, stderr)
 	du := startDiskUtil(jobs)
-	res, err := workload.RunJobs(ctx, jobs, opts)
+	res, err := runner.RunJobs(ctx, jobs, opts)
 	if err != nil {
 		return err
 	}
@@ -312,17 +313,17 @@ func signalStatus(s os.Signal) int {
 // direct I/O over a temp file when root, else the temp file itself. What
 // earlier stortest processes that are gone left behind is cleaned up
 // first, with a line on stderr for each.
-func newDefaultScratch(size int64, stderr io.Writer) (*workload.Scratch, error) {
-	workload.CleanOrphansOnce(stderr)
-	o := workload.ScratchOptions{Size: size}
+func newDefaultScratch(size int64, stderr io.Writer) (*runner.Scratch, error) {
+	runner.CleanOrphansOnce(stderr)
+	o := runner.ScratchOptions{Size: size}
 	if os.Geteuid() == 0 {
 		o.Loop, o.DirectIO = true, true
 	}
-	s, err := workload.NewScratch(o)
+	s, err := runner.NewScratch(o)
 	if err != nil && o.Loop {
 		fmt.Fprintf(stderr, "stortest run: no loop device (%v); using a temp file\n", err)
 		o.Loop, o.DirectIO = false, false
-		s, err = workload.NewScratch(o)
+		s, err = runner.NewScratch(o)
 	}
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // sectionsFile is a job file of n job sections (numjobs each when not 1)
@@ -123,7 +124,7 @@ func TestRunJobsLimit(t *testing.T) {
 		{Name: "a", RW: workload.Read, BlockSize: 4096, Size: 4096, Engine: "null", NumJobs: 2000},
 		{Name: "b", RW: workload.Read, BlockSize: 4096, Size: 4096, Engine: "psync", Filename: dir + "/b", NumJobs: 2089},
 	}
-	_, err := workload.RunJobs(t.Context(), jobs, workload.Options{})
+	_, err := runner.RunJobs(t.Context(), jobs, workload.Options{})
 	if !errors.Is(err, workload.ErrTooManyJobs) || !strings.Contains(err.Error(), "job b") {
 		t.Fatalf("%v, want ErrTooManyJobs at job b", err)
 	}

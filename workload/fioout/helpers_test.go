@@ -10,12 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // fileTarget is a scratch file of size bytes, removed after the test.
-func fileTarget(t *testing.T, size int64) *workload.Scratch {
+func fileTarget(t *testing.T, size int64) *runner.Scratch {
 	t.Helper()
-	s, err := workload.NewScratch(workload.ScratchOptions{Dir: t.TempDir(), Size: size})
+	s, err := runner.NewScratch(runner.ScratchOptions{Dir: t.TempDir(), Size: size})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
 	return s

@@ -10,6 +10,7 @@ import (
 
 	"stortest.dev/latency"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
 
 // Exact values decide, not buckets: 745 and 751 ns share a histogram
@@ -74,7 +75,7 @@ func TestFioLatencyLines(t *testing.T) {
 // 28.94, 59.13, 11.26.)
 func TestFioLatencyRangesOnFile(t *testing.T) {
 	target := fileTarget(t, 8<<20)
-	res, err := workload.Run(context.Background(), workload.Job{Name: "f", Filename: target.Path, Engine: "psync", RW: workload.RandRead,
+	res, err := runner.Run(context.Background(), workload.Job{Name: "f", Filename: target.Path, Engine: "psync", RW: workload.RandRead,
 		BlockSize: 4096, Size: 8 << 20}, workload.Options{})
 	require.NoError(t, err)
 	jr := res.Jobs[0]

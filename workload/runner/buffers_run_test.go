@@ -1,0 +1,105 @@
+package runner
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stortest.dev/workload"
+)
+
+// TestBufAgainstFio writes the same job with fio 3.33 and with stortest
+// and compares what a deduplicating, compressing device would see: the
+// share of duplicate 4 KiB blocks and the DEFLATE-compressed size.
+func TestBufAgainstFio(t *testing.T) {
+	fio := fioBinary(t)
+	if testing.Short() {
+		t.Skip("writes 32 MiB files with fio and stortest")
+	}
+	for _, tc := range []struct {
+		name string
+		opts []string
+	}{
+		{"default", nil},
+		{"dedupe0", []string{"dedupe_percentage=0", "refill_buffers=1"}},
+		{"dedupe50", []string{"dedupe_percentage=50"}},
+		{"dedupe90", []string{"dedupe_percentage=90"}},
+		{"workingset50", []string{"dedupe_percentage=50", "dedupe_mode=working_set", "dedupe_working_set_percentage=20"}},
+		{"compress0", []string{"buffer_compress_percentage=0", "refill_buffers=1"}},
+		{"compress50", []string{"buffer_compress_percentage=50"}},
+		{"compress90", []string{"buffer_compress_percentage=90"}},
+		{"compress50chunk4k", []string{"buffer_compress_percentage=50", "buffer_compress_chunk=4k"}},
+		{"dedupe50compress50", []string{"dedupe_percentage=50", "buffer_compress_percentage=50"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := "[j]\nrw=write\nbs=4k\nioengine=psync\nsize=32m\n" + strings.Join(tc.opts, "\n") + "\n"
+			jobFile := filepath.Join(dir, "j.fio")
+			require.NoError(t, os.WriteFile(jobFile, []byte(src), 0o644))
+			fioFile, ourFile := filepath.Join(dir, "fio.dat"), filepath.Join(dir, "st.dat")
+			out, err := exec.Command(fio, "--filename="+fioFile, "--output-format=terse", jobFile).CombinedOutput()
+			require.NoError(t, err, "%s", out)
+
+			jobs, err := parseFile(strings.NewReader(src), "j.fio")
+			require.NoError(t, err)
+			jobs[0].Filename = ourFile
+			res, err := RunJobs(t.Context(), jobs, workload.Options{})
+			require.NoError(t, err)
+			require.NoError(t, res.Jobs[0].Err)
+
+			theirs, err := os.ReadFile(fioFile)
+			require.NoError(t, err)
+			ours, err := os.ReadFile(ourFile)
+			require.NoError(t, err)
+			fd, od := dupFraction(theirs), dupFraction(ours)
+			fc, oc := flateRatio(t, theirs), flateRatio(t, ours)
+			t.Logf("duplicates fio %.4f stortest %.4f; compressed fio %.4f stortest %.4f", fd, od, fc, oc)
+			assert.InDelta(t, fd, od, 0.03, "share of duplicate blocks")
+			assert.InDelta(t, fc, oc, 0.03, "compressed size / size")
+		})
+	}
+}
+
+// TestBufRunDedupeGlobal runs testdata/jobs/dedupe.fio (fio's
+// examples/dedupe-global.fio at 16 MiB): each file alone repeats about a
+// third of its blocks, the two together half, and blocks compress to
+// about half, as fio 3.33's files of the example do (0.34, 0.50, 0.51).
+func TestBufRunDedupeGlobal(t *testing.T) {
+	f, err := os.Open("../testdata/jobs/dedupe.fio")
+	require.NoError(t, err)
+	defer f.Close()
+	jobs, err := parseFile(f, "dedupe.fio")
+	require.NoError(t, err)
+	t.Chdir(t.TempDir())
+	res, err := RunJobs(t.Context(), jobs, workload.Options{})
+	require.NoError(t, err)
+	for _, j := range res.Jobs {
+		require.NoError(t, j.Err)
+	}
+	a, err := os.ReadFile("a.0.0")
+	require.NoError(t, err)
+	b, err := os.ReadFile("b.0.0")
+	require.NoError(t, err)
+	assert.InDelta(t, 0.34, dupFraction(a), 0.04, "a alone")
+	assert.InDelta(t, 0.34, dupFraction(b), 0.04, "b alone")
+	assert.InDelta(t, 0.50, dupFraction(append(a, b...)), 0.04, "a and b")
+	assert.InDelta(t, 0.51, flateRatio(t, a), 0.03, "compressed a")
+}
+
+// A plain write job writes pseudo-random data, as fio's does, not the
+// zeros of fresh buffers.
+func TestBufRunDefault(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f")
+	res, err := Run(t.Context(), workload.Job{Name: "w", RW: workload.Write, BlockSize: 4096, Size: 1 << 20, Filename: file, Engine: "psync", IODepth: 1}, workload.Options{})
+	require.NoError(t, err)
+	require.NoError(t, res.Jobs[0].Err)
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Zero(t, dupFraction(data), "scrambled: no block repeats")
+	assert.Greater(t, flateRatio(t, data[:4096]), 0.9, "a block is random")
+}

@@ -1,0 +1,36 @@
+package runner
+
+import (
+	"os"
+	"strconv"
+
+	"stortest.dev/engines"
+	"stortest.dev/workload"
+)
+
+// The runner's view of a Job.
+
+// writes reports whether the job writes or trims (and so opens its file
+// read-write).
+func writes(j *workload.Job) bool { return j.RW.Modifies() }
+
+func engineConfig(j *workload.Job, f *os.File, bufs [][]byte, size int64) engines.Config {
+	return engines.Config{
+		File: f, Direct: j.Direct, Depth: j.IODepth, Buffers: bufs,
+		SQPoll: j.SQThreadPoll, FixedBufs: j.FixedBufs, RegisterFiles: j.RegisterFiles,
+		HiPri: j.Hipri, NoWait: j.NoWait, Size: size,
+		OneThread: true, // each worker runs on its own locked thread
+		CPUChunk:  j.CPUChunks, CPUQsort: j.CPUMode == "qsort", StatType: j.StatType, Exec: execSpec(j),
+	}
+}
+
+// withDefaultFile returns the job for clone with fio's default file
+// name when the job names none and its engine needs a file:
+// jobname.clone.0 in the job's directory, else the working one (fio's
+// $jobname.$jobnum.$filenum), laid out to the job's size as fio does.
+func withDefaultFile(j workload.Job, clone int) workload.Job {
+	if j.Filename == "" && engines.NeedsFile(j.Engine) {
+		j.Filename = j.DirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
+	}
+	return j
+}

@@ -1,0 +1,256 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"stortest.dev/workload"
+)
+
+func TestFioMoreOptionsParse(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want []workload.Job
+	}{
+		{
+			name: "name in [global] is ignored, as fio does",
+			in:   "[global]\nname=fio-rand-read\nioengine=null\nsize=1m\n[file1]\n",
+			want: norm(workload.Job{Name: "file1", Engine: "null", Size: 1 << 20}),
+		},
+		{
+			name: "thread, threads and random_generator change nothing",
+			in:   "[global]\nthread\nthreads=1\nrandom_generator=lfsr\n[a]\nsize=1m\nverify_dump=1\nexperimental_verify=1\nverify_state_save=1\nverify_fatal=1\nverify_interval=512\ncreate_serialize=0\n",
+			want: norm(workload.Job{Name: "a", Size: 1 << 20}),
+		},
+		{
+			name: "filesize sets size when size is not given",
+			in:   "[a]\nfilesize=256k\n[b]\nfilesize=1m\nsize=64k\n",
+			want: norm(workload.Job{Name: "a", Size: 256 << 10, Placement: workload.Placement{FileSize: 256 << 10}},
+				workload.Job{Name: "b", Size: 64 << 10, Placement: workload.Placement{FileSize: 1 << 20}}),
+		},
+		{
+			name: "directory holds relative file names and the default one",
+			in:   "[global]\ndirectory=/tmp/d\n[a]\nfilename=f\n[b]\nfilename=/abs/f\n[c]\n",
+			want: norm(workload.Job{Name: "a", Filename: "/tmp/d/f"}, workload.Job{Name: "b", Filename: "/abs/f"},
+				workload.Job{Name: "c", Placement: workload.Placement{Directory: "/tmp/d"}}),
+		},
+		{
+			name: "stonewall, wait_for, new_group, startdelay, io_size, nrfiles=1",
+			in:   "[a]\nio_limit=8k\nnr_files=1\n[b]\nstonewall\n[c]\nwait_for=a\nnew_group\nstartdelay=500ms\nwait_for_previous=0\n",
+			want: norm(workload.Job{Name: "a", Placement: workload.Placement{IOSize: 8 << 10}}, workload.Job{Name: "b", Ordering: workload.Ordering{Stonewall: true}},
+				workload.Job{Name: "c", Ordering: workload.Ordering{WaitFor: "a", NewGroup: true, StartDelay: 500 * time.Millisecond}}),
+		},
+		{
+			name: "verify kinds, do_verify, verify_backlog",
+			in:   "[a]\nverify=md5\ndo_verify=0\n[b]\nverify=xxhash\nverify_backlog=1k\n[c]\nverify=sha3-512\n[d]\nverify=meta\n",
+			want: norm(workload.Job{Name: "a", Verify: workload.VerifyMD5, NoVerifyPhase: true}, workload.Job{Name: "b", Verify: workload.VerifyXXHash, VerifyBacklog: 1024},
+				workload.Job{Name: "c", Verify: workload.VerifySHA3_512}, workload.Job{Name: "d", Verify: workload.VerifyMeta}),
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseFile(strings.NewReader(tc.in), "t.fio")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("got\n%v\nwant\n%v", got, tc.want)
+			}
+			// Each job prints as a section that reads back the same.
+			for _, j := range got {
+				back := roundTripJob(t, j)
+				if fmt.Sprint(back) != fmt.Sprint(j) {
+					t.Errorf("%s reads back as\n%v\nwant\n%v", j.Name, back, j)
+				}
+			}
+		})
+	}
+}
+
+func TestFioMoreErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"[a]\nnrfiles=2\n", "t.fio:2: job \"a\": nrfiles: nrfiles=2: several files per job (only with ioengine filecreate, filestat or filedelete) is not supported by stortest"},
+		{"[a]\nfilesize=1k-4k\n", "t.fio:2: job \"a\": filesize: filesize=1k-4k: a range of file sizes is not supported by stortest"},
+		{"[a]\n[b]\nwait_for=c\n", "t.fio:3: job \"b\": wait_for: no job \"c\" before this one"},
+		{"[a]\nverify=pattern\n", "t.fio:2: job \"a\": verify: verify=pattern needs verify_pattern"},
+		{"[a]\nioengine=e4defrag\n", "t.fio:2: job \"a\": ioengine: fio ioengine e4defrag is not supported by stortest"},
+		{"[a]\ndonorname=x\n", "t.fio:2: job \"a\": fio option donorname (ioengine e4defrag) is not supported by stortest"},
+		{"[a]\nport=8888\n", "t.fio:2: job \"a\": fio option port (ioengine net, netsplice or rdma) is not supported by stortest"},
+		{"[a]\ncmdprio_percentage=20\n", "t.fio:2: job \"a\": cmdprio_percentage: ioengine=psync does not take the cmdprio options (only libaio, io_uring)"},
+		{"[a]\nrandom_generator=mt\n", "unknown random_generator \"mt\""},
+	} {
+		_, err := parseFile(strings.NewReader(tc.in), "t.fio")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.in, err, tc.want)
+		}
+		if strings.Contains(tc.want, "not supported") && !errors.Is(err, workload.ErrUnsupported) {
+			t.Errorf("%q: %v is not ErrUnsupported", tc.in, err)
+		}
+	}
+}
+
+// roundTripJob parses j.String() (after the job j waits for, if any) and
+// returns the job read back.
+func roundTripJob(t *testing.T, j workload.Job) workload.Job {
+	t.Helper()
+	text := j.String()
+	if j.WaitFor != "" {
+		text = "[" + j.WaitFor + "]\n" + text
+	}
+	back, err := parseFile(strings.NewReader(text), "back.fio")
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", j.Name, err, text)
+	}
+	return back[len(back)-1]
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRunStonewallWaitForStartDelay(t *testing.T) {
+	jobs, err := parseFile(strings.NewReader(`[global]
+ioengine=null
+size=1g
+time_based
+runtime=200ms
+[a]
+[b]
+stonewall
+[c]
+wait_for=a
+startdelay=100ms
+[d]
+`), "t.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunJobs(context.Background(), jobs, workload.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]*workload.JobResult{}
+	for _, j := range res.Jobs {
+		at[j.Name] = j
+	}
+	// A job's Start is read a little after its measuring starts: allow
+	// for that.
+	const slack = 5 * time.Millisecond
+	end := func(n string) time.Time { return at[n].Start.Add(at[n].Runtime - slack) }
+	// b waits for a; c for a and then 100 ms; d, after the stonewall at
+	// b, for a only, as fio starts it right after b.
+	if at["b"].Start.Before(end("a")) {
+		t.Errorf("b started %v before a ended", end("a").Sub(at["b"].Start))
+	}
+	if at["c"].Start.Before(end("a").Add(90 * time.Millisecond)) {
+		t.Errorf("c started %v after a ended, want >= 100ms", at["c"].Start.Sub(end("a")))
+	}
+	if at["c"].Start.After(end("b").Add(2 * slack)) {
+		t.Errorf("c waited for b too")
+	}
+	if at["d"].Start.Before(end("a")) {
+		t.Errorf("d did not wait for a, before the stonewall")
+	}
+	if at["d"].Start.After(end("b").Add(2 * slack)) {
+		t.Errorf("d waited for b, after the stonewall")
+	}
+}
+
+func TestRunIOSizeAndFileSize(t *testing.T) {
+	dir := t.TempDir()
+	// As fio 3.33 (t/jobs/t0032): size=1280k io_size=2560k moves 2560k.
+	jobs, err := parseFile(strings.NewReader(fmt.Sprintf(`[global]
+bs=128k
+[null]
+ioengine=null
+size=1280k
+io_size=2560k
+[file]
+filename=%s/f
+filesize=1m
+rw=write
+[indir]
+directory=%s
+size=256k
+rw=write
+`, dir, dir)), "t.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunJobs(context.Background(), jobs, workload.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Jobs[0].Dirs[workload.DirRead].Bytes; got != 2560<<10 {
+		t.Errorf("io_size=2560k moved %d bytes", got)
+	}
+	if got := res.Jobs[1].Dirs[workload.DirWrite].Bytes; got != 1<<20 {
+		t.Errorf("filesize=1m moved %d bytes", got)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "f")); err != nil || st.Size() != 1<<20 {
+		t.Errorf("filesize=1m laid out %v (%v)", st, err)
+	}
+	// fio's default file name, jobname.jobnum.filenum, in the directory.
+	if st, err := os.Stat(filepath.Join(dir, "indir.0.0")); err != nil || st.Size() != 256<<10 {
+		t.Errorf("directory=: %v (%v)", st, err)
+	}
+}
+
+func TestRunVerifyPhases(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "f")
+	run := func(text string) []*workload.JobResult {
+		t.Helper()
+		jobs, err := parseFile(strings.NewReader(strings.ReplaceAll(text, "FILE", f)), "t.fio")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := RunJobs(context.Background(), jobs, workload.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range res.Jobs {
+			if j.Err != nil {
+				t.Fatalf("%s: %v", j.Name, j.Err)
+			}
+		}
+		return res.Jobs
+	}
+	// As t/jobs/t0029: written without a verify phase, then read back
+	// twice by a job that only reads.
+	jobs := run("[global]\nfilename=FILE\nsize=64k\nverify=md5\n[write]\nrw=write\ndo_verify=0\n[read]\nstonewall\nrw=read\nloops=2\n")
+	if jobs[0].Verify.Checked != 0 || jobs[1].Verify.Checked != 32 {
+		t.Errorf("checked %d, %d blocks; want 0 (do_verify=0), 32 (16 blocks read twice)", jobs[0].Verify.Checked, jobs[1].Verify.Checked)
+	}
+	// verify_backlog reads back as it goes; every block is checked once.
+	jobs = run("[a]\nfilename=FILE\nsize=64k\nrw=randwrite\nverify=crc64\nverify_backlog=3\n")
+	if jobs[0].Verify.Checked != 16 || jobs[0].Dirs[workload.DirRead].IOs != 16 {
+		t.Errorf("verify_backlog=3: checked %d, read %d; want 16", jobs[0].Verify.Checked, jobs[0].Dirs[workload.DirRead].IOs)
+	}
+	// A read-only verify job finds blocks that are not what was written.
+	if err := os.WriteFile(f, make([]byte, 64<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobsR, err := parseFile(strings.NewReader("[r]\nfilename="+f+"\nsize=64k\nrw=read\nverify=md5\n"), "t.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunJobs(context.Background(), jobsR, workload.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Jobs[0].Verify.Mismatches == 0 || res.Jobs[0].Err == nil {
+		t.Errorf("zeroed blocks passed a read-only verify: %+v", res.Jobs[0].Verify)
+	}
+}
