@@ -32,6 +32,16 @@ func BenchmarkNowRuntime(b *testing.B) {
 	benchSink = s
 }
 
+// BenchmarkNowUnordered: Now without the ordering.
+func BenchmarkNowUnordered(b *testing.B) {
+	Init()
+	var s int64
+	for b.Loop() {
+		s += NowUnordered()
+	}
+	benchSink = s
+}
+
 // BenchmarkTimeNow: time.Now reads the wall and the monotonic clock.
 func BenchmarkTimeNow(b *testing.B) {
 	var s int64

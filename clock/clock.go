@@ -82,6 +82,24 @@ func Now() int64 {
 	return int64(time.Since(st.epoch))
 }
 
+// NowUnordered is Now without the wait for earlier instructions: a bare
+// RDTSC on amd64, CNTVCT_EL0 without ISB on arm64 (the runtime source is
+// the same as Now's). The processor may take the reading some
+// instructions before or after its place in the program, never after a
+// later Now's (which waits for it), and it costs about half as much
+// (10 ns against 21 on the reference VM). It is for a stamp that an
+// ordered one follows at once, whose few ns of play do not matter: a
+// synchronous engine's start time, taken just before its issue time.
+func NowUnordered() int64 {
+	if !ready.Load() {
+		initOnce()
+	}
+	if st.useTSC {
+		return int64(st.conv.Nanos(readCounterRaw() - st.start))
+	}
+	return int64(time.Since(st.epoch))
+}
+
 // Init chooses the source (honouring EnvSource) and calibrates the counter if it
 // has not been done yet; later calls return the first result. A non-nil error
 // explains why a forced choice could not be honoured; the clock then still works

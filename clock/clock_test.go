@@ -281,6 +281,25 @@ func TestForcedRuntime(t *testing.T) {
 	}
 }
 
+// An unordered reading followed by an ordered one is never later than
+// it, and NowUnordered reads the same clock as Now.
+func TestNowUnorderedBeforeNow(t *testing.T) {
+	Init()
+	for i := range 1000000 {
+		a := NowUnordered()
+		b := Now()
+		if a > b {
+			t.Fatalf("reading %d: NowUnordered %d after the Now that follows it, %d", i, a, b)
+		}
+		if b-a > int64(time.Second) {
+			t.Fatalf("reading %d: NowUnordered %d is %v before Now %d: not the same clock", i, a, time.Duration(b-a), b)
+		}
+	}
+	if a := testing.AllocsPerRun(1000, func() { _ = NowUnordered() }); a != 0 {
+		t.Errorf("NowUnordered allocates %v", a)
+	}
+}
+
 func TestNowAllocs(t *testing.T) {
 	Init()
 	var sink int64

@@ -428,6 +428,9 @@ func (b *BlockSizes) Next() int64 {
 	return b.lo
 }
 
+// fixed reports whether every size is the same.
+func (b *BlockSizes) fixed() bool { return len(b.sizes) == 0 && b.steps <= 1 }
+
 // Min returns the smallest size Next can return, Max the largest.
 func (b *BlockSizes) Min() int64 { return b.lo }
 
@@ -478,6 +481,10 @@ type Pattern struct {
 	// strided zones).
 	byBytes bool
 	zones   *zones // zonemode=strided; nil otherwise
+	// fixed: one direction (dir), one block size and one offset stream,
+	// none of the above; nextFixed draws such a job's I/O.
+	fixed bool
+	dir   workload.Dir
 }
 
 // NewPattern returns the pattern of job j (validated, then normalized) on
@@ -560,6 +567,9 @@ func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, e
 	}
 	p.off[1] = p.off[0]
 	p.shared = true
+	if !n.RW.Mixed() && !n.RW.TrimWrites() && p.wbs == nil && p.bs.fixed() && p.seqN == 0 && p.percRand == nil && p.zones == nil {
+		p.fixed, p.dir = true, p.mix.Next() // the same direction every time
+	}
 	// fio ends a loop, and restarts the mix, where an offset cannot be
 	// had: only the random map runs out, once a pass. Without it the
 	// loops' bytes go in one run of fio's, with one mix.
@@ -617,6 +627,20 @@ func (p *Pattern) NextIO(d workload.Dir) IO {
 		p.off[1].rebase(p.zones.at)
 	}
 	return IO{Dir: d, Offset: off, Len: n}
+}
+
+// Fixed reports whether the pattern has one direction, one block size
+// and one offset stream and nothing else (no mix, size chooser, offset
+// modifier of a random job, percentage_random or zones), and that
+// direction: NextFixed then draws its I/Os.
+func (p *Pattern) Fixed() (workload.Dir, bool) { return p.dir, p.fixed }
+
+// NextFixed is Next of a Fixed pattern: no mix to draw, no size to
+// choose.
+func (p *Pattern) NextFixed() IO {
+	off, n := p.off[0].Next(p.bs.lo)
+	p.bytes += n
+	return IO{Dir: p.dir, Offset: off, Len: n}
 }
 
 // sizes returns the block-size chooser of direction d.

@@ -196,6 +196,7 @@ func (w *worker) runOffload(start int64) {
 		return
 	}
 	w.src.pacer.Start(start)
+	w.src.settle()
 	w.measureStart = start + int64(j.RampTime)
 	if j.RampTime > 0 {
 		w.ramp.begin(start)

@@ -611,6 +611,7 @@ func (w *worker) run(start int64) {
 		defer f.leave()
 	}
 	w.src.pacer.Start(start)
+	w.src.settle()
 	if w.iolog != nil {
 		w.iolog.fileAct(start, workload.LogOpen)
 	}
@@ -629,30 +630,96 @@ func (w *worker) run(start int64) {
 		w.lat.init(start)
 	}
 	w.nextSlice = w.measureStart + int64(workload.SliceInterval)
-	depth := j.IODepth
-	batch := max(1, min(j.IODepthBatch, depth))
-	cmin := max(1, min(j.IODepthBatchCompleteMin, depth))
-	cmax := max(cmin, min(j.IODepthBatchCompleteMax, depth))
-	hasCommit := w.eng.Flags()&engines.FlagHasCommit != 0
-	syncing := anySync(j)
-	now := start
+	lp := newLoopParams(j, w.eng.Flags(), basePrio)
+	var stalled bool
+	if w.leanLoop(basePrio) {
+		stalled = w.loopLean(start, &lp)
+	} else {
+		stalled = w.loopFull(start, &lp)
+	}
+	if stalled {
+		w.giveUp()
+		return
+	}
+	w.endSync()
+	if w.stalled {
+		w.giveUp()
+		return
+	}
+	w.finish(w.measuring, &w.ru0)
+}
 
+// stamp takes the start time of a prepared unit and, for a synchronous
+// engine (no commit), its issue time, which it returns (an async
+// engine's issue time is its commit's; stamp returns the start). A
+// synchronous engine's issue time is read again just before Queue, so
+// lat covers the time in between as fio's does; its start is an
+// unordered read (clock.NowUnordered), at half the cost of an ordered
+// one, which the ordered issue read that follows at once bounds.
+func (w *worker) stamp(u *engines.Unit, hasCommit bool) int64 {
+	if hasCommit {
+		u.Start = clock.Now()
+		u.Issue = u.Start
+		return u.Start
+	}
+	u.Start = clock.NowUnordered()
+	u.Issue = clock.Now()
+	return u.Issue
+}
+
+// loopParams are what a job's I/O loop reads of its job and engine,
+// fixed for the run.
+type loopParams struct {
+	depth, batch int // iodepth, iodepth_batch
+	cmin, cmax   int // iodepth_batch_complete_min and _max
+	low          int // iodepth_low: a full queue is reaped down to it
+	hasCommit    bool
+	basePrio     uint16 // the job's own I/O priority (prio, prioclass)
+}
+
+func newLoopParams(j *workload.Job, f engines.Flags, basePrio uint16) loopParams {
+	lp := loopParams{depth: j.IODepth, hasCommit: f&engines.FlagHasCommit != 0, basePrio: basePrio}
+	lp.batch = max(1, min(j.IODepthBatch, lp.depth))
+	lp.cmin = max(1, min(j.IODepthBatchCompleteMin, lp.depth))
+	lp.cmax = max(lp.cmin, min(j.IODepthBatchCompleteMax, lp.depth))
+	lp.low = cmp.Or(j.IODepthLow, lp.depth)
+	return lp
+}
+
+// startMeasuring marks the end of ramp_time at now (the search of
+// latency_target starts over then, as fio's).
+func (w *worker) startMeasuring(now int64) {
+	w.measuring = true
+	_ = unix.Getrusage(unix.RUSAGE_THREAD, &w.ru0)
+	w.res.Start = time.Now()
+	if w.lat != nil && w.job.RampTime > 0 {
+		w.lat.init(now)
+	}
+}
+
+// checkEnd ends the job's issuing at now once it is stopped or its
+// runtime is over.
+func (w *worker) checkEnd(now int64) {
+	if !w.ended && (w.stop.Load() || (w.deadline != 0 && now >= w.deadline)) {
+		w.ended = true
+		w.endedAt = now
+		if w.deadline != 0 {
+			w.endedAt = min(now, w.deadline)
+		}
+	}
+}
+
+// loopFull is the I/O loop of any job. It returns true when the run gave
+// up on an I/O the device never answered (stall.go).
+func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
+	j := &w.job
+	depth, batch, hasCommit, basePrio := lp.depth, lp.batch, lp.hasCommit, lp.basePrio
+	syncing := anySync(j)
 	for {
 		if !w.measuring && now >= w.measureStart {
-			w.measuring = true
-			_ = unix.Getrusage(unix.RUSAGE_THREAD, &w.ru0)
-			w.res.Start = time.Now()
-			if w.lat != nil && j.RampTime > 0 {
-				w.lat.init(now) // as fio: the search starts over after ramp_time
-			}
+			w.startMeasuring(now)
 		}
-		if !w.ended && (w.stop.Load() || (w.deadline != 0 && now >= w.deadline)) {
-			w.ended = true
-			w.endedAt = now
-			if w.deadline != 0 {
-				w.endedAt = min(now, w.deadline)
-			}
-		}
+		w.checkEnd(now)
 		// Fill the queue: at most depth units per pass, so the deadline,
 		// cancellation and the per-second tick are checked between them.
 		busy := false
@@ -714,15 +781,8 @@ func (w *worker) run(start int64) {
 				}
 			}
 			// fio's start_time: the unit is prepared (after any fsync it
-			// waited for). A synchronous engine's issue time is read again
-			// just before Queue, so lat covers the time in between as
-			// fio's does; an async engine's is the commit's.
-			u.Start = clock.Now()
-			u.Issue = u.Start
-			if !hasCommit {
-				u.Issue = clock.Now()
-			}
-			now = u.Issue
+			// waited for); see stamp.
+			now = w.stamp(u, hasCommit)
 			if w.gateQueue {
 				w.gate.Store(int32(u.Index) + 1)
 			}
@@ -770,84 +830,188 @@ func (w *worker) run(start int64) {
 			}
 		}
 		if w.stalled {
-			w.giveUp()
-			return
+			return true
 		}
 		if len(w.staged) > 0 {
 			now = w.commit()
 		}
 		// Reap when the queue is full, the engine is busy, the rate limit
-		// holds new I/O back, or to drain at the end. As fio does: a full
-		// queue is reaped iodepth_batch_complete_max at a time (one by
-		// default) down to iodepth_low, and each batch is stamped when it
-		// is taken.
+		// holds new I/O back, or to drain at the end.
 		quiesce := w.lat != nil && w.lat.quiesce
 		full := len(w.free) == 0 || w.latRoom() <= 0
 		if w.infl > 0 && (full || busy || w.ended || w.held) {
-			need, most, low := 1, cmax, w.infl-1
-			switch {
-			case w.ended || quiesce:
-				most = depth
-			case full:
-				need, low = cmin, cmp.Or(j.IODepthLow, depth)
-			}
-			for {
-				// The wait is bounded (reapPoll); only when it ends with
-				// nothing does getEvents check whether the run gave up.
-				lo, hi := min(need, w.infl), min(most, w.infl)
-				n, err := w.eng.GetEvents(lo, hi, reapPoll)
-				if n == 0 && err == nil {
-					n, err = w.getEvents(lo, hi)
-				}
-				if w.stalled {
-					break
-				}
-				if err != nil {
-					w.fail(fmt.Errorf("getevents: %w", err))
-					w.drainForced()
-				}
-				now = clock.Now()
-				if n > 0 {
-					w.depthsAt(now).Complete[workload.BatchBucket(n)]++
-				}
-				for i := range n {
-					w.infl--
-					w.complete(w.eng.Event(i), now)
-				}
-				if err != nil || n == 0 || w.infl <= low {
-					break
-				}
-			}
+			now = w.reap(lp, full, w.ended || quiesce, false, now)
 		}
 		if w.stalled {
-			w.giveUp()
-			return
+			return true
 		}
 		if w.lat != nil && w.latStep(now) {
 			w.measuring = false // the depth is found: measure again from now
 			continue
 		}
-		if w.measuring && now >= w.nextSlice {
-			w.slice(now)
-		}
-		if w.measuring && now >= w.nextTick {
-			w.tick(now)
-		}
+		w.sample(now)
 		if w.minRate != nil && w.lastDone >= w.minRate.next {
 			if err := w.minRate.check(j, &w.res.Dirs, w.lastDone); err != nil {
 				w.fail(err)
 			}
 		}
 		if w.ended && w.infl == 0 && len(w.staged) == 0 {
-			break
+			return false
 		}
 	}
-	w.endSync()
-	if w.stalled {
-		w.giveUp()
-		return
+}
+
+// leanLoop reports whether the job uses none of what loopFull checks
+// per I/O beyond issuing and accounting it: the I/O source's lean path
+// (ioSource.settle: one direction and block size, no rate, verify,
+// flow, trace, buffer fill), no thinktime, priorities, syncs, I/O log,
+// latency target or limit, latency, bandwidth or histogram logs, file
+// operations, minimum rate, fill_device or ramp_time (whose counts
+// ramp_run.go keeps aside).
+func (w *worker) leanLoop(basePrio uint16) bool {
+	j := &w.job
+	return w.src.lean && j.RampTime == 0 && j.ThinkTime == 0 && w.prio == nil && basePrio == 0 && !anySync(j) &&
+		w.iolog == nil && w.lat == nil && j.MaxLatency == workload.NoMaxLatency && w.logs == nil &&
+		w.hist == nil && !w.fileOps && w.minRate == nil && !j.FillDevice
+}
+
+// loopLean is loopFull for a job that leanLoop admits: the same I/Os,
+// clock reads and accounting, without the checks of what the job does
+// not use.
+func (w *worker) loopLean(now int64, lp *loopParams) (stalled bool) {
+	depth, batch, hasCommit := lp.depth, lp.batch, lp.hasCommit
+	for {
+		if !w.measuring && now >= w.measureStart {
+			w.startMeasuring(now)
+		}
+		w.checkEnd(now)
+		busy := false
+		for n := 0; n < depth && !w.ended && len(w.free) > 0; n++ {
+			u := w.free[len(w.free)-1]
+			// The lean source is ready or done: it never waits.
+			if sst, _ := w.src.next(u, now, false); sst == srcDone {
+				w.ended = true
+				break
+			}
+			w.free = w.free[:len(w.free)-1]
+			now = w.stamp(u, hasCommit)
+			if w.gateQueue {
+				w.gate.Store(int32(u.Index) + 1)
+			}
+			st, err := w.eng.Queue(u)
+			if w.gateQueue {
+				w.leaveGate(int32(u.Index) + 1)
+			}
+			if err != nil {
+				if errors.Is(err, engines.ErrAborted) {
+					w.stalled = true // u stays out: it is outstanding
+					break
+				}
+				w.fail(fmt.Errorf("queue: %w", err))
+				w.free = append(w.free, u)
+				break
+			}
+			switch st {
+			case engines.Completed:
+				now = clock.Now()
+				if now >= w.measureStart {
+					d := &w.res.Depths
+					d.Level[workload.LevelBucket(w.infl+len(w.staged)+1)]++
+					if !hasCommit {
+						d.Submit[1]++
+						d.Complete[1]++
+					}
+				}
+				w.completeLean(u, now)
+			case engines.Queued:
+				w.staged = append(w.staged, u)
+				if len(w.staged) >= batch {
+					now = w.commit()
+				}
+			case engines.Busy:
+				w.free = append(w.free, u)
+				w.src.unget(u)
+				busy = true
+			}
+			if busy {
+				break
+			}
+		}
+		if w.stalled {
+			return true
+		}
+		if len(w.staged) > 0 {
+			now = w.commit()
+		}
+		if full := len(w.free) == 0; w.infl > 0 && (full || busy || w.ended) {
+			now = w.reap(lp, full, w.ended, true, now)
+			if w.stalled {
+				return true
+			}
+		}
+		w.sample(now)
+		if w.ended && w.infl == 0 && len(w.staged) == 0 {
+			return false
+		}
 	}
-	w.finish(w.measuring, &w.ru0)
+}
+
+// reap takes completions from the engine and accounts them (complete,
+// or completeLean when lean), and returns the time of the last batch
+// (now when none was taken). As
+// fio does: a full queue is reaped iodepth_batch_complete_max at a time
+// (one by default) down to iodepth_low, and each batch is stamped when
+// it is taken; all marks a drain (the end, a quiesce), which takes what
+// there is in batches of up to the depth.
+func (w *worker) reap(lp *loopParams, full, all, lean bool, now int64) int64 {
+	need, most, low := 1, lp.cmax, w.infl-1
+	switch {
+	case all:
+		most = lp.depth
+	case full:
+		need, low = lp.cmin, lp.low
+	}
+	for {
+		// The wait is bounded (reapPoll); only when it ends with
+		// nothing does getEvents check whether the run gave up.
+		lo, hi := min(need, w.infl), min(most, w.infl)
+		n, err := w.eng.GetEvents(lo, hi, reapPoll)
+		if n == 0 && err == nil {
+			n, err = w.getEvents(lo, hi)
+		}
+		if w.stalled {
+			return now
+		}
+		if err != nil {
+			w.fail(fmt.Errorf("getevents: %w", err))
+			w.drainForced()
+		}
+		now = clock.Now()
+		if n > 0 {
+			w.depthsAt(now).Complete[workload.BatchBucket(n)]++
+		}
+		for i := range n {
+			w.infl--
+			if lean {
+				w.completeLean(w.eng.Event(i), now)
+			} else {
+				w.complete(w.eng.Event(i), now)
+			}
+		}
+		if err != nil || n == 0 || w.infl <= low {
+			return now
+		}
+	}
+}
+
+// sample closes the throughput slice and the second that now ends.
+func (w *worker) sample(now int64) {
+	if w.measuring && now >= w.nextSlice {
+		w.slice(now)
+	}
+	if w.measuring && now >= w.nextTick {
+		w.tick(now)
+	}
 }
 
 // finish closes a clone's run: its runtime, the CPU its thread used since
@@ -937,6 +1101,28 @@ func (w *worker) commit() int64 {
 	w.infl += len(w.staged)
 	w.staged = w.staged[:0]
 	return t
+}
+
+// completeLean is complete for a job that leanLoop admits.
+func (w *worker) completeLean(u *engines.Unit, t int64) {
+	w.free = append(w.free, u)
+	w.lastDone = t
+	if u.Res < 0 {
+		w.ioError(u)
+	}
+	if t < w.measureStart {
+		return
+	}
+	s := &w.res.Dirs[dirOf(u.Op)]
+	s.IOs++
+	if u.Res > 0 {
+		s.Bytes += uint64(u.Res)
+		if int(u.Res) < len(u.Buf) {
+			s.ShortIOs++
+		}
+	}
+	s.Clat.Add(uint64(t - u.Issue))
+	s.Lat.Add(uint64(t - u.Start))
 }
 
 // complete accounts one finished unit at completion time t.

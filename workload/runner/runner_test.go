@@ -242,27 +242,40 @@ func TestRunErrorsAreCountedAndExplained(t *testing.T) {
 
 // The steady loop allocates nothing per I/O: two runs that differ by
 // 400,000 I/Os differ by a handful of allocations (per-second samples).
+// Each loop shape: the lean loop with a synchronous engine (the null
+// engine at depth 1) and an asynchronous one (depth 4), and the full
+// loop (a max_latency no I/O reaches).
 func TestRunAllocationsPerIO(t *testing.T) {
 	target := fileTarget(t, 64<<20)
-	allocs := func(size int64) float64 {
-		job := workload.Job{Name: "null", Filename: target.Path, Engine: "null", RW: workload.RandRead, BlockSize: 4096,
-			Size: size, IODepth: 4}
-		return testing.AllocsPerRun(1, func() {
-			_, err := Run(context.Background(), job, workload.Options{})
-			require.NoError(t, err)
+	hour := [workload.NumDirs]time.Duration{time.Hour, time.Hour, time.Hour}
+	for _, c := range []struct {
+		name  string
+		depth int
+		full  bool
+	}{{"lean sync", 1, false}, {"lean async", 4, false}, {"full", 4, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			base := workload.Job{Name: "null", Filename: target.Path, Engine: "null", RW: workload.RandRead, BlockSize: 4096,
+				IODepth: c.depth}
+			if c.full {
+				base.MaxLatency = hour
+			}
+			require.Equal(t, !c.full, loopShape(t, base, workload.Options{}))
+			allocs := func(size int64, loops int) float64 {
+				job := base
+				job.Size, job.Loops = size, loops
+				return testing.AllocsPerRun(1, func() {
+					_, err := Run(context.Background(), job, workload.Options{})
+					require.NoError(t, err)
+				})
+			}
+			small, big := allocs(1<<20, 1), allocs(64<<20, 1) // 256 and 16384 I/Os
+			many := allocs(64<<20, 25)
+			ios := float64(25*16384 - 256)
+			perIO := (many - small) / ios
+			t.Logf("allocations: %v for 256 I/Os, %v for 16384, %v for 409600: %.6f per I/O", small, big, many, perIO)
+			assert.Less(t, perIO, 0.001)
 		})
 	}
-	small, big := allocs(1<<20), allocs(64<<20) // 256 and 16384 I/Os
-	job := workload.Job{Name: "null", Filename: target.Path, Engine: "null", RW: workload.RandRead, BlockSize: 4096,
-		Size: 64 << 20, Loops: 25, IODepth: 4}
-	many := testing.AllocsPerRun(1, func() {
-		_, err := Run(context.Background(), job, workload.Options{})
-		require.NoError(t, err)
-	})
-	ios := float64(25*16384 - 256)
-	perIO := (many - small) / ios
-	t.Logf("allocations: %v for 256 I/Os, %v for 16384, %v for 409600: %.6f per I/O", small, big, many, perIO)
-	assert.Less(t, perIO, 0.001)
 }
 
 // json+ output is read back by the percentile tools: ours, and fio's

@@ -82,6 +82,12 @@ type ioSource struct {
 	// this is the only one): a block one of them overwrote is told from
 	// a lost write (overwritten).
 	writers []verifyWriter
+
+	// lean: each I/O is the pattern's next as it is (Pattern.NextFixed),
+	// with none of the above to consult; endless: time based without
+	// number_ios, never over. Set by settle before the first I/O.
+	lean, endless bool
+	op            engines.Op // a lean source's operation
 }
 
 // newIOSource returns the source of a job's clone (0-based) whose fio
@@ -132,11 +138,43 @@ const (
 	srcSync                   // fsync now (a replayed log's sync); u is not used
 )
 
+// settle chooses the source's shape for the run, once everything that
+// takes part in it (verify, flow, trace, buffer fill) is set: a job that
+// uses none of it draws each I/O through the lean path of next.
+func (s *ioSource) settle() {
+	j := s.job
+	s.endless = j.TimeBased && j.NumberIOs == 0
+	dir, fixed := s.pat.Fixed()
+	s.lean = fixed && s.duty == nil && s.trace == nil && s.ver == nil && s.flow == nil &&
+		s.fill == nil && !s.pacer.Enabled()
+	switch dir {
+	case workload.DirWrite:
+		s.op = engines.OpWrite
+	case workload.DirTrim:
+		s.op = engines.OpTrim
+	default:
+		s.op = engines.OpRead
+	}
+}
+
 // next prepares u for the next I/O at time now (ns). With srcWait it also
 // returns how many ns to wait. idle tells whether nothing is in flight:
 // the verify pass starts only then, so it never reads a block whose write
 // has not completed.
 func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64) {
+	if s.lean && !s.hasPending {
+		if !s.endless && s.over() {
+			return srcDone, 0
+		}
+		s.drawPass = s.pat.Passes()
+		io := s.pat.NextFixed()
+		s.issued++
+		s.moved += io.Len
+		u.Offset = io.Offset
+		u.Buf = u.Buf[:io.Len]
+		u.Op = s.op
+		return srcReady, 0
+	}
 	if s.duty != nil {
 		if w := s.duty.wait(now); w > 0 {
 			return srcWait, w
