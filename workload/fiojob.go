@@ -101,7 +101,7 @@ func (e *valueError) Unwrap() []error { return []error{e.err, ErrInvalid} }
 // parseFio reads a job file (see Parse) with global holding the options before the file's;
 // it returns the options as given too.
 func parseFio(r io.Reader, name string, global *jobState) ([]Job, *FioGiven, error) {
-	p := parser{file: name, arg: -1, env: os.LookupEnv}
+	p := parser{file: name, main: name, arg: -1, env: os.LookupEnv}
 	jobs, err := p.parseFile(r, name, global)
 	if err != nil {
 		return nil, nil, err
@@ -111,7 +111,7 @@ func parseFio(r io.Reader, name string, global *jobState) ([]Job, *FioGiven, err
 }
 
 func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]Job, error) {
-	lx := fio.Lexer{LookupEnv: p.env, KeepIncludes: true}
+	lx := fio.Lexer{LookupEnv: p.env}
 	lc := &lineCounter{r: r}
 	var cur *jobState
 	inGlobal := false
@@ -119,7 +119,7 @@ func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]Job, e
 		if err != nil {
 			return nil, p.lexError(cur, err)
 		}
-		p.line = tok.Pos.Line
+		p.file, p.line = tok.Pos.File, tok.Pos.Line
 		switch tok.Kind {
 		case fio.SectionToken:
 			if err := p.finish(cur); err != nil {
@@ -132,11 +132,12 @@ func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]Job, e
 				continue
 			}
 			inGlobal = false
-			cur = global.clone(p.line)
+			cur = global.clone(p.pos())
 			cur.job.Name = tok.Name
 			p.job = tok.Name
 		case fio.IncludeToken:
-			return nil, p.errorf("", &msgError{"include directives are not supported by stortest: copy the options into the file", ErrUnsupported})
+			// The included file's options follow, at their own
+			// positions; what its options set is recorded there.
 		case fio.OptionToken:
 			st := cur
 			if inGlobal {
@@ -145,9 +146,9 @@ func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]Job, e
 			p.text = tok.Text
 			if len(tok.Unset) > 0 {
 				if p.unset == nil {
-					p.unset = map[int][]string{}
+					p.unset = map[srcPos][]string{}
 				}
-				p.unset[p.line] = tok.Unset
+				p.unset[p.pos()] = tok.Unset
 			}
 			if st == nil {
 				return nil, p.errorf("", syntaxErr("option %q outside a [job] or [global] section", tok.Text))
@@ -157,7 +158,7 @@ func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]Job, e
 			}
 		}
 	}
-	p.line = lc.lines()
+	p.file, p.line = p.main, lc.lines()
 	if err := p.finish(cur); err != nil {
 		return nil, err
 	}
@@ -199,11 +200,12 @@ func (c *lineCounter) lines() int {
 func (p *parser) lexError(cur *jobState, err error) error {
 	var le *fio.JobFileError
 	if !errors.As(err, &le) {
-		return fmt.Errorf("workload: read %s: %w", p.file, err)
+		return fmt.Errorf("workload: read %s: %w", p.main, err)
 	}
+	p.file = le.Pos.File
 	switch {
 	case le.Kind == nil:
-		return fmt.Errorf("workload: read %s: %w", p.file, le.Err)
+		return fmt.Errorf("workload: read %s: %w", le.Pos.File, le.Err)
 	case errors.Is(le, fio.ErrSectionHeader):
 		p.line = le.Pos.Line
 		if err := p.finish(cur); err != nil {
@@ -232,7 +234,7 @@ func parseFioArgs(args []string) ([]Job, *FioGiven, error) {
 }
 
 func (p *parser) parseArgs(args []string) ([]Job, error) {
-	global := newJobState(0)
+	global := newJobState(srcPos{})
 	st := global
 	inGlobal := true
 	for i := 0; i < len(args); i++ {
@@ -268,10 +270,10 @@ func (p *parser) parseArgs(args []string) ([]Job, error) {
 				st, inGlobal, p.job = global, true, ""
 				continue
 			}
-			st, inGlobal = global.clone(i), false
+			st, inGlobal = global.clone(p.pos()), false
 			st.job.Name = val
 			p.job = val
-			st.lines["name"] = i
+			st.lines["name"] = p.pos()
 			st.given = append(st.given, FioOption{"name", val}) // fio prints a command-line job's name
 			continue
 		}
@@ -296,6 +298,7 @@ func (p *parser) parseArgs(args []string) ([]Job, error) {
 
 // parser holds the position and the jobs parsed so far.
 type parser struct {
+	main string // the job file given (file is an included one's while it is read)
 	file string
 	line int // job file line, 1-based
 	arg  int // argument index, or -1 for a job file
@@ -304,7 +307,7 @@ type parser struct {
 	text string                      // the job-file line, as written
 	// unset holds, by job-file line, the ${NAME}s on it that are not
 	// set (only lines that have any), for the errors at those lines.
-	unset  map[int][]string
+	unset  map[srcPos][]string
 	jobs   []Job
 	clones int             // the jobs' clones so far (fio's count of jobs)
 	names  map[string]bool // the jobs' names so far, for wait_for
@@ -313,17 +316,25 @@ type parser struct {
 	given FioGiven
 }
 
-func (p *parser) pos() int {
-	if p.arg >= 0 {
-		return p.arg
-	}
-	return p.line
+// srcPos is where an option was given: a line of a job file (of the
+// included file for an included option), or, with file "", the index of
+// a command-line argument.
+type srcPos struct {
+	file string
+	n    int
 }
 
-func (p *parser) errorAt(pos int, option string, err error) error {
-	e := &ParseError{File: p.file, Line: pos, Arg: -1, Job: p.job, Option: option, Err: err}
+func (p *parser) pos() srcPos {
 	if p.arg >= 0 {
-		e.File, e.Line, e.Arg = "", 0, pos
+		return srcPos{"", p.arg}
+	}
+	return srcPos{p.file, p.line}
+}
+
+func (p *parser) errorAt(pos srcPos, option string, err error) error {
+	e := &ParseError{File: pos.file, Line: pos.n, Arg: -1, Job: p.job, Option: option, Err: err}
+	if p.arg >= 0 {
+		e.File, e.Line, e.Arg = "", 0, pos.n
 	} else {
 		e.Unset = p.unset[pos]
 	}
@@ -459,11 +470,11 @@ func (p *parser) finish(st *jobState) error {
 // jobState is a job (or the global options) being parsed.
 type jobState struct {
 	job       Job
-	section   int            // line or argument of the section start
-	lines     map[string]int // Job field's option name -> line/argument that set it
-	batchZero bool           // iodepth_batch=0: resolved to iodepth at the end
-	mixZero   bool           // rwmixread=0 (or rwmixwrite=100)
-	lfsr      bool           // random_generator=lfsr
+	section   srcPos            // line or argument of the section start
+	lines     map[string]srcPos // Job field's option name -> line/argument that set it
+	batchZero bool              // iodepth_batch=0: resolved to iodepth at the end
+	mixZero   bool              // rwmixread=0 (or rwmixwrite=100)
+	lfsr      bool              // random_generator=lfsr
 	// logByName: write_lat_log, write_bw_log, write_iops_log and
 	// write_hist_log given bare, a log named after the job (fio's
 	// default), resolved at its end.
@@ -476,16 +487,16 @@ type jobState struct {
 	given []FioOption
 }
 
-func newJobState(section int) *jobState {
-	return &jobState{section: section, lines: map[string]int{}}
+func newJobState(section srcPos) *jobState {
+	return &jobState{section: section, lines: map[string]srcPos{}}
 }
 
 // clone copies the global options into a new job starting at section.
-func (s *jobState) clone(section int) *jobState {
+func (s *jobState) clone(section srcPos) *jobState {
 	c := *s
 	c.section = section
 	c.given = nil // a job prints only its own section's options
-	c.lines = make(map[string]int, len(s.lines))
+	c.lines = make(map[string]srcPos, len(s.lines))
 	for k, v := range s.lines {
 		c.lines[k] = v
 	}
@@ -498,7 +509,7 @@ func (s *jobState) clone(section int) *jobState {
 }
 
 // at returns where field was set, else the section start.
-func (s *jobState) at(field string) int {
+func (s *jobState) at(field string) srcPos {
 	if l, ok := s.lines[field]; ok {
 		return l
 	}

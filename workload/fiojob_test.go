@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"stortest.dev/fio"
 )
 
@@ -146,7 +148,8 @@ func TestParseFioErrors(t *testing.T) {
 		{"unknown far", "[a]\nzzzzzz=1\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "zzzzzz"`},
 		{"unsupported option", "[global]\nlockmem=1m\n[a]\n", ErrUnsupported, "job.fio:2: fio option lockmem is not supported by stortest"},
 		{"unsupported value", "[a]\nrw=randread\nrandom_distribution=zoned:50/10:50/90,50/10:50/90\n", ErrUnsupported, `job.fio:3: job "a": random_distribution: random_distribution=zoned:50/10:50/90,50/10:50/90 (zones per direction) is not supported by stortest`},
-		{"include", "[a]\ninclude other.fio\n", ErrUnsupported, `job.fio:2: job "a": include directives are not supported`},
+		{"include missing", "[a]\ninclude nope-other.fio\n", ErrSyntax, `job.fio:2: job "a": include nope-other.fio: open nope-other.fio: no such file or directory`},
+		{"include outside", "include nope-other.fio\n[a]\n", ErrSyntax, `job.fio:1: option "include nope-other.fio" outside a [job] or [global] section`},
 		{"keyword", "[a]\nsize=8*$mb_memory\n", ErrUnsupported, "size: fio's keyword $mb_memory is not supported"},
 		{"arithmetic", "[a]\nsize=(1+2)\n", ErrUnsupported, "arithmetic expression"},
 		{"dollar", "[a]\nsize=$SIZE\n", ErrInvalid, "fio expands ${NAME} only"},
@@ -536,6 +539,72 @@ func TestParseFioSameBlockSizeEveryDirection(t *testing.T) {
 	}
 	if jobs[0].BlockSize != 8<<10 || jobs[1].BlockSizeRange != (BlockSizeRange{512, 4096}) || len(jobs[2].BlockSizeSplit) != 2 {
 		t.Errorf("jobs %+v", jobs)
+	}
+}
+
+// Includes are read where fio 3.33 reads them, in [global] and in job
+// sections, relative to the working directory and else to the including
+// file: the jobs move what fio's do.
+func TestParseFioIncludeMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "jobs/main.fio", `[global]
+include common/global.fio
+[a]
+include a.fio
+rw=write
+[b]
+rw=randread
+include common/b.fio
+`, map[string]string{
+		"jobs/common/global.fio": "size=64k\nioengine=psync\n",
+		"jobs/a.fio":             "bs=8k\n",
+		"jobs/common/b.fio":      "include bs.fio\nrandrepeat=0\n",
+		"jobs/common/bs.fio":     "bs=16k\n",
+	})
+	want := []ranJob{
+		{Name: "a", IOs: [NumDirs]uint64{0, 8, 0}, Bytes: [NumDirs]uint64{0, 64 << 10, 0}},
+		{Name: "b", IOs: [NumDirs]uint64{4, 0, 0}, Bytes: [NumDirs]uint64{64 << 10, 0, 0}},
+	}
+	assert.Equal(t, want, fio.Jobs, "fio")
+	assert.Equal(t, want, ours.Jobs, "stortest")
+	assert.Equal(t, fio.Files, ours.Files, "files left")
+}
+
+// An error in an included file names that file and line; a value an
+// included file set that the job refuses as a whole names the include's
+// line too; a cycle of includes is an error at the include that closes
+// it.
+func TestParseFioIncludeErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"bad.fio":   "bs=4k\nbs=4q\n",
+		"depth.fio": "rw=randread\niodepth=2\niodepth_batch=4\n",
+		"loop.fio":  "bs=4k\ninclude loop2.fio\n",
+		"loop2.fio": "include loop.fio\n",
+		"hdr.fio":   "[b]\n",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	main := filepath.Join(dir, "main.fio")
+	in := func(name string) string { return filepath.Join(dir, name) }
+	for _, tc := range []struct {
+		job string
+		is  error
+		msg string
+	}{
+		{"[a]\ninclude bad.fio\n", ErrInvalid, in("bad.fio") + `:2: job "a": bs: invalid size "4q"`},
+		{"[a]\ninclude depth.fio\n", ErrInvalid, in("depth.fio") + `:3: job "a": iodepth_batch_submit: 4 is outside [1, iodepth=2]`},
+		{"[global]\ninclude depth.fio\n[a]\niodepth=8\n[b]\n", ErrInvalid, in("depth.fio") + `:3: job "b": iodepth_batch_submit: 4 is outside [1, iodepth=2]`},
+		{"[a]\n\ninclude loop.fio\n", ErrSyntax, in("loop2.fio") + `:1: job "a": include loop.fio: a cycle: ` + in("loop.fio") + " includes " + in("loop2.fio") + " includes " + in("loop.fio")},
+		{"[a]\ninclude hdr.fio\n", ErrSyntax, in("hdr.fio") + `:1: job "a": section header "[b]" in an included file`},
+	} {
+		_, err := parseFile(strings.NewReader(tc.job), main)
+		if !errors.Is(err, tc.is) || err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%q: error %v, want %v containing %q", tc.job, err, tc.is, tc.msg)
+		}
+		var pe *ParseError
+		if errors.As(err, &pe) && !strings.HasPrefix(tc.msg, pe.File+":") {
+			t.Errorf("%q: ParseError.File %q", tc.job, pe.File)
+		}
 	}
 }
 
