@@ -42,6 +42,7 @@
 //	name                                         Name; on a command line, starts a new job
 //	description                                  Description
 //	filename                                     Filename; one file (\: escapes a colon)
+//	filename_format                              FilenameFormat: $jobname, $jobnum, $filenum, $clientuid (empty)
 //	allow_mounted_write                          AllowMountedWrite: write or trim a block device that is mounted, held or swap
 //	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier

@@ -776,6 +776,9 @@ func (p *parser) checkDollar(name, v string) error {
 			return unsupported("fio's keyword " + k)
 		}
 	}
+	if name == "filename_format" {
+		return nil // its own $keywords: Job.FilenameFormat
+	}
 	if i := strings.Index(v, "${"); p.arg >= 0 && i >= 0 && strings.Contains(v[i:], "}") {
 		return valueErr(fmt.Sprintf("%q: fio expands no ${NAME} on the command line but takes the text as it is (%s=%s): let the shell expand it", v, name, v))
 	}

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"strconv"
 
 	"stortest.dev/engines"
 )
@@ -215,5 +214,5 @@ func (j *Job) iologFile(clone int) string {
 	if j.Filename != "" {
 		return j.Filename
 	}
-	return j.dirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
+	return j.fileName(clone, 0)
 }

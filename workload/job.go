@@ -748,6 +748,9 @@ func (j *Job) Validate() error {
 	if opt, reason := n.validateMore(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
+	if err := n.validateFileNames(); err != nil {
+		return err
+	}
 	if opt, reason := n.validateExtra(); opt != "" {
 		return bad(opt, "%s", reason)
 	}

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"os"
-	"strconv"
 
 	"stortest.dev/engines"
 )
@@ -31,12 +30,13 @@ func (j *Job) percentileList() []float64 {
 }
 
 // withDefaultFile returns the job for clone with fio's default file
-// name when the job names none and its engine needs a file:
-// jobname.clone.0 in the job's directory, else the working one (fio's
-// $jobname.$jobnum.$filenum), laid out to the job's size as fio does.
+// name when the job names none and its engine needs a file: its
+// filename_format (fio's default $jobname.$jobnum.$filenum) for file 0
+// in the job's directory, else the working one, laid out to the job's
+// size as fio does.
 func (j Job) withDefaultFile(clone int) Job {
 	if j.Filename == "" && engines.NeedsFile(j.Engine) {
-		j.Filename = j.dirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
+		j.Filename = j.fileName(clone, 0)
 	}
 	return j
 }

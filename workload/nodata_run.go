@@ -27,7 +27,10 @@ func (w *worker) setupNoFile(job Job, clone int) (Job, int64, error) {
 	per := job.perFile()
 	w.files = engines.FileSet{Name: job.Filename, N: job.nrFiles(), Size: per}
 	if job.Filename == "" {
-		w.files.Dir, w.files.Prefix = job.Directory, job.Name+"."+strconv.Itoa(clone)+"."
+		w.files.Names = make([]string, w.files.N)
+		for i := range w.files.Names {
+			w.files.Names[i] = job.fileName(clone, i)
+		}
 	}
 	size := per * int64(w.files.N)
 	if job.Size == 0 || job.Size > size {

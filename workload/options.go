@@ -47,6 +47,8 @@ var optionTable = []fioOption{
 			st.job.Filename = b.String()
 			return nil
 		}},
+	{name: "filename_format", field: "filename_format", doc: "FilenameFormat: $jobname, $jobnum, $filenum, $clientuid (empty)",
+		set: setString(func(j *Job) *string { return &j.FilenameFormat })},
 	{name: "allow_mounted_write", field: "allow_mounted_write", isBool: true, doc: "AllowMountedWrite: write or trim a block device that is mounted, held or swap",
 		set: setBool(func(j *Job) *bool { return &j.AllowMountedWrite })},
 	{name: "ioengine", field: "ioengine", doc: "Engine: " + strings.Join(engines.Names(), ", "),

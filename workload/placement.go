@@ -2,7 +2,9 @@ package workload
 
 import (
 	"fmt"
+
 	"path/filepath"
+	"stortest.dev/engines"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +16,14 @@ type Placement struct {
 	// Directory is fio's directory: a relative Filename, and fio's default
 	// file name, are made in it.
 	Directory string `json:"directory,omitempty"`
+	// FilenameFormat is fio's filename_format: the name of a job's files
+	// when it gives no Filename, with $jobname, $jobnum (the clone,
+	// from 0) and $filenum (from 0) replaced, in any case, and
+	// $clientuid by nothing (fio's client address, empty when it runs
+	// alone); "" means fio's default, $jobname.$jobnum.$filenum. The
+	// directories of a name with '/' are made (mode 0700), as fio makes
+	// them.
+	FilenameFormat string `json:"filename_format,omitempty"`
 	// FileSize is fio's filesize: the file is laid out to this many bytes,
 	// and a job without size moves this much (the parser sets Size).
 	FileSize int64 `json:"filesize,omitempty"`
@@ -62,7 +72,7 @@ func (j *Job) validateMore() (string, string) {
 	if opt, reason := j.Flow.validate(); opt != "" {
 		return opt, reason
 	}
-	for _, s := range [...]struct{ name, v string }{{"directory", j.Directory}, {"wait_for", j.WaitFor}} {
+	for _, s := range [...]struct{ name, v string }{{"directory", j.Directory}, {"wait_for", j.WaitFor}, {"filename_format", formatChars(j.FilenameFormat)}} {
 		if err := checkValue(s.v); err != "" {
 			return s.name, err
 		}
@@ -83,6 +93,9 @@ func (j *Job) moreString() string {
 	}
 	if j.Directory != "" {
 		kv("directory", strings.ReplaceAll(j.Directory, ":", `\:`))
+	}
+	if j.FilenameFormat != "" {
+		kv("filename_format", j.FilenameFormat)
 	}
 	if j.FileSize != 0 {
 		kv("filesize", FormatSize(j.FileSize))
@@ -112,4 +125,65 @@ func (j *Job) dirFile(name string) string {
 		return name
 	}
 	return filepath.Join(j.Directory, name)
+}
+
+// validateFileNames refuses a filename_format that gives every clone the
+// same name: fio gives it to the first clone and no file to the others,
+// which then move nothing.
+func (j *Job) validateFileNames() error {
+	if j.FilenameFormat != "" && j.Filename == "" && j.NumJobs > 1 && !containsFold(j.FilenameFormat, "$jobnum") && engines.NeedsFile(j.Engine) {
+		return unsupportedField(j.Name, "filename_format", "filename_format="+j.FilenameFormat+" without $jobnum and numjobs="+strconv.Itoa(j.NumJobs)+
+			" (fio runs the later clones without a file)")
+	}
+	return nil
+}
+
+// fileName returns the name of file filenum of clone, fio's
+// filename_format (FilenameFormat) filled in, in the job's directory.
+func (j *Job) fileName(clone, filenum int) string {
+	f := j.FilenameFormat
+	if f == "" {
+		return j.dirFile(j.Name + "." + strconv.Itoa(clone) + "." + strconv.Itoa(filenum))
+	}
+	// fio replaces each keyword in turn, every occurrence, matching
+	// case-insensitively.
+	for _, k := range [...]struct{ key, v string }{
+		{"$jobname", j.Name}, {"$jobnum", strconv.Itoa(clone)}, {"$filenum", strconv.Itoa(filenum)}, {"$clientuid", ""},
+	} {
+		var b strings.Builder
+		for {
+			i := indexFold(f, k.key)
+			if i < 0 {
+				break
+			}
+			b.WriteString(f[:i])
+			b.WriteString(k.v)
+			f = f[i+len(k.key):]
+		}
+		b.WriteString(f)
+		f = b.String()
+	}
+	return j.dirFile(f)
+}
+
+// indexFold is strings.Index ignoring ASCII case.
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+func containsFold(s, sub string) bool { return indexFold(s, sub) >= 0 }
+
+// formatChars is a filename_format as checkValue is to see it: its
+// '$'s are fio's keywords, or stay as they are, but "${" would be
+// expanded in a job file.
+func formatChars(f string) string {
+	if strings.Contains(f, "${") {
+		return f
+	}
+	return strings.ReplaceAll(f, "$", "")
 }

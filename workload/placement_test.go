@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -332,4 +333,53 @@ func FuzzParseFioWithArgs(f *testing.F) {
 			checkJobs(t, jobs)
 		}
 	})
+}
+
+// filename_format names each clone's files as fio 3.33 names them: the
+// keywords in any case, $clientuid empty, directories made, directory=
+// before the name; the file engines' nrfiles files too. The files left
+// and the I/O counts are fio's.
+func TestFilenameFormatMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "ff.fio", `[global]
+size=64k
+bs=4k
+rw=write
+[one]
+numjobs=2
+filename_format=f.$jobnum.$filenum
+[Two]
+filename_format=d/$JOBNAME/$jobnum.bin
+[three]
+filename_format=$clientuid-x$jobnumy
+[four]
+directory=sub
+filename_format=g$jobname
+[five]
+ioengine=filecreate
+nrfiles=3
+filename_format=m.$jobnum.$filenum
+`, map[string]string{"sub/.keep": ""})
+	want := map[string]int64{"f.0.0": 64 << 10, "f.1.0": 64 << 10, "d/Two/0.bin": 64 << 10, "-x0y": 64 << 10, "sub/gfour": 64 << 10,
+		"m.0.0": 0, "m.0.1": 0, "m.0.2": 0}
+	if !reflect.DeepEqual(fio.Files, want) {
+		t.Fatalf("fio left %v, want %v", fio.Files, want)
+	}
+	if !reflect.DeepEqual(ours.Files, fio.Files) {
+		t.Errorf("stortest left %v, fio %v", ours.Files, fio.Files)
+	}
+	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
+		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
+	}
+}
+
+// One name for every clone is refused: fio runs the first clone on it and
+// the others on nothing.
+func TestFilenameFormatSharedRefused(t *testing.T) {
+	_, err := parseFile(strings.NewReader("[a]\nsize=64k\nnumjobs=2\nfilename_format=shared.$filenum\n"), "t.fio")
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `t.fio:4: job "a": filename_format: filename_format=shared.$filenum without $jobnum and numjobs=2`) {
+		t.Errorf("error %v", err)
+	}
+	if _, err := parseFile(strings.NewReader("[a]\nsize=64k\nnumjobs=2\nfilename_format=s.$JobNum\n"), "t.fio"); err != nil {
+		t.Error(err)
+	}
 }

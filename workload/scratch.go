@@ -160,6 +160,13 @@ func prepareTarget(ctx context.Context, job Job) error {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
+	if err != nil {
+		// fio makes the directories of a file name with '/' (mode
+		// 0700), as filename_format's "$jobname/$jobnum" needs.
+		if err := os.MkdirAll(filepath.Dir(job.Filename), 0o700); err != nil {
+			return fmt.Errorf("workload: job %s: %w", job.Name, err)
+		}
+	}
 	if job.FillDevice || job.FileAppend {
 		// fill_device writes the file until the file system is full,
 		// file_append after its end: nothing is laid out first.
@@ -178,11 +185,6 @@ func prepareTarget(ctx context.Context, job Job) error {
 	}
 	if err == nil && st.Size() >= want {
 		return nil
-	}
-	if dir := filepath.Dir(job.Filename); dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			return fmt.Errorf("workload: job %s: %w", job.Name, err)
-		}
 	}
 	f, err := os.OpenFile(job.Filename, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
