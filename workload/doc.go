@@ -48,7 +48,7 @@
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
-//	bs                    blocksize              BlockSize; r,w,t: see WriteBlocks
+//	bs                    blocksize              BlockSize; r,w,t: see WriteBlocks; r-w and r:w are r,w (not a range: fio 3.33 reads them so)
 //	bsrange               blocksize_range        BlockSizeRange: min-max (or min:max); r,w,t: see WriteBlocks
 //	bssplit                                      BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest; r,w,t: see WriteBlocks
 //	iodepth                                      IODepth

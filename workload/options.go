@@ -74,12 +74,14 @@ var optionTable = []fioOption{
 			st.job.RWMixRead, st.mixZero = 100-int(n), n == 100
 			return err
 		}},
-	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; r,w,t: see WriteBlocks",
-		set: perDirection("bs", func(st *jobState, v string) error {
-			n, err := parseBlockSize(v)
-			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = n, BlockSizeRange{}, nil
-			return err
-		})},
+	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; r,w,t: see WriteBlocks; r-w and r:w are r,w (not a range: fio 3.33 reads them so)",
+		set: func(st *jobState, v string) error {
+			return perDirection("bs", func(st *jobState, v string) error {
+				n, err := parseBlockSize(v)
+				st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = n, BlockSizeRange{}, nil
+				return err
+			})(st, directionsOf(v))
+		}},
 	{name: "bsrange", aliases: []string{"blocksize_range"}, field: "bsrange", doc: "BlockSizeRange: min-max (or min:max); r,w,t: see WriteBlocks",
 		set: perDirection("bsrange", func(st *jobState, v string) error {
 			lo, hi, ok := strings.Cut(v, "-")
