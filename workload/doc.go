@@ -43,6 +43,9 @@
 //	description                                  Description
 //	filename                                     Filename; one file (\: escapes a colon)
 //	filename_format                              FilenameFormat: $jobname, $jobnum, $filenum, $clientuid (empty)
+//	cpus_allowed                                 CPUsAllowed: CPUs and ranges, 0-3,6
+//	cpumask                                      CPUsAllowed: a bit per CPU (the low 32)
+//	cpus_allowed_policy                          CPUsSplit: shared (each thread on every CPU), split (one CPU each)
 //	allow_mounted_write                          AllowMountedWrite: write or trim a block device that is mounted, held or swap
 //	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier

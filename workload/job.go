@@ -309,6 +309,8 @@ type Job struct {
 	RateFloor
 	// The job's I/O priority: see Priority.
 	Priority
+	// The CPUs its threads run on: see CPUs.
+	CPUs
 	// FillDevice is fio's fill_device (fill_fs): a job without a size
 	// writes until the device or file system is full. On a device the
 	// region is the device; on a file it is the file system's free space
@@ -751,6 +753,9 @@ func (j *Job) Validate() error {
 	if err := n.validateFileNames(); err != nil {
 		return err
 	}
+	if opt, reason := n.validateCPUs(); opt != "" {
+		return bad(opt, "%s", reason)
+	}
 	if opt, reason := n.validateExtra(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
@@ -998,6 +1003,7 @@ func (j Job) String() string {
 	str("verify_pattern", n.VerifyPattern)
 	b.WriteString(n.moreString())
 	b.WriteString(n.extraString())
+	b.WriteString(n.cpusString())
 	b.WriteString(n.enginesString())
 	b.WriteString(n.submitString())
 	b.WriteString(n.filesString())

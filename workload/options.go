@@ -49,6 +49,27 @@ var optionTable = []fioOption{
 		}},
 	{name: "filename_format", field: "filename_format", doc: "FilenameFormat: $jobname, $jobnum, $filenum, $clientuid (empty)",
 		set: setString(func(j *Job) *string { return &j.FilenameFormat })},
+	{name: "cpus_allowed", field: "cpus_allowed", doc: "CPUsAllowed: CPUs and ranges, 0-3,6",
+		set: func(st *jobState, v string) error {
+			_, err := parseCPUList(v)
+			st.job.CPUsAllowed = v
+			return err
+		}},
+	{name: "cpumask", field: "cpus_allowed", doc: "CPUsAllowed: a bit per CPU (the low 32)",
+		set: func(st *jobState, v string) error {
+			n, err := ParseCount(v, math.MaxInt64)
+			st.job.CPUsAllowed = cpuMaskList(n)
+			return err
+		}},
+	{name: "cpus_allowed_policy", field: "cpus_allowed_policy", doc: "CPUsSplit: shared (each thread on every CPU), split (one CPU each)",
+		set: func(st *jobState, v string) error {
+			switch v {
+			case "shared", "split":
+				st.job.CPUsSplit = v == "split"
+				return nil
+			}
+			return fmt.Errorf("%q is not shared or split", v)
+		}},
 	{name: "allow_mounted_write", field: "allow_mounted_write", isBool: true, doc: "AllowMountedWrite: write or trim a block device that is mounted, held or swap",
 		set: setBool(func(j *Job) *bool { return &j.AllowMountedWrite })},
 	{name: "ioengine", field: "ioengine", doc: "Engine: " + strings.Join(engines.Names(), ", "),

@@ -215,9 +215,10 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	}
 	for k, job := range jobs {
 		longest = max(longest, job.RampTime+job.Runtime)
+		first := len(workers)
 		for i := range job.NumJobs {
 			job, tr := planned[k][i].job, planned[k][i].tr
-			w := &worker{clones: clones}
+			w := &worker{clones: clones, thread: fioThread(first, i, job.NumJobs)}
 			jobNum := len(workers) + 1
 			if len(seq.deps[k]) > 0 && job.fileLater() {
 				w.job, w.opts = job, opts
@@ -345,6 +346,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 // goroutine except pub, which the progress reporter reads.
 type worker struct {
 	job     Job
+	thread  int // fio's number of the clone's thread in the run, from 0 (fioThread)
 	opts    Options
 	res     *JobResult
 	file    *os.File
@@ -668,6 +670,14 @@ func (w *worker) run(start int64) {
 	basePrio := w.job.jobIOPrio()
 	if basePrio != 0 {
 		restore, err := setThreadIOPrio(basePrio)
+		if err != nil {
+			w.fail(err)
+			return
+		}
+		defer restore()
+	}
+	if cpus := w.job.cpusFor(w.thread); cpus != nil {
+		restore, err := setThreadCPUs(cpus)
 		if err != nil {
 			w.fail(err)
 			return
