@@ -30,9 +30,10 @@
 // (fio itself takes only 1/0). Errors carry the file and line (or argument index), the job
 // and the option; an option fio has but stortest does not is
 // ErrUnsupported ("fio option X is not supported by stortest"), any other
-// ErrUnknownOption. Include directives, fio's $keywords, arithmetic,
-// percentages of the device and several files per job (but with the
-// file engines: see NoDataEngines) are not supported. Block sizes per
+// ErrUnknownOption. fio's $keywords, arithmetic, offsets as percentages
+// of the device and several files per job (but with the file engines:
+// see NoDataEngines) are not supported; include FILE is read as fio
+// reads it (see Parse). Block sizes per
 // direction (bs=4k,64k) go to the direction the job issues, or, for a
 // job that reads and writes, to Job.WriteBlocks.
 //
@@ -60,7 +61,7 @@
 //	iodepth_batch_complete_max                   IODepthBatchCompleteMax; 0 means the min
 //	iodepth_low                                  IODepthLow; 0 means iodepth
 //	numjobs                                      NumJobs
-//	size                                         Size (bytes; N% is not supported)
+//	size                                         Size (bytes); N% (or N%%): SizePercent
 //	offset                fileoffset             Offset (bytes; N% is not supported)
 //	direct                                       Direct
 //	buffered                                     Direct = !value

@@ -251,7 +251,7 @@ type Job struct {
 	IODepthLow int `json:"iodepth_low,omitempty"`
 	NumJobs    int `json:"numjobs"` // clones of the job; default 1
 	// Size is the region's length in bytes from Offset; 0 means up to the
-	// end of the file or device. fio's size=N% is not supported.
+	// end of the file or device. fio's size=N% is SizePercent.
 	Size   int64 `json:"size,omitempty"`
 	Offset int64 `json:"offset,omitempty"` // bytes; fio's offset=N% is not supported
 	Direct bool  `json:"direct,omitempty"` // O_DIRECT; fio's buffered=0

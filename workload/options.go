@@ -149,8 +149,16 @@ var optionTable = []fioOption{
 		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthLow })},
 	{name: "numjobs", field: "numjobs", doc: "NumJobs",
 		set: setInt(1, math.MaxInt32, func(j *Job) *int { return &j.NumJobs })}, // MaxJobs: at the job's end
-	{name: "size", field: "size", doc: "Size (bytes; N% is not supported)",
-		set: setSize(func(j *Job) *int64 { return &j.Size })},
+	{name: "size", field: "size", doc: "Size (bytes); N% (or N%%): SizePercent",
+		set: func(st *jobState, v string) error {
+			n, ok, err := parseSizePercent(v)
+			if ok {
+				st.job.Size, st.job.SizePercent = 0, n
+				return err
+			}
+			st.job.SizePercent = 0
+			return setSize(func(j *Job) *int64 { return &j.Size })(st, v)
+		}},
 	{name: "offset", aliases: []string{"fileoffset"}, field: "offset", doc: "Offset (bytes; N% is not supported)",
 		set: setSize(func(j *Job) *int64 { return &j.Offset })},
 	{name: "direct", field: "direct", isBool: true, doc: "Direct",

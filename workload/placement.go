@@ -24,6 +24,12 @@ type Placement struct {
 	// directories of a name with '/' are made (mode 0700), as fio makes
 	// them.
 	FilenameFormat string `json:"filename_format,omitempty"`
+	// SizePercent is fio's size=N% (1-100; "N%%" is the same): with Size
+	// 0, the job moves N% of its file or device past Offset (the
+	// file's or device's size times N/100, at most what lies past
+	// Offset, rounded down to the smallest block size), as fio sizes it
+	// once the file is open. The file must exist.
+	SizePercent int `json:"size_percent,omitempty"`
 	// FileSize is fio's filesize: the file is laid out to this many bytes,
 	// and a job without size moves this much (the parser sets Size).
 	FileSize int64 `json:"filesize,omitempty"`
@@ -58,6 +64,10 @@ func (j *Job) validateMore() (string, string) {
 	switch {
 	case j.FileSize < 0:
 		return "filesize", fmt.Sprintf("negative (%d)", j.FileSize)
+	case j.SizePercent < 0 || j.SizePercent > 100:
+		return "size", fmt.Sprintf("%d%% is not a percentage from 1 to 100", j.SizePercent)
+	case j.SizePercent > 0 && j.Size != 0:
+		return "size", "a size and a percentage"
 	case j.IOSize < 0:
 		return "io_size", fmt.Sprintf("negative (%d)", j.IOSize)
 	case j.IOSize > 0 && j.IOSize < j.MinBlockSize():
@@ -96,6 +106,9 @@ func (j *Job) moreString() string {
 	}
 	if j.FilenameFormat != "" {
 		kv("filename_format", j.FilenameFormat)
+	}
+	if j.SizePercent != 0 {
+		kv("size", strconv.Itoa(j.SizePercent)+"%")
 	}
 	if j.FileSize != 0 {
 		kv("filesize", FormatSize(j.FileSize))
@@ -186,4 +199,31 @@ func formatChars(f string) string {
 		return f
 	}
 	return strings.ReplaceAll(f, "$", "")
+}
+
+// sizeOfPercent returns the job's size as fio 3.33 takes size=N% on a
+// file or device of size bytes: N% of it, at most what lies past
+// Offset, rounded down to the smallest block size.
+func (j *Job) sizeOfPercent(size int64) int64 {
+	n := size / 100 * int64(j.SizePercent)
+	n += size % 100 * int64(j.SizePercent) / 100
+	n = min(n, size-j.Offset)
+	if bs := j.MinBlockSize(); bs > 0 {
+		n -= n % bs
+	}
+	return max(n, 0)
+}
+
+// parseSizePercent reads fio's size=N% (and N%%): N, and whether v is one.
+func parseSizePercent(v string) (int, bool, error) {
+	num, ok := strings.CutSuffix(v, "%")
+	if !ok {
+		return 0, false, nil
+	}
+	num = strings.TrimRight(num, "%")
+	n, err := strconv.Atoi(strings.TrimSpace(num))
+	if err != nil || n < 1 || n > 100 {
+		return 0, true, fmt.Errorf("%q is not a percentage from 1%% to 100%%", v)
+	}
+	return n, true, nil
 }

@@ -383,3 +383,42 @@ func TestFilenameFormatSharedRefused(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// size=N% and size=N%% size a job to a share of its file as fio 3.33
+// does: of the whole file, at most what lies past the offset, rounded
+// down to the block size.
+func TestSizePercentMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "pct.fio", `[global]
+filename=data
+ioengine=psync
+[quarter]
+rw=read
+size=25%
+[tail]
+rw=write
+bs=64k
+offset=256k
+size=100%%
+[odd]
+rw=randread
+numjobs=2
+size=13%
+`, map[string]string{"data": strings.Repeat("x", 1<<20)})
+	want := []ranJob{
+		{Name: "quarter", IOs: [NumDirs]uint64{64, 0, 0}, Bytes: [NumDirs]uint64{256 << 10, 0, 0}},
+		{Name: "tail", IOs: [NumDirs]uint64{0, 12, 0}, Bytes: [NumDirs]uint64{0, 768 << 10, 0}},
+		{Name: "odd", IOs: [NumDirs]uint64{33, 0, 0}, Bytes: [NumDirs]uint64{33 << 12, 0, 0}},
+		{Name: "odd", IOs: [NumDirs]uint64{33, 0, 0}, Bytes: [NumDirs]uint64{33 << 12, 0, 0}},
+	}
+	if !reflect.DeepEqual(fio.Jobs, want) {
+		t.Fatalf("fio: %v, want %v", fio.Jobs, want)
+	}
+	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
+		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
+	}
+	for _, bad := range []string{"size=0%", "size=101%", "size=x%"} {
+		if _, err := parseFile(strings.NewReader("[a]\n"+bad+"\n"), "t.fio"); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: error %v", bad, err)
+		}
+	}
+}

@@ -491,6 +491,10 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
 	}
+	if job.SizePercent > 0 && f != nil {
+		job.Size, job.SizePercent = job.sizeOfPercent(size), 0
+		w.job = job
+	}
 	if job.FillDevice && size < job.Offset+job.Size {
 		size = 0 // a file that grows until the file system is full
 	}
