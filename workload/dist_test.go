@@ -49,7 +49,7 @@ func TestParseDistribution(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"", "uniform", "random:1", "zipf", "zipf:1", "zipf:0", "zipf:-1", "zipf:x",
+	for _, bad := range []string{"", "uniform", "random:1", "zipf:", "zipf:1", "zipf:0", "zipf:-1", "zipf:x",
 		"zipf:1.2:2", "zipf:1.2:0.5:1", "pareto:1", "pareto:0", "normal:0", "normal:101", "normal:NaN",
 		"zipf:Inf", "zoned_abs=60/20G", "zoned:60/10:30/20", "zoned:50/60:50/50", "zoned:50/:50/",
 		"zoned:100/100:0/", "zoned:50/10,w:50/10", "zoned:50", "zoned:x/10:100/10", "zoned_abs:50/10g:50/", "zoned:101/10"} {
@@ -262,6 +262,22 @@ func TestZeta(t *testing.T) {
 			if got := zeta(n, theta); math.Abs(got-exact)/exact > 1e-12 {
 				t.Errorf("zeta(%d, %v) = %.15g, want %.15g", n, theta, got, exact)
 			}
+		}
+	}
+}
+
+// zipf, pareto and normal without a value take fio 3.33's defaults:
+// zipf 1.1, pareto 0.2, and for normal fio's mean of 12 uniform draws,
+// whose deviation is 1/12 of the range.
+func TestParseDistributionBare(t *testing.T) {
+	for in, want := range map[string]Distribution{
+		"zipf":   {Kind: DistZipf, Param: 1.1},
+		"pareto": {Kind: DistPareto, Param: 0.2},
+		"normal": {Kind: DistNormal, Param: 100.0 / 12},
+	} {
+		d, err := ParseDistribution(in)
+		if err != nil || d != want {
+			t.Errorf("ParseDistribution(%q) = %+v, %v; want %+v", in, d, err, want)
 		}
 	}
 }

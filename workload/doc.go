@@ -116,7 +116,9 @@
 //	startdelay                                   StartDelay (default unit s; one value, not a range)
 //	do_verify                                    NoVerifyPhase = !value
 //	verify_backlog                               VerifyBacklog (blocks)
-//	thread                                       No effect: every job runs on its own OS thread
+//	thread                                       No effect: every job runs on its own OS thread (any value, as fio takes it)
+//	verifysort                                   No effect (deprecated in fio 3.33, which ignores it)
+//	verifysort_nr                                No effect (deprecated in fio 3.33, which ignores it)
 //	threads                                      No effect (fio's tiobench profile option; without profile= fio ignores it too)
 //	random_generator                             tausworthe, lfsr, tausworthe64: stortest's generators are its own; lfsr with one block size visits every block once per pass even with norandommap, as fio's
 //	verify_dump                                  No effect: mismatches are reported, not dumped to files
@@ -195,6 +197,8 @@
 //	disable_lat                                  DisableLat
 //	disable_clat                                 DisableClat
 //	disable_slat                                 DisableSlat
+//	bwavgtime                                    BWAvgTime (ms)
+//	iopsavgtime                                  IOPSAvgTime (ms)
 //	disable_bw_measurement  disable_bw           DisableBW
 //	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
 //	openfiles                                    No effect: the file engines hold no file open

@@ -627,3 +627,30 @@ func parseFileArgs(r io.Reader, name string, args []string) ([]Job, error) {
 	jobs, _, err := Parse(r, name, Config{Args: args})
 	return jobs, err
 }
+
+// Options other projects' job files give that change no count: fio 3.33
+// and stortest move the same I/Os with them (thread with any value,
+// normal without a deviation, the deprecated verifysort, bwavgtime and
+// iopsavgtime).
+func TestFioQuietOptionsMatchFio(t *testing.T) {
+	fio, ours := runBoth(t, "quiet.fio", `[global]
+thread=8
+size=256k
+bwavgtime=250
+iopsavgtime=250
+[normal]
+rw=randread
+random_distribution=normal
+[sorted]
+rw=write
+verify=md5
+verifysort=1
+verifysort_nr=64
+`, nil)
+	want := []ranJob{
+		{Name: "normal", IOs: [NumDirs]uint64{64, 0, 0}, Bytes: [NumDirs]uint64{256 << 10, 0, 0}},
+		{Name: "sorted", IOs: [NumDirs]uint64{64, 64, 0}, Bytes: [NumDirs]uint64{256 << 10, 256 << 10, 0}},
+	}
+	assert.Equal(t, want, fio.Jobs, "fio")
+	assert.Equal(t, fio.Jobs, ours.Jobs, "stortest")
+}

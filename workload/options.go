@@ -404,8 +404,12 @@ var optionTable = []fioOption{
 			return err
 		}},
 	// Options that change nothing stortest measures.
-	{name: "thread", field: "thread", isBool: true, doc: "No effect: every job runs on its own OS thread",
-		set: noEffect(true)},
+	{name: "thread", field: "thread", isBool: true, doc: "No effect: every job runs on its own OS thread (any value, as fio takes it)",
+		set: noEffect(false)},
+	{name: "verifysort", field: "verifysort", isBool: true, doc: "No effect (deprecated in fio 3.33, which ignores it)",
+		set: noEffect(false)},
+	{name: "verifysort_nr", field: "verifysort_nr", doc: "No effect (deprecated in fio 3.33, which ignores it)",
+		set: noEffect(false)},
 	{name: "threads", field: "threads", doc: "No effect (fio's tiobench profile option; without profile= fio ignores it too)",
 		set: noEffect(false)},
 	{name: "random_generator", field: "random_generator", doc: "tausworthe, lfsr, tausworthe64: stortest's generators are its own; lfsr with one block size visits every block once per pass even with norandommap, as fio's",
@@ -830,6 +834,18 @@ var optionTable = []fioOption{
 		set: setBool(func(j *Job) *bool { return &j.DisableClat })},
 	{name: "disable_slat", field: "disable_slat", isBool: true, doc: "DisableSlat",
 		set: setBool(func(j *Job) *bool { return &j.DisableSlat })},
+	{name: "bwavgtime", field: "bwavgtime", doc: "BWAvgTime (ms)",
+		set: func(st *jobState, v string) error {
+			n, err := ParseCount(v, 1<<31-1)
+			st.job.BWAvgTime = time.Duration(n) * time.Millisecond
+			return err
+		}},
+	{name: "iopsavgtime", field: "iopsavgtime", doc: "IOPSAvgTime (ms)",
+		set: func(st *jobState, v string) error {
+			n, err := ParseCount(v, 1<<31-1)
+			st.job.IOPSAvgTime = time.Duration(n) * time.Millisecond
+			return err
+		}},
 	{name: "disable_bw_measurement", aliases: []string{"disable_bw"}, field: "disable_bw_measurement", isBool: true, doc: "DisableBW",
 		set: setBool(func(j *Job) *bool { return &j.DisableBW })},
 
