@@ -149,7 +149,8 @@
 //	write_hint                                   WriteHint: none, short, medium, long, extreme
 //	nonvectored                                  1 (and -1, probe): no effect, io_uring reads and writes are non-vectored, what fio's probe picks; 0 (readv/writev) is not supported
 //	file_append                                  FileAppend (write and randwrite jobs with size)
-//	overwrite                                    1 only: files are laid out before a write job, as fio's overwrite=1 (fio's default 0 leaves a new file sparse)
+//	overwrite                                    NoOverwrite = !value (without it, files are laid out by writing them, as fio's overwrite=1)
+//	allow_file_create                            NoFileCreate = !value
 //	percentage_random                            PercentSequential = 100 - value: r[,w[,t]] percent (default 100)
 //	unique_filename                              No effect: it names files per client host in fio's client/server mode
 //	write_iolog                                  WriteIOLog (fio's version 3 iolog, as fio 3.33 writes it)

@@ -190,6 +190,12 @@ func (j *Job) filesString() string {
 	if j.FileAppend {
 		kv("file_append", "1")
 	}
+	if j.NoOverwrite {
+		kv("overwrite", "0")
+	}
+	if j.NoFileCreate {
+		kv("allow_file_create", "0")
+	}
 	if ps := j.PercentSequential; ps != ([3]int64{}) {
 		kv("percentage_random", fmt.Sprintf("%d,%d,%d", 100-ps[0], 100-ps[1], 100-ps[2]))
 	}

@@ -83,7 +83,7 @@ invalidate=1
 
 // The options fio 3.33 has and stortest does not implement stay refused.
 func TestFileOptionsStillRefused(t *testing.T) {
-	for _, line := range []string{"unlink_each_loop=1", "overwrite=0", "uncached=1",
+	for _, line := range []string{"unlink_each_loop=1", "uncached=1",
 		"nonvectored=0", "offset_increment=10%"} {
 		_, err := parseFile(strings.NewReader("[a]\n"+line+"\n"), "t.fio")
 		assert.ErrorIs(t, err, ErrUnsupported, line)
@@ -433,4 +433,43 @@ type fileOpts struct {
 
 func fileOptsOf(j Job) fileOpts {
 	return fileOpts{j.Syncs, j.CreateOnly, j.PageCache, j.OffsetIncrement, j.AllRandRepeat, j.WriteHint, j.FileAppend, j.PercentSequential}
+}
+
+// overwrite=0 sizes a write job's new file rather than writing it first,
+// and allow_file_create=0 runs on a file that exists and refuses one that
+// does not, as fio 3.33 does: the same I/Os and the same files.
+func TestOverwriteAndFileCreateMatchFio(t *testing.T) {
+	fio, ours := runBoth(t, "ow.fio", `[global]
+size=256k
+[fresh]
+rw=write
+overwrite=0
+filename=new
+[held]
+rw=randwrite
+allow_file_create=0
+filename=old
+`, map[string]string{"old": strings.Repeat("o", 256<<10)})
+	want := []ranJob{
+		{Name: "fresh", IOs: [NumDirs]uint64{0, 64, 0}, Bytes: [NumDirs]uint64{0, 256 << 10, 0}},
+		{Name: "held", IOs: [NumDirs]uint64{0, 64, 0}, Bytes: [NumDirs]uint64{0, 256 << 10, 0}},
+	}
+	assert.Equal(t, want, fio.Jobs, "fio")
+	assert.Equal(t, fio.Jobs, ours.Jobs, "stortest")
+	assert.Equal(t, fio.Files, ours.Files, "files")
+
+	dir := t.TempDir()
+	jobs, err := parseFile(strings.NewReader("[a]\nsize=64k\nrw=write\nallow_file_create=0\nfilename="+filepath.Join(dir, "none")+"\n"), "t.fio")
+	require.NoError(t, err)
+	_, err = Run(context.Background(), jobs[0], Options{})
+	if err == nil || !strings.Contains(err.Error(), "file creation disallowed by allow_file_create=0") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the file was made: %v", err)
+	}
+	out, err := exec.Command(fioBinary(t), "--name=a", "--size=64k", "--rw=write", "--allow_file_create=0", "--filename="+filepath.Join(dir, "none")).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "file creation disallowed by allow_file_create=0") {
+		t.Errorf("fio: %v %s", err, out)
+	}
 }

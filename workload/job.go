@@ -362,6 +362,16 @@ type Job struct {
 	// Size bytes extend the file (a missing file is created empty). Write
 	// jobs only: reads of what is not written yet are not supported.
 	FileAppend bool `json:"file_append,omitempty"`
+	// NoOverwrite is fio's overwrite=0 given: a job that writes and does
+	// not read lays out a missing or short file by sizing it
+	// (ftruncate; fio unlinks it and allocates it with fallocate) rather
+	// than by writing it, and then writes it. Without it the file is
+	// laid out by writing, as fio's overwrite=1.
+	NoOverwrite bool `json:"overwrite_0,omitempty"`
+	// NoFileCreate is fio's allow_file_create=0: a file the job names
+	// that does not exist is an error (fio: "file creation disallowed by
+	// allow_file_create=0") rather than created.
+	NoFileCreate bool `json:"allow_file_create_0,omitempty"`
 	// PercentSequential is 100 minus fio's percentage_random, by
 	// direction (read, write, trim): in a random job, the percent of I/Os
 	// that follow the last I/O of their direction rather than draw a

@@ -560,12 +560,16 @@ var optionTable = []fioOption{
 		}},
 	{name: "file_append", field: "file_append", isBool: true, doc: "FileAppend (write and randwrite jobs with size)",
 		set: setBool(func(j *Job) *bool { return &j.FileAppend })},
-	{name: "overwrite", field: "overwrite", isBool: true, doc: "1 only: files are laid out before a write job, as fio's overwrite=1 (fio's default 0 leaves a new file sparse)",
-		set: func(_ *jobState, v string) error {
+	{name: "overwrite", field: "overwrite", isBool: true, doc: "NoOverwrite = !value (without it, files are laid out by writing them, as fio's overwrite=1)",
+		set: func(st *jobState, v string) error {
 			b, err := ParseBool(v)
-			if err == nil && !b {
-				return unsupported("overwrite=0 (a write job's new file is laid out first, as with overwrite=1)")
-			}
+			st.job.NoOverwrite = !b
+			return err
+		}},
+	{name: "allow_file_create", field: "allow_file_create", isBool: true, doc: "NoFileCreate = !value",
+		set: func(st *jobState, v string) error {
+			b, err := ParseBool(v)
+			st.job.NoFileCreate = !b
 			return err
 		}},
 	{name: "percentage_random", field: "percentage_random", doc: "PercentSequential = 100 - value: r[,w[,t]] percent (default 100)",

@@ -160,6 +160,9 @@ func prepareTarget(ctx context.Context, job Job) error {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
+	if err != nil && job.NoFileCreate {
+		return fmt.Errorf("workload: job %s: %s does not exist (fio: \"file creation disallowed by allow_file_create=0\")", job.Name, job.Filename)
+	}
 	if err != nil {
 		// fio makes the directories of a file name with '/' (mode
 		// 0700), as filename_format's "$jobname/$jobnum" needs.
@@ -191,6 +194,13 @@ func prepareTarget(ctx context.Context, job Job) error {
 		return fmt.Errorf("workload: job %s: lay out %s: %w", job.Name, job.Filename, err)
 	}
 	defer f.Close()
+	if job.NoOverwrite && !job.RW.Reads() {
+		// overwrite=0: the job's writes lay it out.
+		if err := f.Truncate(want); err != nil {
+			return fmt.Errorf("workload: job %s: lay out %s: %w", job.Name, job.Filename, err)
+		}
+		return nil
+	}
 	have := int64(0)
 	if st != nil {
 		have = st.Size()
