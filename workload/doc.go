@@ -150,6 +150,7 @@
 //	nonvectored                                  1 (and -1, probe): no effect, io_uring reads and writes are non-vectored, what fio's probe picks; 0 (readv/writev) is not supported
 //	file_append                                  FileAppend (write and randwrite jobs with size)
 //	overwrite                                    NoOverwrite = !value (without it, files are laid out by writing them, as fio's overwrite=1)
+//	sync                                         SyncIO: none (0), sync (1), dsync
 //	allow_file_create                            NoFileCreate = !value
 //	percentage_random                            PercentSequential = 100 - value: r[,w[,t]] percent (default 100)
 //	unique_filename                              No effect: it names files per client host in fio's client/server mode

@@ -123,6 +123,8 @@ func (s SyncFileRange) String() string {
 // options beside them of the normalized job: the option and why, or "".
 func (j *Job) validateFiles() (string, string) {
 	switch {
+	case j.SyncIO != "" && j.SyncIO != "sync" && j.SyncIO != "dsync":
+		return "sync", fmt.Sprintf("%q is not sync or dsync", j.SyncIO)
 	case j.FdatasyncEvery < 0:
 		return "fdatasync", fmt.Sprintf("negative (%d)", j.FdatasyncEvery)
 	case j.SyncFileRange.Every < 0:
@@ -193,6 +195,9 @@ func (j *Job) filesString() string {
 	if j.NoOverwrite {
 		kv("overwrite", "0")
 	}
+	if j.SyncIO != "" {
+		kv("sync", j.SyncIO)
+	}
 	if j.NoFileCreate {
 		kv("allow_file_create", "0")
 	}
@@ -205,3 +210,14 @@ func (j *Job) filesString() string {
 // opSyncFileRange marks sync_file_range in due's answer; the runner does
 // it itself (no engine has it).
 const opSyncFileRange = engines.Op(255)
+
+// syncFlag is the open flag of SyncIO (fio's sync=).
+func (j *Job) syncFlag() int {
+	switch j.SyncIO {
+	case "sync":
+		return unix.O_SYNC
+	case "dsync":
+		return unix.O_DSYNC
+	}
+	return 0
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -472,4 +473,55 @@ filename=old
 	if err == nil || !strings.Contains(string(out), "file creation disallowed by allow_file_create=0") {
 		t.Errorf("fio: %v %s", err, out)
 	}
+}
+
+// sync=1 (sync) and sync=dsync open the job's file O_SYNC and O_DSYNC
+// (the flags /proc shows for its descriptor while it runs), sync=0 and
+// none neither; the I/Os are fio 3.33's.
+func TestSyncOpenFlagsMatchFio(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		flag int
+	}{{"1", unix.O_SYNC}, {"dsync", unix.O_DSYNC}, {"0", 0}, {"none", 0}} {
+		t.Run(tc.v, func(t *testing.T) {
+			job := "[s]\nrw=randwrite\nsize=64k\nfilename=f\nsync=" + tc.v + "\n"
+			fio, ours := runBoth(t, "s.fio", job, nil)
+			assert.Equal(t, []ranJob{{Name: "s", IOs: [NumDirs]uint64{0, 16, 0}, Bytes: [NumDirs]uint64{0, 64 << 10, 0}}}, fio.Jobs)
+			assert.Equal(t, fio.Jobs, ours.Jobs)
+
+			jobs, err := parseFile(strings.NewReader(job), "s.fio")
+			require.NoError(t, err)
+			jobs[0].Filename = filepath.Join(t.TempDir(), "f")
+			flags := -1
+			_, err = Run(context.Background(), jobs[0], Options{OnStart: func(*JobResult, int) { flags = openFlags(t, jobs[0].Filename) }})
+			require.NoError(t, err)
+			assert.Equal(t, tc.flag, flags&(unix.O_SYNC|unix.O_DSYNC), "flags %o", flags)
+		})
+	}
+	if _, err := parseFile(strings.NewReader("[s]\nsync=2\n"), "s.fio"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("sync=2: %v", err)
+	}
+}
+
+// openFlags returns the open flags of this process's descriptor of path,
+// from /proc/self/fdinfo.
+func openFlags(t *testing.T, path string) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	for _, e := range ents {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err != nil || l != path {
+			continue
+		}
+		b, err := os.ReadFile("/proc/self/fdinfo/" + e.Name())
+		require.NoError(t, err)
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "flags:"); ok {
+				n, err := strconv.ParseInt(strings.TrimSpace(v), 8, 64)
+				require.NoError(t, err)
+				return int(n)
+			}
+		}
+	}
+	t.Fatalf("no descriptor of %s", path)
+	return 0
 }

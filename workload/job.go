@@ -372,6 +372,9 @@ type Job struct {
 	// that does not exist is an error (fio: "file creation disallowed by
 	// allow_file_create=0") rather than created.
 	NoFileCreate bool `json:"allow_file_create_0,omitempty"`
+	// SyncIO is fio's sync: "sync" (sync=1) opens the file O_SYNC,
+	// "dsync" O_DSYNC; "" (none, 0) neither.
+	SyncIO string `json:"sync,omitempty"`
 	// PercentSequential is 100 minus fio's percentage_random, by
 	// direction (read, write, trim): in a random job, the percent of I/Os
 	// that follow the last I/O of their direction rather than draw a

@@ -566,6 +566,20 @@ var optionTable = []fioOption{
 			st.job.NoOverwrite = !b
 			return err
 		}},
+	{name: "sync", field: "sync", doc: "SyncIO: none (0), sync (1), dsync",
+		set: func(st *jobState, v string) error {
+			switch v {
+			case "none", "0":
+				st.job.SyncIO = ""
+			case "sync", "1":
+				st.job.SyncIO = "sync"
+			case "dsync":
+				st.job.SyncIO = "dsync"
+			default:
+				return fmt.Errorf("%q is not none, 0, sync, 1 or dsync", v)
+			}
+			return nil
+		}},
 	{name: "allow_file_create", field: "allow_file_create", isBool: true, doc: "NoFileCreate = !value",
 		set: func(st *jobState, v string) error {
 			b, err := ParseBool(v)

@@ -479,7 +479,7 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 		w.job = job
 	} else {
 		var err error
-		if f, err = engines.OpenFile(job.Filename, job.writes(), job.Direct); err != nil {
+		if f, err = engines.OpenFileFlags(job.Filename, job.writes(), job.Direct, job.syncFlag()); err != nil {
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
 		w.file = f
