@@ -30,9 +30,8 @@
 // (fio itself takes only 1/0). Errors carry the file and line (or argument index), the job
 // and the option; an option fio has but stortest does not is
 // ErrUnsupported ("fio option X is not supported by stortest"), any other
-// ErrUnknownOption. fio's $keywords, arithmetic, offsets as percentages
-// of the device and several files per job (but with the file engines:
-// see NoDataEngines) are not supported; include FILE is read as fio
+// ErrUnknownOption. fio's $keywords, arithmetic and several files per
+// job (but with the file engines: see NoDataEngines) are not supported; include FILE is read as fio
 // reads it (see Parse). Block sizes per
 // direction (bs=4k,64k) go to the direction the job issues, or, for a
 // job that reads and writes, to Job.WriteBlocks.
@@ -62,7 +61,7 @@
 //	iodepth_low                                  IODepthLow; 0 means iodepth
 //	numjobs                                      NumJobs
 //	size                                         Size (bytes); N% (or N%%): SizePercent
-//	offset                fileoffset             Offset (bytes; N% is not supported)
+//	offset                fileoffset             Offset (bytes); N% (or N%%): OffsetPercent
 //	direct                                       Direct
 //	buffered                                     Direct = !value
 //	runtime               timeout                Runtime (default unit s)
@@ -144,7 +143,7 @@
 //	invalidate                                   NoInvalidate = !value (fio's default invalidates)
 //	fadvise_hint                                 FadviseHint: 1 (by pattern, the default), 0, sequential, random
 //	offset_increment                             OffsetIncrement (bytes; N% is not supported)
-//	offset_align                                 No effect: fio aligns only offsets given as N%, which stortest does not take
+//	offset_align                                 OffsetAlign (of offset=N% only, as fio)
 //	allrandrepeat                                AllRandRepeat
 //	write_hint                                   WriteHint: none, short, medium, long, extreme
 //	nonvectored                                  1 (and -1, probe): no effect, io_uring reads and writes are non-vectored, what fio's probe picks; 0 (readv/writev) is not supported

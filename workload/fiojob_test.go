@@ -168,7 +168,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"per-direction bsrange", "[a]\nbsrange=512-4k,1k-x\n", ErrInvalid, `bsrange: invalid size "x"`},
 		{"several files", "[a]\nfilename=/a:/b\n", ErrUnsupported, "several files"},
 		{"percent size", "[a]\nsize=120%\n", ErrInvalid, `size: "120%" is not a percentage from 1% to 100%`},
-		{"percent offset", "[a]\noffset=20%\n", ErrInvalid, "percentages"},
+		{"percent offset", "[a]\noffset=120%\n", ErrInvalid, `offset: "120%" is not a percentage from 0% to 100%`},
 		{"kb_base 1000", "[a]\nkb_base=1000\n", ErrUnsupported, "kb_base=1000"},
 		{"ioscheduler", "[a]\nioscheduler=none\n", ErrUnsupported, "fio option ioscheduler is not supported by stortest"},
 		{"zoned per direction", "[a]\nrandom_distribution=zoned:50/50:50/50,50/10:50/90\n", ErrUnsupported, "zones per direction"},

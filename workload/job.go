@@ -253,7 +253,7 @@ type Job struct {
 	// Size is the region's length in bytes from Offset; 0 means up to the
 	// end of the file or device. fio's size=N% is SizePercent.
 	Size   int64 `json:"size,omitempty"`
-	Offset int64 `json:"offset,omitempty"` // bytes; fio's offset=N% is not supported
+	Offset int64 `json:"offset,omitempty"` // bytes; fio's offset=N% is OffsetPercent
 	Direct bool  `json:"direct,omitempty"` // O_DIRECT; fio's buffered=0
 	// Runtime caps the job's duration (fio's runtime, default unit
 	// seconds); 0 means until Loops passes over the region are done.

@@ -159,8 +159,19 @@ var optionTable = []fioOption{
 			st.job.SizePercent = 0
 			return setSize(func(j *Job) *int64 { return &j.Size })(st, v)
 		}},
-	{name: "offset", aliases: []string{"fileoffset"}, field: "offset", doc: "Offset (bytes; N% is not supported)",
-		set: setSize(func(j *Job) *int64 { return &j.Offset })},
+	{name: "offset", aliases: []string{"fileoffset"}, field: "offset", doc: "Offset (bytes); N% (or N%%): OffsetPercent",
+		set: func(st *jobState, v string) error {
+			if num, ok := strings.CutSuffix(v, "%"); ok {
+				n, err := strconv.Atoi(strings.TrimSpace(strings.TrimRight(num, "%")))
+				if err != nil || n < 0 || n > 100 {
+					return fmt.Errorf("%q is not a percentage from 0%% to 100%%", v)
+				}
+				st.job.Offset, st.job.OffsetPercent = 0, n
+				return nil
+			}
+			st.job.OffsetPercent = 0
+			return setSize(func(j *Job) *int64 { return &j.Offset })(st, v)
+		}},
 	{name: "direct", field: "direct", isBool: true, doc: "Direct",
 		set: setBool(func(j *Job) *bool { return &j.Direct })},
 	{name: "buffered", field: "direct", isBool: true, doc: "Direct = !value",
@@ -534,8 +545,8 @@ var optionTable = []fioOption{
 			st.job.OffsetIncrement = n
 			return err
 		}},
-	{name: "offset_align", field: "offset_align", doc: "No effect: fio aligns only offsets given as N%, which stortest does not take",
-		set: func(_ *jobState, v string) error { _, err := ParseSize(v); return err }},
+	{name: "offset_align", field: "offset_align", doc: "OffsetAlign (of offset=N% only, as fio)",
+		set: setSize(func(j *Job) *int64 { return &j.OffsetAlign })},
 	{name: "allrandrepeat", field: "allrandrepeat", isBool: true, doc: "AllRandRepeat",
 		set: setBool(func(j *Job) *bool { return &j.AllRandRepeat })},
 	{name: "write_hint", field: "write_hint", doc: "WriteHint: none, short, medium, long, extreme",

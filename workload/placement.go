@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"os"
 
 	"path/filepath"
 	"stortest.dev/engines"
@@ -30,6 +31,14 @@ type Placement struct {
 	// Offset, rounded down to the smallest block size), as fio sizes it
 	// once the file is open. The file must exist.
 	SizePercent int `json:"size_percent,omitempty"`
+	// OffsetPercent is fio's offset=N% (0-100): the job's region starts
+	// N% into its file or device (plus the clone's offset_increment),
+	// rounded up to OffsetAlign, else to the smallest block size, as fio
+	// places it once the file is open. Offset is then 0.
+	OffsetPercent int `json:"offset_percent,omitempty"`
+	// OffsetAlign is fio's offset_align: the alignment of an
+	// OffsetPercent offset (fio aligns no other).
+	OffsetAlign int64 `json:"offset_align,omitempty"`
 	// FileSize is fio's filesize: the file is laid out to this many bytes,
 	// and a job without size moves this much (the parser sets Size).
 	FileSize int64 `json:"filesize,omitempty"`
@@ -68,6 +77,12 @@ func (j *Job) validateMore() (string, string) {
 		return "size", fmt.Sprintf("%d%% is not a percentage from 1 to 100", j.SizePercent)
 	case j.SizePercent > 0 && j.Size != 0:
 		return "size", "a size and a percentage"
+	case j.OffsetPercent < 0 || j.OffsetPercent > 100:
+		return "offset", fmt.Sprintf("%d%% is not a percentage from 0 to 100", j.OffsetPercent)
+	case j.OffsetPercent > 0 && j.Offset != 0:
+		return "offset", "an offset and a percentage"
+	case j.OffsetAlign < 0:
+		return "offset_align", fmt.Sprintf("negative (%d)", j.OffsetAlign)
 	case j.IOSize < 0:
 		return "io_size", fmt.Sprintf("negative (%d)", j.IOSize)
 	case j.IOSize > 0 && j.IOSize < j.MinBlockSize():
@@ -109,6 +124,12 @@ func (j *Job) moreString() string {
 	}
 	if j.SizePercent != 0 {
 		kv("size", strconv.Itoa(j.SizePercent)+"%")
+	}
+	if j.OffsetPercent != 0 {
+		kv("offset", strconv.Itoa(j.OffsetPercent)+"%")
+	}
+	if j.OffsetAlign != 0 {
+		kv("offset_align", FormatSize(j.OffsetAlign))
 	}
 	if j.FileSize != 0 {
 		kv("filesize", FormatSize(j.FileSize))
@@ -212,6 +233,36 @@ func (j *Job) sizeOfPercent(size int64) int64 {
 		n -= n % bs
 	}
 	return max(n, 0)
+}
+
+// withOffsetOfPercent returns the job with OffsetPercent resolved to
+// Offset on its file or device as it is before anything is laid out (a
+// file made for the job starts at 0, as in fio).
+func (j Job) withOffsetOfPercent() Job {
+	var size int64
+	if f, err := os.Open(j.Filename); err == nil {
+		if n, err := engines.Size(f); err == nil {
+			size = n
+		}
+		f.Close()
+	}
+	j.Offset, j.OffsetPercent = j.offsetOfPercent(size), 0
+	return j
+}
+
+// offsetOfPercent returns the offset as fio 3.33 places offset=N% on a
+// file or device of size bytes: N% of it, rounded up to offset_align,
+// else to the smallest block size.
+func (j *Job) offsetOfPercent(size int64) int64 {
+	off := size/100*int64(j.OffsetPercent) + size%100*int64(j.OffsetPercent)/100
+	align := j.OffsetAlign
+	if align <= 0 {
+		align = j.MinBlockSize()
+	}
+	if align > 0 && off%align != 0 {
+		off += align - off%align
+	}
+	return off
 }
 
 // parseSizePercent reads fio's size=N% (and N%%): N, and whether v is one.

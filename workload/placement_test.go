@@ -422,3 +422,38 @@ size=13%
 		}
 	}
 }
+
+// offset=N% places a job as fio 3.33 does: N% into its file, rounded up
+// to offset_align, else to the block size; with size=N% the size is what
+// lies past it at most.
+func TestOffsetPercentMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "off.fio", `[global]
+filename=data
+ioengine=psync
+[half]
+rw=read
+offset=50%
+size=64k
+[odd]
+rw=write
+bs=16k
+offset=13%
+size=13%
+[aligned]
+rw=read
+offset=13%
+offset_align=64k
+size=100%
+`, map[string]string{"data": strings.Repeat("x", 1<<20)})
+	want := []ranJob{
+		{Name: "half", IOs: [NumDirs]uint64{16, 0, 0}, Bytes: [NumDirs]uint64{64 << 10, 0, 0}},
+		{Name: "odd", IOs: [NumDirs]uint64{0, 8, 0}, Bytes: [NumDirs]uint64{0, 128 << 10, 0}},
+		{Name: "aligned", IOs: [NumDirs]uint64{208, 0, 0}, Bytes: [NumDirs]uint64{832 << 10, 0, 0}}, // from 192k
+	}
+	if !reflect.DeepEqual(fio.Jobs, want) {
+		t.Fatalf("fio: %v, want %v", fio.Jobs, want)
+	}
+	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
+		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
+	}
+}

@@ -174,6 +174,9 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 				return err
 			}
 		}
+		if job.OffsetPercent > 0 {
+			job = job.withOffsetOfPercent()
+		}
 		if err := prepareTarget(ctx, job.forClone(clone)); err != nil {
 			return err
 		}
