@@ -18,6 +18,7 @@ import (
 
 	"stortest.dev/latency/histlog"
 	"stortest.dev/workload"
+	"stortest.dev/workload/fioout"
 )
 
 // artifactDir returns the directory of t's artifacts, made on first use:
@@ -140,10 +141,10 @@ func writeArtifacts(dir, base string, r *Result, host iostat.Host, start time.Ti
 		paths = append(paths, path)
 	}
 	write(extFioJSON, func(w io.Writer) error {
-		return workload.WriteFioJSON(w, r.Result, workload.FormatJSONPlus, start)
+		return fioout.WriteFioJSON(w, r.Result, fioout.FormatJSONPlus, start)
 	})
 	write(extSummary, func(w io.Writer) error {
-		if err := workload.WriteSummary(w, r.Result); err != nil {
+		if err := fioout.WriteSummary(w, r.Result); err != nil {
 			return err
 		}
 		if len(r.IOStatSamples) == 0 {

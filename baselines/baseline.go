@@ -69,7 +69,7 @@ type Baseline struct {
 	// older than schema 4 and for imported fio results.
 	Session string
 	// Job is the workload as run. Imported fio results hold what
-	// workload.Parse understood of fio's options; FioOptions keeps
+	// fiojob.Parse understood of fio's options; FioOptions keeps
 	// them all as fio printed them (global options included).
 	Job         workload.Job
 	FioOptions  map[string]string

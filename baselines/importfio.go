@@ -12,6 +12,7 @@ import (
 	"stortest.dev/fio"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 )
 
 // fio's JSON beyond what latency.ReadFio reads: throughput, totals, the
@@ -64,7 +65,7 @@ var ErrFioJob = errors.New("baselines: fio job not usable as a baseline")
 // kept and tail comparisons will be inconclusive. fio's JSON has no
 // per-second samples, only their moments (iops_mean, iops_stddev,
 // iops_samples...), which regress uses instead. The Job holds what
-// workload.Parse understands of the options; FioOptions keeps all
+// fiojob.Parse understands of the options; FioOptions keeps all
 // of them. The fingerprint has only the engine and fio's version: the
 // device is not in fio's output. name names the input in errors.
 func ImportFio(r io.Reader, name string) ([]*Baseline, error) {
@@ -140,7 +141,7 @@ func fioOptions(raw json.RawMessage) ([]fioOption, error) {
 	return out, err
 }
 
-// fioJob parses fio's options as workload.Parse does, leaving out
+// fioJob parses fio's options as fiojob.Parse does, leaving out
 // the options it refuses (fio's own such as group_reporting, or what
 // stortest does not implement) one at a time.
 func fioJob(name string, global, opts []fioOption) workload.Job {
@@ -163,11 +164,11 @@ func fioJob(name string, global, opts []fioOption) workload.Job {
 		}
 	}
 	for range len(args) + 1 {
-		jobs, _, err := workload.Parse(nil, "", workload.Config{Args: args})
+		jobs, _, err := fiojob.Parse(nil, "", fiojob.Config{Args: args})
 		if err == nil && len(jobs) == 1 {
 			return jobs[0]
 		}
-		var pe *workload.ParseError
+		var pe *fiojob.ParseError
 		if !errors.As(err, &pe) || pe.Arg < 0 || pe.Arg >= len(args) || pe.Arg == nameArg {
 			break
 		}

@@ -11,6 +11,7 @@ import (
 	"stortest.dev/iostat"
 	"stortest.dev/regress"
 	"stortest.dev/workload"
+	"stortest.dev/workload/fioout"
 )
 
 // ErrNoResult is returned by NewCase for a run without jobs that does
@@ -58,7 +59,7 @@ type Warning struct {
 
 // NewCase turns a run into a testcase: named after the test and the job,
 // with the run's Metrics, fingerprint, Warnings and baseline verdict as
-// properties, the warnings, the summary (workload.WriteSummary), the
+// properties, the warnings, the summary (fioout.WriteSummary), the
 // iostat table and the baseline comparisons as output, and the artifacts
 // as attachments. A run that could not start
 // (no Result) needs its Job name and Errors or Skipped.
@@ -79,7 +80,7 @@ func NewCase(r Run) (Case, error) {
 		out.WriteString("\n")
 	}
 	if ran {
-		if err := workload.WriteSummary(&out, r.Result); err != nil {
+		if err := fioout.WriteSummary(&out, r.Result); err != nil {
 			return Case{}, fmt.Errorf("report: summary: %w", err)
 		}
 	}

@@ -109,26 +109,3 @@ func addPrio(slots []PrioStats, p uint16, clat, lat uint64) {
 		}
 	}
 }
-
-// mergePrios adds o's per-priority stats to s's, matching priorities.
-func mergePrios(s, o []PrioStats) []PrioStats {
-	for _, x := range o {
-		i := slices.IndexFunc(s, func(y PrioStats) bool { return y.Class == x.Class && y.Level == x.Level })
-		if i < 0 {
-			s = append(s, PrioStats{Class: x.Class, Level: x.Level, Clat: x.Clat.Clone(), Lat: x.Lat.Clone()})
-			continue
-		}
-		_ = s[i].Clat.Merge(x.Clat)
-		_ = s[i].Lat.Merge(x.Lat)
-	}
-	slices.SortFunc(s, func(a, b PrioStats) int { return int(ioprio(a.Class, a.Level)) - int(ioprio(b.Class, b.Level)) })
-	return s
-}
-
-func clonePrios(s []PrioStats) []PrioStats {
-	out := make([]PrioStats, len(s))
-	for i, x := range s {
-		out[i] = PrioStats{Class: x.Class, Level: x.Level, Clat: x.Clat.Clone(), Lat: x.Lat.Clone()}
-	}
-	return out
-}

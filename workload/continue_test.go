@@ -3,11 +3,9 @@ package workload
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,43 +14,6 @@ import (
 
 	"stortest.dev/engines"
 )
-
-func TestParseContinueOn(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want ContinueOn
-	}{{"none", ContinueNone}, {"0", ContinueNone}, {"read", ContinueRead}, {"write", ContinueWrite},
-		{"io", ContinueIO}, {"verify", ContinueVerify}, {"all", ContinueAll}, {"1", ContinueAll}} {
-		t.Run(tc.in, func(t *testing.T) {
-			got, err := ParseContinueOn(tc.in)
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
-		})
-	}
-	_, err := ParseContinueOn("reads")
-	assert.ErrorContains(t, err, "want none, read, write, io, verify, all")
-
-	// A job file sets it; String, JSON and the parser agree.
-	jobs, err := parseFile(strings.NewReader("[j]\nfilename=/dev/null\ncontinue_on_error=io\n"), "j.fio")
-	require.NoError(t, err)
-	require.Equal(t, ContinueIO, jobs[0].ContinueOnError)
-	assert.Contains(t, jobs[0].String(), "continue_on_error=io\n")
-	back, err := parseFile(strings.NewReader(jobs[0].String()), "back.fio")
-	require.NoError(t, err)
-	assert.Equal(t, jobs[0], back[0])
-	b, err := json.Marshal(jobs[0])
-	require.NoError(t, err)
-	assert.Contains(t, string(b), `"continue_on_error":"io"`)
-	var fromJSON Job
-	require.NoError(t, json.Unmarshal(b, &fromJSON))
-	assert.Equal(t, ContinueIO, fromJSON.ContinueOnError)
-	_, err = parseFile(strings.NewReader("[j]\nfilename=/dev/null\ncontinue_on_error=sometimes\n"), "bad.fio")
-	var pe *ParseError
-	require.ErrorAs(t, err, &pe)
-	assert.Equal(t, 3, pe.Line)
-	assert.Equal(t, "continue_on_error", pe.Option)
-	assert.ErrorIs(t, (&Job{Name: "x", ContinueOnError: 8}).Validate(), ErrInvalid)
-}
 
 // fio's rules: only EIO and EILSEQ are continued after, EILSEQ as a verify
 // failure, the rest by direction.

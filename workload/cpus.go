@@ -3,7 +3,6 @@ package workload
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -26,11 +25,11 @@ type CPUs struct {
 // CPU_SETSIZE, fio's FIO_MAX_CPUS.
 const maxCPUs = 1024
 
-// parseCPUList reads a cpus_allowed list as fio 3.33 does: comma-separated
+// ParseCPUList reads a cpus_allowed list as fio 3.33 does: comma-separated
 // CPUs and ranges a-b, each number read as C's atoi reads it (leading
 // digits, else 0), an empty entry ending the list. It returns the CPUs
 // in order, once each.
-func parseCPUList(s string) ([]int, error) {
+func ParseCPUList(s string) ([]int, error) {
 	var cpus []int
 	for _, e := range strings.Split(strings.TrimSpace(s), ",") {
 		if e == "" {
@@ -70,25 +69,13 @@ func atoi(s string) int {
 	return n
 }
 
-// cpuMaskList turns fio's cpumask (a bit per CPU, the low 32 bits read)
-// into a cpus_allowed list.
-func cpuMaskList(mask int64) string {
-	var parts []string
-	for i := range 32 {
-		if mask&(1<<i) != 0 {
-			parts = append(parts, strconv.Itoa(i))
-		}
-	}
-	return strings.Join(parts, ",")
-}
-
 // cpusFor returns the CPUs of the run's thread n (0-based, fio's
 // numbering), or nil when the job leaves affinity alone.
 func (j *Job) cpusFor(n int) []int {
 	if j.CPUsAllowed == "" {
 		return nil
 	}
-	cpus, err := parseCPUList(j.CPUsAllowed)
+	cpus, err := ParseCPUList(j.CPUsAllowed)
 	if err != nil || len(cpus) == 0 {
 		return cpus
 	}
@@ -116,7 +103,7 @@ func (j *Job) validateCPUs() (string, string) {
 		}
 		return "", ""
 	}
-	if _, err := parseCPUList(j.CPUsAllowed); err != nil {
+	if _, err := ParseCPUList(j.CPUsAllowed); err != nil {
 		return "cpus_allowed", err.Error()
 	}
 	return "", ""

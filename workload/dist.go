@@ -438,7 +438,7 @@ func parseZones(s string, kind DistKind, list string) (Distribution, error) {
 
 func splitZones(s string, kind DistKind, list string) ([]zone, error) {
 	if strings.Contains(list, ",") {
-		return nil, unsupported("random_distribution=" + s + " (zones per direction)")
+		return nil, Unsupported("random_distribution=" + s + " (zones per direction)")
 	}
 	fields := strings.Split(list, ":")
 	if len(fields) > maxZones {

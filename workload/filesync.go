@@ -53,7 +53,7 @@ type PageCache struct {
 }
 
 // writeHints are fio's names of the write life time hints, by value.
-var writeHints = [...]string{1: "none", 2: "short", 3: "medium", 4: "long", 5: "extreme"}
+var WriteHints = [...]string{1: "none", 2: "short", 3: "medium", 4: "long", 5: "extreme"}
 
 // SyncFileRange is fio's sync_file_range=flags:N: after every Every
 // writes, sync_file_range(2) over the bytes written since the last sync
@@ -135,8 +135,8 @@ func (j *Job) validateFiles() (string, string) {
 	switch {
 	case j.OffsetIncrement < 0:
 		return "offset_increment", fmt.Sprintf("negative (%d)", j.OffsetIncrement)
-	case j.WriteHint < 0 || j.WriteHint >= len(writeHints):
-		return "write_hint", fmt.Sprintf("unknown hint %d (want 1 to %d)", j.WriteHint, len(writeHints)-1)
+	case j.WriteHint < 0 || j.WriteHint >= len(WriteHints):
+		return "write_hint", fmt.Sprintf("unknown hint %d (want 1 to %d)", j.WriteHint, len(WriteHints)-1)
 	case j.FileAppend && (j.RW != Write && j.RW != RandWrite):
 		return "file_append", fmt.Sprintf("with rw=%s is not supported by stortest (write and randwrite only)", j.RW)
 	case min(j.PercentSequential[0], j.PercentSequential[1], j.PercentSequential[2]) < 0 || max(j.PercentSequential[0], j.PercentSequential[1], j.PercentSequential[2]) > 100:
@@ -187,7 +187,7 @@ func (j *Job) filesString() string {
 		kv("allrandrepeat", "1")
 	}
 	if j.WriteHint != 0 {
-		kv("write_hint", writeHints[j.WriteHint])
+		kv("write_hint", WriteHints[j.WriteHint])
 	}
 	if j.FileAppend {
 		kv("file_append", "1")

@@ -66,7 +66,7 @@ func (s *syncs) synced() {
 }
 
 // anySync reports whether the job issues syncs between its I/Os.
-func (j *Job) anySync() bool {
+func anySync(j *Job) bool {
 	return j.FsyncEvery > 0 || j.FdatasyncEvery > 0 || j.SyncFileRange.Every > 0
 }
 
@@ -260,7 +260,7 @@ func (w *worker) engineSync(u *engines.Unit) error {
 
 // forClone returns the job as clone k runs it: offset_increment moves
 // its region.
-func (j Job) forClone(k int) Job {
+func forClone(j Job, k int) Job {
 	j.Offset += int64(k) * j.OffsetIncrement
 	return j
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -100,7 +101,7 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 	f, err := os.Open(name)
 	require.NoError(t, err)
 	defer f.Close()
-	jobs, _, err := Parse(f, name, Config{Args: args})
+	jobs, _, err := ParseJobs(f, name, args)
 	require.NoError(t, err)
 	res, err := RunJobs(context.Background(), jobs, Options{})
 	require.NoError(t, err)
@@ -125,4 +126,58 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(k)
 	return k
+}
+
+// Includes are read where fio 3.33 reads them, in [global] and in job
+// sections, relative to the working directory and else to the including
+// file: the jobs move what fio's do.
+func TestParseFioIncludeMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "jobs/main.fio", `[global]
+include common/global.fio
+[a]
+include a.fio
+rw=write
+[b]
+rw=randread
+include common/b.fio
+`, map[string]string{
+		"jobs/common/global.fio": "size=64k\nioengine=psync\n",
+		"jobs/a.fio":             "bs=8k\n",
+		"jobs/common/b.fio":      "include bs.fio\nrandrepeat=0\n",
+		"jobs/common/bs.fio":     "bs=16k\n",
+	})
+	want := []ranJob{
+		{Name: "a", IOs: [NumDirs]uint64{0, 8, 0}, Bytes: [NumDirs]uint64{0, 64 << 10, 0}},
+		{Name: "b", IOs: [NumDirs]uint64{4, 0, 0}, Bytes: [NumDirs]uint64{64 << 10, 0, 0}},
+	}
+	assert.Equal(t, want, fio.Jobs, "fio")
+	assert.Equal(t, want, ours.Jobs, "stortest")
+	assert.Equal(t, fio.Files, ours.Files, "files left")
+}
+
+// Options other projects' job files give that change no count: fio 3.33
+// and stortest move the same I/Os with them (thread with any value,
+// normal without a deviation, the deprecated verifysort, bwavgtime and
+// iopsavgtime).
+func TestFioQuietOptionsMatchFio(t *testing.T) {
+	fio, ours := runBoth(t, "quiet.fio", `[global]
+thread=8
+size=256k
+bwavgtime=250
+iopsavgtime=250
+[normal]
+rw=randread
+random_distribution=normal
+[sorted]
+rw=write
+verify=md5
+verifysort=1
+verifysort_nr=64
+`, nil)
+	want := []ranJob{
+		{Name: "normal", IOs: [NumDirs]uint64{64, 0, 0}, Bytes: [NumDirs]uint64{256 << 10, 0, 0}},
+		{Name: "sorted", IOs: [NumDirs]uint64{64, 64, 0}, Bytes: [NumDirs]uint64{256 << 10, 256 << 10, 0}},
+	}
+	assert.Equal(t, want, fio.Jobs, "fio")
+	assert.Equal(t, fio.Jobs, ours.Jobs, "stortest")
 }

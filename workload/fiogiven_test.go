@@ -67,7 +67,7 @@ func TestFioJSONKeyOrderMatchesFio(t *testing.T) {
 	t.Chdir(t.TempDir())
 	f, err := os.Open(filepath.Join(td, "global-null.fio"))
 	require.NoError(t, err)
-	jobs, given, err := Parse(f, "global-null.fio", Config{Args: []string{"--runtime=2"}})
+	jobs, given, err := ParseJobs(f, "global-null.fio", []string{"--runtime=2"})
 	f.Close()
 	require.NoError(t, err)
 	res, err := RunJobs(context.Background(), jobs, Options{})
@@ -112,7 +112,7 @@ func TestFioGivenOptionsMatchFio(t *testing.T) {
 	fio := fioRecorded(t, "global-null.json")
 	f, err := os.Open(filepath.Join("testdata", "fio333", "global-null.fio"))
 	require.NoError(t, err)
-	jobs, given, err := Parse(f, "global-null.fio", Config{Args: []string{"--runtime=2"}})
+	jobs, given, err := ParseJobs(f, "global-null.fio", []string{"--runtime=2"})
 	f.Close()
 	require.NoError(t, err)
 	res := resultFromFio(t, fio, jobs)
@@ -136,7 +136,7 @@ func TestFioGivenOptionsMatchFio(t *testing.T) {
 func TestFioGivenOptionsCommandLineMatchesFio(t *testing.T) {
 	args, err := os.ReadFile(filepath.Join("testdata", "fio333", "cmdline-null.args"))
 	require.NoError(t, err)
-	jobs, given, err := Parse(nil, "", Config{Args: strings.Fields(string(args))})
+	jobs, given, err := ParseJobs(nil, "", strings.Fields(string(args)))
 	require.NoError(t, err)
 	fio := fioRecorded(t, "cmdline-null.json")
 	res := resultFromFio(t, fio, jobs)
@@ -158,7 +158,7 @@ func TestFioGivenOptionsCommandLineMatchesFio(t *testing.T) {
 func TestFioGivenOptionsAsWritten(t *testing.T) {
 	t.Setenv("SZ", "1m")
 	file := "[global]\nsize=${SZ}\ntime_based\nruntime=100ms\n[a]\n[b]\nrw=randread\nrwmixread=70\n"
-	jobs, given, err := Parse(strings.NewReader(file), "env.fio", Config{})
+	jobs, given, err := ParseJobs(strings.NewReader(file), "env.fio", nil)
 	require.NoError(t, err)
 	assert.Equal(t, []FioOption{{"size", "1m"}, {"runtime", "100ms"}}, given.Global)
 	assert.Equal(t, [][]FioOption{nil, {{"rw", "randread"}, {"rwmixread", "70"}}}, given.Jobs)
@@ -181,7 +181,7 @@ func TestFioGivenOptionsAsWritten(t *testing.T) {
 // group_reporting's sums as well as clone by clone.
 func TestFioGivenOptionsClones(t *testing.T) {
 	file := "[a]\nioengine=null\nsize=1m\nnumjobs=2\ngroup_reporting\n[b]\nioengine=null\nsize=1m\nrw=write\n"
-	jobs, given, err := Parse(strings.NewReader(file), "clones.fio", Config{})
+	jobs, given, err := ParseJobs(strings.NewReader(file), "clones.fio", nil)
 	require.NoError(t, err)
 	for _, grouped := range []bool{true, false} {
 		res := &Result{FioOptions: given}

@@ -34,11 +34,11 @@ type Flow struct {
 }
 
 // maxFlowWeight is fio 3.33's bound on flow=.
-const maxFlowWeight = 1000
+const MaxFlowWeight = 1000
 
 // maxFlowValue bounds flow_id and flow_sleep: fio keeps them in 32-bit
 // unsigned ints.
-const maxFlowValue = 1<<32 - 1
+const MaxFlowValue = 1<<32 - 1
 
 // String is the job-file text of the flow options not at their default.
 func (f *Flow) String() string {
@@ -58,12 +58,12 @@ func (f *Flow) String() string {
 // validate checks the flow options: the fio option at fault and why, or "".
 func (f *Flow) validate() (option, reason string) {
 	switch {
-	case f.Weight < 0 || f.Weight > maxFlowWeight:
-		return "flow", fmt.Sprintf("%d is not in [0, %d]", f.Weight, maxFlowWeight)
-	case f.ID < 0 || f.ID > maxFlowValue:
-		return "flow_id", fmt.Sprintf("%d is not in [0, %d]", f.ID, int64(maxFlowValue))
-	case f.Sleep < 0 || f.Sleep > maxFlowValue*time.Microsecond:
-		return "flow_sleep", fmt.Sprintf("%v is not in [0, %v]", f.Sleep, maxFlowValue*time.Microsecond)
+	case f.Weight < 0 || f.Weight > MaxFlowWeight:
+		return "flow", fmt.Sprintf("%d is not in [0, %d]", f.Weight, MaxFlowWeight)
+	case f.ID < 0 || f.ID > MaxFlowValue:
+		return "flow_id", fmt.Sprintf("%d is not in [0, %d]", f.ID, int64(MaxFlowValue))
+	case f.Sleep < 0 || f.Sleep > MaxFlowValue*time.Microsecond:
+		return "flow_sleep", fmt.Sprintf("%v is not in [0, %v]", f.Sleep, MaxFlowValue*time.Microsecond)
 	case f.Sleep%time.Microsecond != 0:
 		return "flow_sleep", fmt.Sprintf("%v is not a whole number of microseconds", f.Sleep)
 	}

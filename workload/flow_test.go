@@ -209,7 +209,7 @@ func TestFlowNeverHoldsEveryMember(t *testing.T) {
 		groups := flowGroups{}
 		var ms []*flowMember
 		for range 2 + r.IntN(5) {
-			m := groups.member(Flow{Weight: 1 + r.IntN(maxFlowWeight)})
+			m := groups.member(Flow{Weight: 1 + r.IntN(MaxFlowWeight)})
 			m.join()
 			ms = append(ms, m)
 		}

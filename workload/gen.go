@@ -383,7 +383,7 @@ type BlockSizes struct {
 // first), seeded.
 func NewBlockSizes(j *Job, seed uint64) *BlockSizes {
 	n := j.Normalized()
-	own := n.blocksOf() // a job's WriteBlocks have a chooser of their own
+	own := n.BlocksOf() // a job's WriteBlocks have a chooser of their own
 	b := &BlockSizes{lo: own.min(), hi: own.max()}
 	b.rng.Seed(splitmix(seed^0xb5), splitmix(seed+0xb5))
 	switch {
@@ -516,7 +516,7 @@ func newPattern(j *Job, fileSize int64, seed uint64, thread int, entropy uint64)
 	}
 	p.mix.restart = restart
 	if w := n.WriteBlocks; w != nil {
-		wj := n.withBlocks(*w)
+		wj := n.WithBlocks(*w)
 		p.wbs = NewBlockSizes(&wj, splitmix(seed^5))
 	}
 	cfg := OffsetConfig{

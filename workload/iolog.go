@@ -41,9 +41,9 @@ type IOLogs struct {
 }
 
 // replaySkipNames are replay_skip's words and the actions they skip.
-var replaySkipNames = []struct {
-	name string
-	bits uint16
+var ReplaySkipNames = []struct {
+	Name string
+	Bits uint16
 }{
 	{"read", 1 << LogRead}, {"write", 1 << LogWrite}, {"trim", 1 << LogTrim},
 	{"sync", 1<<LogSync | 1<<LogDatasync},
@@ -92,9 +92,9 @@ func (j *Job) iologString() string {
 	num("replay_time_scale", int64(j.ReplayTimeScale))
 	if j.ReplaySkip != 0 {
 		var w []string
-		for _, s := range replaySkipNames {
-			if j.ReplaySkip&s.bits != 0 {
-				w = append(w, s.name)
+		for _, s := range ReplaySkipNames {
+			if j.ReplaySkip&s.Bits != 0 {
+				w = append(w, s.Name)
 			}
 		}
 		str("replay_skip", strings.Join(w, ","))

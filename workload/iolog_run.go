@@ -28,7 +28,7 @@ type replayTrace struct {
 // it: the file, the directions, the block size and (when none is given)
 // the size come from the log. Jobs without read_iolog are returned as
 // they are, with a nil trace.
-func (j Job) withReplay() (Job, *replayTrace, error) {
+func withReplay(j Job) (Job, *replayTrace, error) {
 	if j.ReadIOLog == "" {
 		return j, nil, nil
 	}
@@ -36,7 +36,7 @@ func (j Job) withReplay() (Job, *replayTrace, error) {
 	if err != nil {
 		return j, nil, fmt.Errorf("%w (job %s)", err, j.Name) // err names the package, the file and the line
 	}
-	tr, err := j.buildReplay(log)
+	tr, err := buildReplay(&j, log)
 	if err != nil {
 		return j, nil, err
 	}
@@ -64,7 +64,7 @@ func (j Job) withReplay() (Job, *replayTrace, error) {
 }
 
 // buildReplay turns the log into the actions to replay.
-func (j *Job) buildReplay(log *IOLog) (*replayTrace, error) {
+func buildReplay(j *Job, log *IOLog) (*replayTrace, error) {
 	if len(log.Files) > 1 && j.ReplayRedirect == "" {
 		return nil, &FieldError{Job: j.Name, Field: "read_iolog", Reason: fmt.Sprintf("%s names %d files: stortest replays one (or give replay_redirect)", j.ReadIOLog, len(log.Files))}
 	}
@@ -210,7 +210,7 @@ func (w *worker) logIO(u *engines.Unit) {
 // iologFile is the name write_iolog gives the clone's file: its file,
 // or fio's default name for engines that open none (null: fio names its
 // file jobname.clone.0 all the same).
-func (j *Job) iologFile(clone int) string {
+func iologFile(j *Job, clone int) string {
 	if j.Filename != "" {
 		return j.Filename
 	}

@@ -185,7 +185,7 @@ func FuzzReadIOLog(f *testing.F) {
 			}
 		}
 		j := Job{Name: "fuzz", IOLogs: IOLogs{ReadIOLog: "fuzz.log", ReplayScale: 3, ReplayAlign: 512}}
-		if tr, err := j.buildReplay(log); err == nil {
+		if tr, err := buildReplay(&j, log); err == nil {
 			for _, r := range tr.ios {
 				if !r.sync && (r.io.Offset < 0 || r.io.Offset+r.io.Len > tr.end || r.io.Len > tr.maxLen) {
 					t.Fatalf("replayed I/O %+v outside the trace's end %d", r, tr.end)
@@ -209,7 +209,7 @@ func TestReplayOptions(t *testing.T) {
 	require.NoError(t, err)
 	j := jobs[0]
 	roundTrip(t, j)
-	j, tr, err := j.Normalized().withReplay()
+	j, tr, err := withReplay(j.Normalized())
 	require.NoError(t, err)
 	assert.Equal(t, []replayIO{
 		{at: 500_000, io: IO{Dir: DirRead, Offset: 4096, Len: 4096}},
@@ -223,7 +223,7 @@ func TestReplayOptions(t *testing.T) {
 	assert.Empty(t, j.WriteIOLog, "read_iolog overrides write_iolog, as in fio")
 
 	j = Job{Name: "r", IOLogs: IOLogs{ReadIOLog: path, ReplayNoStall: true, ReplaySkip: 1<<LogWrite | 1<<LogSync, ReplayRedirect: "/y"}}
-	j, tr, err = j.withReplay()
+	j, tr, err = withReplay(j)
 	require.NoError(t, err)
 	assert.Equal(t, []replayIO{
 		{io: IO{Dir: DirRead, Offset: 10000, Len: 4096}},

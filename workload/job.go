@@ -1,3 +1,10 @@
+// Package workload describes storage workloads the way fio does: the Job
+// (fio's options under Go names, in sub-structs named for what they hold),
+// its defaults, validation and fio job-file printing, and the Result of a
+// run with its per-second series. It also holds the runner (Run, RunJobs)
+// and the generators of offsets, block sizes, directions, rates, buffer
+// contents and verify patterns. Package workload/fiojob reads fio's job
+// files and command lines; package workload/fioout writes fio's outputs.
 package workload
 
 import (
@@ -54,7 +61,7 @@ func ParseRW(s string) (RW, error) {
 		}
 	}
 	if strings.Contains(s, ":") {
-		return 0, unsupported("rw=" + s + " (an offset modifier)")
+		return 0, Unsupported("rw=" + s + " (an offset modifier)")
 	}
 	return 0, fmt.Errorf("unknown rw %q (want %s or readwrite)", s, strings.Join(rwNames[:], ", "))
 }
@@ -468,8 +475,8 @@ const MaxJobs = 4088
 var ErrTooManyJobs = errors.New("workload: more jobs than fio's limit")
 
 // tooManyJobs is the ErrTooManyJobs of n jobs.
-func tooManyJobs(n int) error {
-	return &msgError{fmt.Sprintf("%d jobs, counting numjobs clones: more than fio's limit of %d (fio: \"error: maximum number of jobs reached.\")", n, MaxJobs), ErrTooManyJobs}
+func TooManyJobs(n int) error {
+	return NewMsgError(fmt.Sprintf("%d jobs, counting numjobs clones: more than fio's limit of %d (fio: \"error: maximum number of jobs reached.\")", n, MaxJobs), ErrTooManyJobs)
 }
 
 // Limits that catch typos (bs=4g) rather than encode hardware facts.
@@ -556,7 +563,7 @@ func (j *Job) Seed(clone int, entropy uint64) uint64 {
 // MinBlockSize returns the smallest block size of the job (offset
 // alignment), MaxBlockSize the largest; both of the normalized job.
 func (j *Job) MinBlockSize() int64 {
-	m := j.blocksOf().min()
+	m := j.BlocksOf().min()
 	if w := j.WriteBlocks; w != nil {
 		m = min(m, w.min())
 	}
@@ -565,7 +572,7 @@ func (j *Job) MinBlockSize() int64 {
 
 // MaxBlockSize returns the largest block size of the job.
 func (j *Job) MaxBlockSize() int64 {
-	m := j.blocksOf().max()
+	m := j.BlocksOf().max()
 	if w := j.WriteBlocks; w != nil {
 		m = max(m, w.max())
 	}
@@ -690,11 +697,11 @@ func (j *Job) Validate() error {
 		return &FieldError{Job: j.Name, Field: err.field, Reason: err.reason}
 	}
 	if w := n.WriteBlocks; w != nil {
-		wj := n.withBlocks(*w)
+		wj := n.WithBlocks(*w)
 		if err := wj.validateBlockSizes(); err != nil {
 			return &FieldError{Job: j.Name, Field: err.field, Reason: "write: " + err.reason}
 		}
-		rk, _ := n.blocksOf().option()
+		rk, _ := n.BlocksOf().option()
 		wk, _ := w.option()
 		switch {
 		case !n.RW.Mixed():
@@ -970,7 +977,7 @@ func (j Job) String() string {
 	kv("ioengine", n.Engine)
 	kv("rw", n.rwString())
 	num("rwmixread", int64(n.RWMixRead), DefaultRWMixRead)
-	k, v := n.blocksOf().option()
+	k, v := n.BlocksOf().option()
 	if w := n.WriteBlocks; w != nil {
 		_, wv := w.option() // the same option: Validate checks it
 		v += "," + wv
@@ -1078,4 +1085,11 @@ type jobJSON Job
 // are explicit, so equal workloads encode to equal bytes.
 func (j Job) MarshalJSON() ([]byte, error) {
 	return json.Marshal(jobJSON(j.Normalized()))
+}
+
+func (j *Job) Percentiles() []float64 {
+	if len(j.PercentileList) == 0 {
+		return DefaultPercentiles
+	}
+	return j.PercentileList
 }

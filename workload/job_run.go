@@ -10,23 +10,16 @@ import (
 
 // writes reports whether the job writes or trims (and so opens its file
 // read-write).
-func (j *Job) writes() bool { return j.RW.Modifies() }
+func writes(j *Job) bool { return j.RW.Modifies() }
 
-func (j *Job) engineConfig(f *os.File, bufs [][]byte, size int64) engines.Config {
+func engineConfig(j *Job, f *os.File, bufs [][]byte, size int64) engines.Config {
 	return engines.Config{
 		File: f, Direct: j.Direct, Depth: j.IODepth, Buffers: bufs,
 		SQPoll: j.SQThreadPoll, FixedBufs: j.FixedBufs, RegisterFiles: j.RegisterFiles,
 		HiPri: j.Hipri, NoWait: j.NoWait, Size: size,
 		OneThread: true, // each worker runs on its own locked thread
-		CPUChunk:  j.CPUChunks, CPUQsort: j.CPUMode == "qsort", StatType: j.StatType, Exec: j.execSpec(),
+		CPUChunk:  j.CPUChunks, CPUQsort: j.CPUMode == "qsort", StatType: j.StatType, Exec: execSpec(j),
 	}
-}
-
-func (j *Job) percentileList() []float64 {
-	if len(j.PercentileList) == 0 {
-		return DefaultPercentiles
-	}
-	return j.PercentileList
 }
 
 // withDefaultFile returns the job for clone with fio's default file
@@ -34,7 +27,7 @@ func (j *Job) percentileList() []float64 {
 // filename_format (fio's default $jobname.$jobnum.$filenum) for file 0
 // in the job's directory, else the working one, laid out to the job's
 // size as fio does.
-func (j Job) withDefaultFile(clone int) Job {
+func withDefaultFile(j Job, clone int) Job {
 	if j.Filename == "" && engines.NeedsFile(j.Engine) {
 		j.Filename = j.fileName(clone, 0)
 	}

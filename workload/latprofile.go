@@ -83,7 +83,7 @@ func (j *Job) latencyString() string {
 }
 
 // latencyPercentile is the percentile the search holds the target to.
-func (j *Job) latencyPercentile() float64 {
+func (j *Job) TargetPercentile() float64 {
 	if j.LatencyPercentile == 0 {
 		return 100
 	}

@@ -33,7 +33,7 @@ func newLatTarget(j *Job) *latTarget {
 		return nil
 	}
 	return &latTarget{target: int64(j.LatencyTarget), window: int64(j.LatencyWindow),
-		pct: j.latencyPercentile(), run: j.LatencyRun, ceiling: j.IODepth}
+		pct: j.TargetPercentile(), run: j.LatencyRun, ceiling: j.IODepth}
 }
 
 // init starts the search over at depth 1 (the job's start, the end of

@@ -65,7 +65,7 @@ func (j *Job) normalizeEngines() {
 }
 
 // nrFiles is NrFiles with its default.
-func (j *Job) nrFiles() int { return max(j.NrFiles, 1) }
+func (j *Job) NumFiles() int { return max(j.NrFiles, 1) }
 
 // perFile is the bytes each file of a file-engine job stands for:
 // filesize, else size split over the files, in whole blocks.
@@ -74,7 +74,7 @@ func (j *Job) perFile() int64 {
 		return j.FileSize
 	}
 	bs := j.MaxBlockSize()
-	return j.Size / int64(j.nrFiles()) / bs * bs
+	return j.Size / int64(j.NumFiles()) / bs * bs
 }
 
 // unsupportedField is a FieldError for what stortest does not do.
@@ -93,7 +93,7 @@ func (j *Job) validateEngines() error {
 	case j.NrFiles < 0:
 		return bad("nrfiles", "negative (%d)", j.NrFiles)
 	case j.NrFiles > 1 && !fileEng:
-		return unsupportedField(j.Name, "nrfiles", "nrfiles="+strconv.Itoa(j.NrFiles)+": several files per job (only with ioengine "+orList(fileEngines)+")")
+		return unsupportedField(j.Name, "nrfiles", "nrfiles="+strconv.Itoa(j.NrFiles)+": several files per job (only with ioengine "+OrList(fileEngines)+")")
 	case j.CreateOnOpen && !fileEng:
 		return unsupportedField(j.Name, "create_on_open", "create_on_open with ioengine="+j.Engine)
 	case j.CPULoad != 0 && j.Engine != "cpuio":
@@ -153,7 +153,7 @@ func (j *Job) validateEngines() error {
 		return unsupportedField(j.Name, "bs", "several block sizes with ioengine="+e)
 	case j.Offset != 0:
 		return unsupportedField(j.Name, "offset", "offset with ioengine="+e)
-	case j.Filename != "" && j.nrFiles() > 1:
+	case j.Filename != "" && j.NumFiles() > 1:
 		return unsupportedField(j.Name, "nrfiles", "filename with nrfiles above 1 (ioengine="+e+" names its files jobname.clone.filenum)")
 	case j.Size == 0 && j.FileSize == 0:
 		return bad("filesize", "ioengine=%s needs filesize (or size): the bytes each file stands for", e)

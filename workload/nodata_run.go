@@ -25,7 +25,7 @@ func (w *worker) setupNoFile(job Job, clone int) (Job, int64, error) {
 		return job, job.Offset + max(job.Size, job.MaxBlockSize()), nil
 	}
 	per := job.perFile()
-	w.files = engines.FileSet{Name: job.Filename, N: job.nrFiles(), Size: per}
+	w.files = engines.FileSet{Name: job.Filename, N: job.NumFiles(), Size: per}
 	if job.Filename == "" {
 		w.files.Names = make([]string, w.files.N)
 		for i := range w.files.Names {
@@ -138,7 +138,7 @@ func (c *cpuDuty) wait(now int64) int64 {
 // execSpec is the program of an exec job, its arguments split at blanks
 // with fio's %r (the runtime in whole seconds) and %n (the job's name)
 // replaced; nil for other engines.
-func (j *Job) execSpec() *engines.ExecSpec {
+func execSpec(j *Job) *engines.ExecSpec {
 	if j.Engine != "exec" {
 		return nil
 	}
@@ -149,7 +149,7 @@ func (j *Job) execSpec() *engines.ExecSpec {
 		s.Grace = *j.ExecGrace
 	}
 	if !j.ExecNoRedirect {
-		s.Stdout, s.Stderr = j.dirFile(j.Name+".stdout"), j.dirFile(j.Name+".stderr")
+		s.Stdout, s.Stderr = j.DirFile(j.Name+".stdout"), j.DirFile(j.Name+".stderr")
 	}
 	return s
 }

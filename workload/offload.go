@@ -69,7 +69,7 @@ func (w *worker) startOffload() (*offload, error) {
 		busy:   make([]bool, n),
 		span:   make([][2]int64, n),
 	}
-	cfg := j.engineConfig(w.file, w.bufs.All(), w.src.size)
+	cfg := engineConfig(j, w.file, w.bufs.All(), w.src.size)
 	for k := range n {
 		e, err := engines.New(j.Engine, cfg)
 		if err == nil && w.opts.Faults != nil {
@@ -247,7 +247,7 @@ func (w *worker) runOffload(start int64) {
 				break
 			}
 			w.free = w.free[:len(w.free)-1]
-			if j.anySync() {
+			if anySync(j) {
 				if op, ok := w.syncState.due(j); ok {
 					w.drainOffload(o, timer)
 					if !w.stalled {

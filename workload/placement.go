@@ -154,7 +154,7 @@ func (j *Job) moreString() string {
 }
 
 // dirFile returns name in the job's directory unless it is absolute.
-func (j *Job) dirFile(name string) string {
+func (j *Job) DirFile(name string) string {
 	if j.Directory == "" || filepath.IsAbs(name) {
 		return name
 	}
@@ -177,7 +177,7 @@ func (j *Job) validateFileNames() error {
 func (j *Job) fileName(clone, filenum int) string {
 	f := j.FilenameFormat
 	if f == "" {
-		return j.dirFile(j.Name + "." + strconv.Itoa(clone) + "." + strconv.Itoa(filenum))
+		return j.DirFile(j.Name + "." + strconv.Itoa(clone) + "." + strconv.Itoa(filenum))
 	}
 	// fio replaces each keyword in turn, every occurrence, matching
 	// case-insensitively.
@@ -197,7 +197,7 @@ func (j *Job) fileName(clone, filenum int) string {
 		b.WriteString(f)
 		f = b.String()
 	}
-	return j.dirFile(f)
+	return j.DirFile(f)
 }
 
 // indexFold is strings.Index ignoring ASCII case.
@@ -263,18 +263,4 @@ func (j *Job) offsetOfPercent(size int64) int64 {
 		off += align - off%align
 	}
 	return off
-}
-
-// parseSizePercent reads fio's size=N% (and N%%): N, and whether v is one.
-func parseSizePercent(v string) (int, bool, error) {
-	num, ok := strings.CutSuffix(v, "%")
-	if !ok {
-		return 0, false, nil
-	}
-	num = strings.TrimRight(num, "%")
-	n, err := strconv.Atoi(strings.TrimSpace(num))
-	if err != nil || n < 1 || n > 100 {
-		return 0, true, fmt.Errorf("%q is not a percentage from 1%% to 100%%", v)
-	}
-	return n, true, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -91,44 +90,6 @@ func TestFioMoreErrors(t *testing.T) {
 		}
 		if strings.Contains(tc.want, "not supported") && !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%q: %v is not ErrUnsupported", tc.in, err)
-		}
-	}
-}
-
-// TestFioNamesMatchFio checks that every option and engine the installed
-// fio 3.33 names is accepted or refused by name, never "unknown".
-func TestFioNamesMatchFio(t *testing.T) {
-	fio := fioBinary(t)
-	out, err := exec.Command(fio, "--cmdhelp=all").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, line := range strings.Split(string(out), "\n") {
-		name, _, ok := strings.Cut(line, ":")
-		if name = strings.TrimSpace(name); ok && name != "" && !strings.Contains(name, " ") {
-			names = append(names, name)
-		}
-	}
-	if len(names) < 200 {
-		t.Fatalf("fio --cmdhelp=all named %d options", len(names))
-	}
-	engOut, _ := exec.Command(fio, "--enghelp").Output()
-	for _, e := range strings.Fields(string(engOut))[3:] { // "Available IO engines:"
-		if !slicesContains(fioEngines, e) {
-			t.Errorf("fio's engine %s is not in fioEngines", e)
-		}
-		eo, _ := exec.Command(fio, "--enghelp="+e).Output()
-		for _, line := range strings.Split(string(eo), "\n") {
-			name, _, ok := strings.Cut(line, ":")
-			if name = strings.TrimSpace(name); ok && name != "" && !strings.Contains(name, " ") {
-				names = append(names, name)
-			}
-		}
-	}
-	for _, n := range names {
-		if lookupOption(n) == nil && unsupportedFio(n) == nil {
-			t.Errorf("fio's option %s is neither accepted nor refused by name", n)
 		}
 	}
 }
@@ -291,48 +252,6 @@ func TestRunVerifyPhases(t *testing.T) {
 	if res.Jobs[0].Verify.Mismatches == 0 || res.Jobs[0].Err == nil {
 		t.Errorf("zeroed blocks passed a read-only verify: %+v", res.Jobs[0].Verify)
 	}
-}
-
-func TestParseFioWithArgs(t *testing.T) {
-	file := "[global]\nbs=8k\n[a]\n[b]\nruntime=1\niodepth=2\n"
-	jobs, err := parseFileArgs(strings.NewReader(file), "t.fio", []string{"--runtime=5", "-iodepth", "4", "--bs=16k", "--time_based"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := norm(Job{Name: "a", BlockSize: 8192, IODepth: 4, Runtime: 5 * time.Second, TimeBased: true},
-		Job{Name: "b", BlockSize: 8192, IODepth: 2, Runtime: time.Second, TimeBased: true})
-	if fmt.Sprint(jobs) != fmt.Sprint(want) {
-		t.Errorf("got\n%v\nwant\n%v", jobs, want)
-	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--name=x"}, "args[0]: name: --name beside a job file"},
-		{[]string{"--runtime=2", "--threads=1", "--donorname=x"}, "args[2]: fio option donorname (ioengine e4defrag) is not supported"},
-		{[]string{"--output=x"}, "args[0]: fio command-line option --output is not a job option"},
-		{[]string{"--iodepth=0"}, "args[0]: iodepth: 0 is less than 1"},
-	} {
-		_, err := parseFileArgs(strings.NewReader(file), "t.fio", tc.args)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
-		}
-	}
-	files, opts := SplitFioArgs([]string{"--runtime", "2", "a.fio", "--time_based", "--bs=4k", "b.fio"})
-	if fmt.Sprint(files, opts) != "[a.fio b.fio] [--runtime 2 --time_based --bs=4k]" {
-		t.Errorf("SplitFioArgs: %q %q", files, opts)
-	}
-}
-
-func FuzzParseFioWithArgs(f *testing.F) {
-	f.Add("[global]\nbs=8k\n[a]\n[b]\nstonewall\nruntime=1\n", "--runtime=5\x00-iodepth\x004")
-	f.Add("[a]\nwait_for=a\n[b]\nwait_for=a\nverify=md5\nverify_backlog=2\n", "--filesize=1m\x00--directory=/tmp")
-	f.Fuzz(func(t *testing.T, file, args string) {
-		jobs, err := parseFileArgs(strings.NewReader(file), "fuzz.fio", strings.Split(args, "\x00"))
-		if err == nil {
-			checkJobs(t, jobs)
-		}
-	})
 }
 
 // filename_format names each clone's files as fio 3.33 names them: the

@@ -337,3 +337,6 @@ func DiskUtilOf(d iostat.DiskDelta, elapsed time.Duration) DiskUtil {
 	}
 	return u
 }
+
+// Version is the stortest version written into outputs and baselines.
+const Version = "0.1.0"

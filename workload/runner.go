@@ -18,89 +18,6 @@ import (
 	"stortest.dev/latency"
 )
 
-// Options configure a Run beyond its Job.
-type Options struct {
-	// Progress, when set, is called about once a second from a separate
-	// goroutine with the totals so far, and once more at the end.
-	Progress func(Progress)
-	// OnSecond, when set, is called on each job's goroutine once per
-	// measured second with the second's sample and its clat histograms
-	// (valid only during the call). It runs on the I/O path: keep it short.
-	// Returning true stops the job (steady state reached, say).
-	OnSecond func(job *JobResult, sec *Second, clat *[NumDirs]*latency.Histogram) (stop bool)
-	// HistGroups sets the latency histograms' group count; 0 means
-	// latency.LongGroups, so stalls up to 36 minutes keep their value
-	// (fio's 29 groups clip at 17 s). Bins of the first 29 groups are
-	// identical to fio's either way.
-	HistGroups int
-	// BeforeVerify, when set, is called on a job's goroutine when it has
-	// finished writing and is about to read its blocks back (verify on).
-	// Tests use it to corrupt data in between.
-	BeforeVerify func(job *JobResult)
-	// HistLogPrefix, when set, writes clat histogram logs as if every job
-	// had write_hist_log=HistLogPrefix, without changing the jobs (whose
-	// options are stored with baselines).
-	HistLogPrefix string
-	// ContinueOnError keeps every job running after failed I/Os, whatever
-	// the errno, and after verify mismatches (fio's continue_on_error=all,
-	// with any errno); by default the first failure ends the job, unless
-	// Job.ContinueOnError says otherwise.
-	ContinueOnError bool
-	// SteadyContinue keeps a job with steady-state options (SS, SSDur)
-	// running to its end after steady state is attained, where fio stops
-	// it, so that a later loss of steady state is seen and reported
-	// (JobResult.Steady).
-	SteadyContinue bool
-	// SteadyMeasure, when positive, keeps a job with steady-state options
-	// running for this long after steady state is first attained, then
-	// stops it (the runtime still caps it): a measurement window after
-	// steady state, as SNIA PTS has, where fio stops at attainment with
-	// only the window that proved it. Losses in that time are reported
-	// as with SteadyContinue, which, when also set, wins.
-	SteadyMeasure time.Duration
-	// SteadyLatencyWindow measures, once steady state is attained, one
-	// more window of SSDur seconds and keeps its clat histograms when the
-	// criteria hold over exactly that window; otherwise the next
-	// attainment starts another, until the runtime ends. Without
-	// SteadyContinue the job stops once a window is kept.
-	SteadyLatencyWindow bool
-	// Faults, when set, wraps every clone's engine in engines.WithFaults:
-	// errors, latency and short transfers injected as the engine performs
-	// the I/O, for testing what a run reports about a misbehaving device.
-	// Clone c draws with Seed+c, so clones fail differently but
-	// repeatably; ranges (ErrAt, StallAt) apply to every clone.
-	Faults *engines.Faults
-	// OnStart, when set, is called on each job clone's goroutine, locked
-	// to its OS thread (tid), before the clone's first I/O: a test can
-	// move the thread into a cgroup or pin it to a CPU.
-	OnStart func(job *JobResult, tid int)
-	// CheckFile, when set, is called for the file each clone of each job
-	// opens (the name read_iolog or the default file name gives it
-	// included), before any clone is set up: no file is laid out and no
-	// I/O is issued until every call has returned nil. RunJobs returns
-	// the first error. The command line's destructive-write guard is
-	// one (see package target).
-	CheckFile func(job *Job, file string) error
-	// Grace is how long a job's outstanding I/Os may take once its
-	// runtime has ended or the run was stopped (ctx cancelled, exitall):
-	// after it the run stops waiting for them, lists them in
-	// JobResult.Outstanding and fails the job with a StallError (see
-	// stall.go). 0 means DefaultGrace (5 s); negative means none.
-	Grace time.Duration
-}
-
-// Progress is a snapshot of a running workload, summed over jobs.
-type Progress struct {
-	Elapsed time.Duration // since the start, ramp included
-	ETA     time.Duration // estimated time left; -1 when unknown
-	Ramp    bool          // still in ramp_time
-	IOs     [NumDirs]uint64
-	Bytes   [NumDirs]uint64
-	IOPS    [NumDirs]float64 // over the last report interval
-	BW      [NumDirs]float64 // bytes/s over the last report interval
-	Done    bool             // the final report
-}
-
 // Run executes job: NumJobs clones, each on its own goroutine locked to an
 // OS thread, each with its own file descriptor, engine, buffers and
 // histograms (nothing shared per I/O but the atomic counters of a flow,
@@ -128,7 +45,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 			return nil, err
 		}
 		if total += jobs[i].NumJobs; total > MaxJobs {
-			return nil, fmt.Errorf("workload: job %s: %w", jobs[i].Name, tooManyJobs(total))
+			return nil, fmt.Errorf("workload: job %s: %w", jobs[i].Name, TooManyJobs(total))
 		}
 	}
 	if opts.Faults != nil {
@@ -170,14 +87,14 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	setup := func(w *worker, job Job, tr *replayTrace, clone, jobNum int) error {
 		if job.FillDevice {
 			var err error
-			if job, err = job.fillSize(); err != nil {
+			if job, err = fillSize(job); err != nil {
 				return err
 			}
 		}
 		if job.OffsetPercent > 0 {
 			job = job.withOffsetOfPercent()
 		}
-		if err := prepareTarget(ctx, job.forClone(clone)); err != nil {
+		if err := prepareTarget(ctx, forClone(job, clone)); err != nil {
 			return err
 		}
 		if err := w.init(job, clone, jobNum, layout, opts); err != nil {
@@ -203,11 +120,11 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 	planned := make([][]cloneJob, len(jobs))
 	for k, job := range jobs {
 		for i := range job.NumJobs {
-			job, tr, err := job.withReplay()
+			job, tr, err := withReplay(job)
 			if err != nil {
 				return nil, err
 			}
-			job = job.withDefaultFile(i)
+			job = withDefaultFile(job, i)
 			if opts.CheckFile != nil && !job.opensNoFile() {
 				if err := opts.CheckFile(&job, job.Filename); err != nil {
 					return nil, err
@@ -223,7 +140,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options) (*Result, error) {
 			job, tr := planned[k][i].job, planned[k][i].tr
 			w := &worker{clones: clones, thread: fioThread(first, i, job.NumJobs)}
 			jobNum := len(workers) + 1
-			if len(seq.deps[k]) > 0 && job.fileLater() {
+			if len(seq.deps[k]) > 0 && fileLater(job) {
 				w.job, w.opts = job, opts
 				w.res = NewJobResult(job, i, layout)
 				late = append(late, func() error { return setup(w, job, tr, i, jobNum) })
@@ -457,7 +374,7 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 	if w.res == nil {
 		w.res = NewJobResult(job, clone, layout)
 	}
-	job = job.forClone(clone) // the result keeps the job as given
+	job = forClone(job, clone) // the result keeps the job as given
 	w.job = job
 	for d := range NumDirs {
 		w.clatPrev[d] = latency.New(layout)
@@ -482,7 +399,7 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 		w.job = job
 	} else {
 		var err error
-		if f, err = engines.OpenFileFlags(job.Filename, job.writes(), job.Direct, job.syncFlag()); err != nil {
+		if f, err = engines.OpenFileFlags(job.Filename, writes(&job), job.Direct, job.syncFlag()); err != nil {
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
 		w.file = f
@@ -532,7 +449,7 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 		w.close()
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
-	cfg := job.engineConfig(f, w.bufs.All(), size)
+	cfg := engineConfig(&job, f, w.bufs.All(), size)
 	cfg.Files = w.files
 	w.eng, err = engines.New(job.Engine, cfg)
 	if err != nil {
@@ -550,7 +467,7 @@ func (w *worker) init(job Job, clone, jobNum int, layout latency.Layout, opts Op
 		return err
 	}
 	if job.WriteIOLog != "" {
-		if w.iolog, err = newIOLogWriter(job.WriteIOLog, job.iologFile(clone), clock.Now()); err != nil {
+		if w.iolog, err = newIOLogWriter(job.WriteIOLog, iologFile(&job, clone), clock.Now()); err != nil {
 			w.close()
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
@@ -615,7 +532,7 @@ func (w *worker) closeLogs() {
 		}
 		w.hist = nil
 	}
-	w.res.dropDisabled() // after the histogram log, which records clat
+	dropDisabled(w.res) // after the histogram log, which records clat
 	if w.logs != nil {
 		if err := w.logs.close(max(w.lastDone-w.measureStart, 0)); err != nil && w.res.Err == nil {
 			w.res.Err = err
@@ -674,7 +591,7 @@ func (w *worker) run(start int64) {
 	// come from this thread's rusage.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	basePrio := w.job.jobIOPrio()
+	basePrio := jobIOPrio(&w.job)
 	if basePrio != 0 {
 		restore, err := setThreadIOPrio(basePrio)
 		if err != nil {
@@ -721,7 +638,7 @@ func (w *worker) run(start int64) {
 	cmin := max(1, min(j.IODepthBatchCompleteMin, depth))
 	cmax := max(cmin, min(j.IODepthBatchCompleteMax, depth))
 	hasCommit := w.eng.Flags()&engines.FlagHasCommit != 0
-	syncing := j.anySync()
+	syncing := anySync(j)
 	now := start
 
 	for {

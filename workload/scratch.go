@@ -217,7 +217,7 @@ func prepareTarget(ctx context.Context, job Job) error {
 // fileLater reports whether the job takes its size from a regular file
 // that does not exist yet or is empty: a job that waits for earlier ones
 // is then set up when it starts.
-func (j Job) fileLater() bool {
+func fileLater(j Job) bool {
 	if j.Size != 0 || j.Filename == "" {
 		return false
 	}

@@ -269,17 +269,17 @@ type BlockSpec struct {
 	BlockSizeSplit []BlockSizeSplit `json:"bssplit,omitempty"`
 }
 
-func (b *BlockSpec) equal(o *BlockSpec) bool {
+func (b *BlockSpec) SameAs(o *BlockSpec) bool {
 	return b.BlockSize == o.BlockSize && b.BlockSizeRange == o.BlockSizeRange && slices.Equal(b.BlockSizeSplit, o.BlockSizeSplit)
 }
 
 // blocksOf returns the job's own (read) block sizes.
-func (j *Job) blocksOf() BlockSpec {
+func (j *Job) BlocksOf() BlockSpec {
 	return BlockSpec{j.BlockSize, j.BlockSizeRange, j.BlockSizeSplit}
 }
 
 // withBlocks returns the job with b as its block sizes.
-func (j Job) withBlocks(b BlockSpec) Job {
+func (j Job) WithBlocks(b BlockSpec) Job {
 	j.BlockSize, j.BlockSizeRange, j.BlockSizeSplit = b.BlockSize, b.BlockSizeRange, b.BlockSizeSplit
 	j.WriteBlocks = nil
 	return j

@@ -18,7 +18,7 @@ import (
 
 // dropDisabled empties the histograms the job's disable_* options leave
 // unreported, once the job is over.
-func (r *JobResult) dropDisabled() {
+func dropDisabled(r *JobResult) {
 	j := &r.Job
 	for d := range r.Dirs {
 		s := &r.Dirs[d]
@@ -86,7 +86,7 @@ func (m *minRate) check(j *Job, dirs *[NumDirs]DirStats, now int64) error {
 
 // jobIOPrio is the ioprio value of the job's own I/O: 0 when it keeps
 // the thread's.
-func (j *Job) jobIOPrio() uint16 {
+func jobIOPrio(j *Job) uint16 {
 	if j.PrioClass == 0 {
 		return 0
 	}
@@ -116,7 +116,7 @@ func isFull(res int64) bool {
 // fillSize gives a fill_device job on a file, without a size, the free
 // space of its file system (and what the file holds already) past its
 // offset, in whole blocks of the largest size.
-func (j Job) fillSize() (Job, error) {
+func fillSize(j Job) (Job, error) {
 	if j.Size != 0 || j.Filename == "" {
 		return j, nil
 	}
@@ -166,37 +166,4 @@ func exitGroups(jobs []Job) []int {
 		}
 	}
 	return g
-}
-
-// zones walks a strided job's zones: the offset streams are moved to each
-// zone in turn.
-type zones struct {
-	start, end int64 // the zones' extent: the job's offset to the end of the file
-	rng, step  int64 // a zone's bytes; from one zone's start to the next's
-	size       int64 // bytes moved in a zone before the next
-	at, moved  int64 // the current zone's start; bytes moved in it
-}
-
-func newZones(j *Job, start, end int64) *zones {
-	rng := j.ZoneRange
-	if rng == 0 {
-		rng = j.ZoneSize
-	}
-	rng = min(rng, end-start)
-	return &zones{start: start, end: end, rng: rng, step: rng + j.ZoneSkip, size: j.ZoneSize, at: start}
-}
-
-// next accounts n bytes and reports whether the job moves to the next
-// zone, which Rebase then applies.
-func (z *zones) next(n int64) bool {
-	z.moved += n
-	if z.moved < z.size {
-		return false
-	}
-	z.moved = 0
-	z.at += z.step
-	if z.at+z.rng > z.end {
-		z.at = z.start
-	}
-	return true
 }

@@ -1,11 +1,9 @@
 package workload
 
 import (
-	"fmt"
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -51,15 +49,6 @@ import (
 // uninterruptible sleep, exit_aio, io_uring's cancellation), so a process
 // over a hung device lingers, exited, until the device answers.
 
-// DefaultGrace is how long a run waits for the I/Os still outstanding
-// once a job's runtime has ended or the run was stopped, when
-// Options.Grace is 0: long enough for any sane device's slowest
-// completion (SCSI's default command timeout is 30 s, NVMe's I/O timeout
-// 30 s too, but those are error paths; a healthy device's worst case is
-// well under a second), short enough that a hung device ends a CI job
-// quickly.
-const DefaultGrace = 5 * time.Second
-
 // reapPoll bounds each wait for completions, so that a job sees within
 // it that the run gave up waiting.
 const reapPoll = 100 * time.Millisecond
@@ -84,90 +73,7 @@ const (
 	gateCommit int32 = 1<<30 + 1
 )
 
-// OutstandingIO is an I/O a run stopped waiting for: issued, never
-// completed.
-type OutstandingIO struct {
-	Op     string
-	Offset int64
-	Len    int
-	// Issued is when the I/O was issued, since the job's measured start
-	// (negative in ramp_time).
-	Issued time.Duration
-	// Age is how long it had been outstanding when the run stopped
-	// waiting for it.
-	Age time.Duration
-}
-
-func (o OutstandingIO) String() string {
-	if o.Op == engines.OpFsync.String() || o.Op == engines.OpFdatasync.String() || o.Op == syncName(opSyncFileRange) {
-		return fmt.Sprintf("%s: %s", o.Op, roundAge(o.Age))
-	}
-	return fmt.Sprintf("%s of %d bytes at offset %d: %s", o.Op, o.Len, o.Offset, roundAge(o.Age))
-}
-
-func roundAge(d time.Duration) time.Duration {
-	if d >= time.Second {
-		return d.Round(10 * time.Millisecond)
-	}
-	return d.Round(time.Millisecond)
-}
-
-// StallError is the error of a job whose run stopped waiting for its
-// outstanding I/O.
-type StallError struct {
-	Outstanding []OutstandingIO // oldest first
-	// Runtime is the job's runtime when the runtime's end started the
-	// grace period; 0 when the run was stopped (cancelled, a signal,
-	// exitall) first.
-	Runtime time.Duration
-	Grace   time.Duration
-	// Before is what had already ended the job, if anything (a failed
-	// I/O, say); the stall is reported first.
-	Before error
-}
-
-// stallListed is how many outstanding I/Os StallError's message lists.
-const stallListed = 8
-
-func (e *StallError) Error() string {
-	var b strings.Builder
-	n := len(e.Outstanding)
-	ios := "I/Os"
-	if n == 1 {
-		ios = "I/O"
-	}
-	if e.Runtime > 0 {
-		fmt.Fprintf(&b, "%d %s still outstanding after %v runtime + %v grace (the device stopped answering)", n, ios, e.Runtime, e.Grace)
-	} else {
-		fmt.Fprintf(&b, "%d %s still outstanding %v after the run was stopped (the device stopped answering)", n, ios, e.Grace)
-	}
-	for i, o := range e.Outstanding {
-		if i == stallListed {
-			fmt.Fprintf(&b, "; and %d more", n-stallListed)
-			break
-		}
-		sep := "; "
-		if i == 0 {
-			sep = ": "
-		}
-		b.WriteString(sep + o.String())
-	}
-	if e.Before != nil {
-		fmt.Fprintf(&b, " (before that: %v)", e.Before)
-	}
-	return b.String()
-}
-
 // grace returns the grace period of opts.
-func (o *Options) grace() time.Duration {
-	switch {
-	case o.Grace < 0:
-		return 0
-	case o.Grace == 0:
-		return DefaultGrace
-	}
-	return o.Grace
-}
 
 // getEvents reaps as GetEvents does, but waits at most reapPoll at a
 // time and gives up when the run stops waiting (the abort flag): then it

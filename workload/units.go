@@ -17,7 +17,7 @@ import (
 // "512b"; "4KiB" is 4000, as fio 3.33 reads it): see package fio.
 func ParseSize(s string) (int64, error) {
 	v, err := fio.ParseSize(s)
-	return v, invalid(err)
+	return v, Invalid(err)
 }
 
 // FormatSize prints n with the largest fio suffix that divides it exactly
@@ -34,10 +34,10 @@ func ParseCount(s string, max int64) (int64, error) {
 		if errors.As(err, &ve) {
 			ve.Kind = "number"
 		}
-		return 0, invalid(err)
+		return 0, Invalid(err)
 	}
 	if v > max {
-		return 0, invalid(&fio.ValueError{Kind: "number", Value: s, Why: "larger than " + strconv.FormatInt(max, 10)})
+		return 0, Invalid(&fio.ValueError{Kind: "number", Value: s, Why: "larger than " + strconv.FormatInt(max, 10)})
 	}
 	return v, nil
 }
@@ -46,7 +46,7 @@ func ParseCount(s string, max int64) (int64, error) {
 // unit is the unit of a bare number.
 func ParseTime(s string, unit time.Duration) (time.Duration, error) {
 	d, err := fio.ParseTime(s, unit)
-	return d, invalid(err)
+	return d, Invalid(err)
 }
 
 // FormatTime prints d with the largest fio unit that divides it exactly
@@ -57,13 +57,13 @@ func FormatTime(d time.Duration) string { return fio.FormatTime(d) }
 // fio 3.33 itself accepts only 1 and 0; Job.String prints those.
 func ParseBool(s string) (bool, error) {
 	b, err := fio.ParseBool(s)
-	return b, invalid(err)
+	return b, Invalid(err)
 }
 
 func formatBool(b bool) string { return fio.FormatBool(b) }
 
 // invalid makes a value error of package fio match ErrInvalid.
-func invalid(err error) error {
+func Invalid(err error) error {
 	if err == nil {
 		return nil
 	}

@@ -116,16 +116,16 @@ func parsePattern(s string, decimals bool) ([]byte, error) {
 			out = append(out, rest[1:1+end]...)
 			rest = rest[2+end:]
 		case strings.HasPrefix(rest, "%o"):
-			return nil, unsupported("verify_pattern %o (the offset)")
+			return nil, Unsupported("verify_pattern %o (the offset)")
 		case decimals && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '-' || rest[0] == '+'):
 			var err error
 			if out, rest, err = appendDecimal(out, rest); err != nil {
 				return nil, err
 			}
 		case decimals && rest[0] == '\'':
-			return nil, unsupported("buffer_pattern " + s + ": a pattern read from a file")
+			return nil, Unsupported("buffer_pattern " + s + ": a pattern read from a file")
 		case rest[0] >= '0' && rest[0] <= '9':
-			return nil, unsupported("verify_pattern " + s + ": decimal numbers (write 0x hexadecimal)")
+			return nil, Unsupported("verify_pattern " + s + ": decimal numbers (write 0x hexadecimal)")
 		default:
 			return nil, fmt.Errorf("%q: unexpected %q (want 0x hex or \"text\")", s, rest[:1])
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 )
 
 // exampleCommands returns the stortest command lines of the files under
@@ -77,7 +77,7 @@ func TestFleetExamplesCommands(t *testing.T) {
 						fio = append(fio, a)
 					}
 				}
-				if _, _, err := workload.Parse(nil, "", workload.Config{Args: fio}); err != nil {
+				if _, _, err := fiojob.Parse(nil, "", fiojob.Config{Args: fio}); err != nil {
 					t.Errorf("%s: stortest run: %v", file, err)
 				}
 				continue

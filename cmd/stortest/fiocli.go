@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/fioout"
 )
 
 // fioCLI are fio's own command-line options that `stortest run` takes
@@ -91,21 +92,21 @@ func writeOutputs(w io.Writer, res *workload.Result, formats string, now time.Ti
 		return err
 	}
 	if f&outTerse != 0 {
-		if err := workload.WriteTerse(w, res); err != nil {
+		if err := fioout.WriteTerse(w, res); err != nil {
 			return err
 		}
 	}
 	switch {
 	case f&outJSONPlus != 0:
-		err = workload.WriteFioJSON(w, res, workload.FormatJSONPlus, now)
+		err = fioout.WriteFioJSON(w, res, fioout.FormatJSONPlus, now)
 	case f&outJSON != 0:
-		err = workload.WriteFioJSON(w, res, workload.FormatJSON, now)
+		err = fioout.WriteFioJSON(w, res, fioout.FormatJSON, now)
 	}
 	if err != nil {
 		return err
 	}
 	if f&outNormal != 0 {
-		return workload.WriteSummary(w, res)
+		return fioout.WriteSummary(w, res)
 	}
 	return nil
 }

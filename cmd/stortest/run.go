@@ -19,6 +19,7 @@ import (
 	"stortest.dev/internal/human"
 	"stortest.dev/target"
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 )
 
 const runUsage = "[--output-format normal|json|json+|terse[,...]] [--output FILE] [--max-jobs N] [--parse-only] [--debug=parse] [--report FILE.html] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [--faults SPEC] [[--option=value ...] JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
@@ -143,7 +144,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	files, jobOpts := workload.SplitFioArgs(rest)
+	files, jobOpts := fiojob.SplitFioArgs(rest)
 	// SIGINT/SIGTERM stop the run; results so far are still printed. They
 	// are caught from here on, so an interrupt while the scratch target is
 	// laid out still detaches and removes it.
@@ -166,7 +167,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		jobs, given, err = workload.Parse(f, files[0], workload.Config{Args: jobOpts})
+		jobs, given, err = fiojob.Parse(f, files[0], fiojob.Config{Args: jobOpts})
 		f.Close()
 		if err != nil {
 			return err
@@ -180,7 +181,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		if flags.fio.parseOnly {
 			rest = parseOnlyArgs(rest)
 		}
-		if jobs, given, err = workload.Parse(nil, "", workload.Config{Args: rest}); err != nil {
+		if jobs, given, err = fiojob.Parse(nil, "", fiojob.Config{Args: rest}); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package workload
+package fioout
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"stortest.dev/latency"
+	"stortest.dev/workload"
 )
 
 // TerseVersion is the version of fio's terse format WriteTerse writes.
@@ -27,7 +28,7 @@ const terseMaxPercentiles = 20
 // CPU (user %, system %, context switches, major and minor faults), the
 // iodepth distribution and the share of I/Os per latency range (µs, then
 // ms).
-func WriteTerse(w io.Writer, r *Result) error {
+func WriteTerse(w io.Writer, r *workload.Result) error {
 	bw := bufio.NewWriter(w)
 	for _, j := range groupReport(r).Jobs {
 		writeTerseJob(bw, j)
@@ -35,7 +36,7 @@ func WriteTerse(w io.Writer, r *Result) error {
 	return bw.Flush()
 }
 
-func writeTerseJob(w *bufio.Writer, j *JobResult) {
+func writeTerseJob(w *bufio.Writer, j *workload.JobResult) {
 	errno := 0
 	for e := range j.ErrnoCounts {
 		if errno == 0 || e < errno {
@@ -43,15 +44,15 @@ func writeTerseJob(w *bufio.Writer, j *JobResult) {
 		}
 	}
 	f := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	f("%d;stortest-%s;%s;0;%d", TerseVersion, Version, j.Name, errno)
+	f("%d;stortest-%s;%s;0;%d", TerseVersion, workload.Version, j.Name, errno)
 	// unified_rw_reporting: read and write; the mixed direction alone;
 	// or read, write and then mixed, as fio 3.33 writes them.
-	if j.Job.UnifiedRW != UnifiedMixed {
-		writeTerseDir(w, j, DirRead)
-		writeTerseDir(w, j, DirWrite)
+	if j.Job.UnifiedRW != workload.UnifiedMixed {
+		writeTerseDir(w, j, workload.DirRead)
+		writeTerseDir(w, j, workload.DirWrite)
 	}
-	if j.Job.UnifiedRW != UnifiedNone {
-		writeTerseDir(w, mixed(j), DirRead)
+	if j.Job.UnifiedRW != workload.UnifiedNone {
+		writeTerseDir(w, mixed(j), workload.DirRead)
 	}
 	f(";%f%%;%f%%;%d;%d;%d", cpuPercent(j.UsrCPU, j.Runtime), cpuPercent(j.SysCPU, j.Runtime), j.Ctx, j.MajFlt, j.MinFlt)
 	for _, kv := range depthDist(&j.Depths.Level, levelKeys) {
@@ -70,7 +71,7 @@ func writeTerseJob(w *bufio.Writer, j *JobResult) {
 	w.WriteByte('\n')
 }
 
-func writeTerseDir(w *bufio.Writer, j *JobResult, d Dir) {
+func writeTerseDir(w *bufio.Writer, j *workload.JobResult, d workload.Dir) {
 	s := j.Dirs[d]
 	var ms, bwBytes uint64
 	var iops float64
@@ -91,7 +92,7 @@ func writeTerseDir(w *bufio.Writer, j *JobResult, d Dir) {
 	case !j.Job.NoClatPercentiles:
 		pct = s.Clat
 	}
-	list := j.Job.percentileList()
+	list := j.Job.Percentiles()
 	n := 0
 	if pct != nil && pct.Count() > 0 {
 		for i, v := range pct.Percentiles(list) {
@@ -120,7 +121,7 @@ func terseStat(w *bufio.Writer, h *latency.Histogram) {
 // completion latency in fio's us and ms ranges (see fioLatencyPercents);
 // as fio's terse has no ns ranges, their I/Os are added to the first us
 // range.
-func latencyRanges(j *JobResult) (us [10]float64, ms [12]float64) {
+func latencyRanges(j *workload.JobResult) (us [10]float64, ms [12]float64) {
 	counts, total := fioLatencyRangeCounts(j)
 	pct := latency.RangePercents(&counts, total)
 	copy(us[:], pct[latency.RangesNs:])

@@ -1,4 +1,4 @@
-package workload
+package fiojob
 
 import (
 	"bytes"
@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"stortest.dev/fio"
+	"stortest.dev/workload"
 )
 
-func norm(js ...Job) []Job {
+func norm(js ...workload.Job) []workload.Job {
 	for i := range js {
 		js[i] = js[i].Normalized()
 	}
@@ -30,34 +30,34 @@ func TestParseFio(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		in   string
-		want []Job
+		want []workload.Job
 	}{
 		{
 			name: "fio HOWTO example",
 			in:   "; -- start job file --\n[global]\nrw=randread\nsize=128m\n\n[job1]\n\n[job2]\n\n; -- end job file --\n",
-			want: norm(Job{Name: "job1", RW: RandRead, Size: 128 << 20}, Job{Name: "job2", RW: RandRead, Size: 128 << 20}),
+			want: norm(workload.Job{Name: "job1", RW: workload.RandRead, Size: 128 << 20}, workload.Job{Name: "job2", RW: workload.RandRead, Size: 128 << 20}),
 		},
 		{
 			name: "later global affects later jobs only",
 			in:   "[global]\nbs=8k\n[a]\n[global]\nrw=write\n[b]\nbs=16k\n[c]\n",
-			want: norm(Job{Name: "a", BlockSize: 8192}, Job{Name: "b", RW: Write, BlockSize: 16384},
-				Job{Name: "c", RW: Write, BlockSize: 8192}),
+			want: norm(workload.Job{Name: "a", BlockSize: 8192}, workload.Job{Name: "b", RW: workload.Write, BlockSize: 16384},
+				workload.Job{Name: "c", RW: workload.Write, BlockSize: 8192}),
 		},
 		{
 			name: "global prefix, as fio matches it",
 			in:   "[global-settings]\niodepth=4\n[a]\n",
-			want: norm(Job{Name: "a", IODepth: 4}),
+			want: norm(workload.Job{Name: "a", IODepth: 4}),
 		},
 		{
 			name: "comments, blanks, white space, CRLF and BOM",
 			in: "\ufeff# header\r\n  ; indented comment\r\n[ a b ] ; trailing comment\r\n\tbs = 64k # why\r\n" +
 				"size=1m;why\r\n\r\n",
-			want: norm(Job{Name: " a b ", BlockSize: 64 << 10, Size: 1 << 20}),
+			want: norm(workload.Job{Name: " a b ", BlockSize: 64 << 10, Size: 1 << 20}),
 		},
 		{
 			name: "bare booleans",
 			in:   "[a]\nioengine=io_uring\ndirect\ntime_based\nruntime=10\nnorandommap\nhipri\nfixedbufs\nregisterfiles\nsqthread_poll\nnowait\nlat_percentiles\nslat_percentiles\n",
-			want: norm(Job{Name: "a", Engine: "io_uring", Direct: true, TimeBased: true, Runtime: 10 * time.Second,
+			want: norm(workload.Job{Name: "a", Engine: "io_uring", Direct: true, TimeBased: true, Runtime: 10 * time.Second,
 				NoRandomMap: true, Hipri: true, FixedBufs: true, RegisterFiles: true, SQThreadPoll: true, NoWait: true,
 				LatPercentiles: true, SlatPercentiles: true}),
 		},
@@ -65,40 +65,40 @@ func TestParseFio(t *testing.T) {
 			name: "aliases and conversions",
 			in: "[a]\nreadwrite=randrw\nrwmixwrite=30\nblocksize=8k\niodepth=16\niodepth_batch=0\nfileoffset=4k\ntimeout=2m\n" +
 				"buffered=0\nss=bw:5%\nsteadystate_duration=1m\nsteadystate_ramp_time=500ms\nkb_base=1024\nclat_percentiles=1\n",
-			want: norm(Job{Name: "a", RW: RandRW, RWMixRead: 70, BlockSize: 8192, IODepth: 16, IODepthBatch: 16,
+			want: norm(workload.Job{Name: "a", RW: workload.RandRW, RWMixRead: 70, BlockSize: 8192, IODepth: 16, IODepthBatch: 16,
 				Offset: 4096, Runtime: 2 * time.Minute, Direct: true, SS: "bw:5%", SSDur: time.Minute,
 				SSRamp: 500 * time.Millisecond}),
 		},
 		{
 			name: "last of bs, bsrange, bssplit wins",
 			in:   "[global]\nbssplit=4k/50:8k/\n[a]\n[b]\nbs=16k\n[c]\nbsrange=64k:4k\n",
-			want: norm(Job{Name: "a", BlockSizeSplit: []BlockSizeSplit{{4096, 50}, {8192, 50}}},
-				Job{Name: "b", BlockSize: 16384}, Job{Name: "c", BlockSizeRange: BlockSizeRange{4096, 65536}}),
+			want: norm(workload.Job{Name: "a", BlockSizeSplit: []workload.BlockSizeSplit{{Size: 4096, Percent: 50}, {Size: 8192, Percent: 50}}},
+				workload.Job{Name: "b", BlockSize: 16384}, workload.Job{Name: "c", BlockSizeRange: workload.BlockSizeRange{Min: 4096, Max: 65536}}),
 		},
 		{
 			name: "bssplit blanks share the rest",
 			in:   "[a]\nbssplit=4k/10:8k:16k/:32k\n",
-			want: norm(Job{Name: "a", BlockSizeSplit: []BlockSizeSplit{{4096, 10}, {8192, 30}, {16384, 30}, {32768, 30}}}),
+			want: norm(workload.Job{Name: "a", BlockSizeSplit: []workload.BlockSizeSplit{{Size: 4096, Percent: 10}, {Size: 8192, Percent: 30}, {Size: 16384, Percent: 30}, {Size: 32768, Percent: 30}}}),
 		},
 		{
 			name: "per-direction rates",
 			in:   "[a]\nrate_iops=100\n[b]\nrate=1m,\n[c]\nrate=,2m\n[d]\nrate=1m,2m,3m\n[e]\nrate_iops=5,7\n",
-			want: norm(Job{Name: "a", RateIOPS: [3]int{100, 100, 100}}, Job{Name: "b", Rate: [3]int64{1 << 20, 0, 0}},
-				Job{Name: "c", Rate: [3]int64{0, 2 << 20, 2 << 20}}, Job{Name: "d", Rate: [3]int64{1 << 20, 2 << 20, 3 << 20}},
-				Job{Name: "e", RateIOPS: [3]int{5, 7, 7}}),
+			want: norm(workload.Job{Name: "a", RateIOPS: [3]int{100, 100, 100}}, workload.Job{Name: "b", Rate: [3]int64{1 << 20, 0, 0}},
+				workload.Job{Name: "c", Rate: [3]int64{0, 2 << 20, 2 << 20}}, workload.Job{Name: "d", Rate: [3]int64{1 << 20, 2 << 20, 3 << 20}},
+				workload.Job{Name: "e", RateIOPS: [3]int{5, 7, 7}}),
 		},
 		{
 			name: "randomness and verify",
 			in: "[a]\nrw=randwrite\nrandrepeat=0\nrandseed=0x1234\nrandom_distribution=normal:5:0.5\nverify=crc32c-intel\n" +
 				"verify_pattern=0xff\"ab\"\npercentile_list=99.9:50:0:10\nfsync=32\n",
-			want: norm(Job{Name: "a", RW: RandWrite, RandRepeat: Bool(false), RandSeed: 0x1234,
-				RandomDistribution: Distribution{Kind: DistNormal, Param: 5}, Verify: VerifyCRC32C,
+			want: norm(workload.Job{Name: "a", RW: workload.RandWrite, RandRepeat: workload.Bool(false), RandSeed: 0x1234,
+				RandomDistribution: workload.Distribution{Kind: workload.DistNormal, Param: 5}, Verify: workload.VerifyCRC32C,
 				VerifyPattern: `0xff"ab"`, PercentileList: []float64{50, 99.9}, FsyncEvery: 32}),
 		},
 		{
 			name: "name option and escaped colon",
 			in:   "[sect]\nname=renamed\nfilename=/tmp/a\\:b\nloops=2\nnumjobs=4\nwrite_hist_log=h\nlog_hist_msec=500\n",
-			want: norm(Job{Name: "renamed", Filename: "/tmp/a:b", Loops: 2, NumJobs: 4, WriteHistLog: "h", LogHistMsec: 500}),
+			want: norm(workload.Job{Name: "renamed", Filename: "/tmp/a:b", Loops: 2, NumJobs: 4, WriteHistLog: "h", LogHistMsec: 500}),
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,7 +131,7 @@ func TestParseFioEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := norm(Job{Name: "random-writers", RW: RandWrite, Size: 64 << 20, NumJobs: 4, Description: "abc", Filename: "/tmp/4"})
+	want := norm(workload.Job{Name: "random-writers", RW: workload.RandWrite, Size: 64 << 20, NumJobs: 4, Description: "abc", Filename: "/tmp/4"})
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -146,44 +146,44 @@ func TestParseFioErrors(t *testing.T) {
 	}{
 		{"unknown option", "[a]\nblcksize=4k\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "blcksize" (did you mean blocksize?)`},
 		{"unknown far", "[a]\nzzzzzz=1\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "zzzzzz"`},
-		{"unsupported option", "[global]\nlockmem=1m\n[a]\n", ErrUnsupported, "job.fio:2: fio option lockmem is not supported by stortest"},
-		{"unsupported value", "[a]\nrw=randread\nrandom_distribution=zoned:50/10:50/90,50/10:50/90\n", ErrUnsupported, `job.fio:3: job "a": random_distribution: random_distribution=zoned:50/10:50/90,50/10:50/90 (zones per direction) is not supported by stortest`},
+		{"unsupported option", "[global]\nlockmem=1m\n[a]\n", workload.ErrUnsupported, "job.fio:2: fio option lockmem is not supported by stortest"},
+		{"unsupported value", "[a]\nrw=randread\nrandom_distribution=zoned:50/10:50/90,50/10:50/90\n", workload.ErrUnsupported, `job.fio:3: job "a": random_distribution: random_distribution=zoned:50/10:50/90,50/10:50/90 (zones per direction) is not supported by stortest`},
 		{"include missing", "[a]\ninclude nope-other.fio\n", ErrSyntax, `job.fio:2: job "a": include nope-other.fio: open nope-other.fio: no such file or directory`},
 		{"include outside", "include nope-other.fio\n[a]\n", ErrSyntax, `job.fio:1: option "include nope-other.fio" outside a [job] or [global] section`},
-		{"keyword", "[a]\nsize=8*$mb_memory\n", ErrUnsupported, "size: fio's keyword $mb_memory is not supported"},
-		{"arithmetic", "[a]\nsize=(1+2)\n", ErrUnsupported, "arithmetic expression"},
-		{"dollar", "[a]\nsize=$SIZE\n", ErrInvalid, "fio expands ${NAME} only"},
+		{"keyword", "[a]\nsize=8*$mb_memory\n", workload.ErrUnsupported, "size: fio's keyword $mb_memory is not supported"},
+		{"arithmetic", "[a]\nsize=(1+2)\n", workload.ErrUnsupported, "arithmetic expression"},
+		{"dollar", "[a]\nsize=$SIZE\n", workload.ErrInvalid, "fio expands ${NAME} only"},
 		{"outside", "bs=4k\n[a]\n", ErrSyntax, "job.fio:1: option \"bs=4k\" outside a [job] or [global] section"},
 		{"bad header", "[a\n", ErrSyntax, "job.fio:1: bad section header"},
 		{"empty header", "[]\n", ErrSyntax, "bad section header"},
 		{"no jobs", "[global]\nbs=4k\n", ErrSyntax, "no job sections"},
 		{"empty", "", ErrSyntax, "job.fio:0: no job sections"},
-		{"bad size", "[a]\nbs=4q\n", ErrInvalid, `job.fio:2: job "a": bs: invalid size "4q"`},
-		{"kib", "[a]\nsize=4KiB\n", ErrInvalid, "size: 4000 is smaller than the block size 4k"}, // fio reads KiB as 1000
-		{"needs value", "[a]\nbs\n", ErrInvalid, "bs: needs a value"},
-		{"bad bool", "[a]\ndirect=maybe\n", ErrInvalid, "direct: invalid boolean"},
-		{"bad time", "[a]\nruntime=10sec\n", ErrInvalid, "runtime: invalid time"},
-		{"bad steadystate", "[a]\nsize=1m\nss=iopz:5%\nss_dur=5\n", ErrInvalid, `job.fio:3: job "a": steadystate: steady: bad criterion "iopz:5%": unknown metric "iopz"`},
-		{"per-direction bs", "[a]\nbs=4k,8k,16k,32k\nrw=randrw\n", ErrInvalid, `job.fio:2: job "a": bs: "4k,8k,16k,32k": at most three values (read,write,trim)`},
-		{"per-direction bsrange", "[a]\nbsrange=512-4k,1k-x\n", ErrInvalid, `bsrange: invalid size "x"`},
-		{"several files", "[a]\nfilename=/a:/b\n", ErrUnsupported, "several files"},
-		{"percent size", "[a]\nsize=120%\n", ErrInvalid, `size: "120%" is not a percentage from 1% to 100%`},
-		{"percent offset", "[a]\noffset=120%\n", ErrInvalid, `offset: "120%" is not a percentage from 0% to 100%`},
-		{"kb_base 1000", "[a]\nkb_base=1000\n", ErrUnsupported, "kb_base=1000"},
-		{"ioscheduler", "[a]\nioscheduler=none\n", ErrUnsupported, "fio option ioscheduler is not supported by stortest"},
-		{"zoned per direction", "[a]\nrandom_distribution=zoned:50/50:50/50,50/10:50/90\n", ErrUnsupported, "zones per direction"},
-		{"validate at its line", "[a]\nrw=randread\niodepth=4\niodepth_batch=8\n", ErrInvalid,
+		{"bad size", "[a]\nbs=4q\n", workload.ErrInvalid, `job.fio:2: job "a": bs: invalid size "4q"`},
+		{"kib", "[a]\nsize=4KiB\n", workload.ErrInvalid, "size: 4000 is smaller than the block size 4k"}, // fio reads KiB as 1000
+		{"needs value", "[a]\nbs\n", workload.ErrInvalid, "bs: needs a value"},
+		{"bad bool", "[a]\ndirect=maybe\n", workload.ErrInvalid, "direct: invalid boolean"},
+		{"bad time", "[a]\nruntime=10sec\n", workload.ErrInvalid, "runtime: invalid time"},
+		{"bad steadystate", "[a]\nsize=1m\nss=iopz:5%\nss_dur=5\n", workload.ErrInvalid, `job.fio:3: job "a": steadystate: steady: bad criterion "iopz:5%": unknown metric "iopz"`},
+		{"per-direction bs", "[a]\nbs=4k,8k,16k,32k\nrw=randrw\n", workload.ErrInvalid, `job.fio:2: job "a": bs: "4k,8k,16k,32k": at most three values (read,write,trim)`},
+		{"per-direction bsrange", "[a]\nbsrange=512-4k,1k-x\n", workload.ErrInvalid, `bsrange: invalid size "x"`},
+		{"several files", "[a]\nfilename=/a:/b\n", workload.ErrUnsupported, "several files"},
+		{"percent size", "[a]\nsize=120%\n", workload.ErrInvalid, `size: "120%" is not a percentage from 1% to 100%`},
+		{"percent offset", "[a]\noffset=120%\n", workload.ErrInvalid, `offset: "120%" is not a percentage from 0% to 100%`},
+		{"kb_base 1000", "[a]\nkb_base=1000\n", workload.ErrUnsupported, "kb_base=1000"},
+		{"ioscheduler", "[a]\nioscheduler=none\n", workload.ErrUnsupported, "fio option ioscheduler is not supported by stortest"},
+		{"zoned per direction", "[a]\nrandom_distribution=zoned:50/50:50/50,50/10:50/90\n", workload.ErrUnsupported, "zones per direction"},
+		{"validate at its line", "[a]\nrw=randread\niodepth=4\niodepth_batch=8\n", workload.ErrInvalid,
 			`job.fio:4: job "a": iodepth_batch_submit: 8 is outside [1, iodepth=4]`},
-		{"validate at global line", "[global]\nioengine=libaio\nhipri\n[a]\n", ErrInvalid,
+		{"validate at global line", "[global]\nioengine=libaio\nhipri\n[a]\n", workload.ErrInvalid,
 			`job.fio:3: job "a": hipri: ioengine=libaio does not take it`},
-		{"validate at section", "[a]\ntime_based\n", ErrInvalid, `job.fio:2: job "a": time_based: needs a runtime`},
+		{"validate at section", "[a]\ntime_based\n", workload.ErrInvalid, `job.fio:2: job "a": time_based: needs a runtime`},
 		{"validate name", "[a;b]\n", ErrSyntax, "bad section header"},
-		{"rwmixread 0", "[a]\nrw=randrw\nrwmixread=0\n", ErrInvalid, "job.fio:3: job \"a\": rwmixread: 0% reads"},
-		{"rwmixwrite 100", "[a]\nrwmixwrite=100\nrw=rw\n", ErrInvalid, "job.fio:2: job \"a\": rwmixread: 0% reads"},
-		{"rate and iops", "[a]\nrate=1m\nrate_iops=100\n", ErrInvalid, "job.fio:3: job \"a\": rate_iops: rate and rate_iops are mutually exclusive"},
-		{"loops 0", "[a]\nloops=0\n", ErrInvalid, "loops: 0 is less than 1"},
-		{"bssplit over", "[a]\nbssplit=4k/60:8k/50\n", ErrInvalid, "more than 100"},
-		{"second job bad", "[a]\n[b]\nbs=0\n", ErrInvalid, `job.fio:3: job "b": bs: a block size of 0`},
+		{"rwmixread 0", "[a]\nrw=randrw\nrwmixread=0\n", workload.ErrInvalid, "job.fio:3: job \"a\": rwmixread: 0% reads"},
+		{"rwmixwrite 100", "[a]\nrwmixwrite=100\nrw=rw\n", workload.ErrInvalid, "job.fio:2: job \"a\": rwmixread: 0% reads"},
+		{"rate and iops", "[a]\nrate=1m\nrate_iops=100\n", workload.ErrInvalid, "job.fio:3: job \"a\": rate_iops: rate and rate_iops are mutually exclusive"},
+		{"loops 0", "[a]\nloops=0\n", workload.ErrInvalid, "loops: 0 is less than 1"},
+		{"bssplit over", "[a]\nbssplit=4k/60:8k/50\n", workload.ErrInvalid, "more than 100"},
+		{"second job bad", "[a]\n[b]\nbs=0\n", workload.ErrInvalid, `job.fio:3: job "b": bs: a block size of 0`},
 		{"long line", "[a]\ndescription=" + strings.Repeat("x", maxLine) + "\n", ErrSyntax, "longer than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,27 +206,27 @@ func TestParseFioArgs(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args []string
-		want []Job
+		want []workload.Job
 	}{
 		{
 			name: "fio HOWTO command line",
 			args: strings.Fields("--name=random-writers --ioengine=libaio --iodepth=4 --rw=randwrite --bs=32k --direct=0 --size=64m --numjobs=4"),
-			want: norm(Job{Name: "random-writers", Engine: "libaio", IODepth: 4, RW: RandWrite, BlockSize: 32 << 10, Size: 64 << 20, NumJobs: 4}),
+			want: norm(workload.Job{Name: "random-writers", Engine: "libaio", IODepth: 4, RW: workload.RandWrite, BlockSize: 32 << 10, Size: 64 << 20, NumJobs: 4}),
 		},
 		{
 			name: "--name=global, as fio --showcmd prints it",
 			args: strings.Fields("--name=global --rw=randread --size=128m --name=job1 --name=job2"),
-			want: norm(Job{Name: "job1", RW: RandRead, Size: 128 << 20}, Job{Name: "job2", RW: RandRead, Size: 128 << 20}),
+			want: norm(workload.Job{Name: "job1", RW: workload.RandRead, Size: 128 << 20}, workload.Job{Name: "job2", RW: workload.RandRead, Size: 128 << 20}),
 		},
 		{
 			name: "options before the first name are global; later globals affect later jobs",
 			args: strings.Fields("--rw=randwrite --name=a --size=64k --name=global --bs=8k --name=b --size=64k"),
-			want: norm(Job{Name: "a", RW: RandWrite, Size: 64 << 10}, Job{Name: "b", RW: RandWrite, Size: 64 << 10, BlockSize: 8192}),
+			want: norm(workload.Job{Name: "a", RW: workload.RandWrite, Size: 64 << 10}, workload.Job{Name: "b", RW: workload.RandWrite, Size: 64 << 10, BlockSize: 8192}),
 		},
 		{
 			name: "separate values, bare booleans, one dash",
 			args: []string{"-name", "x", "--bs", "64k", "--direct", "--time_based", "-runtime=30", "--size", "1g"},
-			want: norm(Job{Name: "x", BlockSize: 64 << 10, Direct: true, TimeBased: true, Runtime: 30 * time.Second, Size: 1 << 30}),
+			want: norm(workload.Job{Name: "x", BlockSize: 64 << 10, Direct: true, TimeBased: true, Runtime: 30 * time.Second, Size: 1 << 30}),
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -250,19 +250,19 @@ func TestParseFioArgsErrors(t *testing.T) {
 	}{
 		{"job file", []string{"job.fio"}, ErrSyntax, `args[0]: "job.fio" is not an option`},
 		{"unknown", []string{"--name=a", "--iodeth=4"}, ErrUnknownOption, `args[1]: job "a": unknown option "iodeth" (did you mean iodepth?)`},
-		{"unsupported", []string{"--name=a", "--bs=4k", "--ioscheduler=none"}, ErrUnsupported, "args[2]: job \"a\": fio option ioscheduler is not supported by stortest"},
-		{"cli only", []string{"--output-format=json", "--name=a"}, ErrUnsupported, "args[0]: fio command-line option --output-format is not a job option"},
-		{"cli only, in fio's list", []string{"--name=a", "--memcpytest"}, ErrUnsupported, `args[1]: job "a": fio command-line option --memcpytest is not a job option`},
-		{"bad value", []string{"--name=a", "--size=1x"}, ErrInvalid, `args[1]: job "a": size: invalid size "1x"`},
-		{"name without value", []string{"--name"}, ErrInvalid, "args[0]: name: needs a value"},
-		{"missing value", []string{"--name=a", "--bs"}, ErrInvalid, "args[1]: job \"a\": bs: needs a value"},
+		{"unsupported", []string{"--name=a", "--bs=4k", "--ioscheduler=none"}, workload.ErrUnsupported, "args[2]: job \"a\": fio option ioscheduler is not supported by stortest"},
+		{"cli only", []string{"--output-format=json", "--name=a"}, workload.ErrUnsupported, "args[0]: fio command-line option --output-format is not a job option"},
+		{"cli only, in fio's list", []string{"--name=a", "--memcpytest"}, workload.ErrUnsupported, `args[1]: job "a": fio command-line option --memcpytest is not a job option`},
+		{"bad value", []string{"--name=a", "--size=1x"}, workload.ErrInvalid, `args[1]: job "a": size: invalid size "1x"`},
+		{"name without value", []string{"--name"}, workload.ErrInvalid, "args[0]: name: needs a value"},
+		{"missing value", []string{"--name=a", "--bs"}, workload.ErrInvalid, "args[1]: job \"a\": bs: needs a value"},
 		{"no job", []string{"--bs=4k"}, ErrSyntax, "no job"},
 		{"nothing", nil, ErrSyntax, "no job"},
 		{"dash", []string{"--"}, ErrSyntax, "is not an option"},
-		{"validate at its arg", []string{"--name=a", "--rw=randread", "--ioengine=psync", "--fixedbufs"}, ErrInvalid,
+		{"validate at its arg", []string{"--name=a", "--rw=randread", "--ioengine=psync", "--fixedbufs"}, workload.ErrInvalid,
 			`args[3]: job "a": fixedbufs: ioengine=psync does not take it`},
-		{"validate at name", []string{"--name=a", "--time_based", "--name=b"}, ErrInvalid, `args[1]: job "a": time_based: needs a runtime`},
-		{"validate global at its arg", []string{"--iodepth=2", "--iodepth_batch=4", "--name=a"}, ErrInvalid, `args[1]: job "a": iodepth_batch_submit`},
+		{"validate at name", []string{"--name=a", "--time_based", "--name=b"}, workload.ErrInvalid, `args[1]: job "a": time_based: needs a runtime`},
+		{"validate global at its arg", []string{"--iodepth=2", "--iodepth_batch=4", "--name=a"}, workload.ErrInvalid, `args[1]: job "a": iodepth_batch_submit`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jobs, err := parseArgs(tc.args)
@@ -281,39 +281,15 @@ func TestParseFioArgsErrors(t *testing.T) {
 }
 
 // roundTrip checks that ParseFio reads j.String() back to j.Normalized().
-func roundTrip(t *testing.T, j Job) {
+func roundTrip(t *testing.T, j workload.Job) {
 	t.Helper()
 	s := j.String()
 	got, err := parseFile(strings.NewReader(s), "string")
 	if err != nil {
 		t.Fatalf("parseFile(String()): %v\n%s", err, s)
 	}
-	if diff := cmp.Diff([]Job{j.Normalized()}, got); diff != "" {
+	if diff := cmp.Diff([]workload.Job{j.Normalized()}, got); diff != "" {
 		t.Errorf("round trip of\n%s(-want +got):\n%s", s, diff)
-	}
-}
-
-func TestStringRoundTrip(t *testing.T) {
-	rate := fullJob()
-	rate.RateIOPS = [3]int{}
-	for _, j := range []Job{
-		fullJob(),
-		rate,
-		{Name: "x"},
-		{Name: "r", RW: RandRead, BlockSizeRange: BlockSizeRange{512, 8192}, RandomDistribution: Distribution{Kind: DistPareto, Param: 0.9}},
-		{Name: "w", RW: Write, Rate: [3]int64{0, 3 << 20, 0}, Filename: `C:\x:y`, RateIOPS: [3]int{}},
-		{Name: "t", RW: ReadWrite, RWMixRead: 100, Runtime: 1500 * time.Microsecond, RampTime: 90 * time.Minute, SS: DefaultSS},
-		{Name: "s", SSDur: time.Minute, SS: DefaultSS, RandomDistribution: Distribution{Kind: DistNormal, Param: 12.5, Center: 0.1, HasCenter: true}},
-		{Name: "[odd] name", Rate: [3]int64{1, 2, 0}, RateIOPS: [3]int{}},
-		{Name: "u", Rate: [3]int64{5, 5, 0}},
-		{Name: "v", RateIOPS: [3]int{0, 0, 9}},
-	} {
-		t.Run(j.Name, func(t *testing.T) {
-			if err := j.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			roundTrip(t, j)
-		})
 	}
 }
 
@@ -402,9 +378,9 @@ func fioBinary(t *testing.T) string {
 // accept what Job.String prints.
 func TestFioInterop(t *testing.T) {
 	fio := fioBinary(t)
-	files, err := filepath.Glob("testdata/jobs/*.fio")
+	files, err := filepath.Glob("../testdata/jobs/*.fio")
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no job files under testdata/jobs (%v)", err)
+		t.Fatalf("no job files under ../testdata/jobs (%v)", err)
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
@@ -473,7 +449,7 @@ func TestFioOptions(t *testing.T) {
 // memory. With several block sizes (where fio's lfsr does not apply),
 // or another generator, norandommap stays.
 func TestParseFioLFSR(t *testing.T) {
-	parse := func(in string) Job {
+	parse := func(in string) workload.Job {
 		t.Helper()
 		jobs, err := parseFile(strings.NewReader(in), "t0021.fio")
 		if err != nil || len(jobs) != 1 {
@@ -485,7 +461,7 @@ func TestParseFioLFSR(t *testing.T) {
 	if j.NoRandomMap {
 		t.Fatal("lfsr with one block size kept norandommap")
 	}
-	p, err := NewPattern(&j, 1<<20, 1)
+	p, err := workload.NewPattern(&j, 1<<20, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,36 +514,9 @@ func TestParseFioSameBlockSizeEveryDirection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if jobs[0].BlockSize != 8<<10 || jobs[1].BlockSizeRange != (BlockSizeRange{512, 4096}) || len(jobs[2].BlockSizeSplit) != 2 {
+	if jobs[0].BlockSize != 8<<10 || jobs[1].BlockSizeRange != (workload.BlockSizeRange{Min: 512, Max: 4096}) || len(jobs[2].BlockSizeSplit) != 2 {
 		t.Errorf("jobs %+v", jobs)
 	}
-}
-
-// Includes are read where fio 3.33 reads them, in [global] and in job
-// sections, relative to the working directory and else to the including
-// file: the jobs move what fio's do.
-func TestParseFioIncludeMatchesFio(t *testing.T) {
-	fio, ours := runBoth(t, "jobs/main.fio", `[global]
-include common/global.fio
-[a]
-include a.fio
-rw=write
-[b]
-rw=randread
-include common/b.fio
-`, map[string]string{
-		"jobs/common/global.fio": "size=64k\nioengine=psync\n",
-		"jobs/a.fio":             "bs=8k\n",
-		"jobs/common/b.fio":      "include bs.fio\nrandrepeat=0\n",
-		"jobs/common/bs.fio":     "bs=16k\n",
-	})
-	want := []ranJob{
-		{Name: "a", IOs: [NumDirs]uint64{0, 8, 0}, Bytes: [NumDirs]uint64{0, 64 << 10, 0}},
-		{Name: "b", IOs: [NumDirs]uint64{4, 0, 0}, Bytes: [NumDirs]uint64{64 << 10, 0, 0}},
-	}
-	assert.Equal(t, want, fio.Jobs, "fio")
-	assert.Equal(t, want, ours.Jobs, "stortest")
-	assert.Equal(t, fio.Files, ours.Files, "files left")
 }
 
 // An error in an included file names that file and line; a value an
@@ -592,9 +541,9 @@ func TestParseFioIncludeErrors(t *testing.T) {
 		is  error
 		msg string
 	}{
-		{"[a]\ninclude bad.fio\n", ErrInvalid, in("bad.fio") + `:2: job "a": bs: invalid size "4q"`},
-		{"[a]\ninclude depth.fio\n", ErrInvalid, in("depth.fio") + `:3: job "a": iodepth_batch_submit: 4 is outside [1, iodepth=2]`},
-		{"[global]\ninclude depth.fio\n[a]\niodepth=8\n[b]\n", ErrInvalid, in("depth.fio") + `:3: job "b": iodepth_batch_submit: 4 is outside [1, iodepth=2]`},
+		{"[a]\ninclude bad.fio\n", workload.ErrInvalid, in("bad.fio") + `:2: job "a": bs: invalid size "4q"`},
+		{"[a]\ninclude depth.fio\n", workload.ErrInvalid, in("depth.fio") + `:3: job "a": iodepth_batch_submit: 4 is outside [1, iodepth=2]`},
+		{"[global]\ninclude depth.fio\n[a]\niodepth=8\n[b]\n", workload.ErrInvalid, in("depth.fio") + `:3: job "b": iodepth_batch_submit: 4 is outside [1, iodepth=2]`},
 		{"[a]\n\ninclude loop.fio\n", ErrSyntax, in("loop2.fio") + `:1: job "a": include loop.fio: a cycle: ` + in("loop.fio") + " includes " + in("loop2.fio") + " includes " + in("loop.fio")},
 		{"[a]\ninclude hdr.fio\n", ErrSyntax, in("hdr.fio") + `:1: job "a": section header "[b]" in an included file`},
 	} {
@@ -610,47 +559,20 @@ func TestParseFioIncludeErrors(t *testing.T) {
 }
 
 // parseFile reads a job file's jobs with Parse.
-func parseFile(r io.Reader, name string) ([]Job, error) {
+func parseFile(r io.Reader, name string) ([]workload.Job, error) {
 	jobs, _, err := Parse(r, name, Config{})
 	return jobs, err
 }
 
 // parseArgs reads a command line's jobs with Parse.
-func parseArgs(args []string) ([]Job, error) {
+func parseArgs(args []string) ([]workload.Job, error) {
 	jobs, _, err := Parse(nil, "", Config{Args: args})
 	return jobs, err
 }
 
 // parseFileArgs reads a job file's jobs with a command line's options
 // around it with Parse.
-func parseFileArgs(r io.Reader, name string, args []string) ([]Job, error) {
+func parseFileArgs(r io.Reader, name string, args []string) ([]workload.Job, error) {
 	jobs, _, err := Parse(r, name, Config{Args: args})
 	return jobs, err
-}
-
-// Options other projects' job files give that change no count: fio 3.33
-// and stortest move the same I/Os with them (thread with any value,
-// normal without a deviation, the deprecated verifysort, bwavgtime and
-// iopsavgtime).
-func TestFioQuietOptionsMatchFio(t *testing.T) {
-	fio, ours := runBoth(t, "quiet.fio", `[global]
-thread=8
-size=256k
-bwavgtime=250
-iopsavgtime=250
-[normal]
-rw=randread
-random_distribution=normal
-[sorted]
-rw=write
-verify=md5
-verifysort=1
-verifysort_nr=64
-`, nil)
-	want := []ranJob{
-		{Name: "normal", IOs: [NumDirs]uint64{64, 0, 0}, Bytes: [NumDirs]uint64{256 << 10, 0, 0}},
-		{Name: "sorted", IOs: [NumDirs]uint64{64, 64, 0}, Bytes: [NumDirs]uint64{256 << 10, 256 << 10, 0}},
-	}
-	assert.Equal(t, want, fio.Jobs, "fio")
-	assert.Equal(t, fio.Jobs, ours.Jobs, "stortest")
 }

@@ -1,8 +1,9 @@
-// Package workload describes storage workloads the way fio does and
-// generates their I/O: the Job (fio's options under Go names), a reader of
-// fio job files and command lines, offset, block-size and direction
-// generators, random distributions, rate pacing and block verification.
-// The runner in this package drives an engine with them.
+// Package fiojob is stortest's fio front end: Parse reads fio job files
+// and command lines into workload.Jobs with fio's semantics, from one
+// option table (options.go: each option's name, aliases, how it is read
+// and its row of the table below, which TestDocTable -update writes).
+// The sections below say what the options do when a job runs, where that
+// parts from fio.
 //
 // # Jobs
 //
@@ -331,4 +332,4 @@
 // behind; CleanOrphans, in the next stortest process, detaches and removes
 // what belongs to processes that are gone, with a line for each. Files
 // kept on purpose (ScratchOptions.Keep) carry no owner and stay.
-package workload
+package fiojob

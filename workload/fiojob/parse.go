@@ -1,6 +1,10 @@
-package workload
+package fiojob
 
-import "io"
+import (
+	"io"
+
+	"stortest.dev/workload"
+)
 
 // Config is what Parse takes beside a job file.
 type Config struct {
@@ -39,7 +43,7 @@ type Config struct {
 // for fio options stortest does not implement; fio's $keywords and
 // (arithmetic) are ErrUnsupported too. Errors are *ParseError: file and
 // line, or the argument's index.
-func Parse(r io.Reader, name string, c Config) ([]Job, *FioGiven, error) {
+func Parse(r io.Reader, name string, c Config) ([]workload.Job, *workload.FioGiven, error) {
 	if r == nil {
 		return parseFioArgs(c.Args)
 	}

@@ -1,4 +1,4 @@
-package workload
+package fiojob
 
 import (
 	"bytes"
@@ -12,14 +12,14 @@ import (
 	"time"
 
 	"stortest.dev/fio"
+	"stortest.dev/workload"
 )
 
 // Errors of Parse, for errors.Is. Bad values also
-// match ErrInvalid.
+// match ErrInvalid; what stortest does not do, ErrUnsupported.
 var (
 	ErrSyntax        = errors.New("workload: fio job syntax")
 	ErrUnknownOption = errors.New("workload: unknown fio option")
-	ErrUnsupported   = errors.New("workload: not supported by stortest")
 )
 
 // ParseError is an error of Parse and says where: File
@@ -52,7 +52,7 @@ func (e *ParseError) Error() string {
 	if e.Option != "" {
 		b.WriteString(e.Option + ": ")
 	}
-	var fe *FieldError
+	var fe *workload.FieldError
 	if errors.As(e.Err, &fe) {
 		b.WriteString(fe.Reason)
 	} else {
@@ -75,32 +75,13 @@ func (e *ParseError) Error() string {
 // Unwrap returns the cause.
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// msgError is an error with its own message that matches a sentinel.
-type msgError struct {
-	msg string
-	is  error
-}
-
-func (e *msgError) Error() string { return e.msg }
-func (e *msgError) Unwrap() error { return e.is }
-
-func unsupported(what string) error {
-	return &msgError{what + " is not supported by stortest", ErrUnsupported}
-}
-
 func syntaxErr(format string, args ...any) error {
-	return &msgError{fmt.Sprintf(format, args...), ErrSyntax}
+	return workload.NewMsgError(fmt.Sprintf(format, args...), ErrSyntax)
 }
-
-// valueError marks a bad option value: it matches ErrInvalid too.
-type valueError struct{ err error }
-
-func (e *valueError) Error() string   { return e.err.Error() }
-func (e *valueError) Unwrap() []error { return []error{e.err, ErrInvalid} }
 
 // parseFio reads a job file (see Parse) with global holding the options before the file's;
 // it returns the options as given too.
-func parseFio(r io.Reader, name string, global *jobState) ([]Job, *FioGiven, error) {
+func parseFio(r io.Reader, name string, global *jobState) ([]workload.Job, *workload.FioGiven, error) {
 	p := parser{file: name, main: name, arg: -1, env: os.LookupEnv}
 	jobs, err := p.parseFile(r, name, global)
 	if err != nil {
@@ -110,7 +91,7 @@ func parseFio(r io.Reader, name string, global *jobState) ([]Job, *FioGiven, err
 	return jobs, &p.given, nil
 }
 
-func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]Job, error) {
+func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]workload.Job, error) {
 	lx := fio.Lexer{LookupEnv: p.env}
 	lc := &lineCounter{r: r}
 	var cur *jobState
@@ -224,7 +205,7 @@ const maxLine = fio.MaxLineLength
 
 // parseFioArgs reads a command line's jobs (see Parse), returning the
 // options as given too.
-func parseFioArgs(args []string) ([]Job, *FioGiven, error) {
+func parseFioArgs(args []string) ([]workload.Job, *workload.FioGiven, error) {
 	p := parser{file: "args", env: os.LookupEnv}
 	jobs, err := p.parseArgs(args)
 	if err != nil {
@@ -233,7 +214,7 @@ func parseFioArgs(args []string) ([]Job, *FioGiven, error) {
 	return jobs, &p.given, nil
 }
 
-func (p *parser) parseArgs(args []string) ([]Job, error) {
+func (p *parser) parseArgs(args []string) ([]workload.Job, error) {
 	global := newJobState(srcPos{})
 	st := global
 	inGlobal := true
@@ -274,11 +255,11 @@ func (p *parser) parseArgs(args []string) ([]Job, error) {
 			st.job.Name = val
 			p.job = val
 			st.lines["name"] = p.pos()
-			st.given = append(st.given, FioOption{"name", val}) // fio prints a command-line job's name
+			st.given = append(st.given, workload.FioOption{Name: "name", Value: val}) // fio prints a command-line job's name
 			continue
 		}
 		if cliOnly(key) {
-			return nil, p.errorf("", &msgError{"fio command-line option --" + key + " is not a job option; stortest does not take it", ErrUnsupported})
+			return nil, p.errorf("", workload.NewMsgError("fio command-line option --"+key+" is not a job option; stortest does not take it", workload.ErrUnsupported))
 		}
 		if err := p.apply(st, key, val, hasVal, inGlobal); err != nil {
 			return nil, err
@@ -308,12 +289,12 @@ type parser struct {
 	// unset holds, by job-file line, the ${NAME}s on it that are not
 	// set (only lines that have any), for the errors at those lines.
 	unset  map[srcPos][]string
-	jobs   []Job
+	jobs   []workload.Job
 	clones int             // the jobs' clones so far (fio's count of jobs)
 	names  map[string]bool // the jobs' names so far, for wait_for
 	// given are the options as given, for fio's "global options" and
 	// "job options" (given.Jobs[i] is jobs[i]'s).
-	given FioGiven
+	given workload.FioGiven
 }
 
 // srcPos is where an option was given: a line of a job file (of the
@@ -361,7 +342,7 @@ func (p *parser) apply(st *jobState, key, val string, hasVal, inGlobal bool) err
 		if s := suggest(key); s != "" {
 			msg += " (did you mean " + s + "?)"
 		}
-		return p.errorf("", &msgError{msg, ErrUnknownOption})
+		return p.errorf("", workload.NewMsgError(msg, ErrUnknownOption))
 	}
 	if !hasVal && o.bare != nil {
 		o.bare(st)
@@ -385,16 +366,14 @@ func (p *parser) apply(st *jobState, key, val string, hasVal, inGlobal bool) err
 	}
 	err := p.checkDollar(o.name, val)
 	if err == nil && strings.HasPrefix(val, "(") {
-		err = unsupported("the arithmetic expression " + strconv.Quote(val))
+		err = workload.Unsupported("the arithmetic expression " + strconv.Quote(val))
 	}
 	if err == nil {
 		err = o.set(st, val)
 	}
 	if err != nil {
-		var me *msgError
-		var ve *valueError
-		if !errors.As(err, &me) && !errors.As(err, &ve) {
-			err = &valueError{err}
+		if !workload.Classified(err) {
+			err = workload.Invalid(err)
 		}
 		return p.errorf(o.name, err)
 	}
@@ -443,16 +422,16 @@ func (p *parser) finish(st *jobState) error {
 		j.NoRandomMap = false
 	}
 	j = j.Normalized()
-	if p.clones += max(j.NumJobs, 1); p.clones > MaxJobs {
+	if p.clones += max(j.NumJobs, 1); p.clones > workload.MaxJobs {
 		// fio stops here too, before it opens any file.
 		opt := ""
 		if _, ok := st.lines["numjobs"]; ok {
 			opt = "numjobs"
 		}
-		return p.errorAt(st.at("numjobs"), opt, tooManyJobs(p.clones))
+		return p.errorAt(st.at("numjobs"), opt, workload.TooManyJobs(p.clones))
 	}
 	if err := j.Validate(); err != nil {
-		var fe *FieldError
+		var fe *workload.FieldError
 		if errors.As(err, &fe) {
 			return p.errorAt(st.at(fe.Field), fe.Field, err)
 		}
@@ -469,7 +448,7 @@ func (p *parser) finish(st *jobState) error {
 
 // jobState is a job (or the global options) being parsed.
 type jobState struct {
-	job       Job
+	job       workload.Job
 	section   srcPos            // line or argument of the section start
 	lines     map[string]srcPos // Job field's option name -> line/argument that set it
 	batchZero bool              // iodepth_batch=0: resolved to iodepth at the end
@@ -484,7 +463,7 @@ type jobState struct {
 	dirBlocks *dirBlocks
 	// given are the options given in this section (or in [global] and
 	// on the command line), as fio prints them (addGiven).
-	given []FioOption
+	given []workload.FioOption
 }
 
 func newJobState(section srcPos) *jobState {
@@ -503,7 +482,7 @@ func (s *jobState) clone(section srcPos) *jobState {
 	c.job.BlockSizeSplit = slices.Clone(s.job.BlockSizeSplit)
 	c.job.PercentileList = slices.Clone(s.job.PercentileList)
 	if s.job.RandRepeat != nil {
-		c.job.RandRepeat = Bool(*s.job.RandRepeat)
+		c.job.RandRepeat = workload.Bool(*s.job.RandRepeat)
 	}
 	return &c
 }
@@ -529,31 +508,31 @@ type fioOption struct {
 	doc  string // Job field and notes, for the table in doc.go
 }
 
-func valueErr(msg string) error { return &valueError{errors.New(msg)} }
+func valueErr(msg string) error { return workload.Invalid(errors.New(msg)) }
 
-func setString(f func(*Job) *string) func(*jobState, string) error {
+func setString(f func(*workload.Job) *string) func(*jobState, string) error {
 	return func(st *jobState, v string) error { *f(&st.job) = v; return nil }
 }
 
-func setBool(f func(*Job) *bool) func(*jobState, string) error {
+func setBool(f func(*workload.Job) *bool) func(*jobState, string) error {
 	return func(st *jobState, v string) error {
-		b, err := ParseBool(v)
+		b, err := workload.ParseBool(v)
 		*f(&st.job) = b
 		return err
 	}
 }
 
-func setSize(f func(*Job) *int64) func(*jobState, string) error {
+func setSize(f func(*workload.Job) *int64) func(*jobState, string) error {
 	return func(st *jobState, v string) error {
-		n, err := ParseSize(v)
+		n, err := workload.ParseSize(v)
 		*f(&st.job) = n
 		return err
 	}
 }
 
-func setInt(lo, hi int64, f func(*Job) *int) func(*jobState, string) error {
+func setInt(lo, hi int64, f func(*workload.Job) *int) func(*jobState, string) error {
 	return func(st *jobState, v string) error {
-		n, err := ParseCount(v, hi)
+		n, err := workload.ParseCount(v, hi)
 		if err != nil {
 			return err
 		}
@@ -565,9 +544,9 @@ func setInt(lo, hi int64, f func(*Job) *int) func(*jobState, string) error {
 	}
 }
 
-func setTime(f func(*Job) *time.Duration) func(*jobState, string) error {
+func setTime(f func(*workload.Job) *time.Duration) func(*jobState, string) error {
 	return func(st *jobState, v string) error {
-		d, err := ParseTime(v, time.Second)
+		d, err := workload.ParseTime(v, time.Second)
 		*f(&st.job) = d
 		return err
 	}
@@ -607,7 +586,7 @@ func oneForAllDirections(name, v string) (string, error) {
 	parts := strings.Split(v, ",")
 	for _, p := range parts[1:] {
 		if strings.TrimSpace(p) != strings.TrimSpace(parts[0]) {
-			return "", unsupported(name + "=" + v + ": per-direction block sizes")
+			return "", workload.Unsupported(name + "=" + v + ": per-direction block sizes")
 		}
 	}
 	return strings.TrimSpace(parts[0]), nil
@@ -617,12 +596,12 @@ func oneForAllDirections(name, v string) (string, error) {
 // percentages share what the others leave of 100 evenly; when that does
 // not divide, the first blanks get one more (fio truncates and lets the
 // total fall short).
-func parseSplit(v string) ([]BlockSizeSplit, error) {
+func parseSplit(v string) ([]workload.BlockSizeSplit, error) {
 	entries := strings.Split(v, ":")
-	if len(entries) > MaxSplits {
-		return nil, fmt.Errorf("%d entries (at most %d)", len(entries), MaxSplits)
+	if len(entries) > workload.MaxSplits {
+		return nil, fmt.Errorf("%d entries (at most %d)", len(entries), workload.MaxSplits)
 	}
-	split := make([]BlockSizeSplit, len(entries))
+	split := make([]workload.BlockSizeSplit, len(entries))
 	sum, blanks := 0, 0
 	for i, e := range entries {
 		size, perc, hasPerc := strings.Cut(e, "/")
@@ -675,13 +654,13 @@ func (st *jobState) lenientBlockSize(option, whole, v string) (int64, error) {
 		return parseBlockSize("0")
 	}
 	if rest != "" {
-		st.job.Notes = append(st.job.Notes, fmt.Sprintf("%s=%s: %q read as %s, as fio reads it (%q ignored)", option, whole, v, FormatSize(n), rest))
+		st.job.Notes = append(st.job.Notes, fmt.Sprintf("%s=%s: %q read as %s, as fio reads it (%q ignored)", option, whole, v, workload.FormatSize(n), rest))
 	}
 	return n, nil
 }
 
 func parseBlockSize(v string) (int64, error) {
-	n, err := ParseSize(v)
+	n, err := workload.ParseSize(v)
 	if err == nil && n == 0 {
 		err = errors.New("a block size of 0")
 	}
@@ -773,7 +752,7 @@ func (p *parser) checkDollar(name, v string) error {
 	}
 	for _, k := range fio.Keywords {
 		if strings.Contains(v, k) {
-			return unsupported("fio's keyword " + k)
+			return workload.Unsupported("fio's keyword " + k)
 		}
 	}
 	if name == "filename_format" {
@@ -790,5 +769,5 @@ func (s *jobState) addGiven(name, val string, hasVal bool) {
 	if !hasVal {
 		return
 	}
-	s.given = append(s.given, FioOption{name, val})
+	s.given = append(s.given, workload.FioOption{Name: name, Value: val})
 }

@@ -1,4 +1,4 @@
-package workload
+package fiojob
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"stortest.dev/workload"
 )
 
 // sectionsFile is a job file of n job sections (numjobs each when not 1)
@@ -75,12 +77,12 @@ func TestParseFioJobLimit(t *testing.T) {
 				for _, j := range jobs {
 					n += j.NumJobs
 				}
-				if n != MaxJobs {
-					t.Errorf("%d jobs, want %d", n, MaxJobs)
+				if n != workload.MaxJobs {
+					t.Errorf("%d jobs, want %d", n, workload.MaxJobs)
 				}
 			} else {
 				var pe *ParseError
-				if !errors.As(err, &pe) || !errors.Is(err, ErrTooManyJobs) || pe.Line != tc.line || pe.Option != tc.option {
+				if !errors.As(err, &pe) || !errors.Is(err, workload.ErrTooManyJobs) || pe.Line != tc.line || pe.Option != tc.option {
 					t.Fatalf("%v, want ErrTooManyJobs at many.fio:%d, option %q", err, tc.line, tc.option)
 				}
 				for _, w := range []string{fmt.Sprint(tc.clones, " jobs"), "limit of 4088", "maximum number of jobs reached"} {
@@ -105,7 +107,7 @@ func TestParseFioJobLimit(t *testing.T) {
 	start := time.Now()
 	_, err := parseFile(r, "huge.fio")
 	t.Logf("200000 sections (%d bytes): refused in %v after reading %d bytes", len(text), time.Since(start), r.n)
-	if !errors.Is(err, ErrTooManyJobs) {
+	if !errors.Is(err, workload.ErrTooManyJobs) {
 		t.Fatalf("%v, want ErrTooManyJobs", err)
 	}
 	if r.n > len(text)/10 {
@@ -117,12 +119,12 @@ func TestParseFioJobLimit(t *testing.T) {
 // opens any file.
 func TestRunJobsLimit(t *testing.T) {
 	dir := t.TempDir()
-	jobs := []Job{
-		{Name: "a", RW: Read, BlockSize: 4096, Size: 4096, Engine: "null", NumJobs: 2000},
-		{Name: "b", RW: Read, BlockSize: 4096, Size: 4096, Engine: "psync", Filename: dir + "/b", NumJobs: 2089},
+	jobs := []workload.Job{
+		{Name: "a", RW: workload.Read, BlockSize: 4096, Size: 4096, Engine: "null", NumJobs: 2000},
+		{Name: "b", RW: workload.Read, BlockSize: 4096, Size: 4096, Engine: "psync", Filename: dir + "/b", NumJobs: 2089},
 	}
-	_, err := RunJobs(t.Context(), jobs, Options{})
-	if !errors.Is(err, ErrTooManyJobs) || !strings.Contains(err.Error(), "job b") {
+	_, err := workload.RunJobs(t.Context(), jobs, workload.Options{})
+	if !errors.Is(err, workload.ErrTooManyJobs) || !strings.Contains(err.Error(), "job b") {
 		t.Fatalf("%v, want ErrTooManyJobs at job b", err)
 	}
 	if left, _ := os.ReadDir(dir); len(left) > 0 {

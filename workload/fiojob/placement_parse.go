@@ -1,6 +1,10 @@
-package workload
+package fiojob
 
-import "strconv"
+import (
+	"strconv"
+
+	"stortest.dev/workload"
+)
 
 // Reading the Placement and Ordering options, and the options that
 // change nothing stortest measures.
@@ -9,7 +13,7 @@ import "strconv"
 func noEffect(isBool bool) func(*jobState, string) error {
 	return func(_ *jobState, v string) error {
 		if isBool {
-			_, err := ParseBool(v)
+			_, err := workload.ParseBool(v)
 			return err
 		}
 		return nil
@@ -23,12 +27,12 @@ func noEffect(isBool bool) func(*jobState, string) error {
 func (p *parser) finishMore(st *jobState) error {
 	j := &st.job
 	if j.Size == 0 && j.FileSize > 0 {
-		j.Size = j.FileSize * int64(j.nrFiles())
+		j.Size = j.FileSize * int64(j.NumFiles())
 	}
 	if j.Directory != "" && j.Filename != "" {
 		// The file is named in full: Directory stays only for fio's
 		// default file name, so the job prints and reads back the same.
-		j.Filename, j.Directory = j.dirFile(j.Filename), ""
+		j.Filename, j.Directory = j.DirFile(j.Filename), ""
 	}
 	if j.WaitFor != "" {
 		if !p.names[j.WaitFor] {

@@ -1,4 +1,4 @@
-package workload
+package fiojob
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"stortest.dev/fio"
+	"stortest.dev/workload"
 )
 
 // The names workload refuses as fio's are fio's (package fio holds every
@@ -29,7 +30,7 @@ func TestParseFioRefusesEveryFioOptionByName(t *testing.T) {
 		_, err := parseFile(strings.NewReader("[a]\n"+opt+"\n"), "job.fio")
 		name, _, _ := strings.Cut(opt, "=")
 		want := "job.fio:2: job \"a\": fio option " + name + " is not supported by stortest"
-		if !errors.Is(err, ErrUnsupported) || err == nil || !strings.Contains(err.Error(), want) {
+		if !errors.Is(err, workload.ErrUnsupported) || err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q (ErrUnsupported)", opt, err, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package workload
+package fiojob
 
 import (
 	"encoding/json"
@@ -12,28 +12,30 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"stortest.dev/latency"
+	"stortest.dev/workload"
+	"stortest.dev/workload/fioout"
 )
 
 // checkJobs asserts what every accepted job must satisfy: it validates,
 // String reads back to itself, and JSON round-trips.
-func checkJobs(t *testing.T, jobs []Job) {
+func checkJobs(t *testing.T, jobs []workload.Job) {
 	t.Helper()
 	for _, j := range jobs {
 		if err := j.Validate(); err != nil {
 			t.Fatalf("accepted an invalid job: %v\n%s", err, j)
 		}
-		back := []Job{roundTripJob(t, j)} // after the job it waits for, if any
+		back := []workload.Job{roundTripJob(t, j)} // after the job it waits for, if any
 		// Notes say how the text was read (a size with trailing text read
 		// as fio does); the job printed back is clean text without them.
 		j.Notes, back[0].Notes = nil, nil
-		if diff := cmp.Diff([]Job{j}, back); diff != "" {
+		if diff := cmp.Diff([]workload.Job{j}, back); diff != "" {
 			t.Fatalf("String round trip (-want +got):\n%s", diff)
 		}
 		b, err := json.Marshal(j)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fromJSON Job
+		var fromJSON workload.Job
 		if err := json.Unmarshal(b, &fromJSON); err != nil {
 			t.Fatalf("%s: %v", b, err)
 		}
@@ -44,7 +46,7 @@ func checkJobs(t *testing.T, jobs []Job) {
 }
 
 func FuzzParseFio(f *testing.F) {
-	files, _ := filepath.Glob("testdata/jobs/*.fio")
+	files, _ := filepath.Glob("../testdata/jobs/*.fio")
 	for _, file := range files {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -101,7 +103,7 @@ func FuzzParseFioArgs(f *testing.F) {
 // checkGiven checks the options as given of a parse that succeeded: one
 // list per job, each option under a name the parser knows, and fio's
 // JSON written from them. It stops the test (Fatal) on a failure.
-func checkGiven(t *testing.T, jobs []Job, given *FioGiven, err error) {
+func checkGiven(t *testing.T, jobs []workload.Job, given *workload.FioGiven, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("parsed once, failed with the options as given: %v", err)
@@ -109,20 +111,30 @@ func checkGiven(t *testing.T, jobs []Job, given *FioGiven, err error) {
 	if len(given.Jobs) != len(jobs) {
 		t.Fatalf("%d jobs, options of %d", len(jobs), len(given.Jobs))
 	}
-	for _, opts := range append([][]FioOption{given.Global}, given.Jobs...) {
+	for _, opts := range append([][]workload.FioOption{given.Global}, given.Jobs...) {
 		for _, o := range opts {
 			if o.Name != "name" && lookupOption(o.Name) == nil {
 				t.Fatalf("option %q given under a name the parser does not know", o.Name)
 			}
 		}
 	}
-	res := &Result{FioOptions: given}
+	res := &workload.Result{FioOptions: given}
 	for _, j := range jobs {
 		for c := range max(j.NumJobs, 1) {
-			res.Jobs = append(res.Jobs, NewJobResult(j, c, latency.FioLayout))
+			res.Jobs = append(res.Jobs, workload.NewJobResult(j, c, latency.FioLayout))
 		}
 	}
-	if err := WriteFioJSON(io.Discard, res, FormatJSON, time.Unix(0, 0)); err != nil {
+	if err := fioout.WriteFioJSON(io.Discard, res, fioout.FormatJSON, time.Unix(0, 0)); err != nil {
 		t.Fatal(err)
 	}
+}
+func FuzzParseFioWithArgs(f *testing.F) {
+	f.Add("[global]\nbs=8k\n[a]\n[b]\nstonewall\nruntime=1\n", "--runtime=5\x00-iodepth\x004")
+	f.Add("[a]\nwait_for=a\n[b]\nwait_for=a\nverify=md5\nverify_backlog=2\n", "--filesize=1m\x00--directory=/tmp")
+	f.Fuzz(func(t *testing.T, file, args string) {
+		jobs, err := parseFileArgs(strings.NewReader(file), "fuzz.fio", strings.Split(args, "\x00"))
+		if err == nil {
+			checkJobs(t, jobs)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package workload
+package fioout
 
 import (
 	"errors"
@@ -10,13 +10,14 @@ import (
 	"syscall"
 
 	"stortest.dev/latency"
+	"stortest.dev/workload"
 )
 
 // WriteSummary writes a human summary of r in the shape of fio's normal
 // output: per job and direction IOPS, bandwidth, latency statistics,
 // percentiles, per-second bandwidth and IOPS spread, CPU use, and the
 // errors fio would print as err=.
-func WriteSummary(w io.Writer, r *Result) error {
+func WriteSummary(w io.Writer, r *workload.Result) error {
 	var b strings.Builder
 	for _, j := range r.Jobs {
 		errno := 0
@@ -40,8 +41,8 @@ func WriteSummary(w io.Writer, r *Result) error {
 		if j.Job.Description != "" {
 			fmt.Fprintf(&b, "  Description  : [%s]\n", j.Job.Description)
 		}
-		pcts := j.Job.percentileList()
-		for d := range NumDirs {
+		pcts := j.Job.Percentiles()
+		for d := range workload.NumDirs {
 			s := &j.Dirs[d]
 			if s.IOs == 0 {
 				continue
@@ -199,7 +200,7 @@ func si(v float64, unit string) string {
 // iodepth_level, iodepth_submit and iodepth_complete, then the I/Os per
 // direction (read, write, trim, and fio's sync, always 0 here), how many
 // were short, and none dropped.
-func writeDepthLines(b *strings.Builder, j *JobResult) {
+func writeDepthLines(b *strings.Builder, j *workload.JobResult) {
 	for _, l := range [...]struct {
 		name   string
 		counts *[7]uint64
@@ -220,5 +221,5 @@ func writeDepthLines(b *strings.Builder, j *JobResult) {
 	}
 	d := &j.Dirs
 	fmt.Fprintf(b, "     issued rwts: total=%d,%d,%d,0 short=%d,%d,%d,0 dropped=0,0,0,0\n",
-		d[DirRead].IOs, d[DirWrite].IOs, d[DirTrim].IOs, d[DirRead].ShortIOs, d[DirWrite].ShortIOs, d[DirTrim].ShortIOs)
+		d[workload.DirRead].IOs, d[workload.DirWrite].IOs, d[workload.DirTrim].IOs, d[workload.DirRead].ShortIOs, d[workload.DirWrite].ShortIOs, d[workload.DirTrim].ShortIOs)
 }

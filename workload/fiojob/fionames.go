@@ -1,10 +1,11 @@
-package workload
+package fiojob
 
 import (
 	"slices"
 	"strings"
 
 	"stortest.dev/fio"
+	"stortest.dev/workload"
 )
 
 // fio 3.33's names beyond the options stortest accepts, so that a job file
@@ -63,15 +64,15 @@ xnvme_async:xnvme xnvme_be:xnvme xnvme_dev_nsid:xnvme xnvme_iovec:xnvme xnvme_sy
 // stortest does not have, or nil when key is not a fio option.
 func unsupportedFio(key string) error {
 	if engines, ok := fioEngineOptions[key]; ok {
-		if !slices.ContainsFunc(engines, func(e string) bool { return slices.Contains(Engines, e) }) {
-			return &msgError{"fio option " + key + " (ioengine " + orList(engines) + ") is not supported by stortest", ErrUnsupported}
+		if !slices.ContainsFunc(engines, func(e string) bool { return slices.Contains(workload.Engines, e) }) {
+			return workload.NewMsgError("fio option "+key+" (ioengine "+workload.OrList(engines)+") is not supported by stortest", workload.ErrUnsupported)
 		}
-		return &msgError{"fio option " + key + " is not supported by stortest", ErrUnsupported}
+		return workload.NewMsgError("fio option "+key+" is not supported by stortest", workload.ErrUnsupported)
 	}
 	// package fio knows every other name: fio's table with aliases,
 	// nested and deprecated options (verifysort, iomem_align, proto).
 	if fio.IsOption(key) {
-		return &msgError{"fio option " + key + " is not supported by stortest", ErrUnsupported}
+		return workload.NewMsgError("fio option "+key+" is not supported by stortest", workload.ErrUnsupported)
 	}
 	return nil
 }
@@ -79,16 +80,8 @@ func unsupportedFio(key string) error {
 // unsupportedEngine returns the refusal of a fio 3.33 engine that stortest
 // does not have, or nil.
 func unsupportedEngine(name string) error {
-	if slices.Contains(fioEngines, name) && !slices.Contains(Engines, name) {
-		return &msgError{"fio ioengine " + name + " is not supported by stortest (it has " + strings.Join(Engines, ", ") + ")", ErrUnsupported}
+	if slices.Contains(fioEngines, name) && !slices.Contains(workload.Engines, name) {
+		return workload.NewMsgError("fio ioengine "+name+" is not supported by stortest (it has "+strings.Join(workload.Engines, ", ")+")", workload.ErrUnsupported)
 	}
 	return nil
-}
-
-// orList joins names as "a", "a or b", "a, b or c".
-func orList(names []string) string {
-	if len(names) <= 1 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

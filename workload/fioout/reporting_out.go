@@ -1,8 +1,10 @@
-package workload
+package fioout
 
 import (
 	"maps"
 	"slices"
+
+	"stortest.dev/workload"
 )
 
 // groupReport returns r with the clones of every job that has
@@ -12,11 +14,11 @@ import (
 // context switches and depth counts summed. r itself is not changed.
 // fio sums every job of a reporting group; stortest sums the clones of
 // one job section.
-func groupReport(r *Result) *Result {
-	if !slices.ContainsFunc(r.Jobs, func(j *JobResult) bool { return j.Job.GroupReporting && j.Job.NumJobs > 1 }) {
+func groupReport(r *workload.Result) *workload.Result {
+	if !slices.ContainsFunc(r.Jobs, func(j *workload.JobResult) bool { return j.Job.GroupReporting && j.Job.NumJobs > 1 }) {
 		return r
 	}
-	out := &Result{DiskUtil: r.DiskUtil, FioOptions: r.FioOptions}
+	out := &workload.Result{DiskUtil: r.DiskUtil, FioOptions: r.FioOptions}
 	for i := 0; i < len(r.Jobs); {
 		j := r.Jobs[i]
 		n := 1
@@ -36,7 +38,7 @@ func groupReport(r *Result) *Result {
 }
 
 // sumJobs sums clones into a new JobResult named after the first.
-func sumJobs(clones []*JobResult) *JobResult {
+func sumJobs(clones []*workload.JobResult) *workload.JobResult {
 	first := clones[0]
 	s := *first
 	s.ErrnoCounts = maps.Clone(first.ErrnoCounts)
@@ -44,17 +46,17 @@ func sumJobs(clones []*JobResult) *JobResult {
 	s.Seconds = slices.Clone(first.Seconds)
 	s.Slices = slices.Clone(first.Slices)
 	s.Verify.First = slices.Clone(first.Verify.First)
-	for d := range NumDirs {
+	for d := range workload.NumDirs {
 		s.Dirs[d] = cloneDir(first.Dirs[d])
 	}
 	s.Sync = cloneDir(first.Sync)
-	for d := range NumDirs {
-		s.Prios[d] = clonePrios(first.Prios[d])
+	for d := range workload.NumDirs {
+		s.Prios[d] = workload.ClonePrios(first.Prios[d])
 	}
 	for _, c := range clones[1:] {
-		for d := range NumDirs {
+		for d := range workload.NumDirs {
 			addDir(&s.Dirs[d], &c.Dirs[d])
-			s.Prios[d] = mergePrios(s.Prios[d], c.Prios[d])
+			s.Prios[d] = workload.MergePrios(s.Prios[d], c.Prios[d])
 		}
 		addDir(&s.Sync, &c.Sync)
 		s.Runtime = max(s.Runtime, c.Runtime)
@@ -62,13 +64,13 @@ func sumJobs(clones []*JobResult) *JobResult {
 			s.Start = c.Start
 		}
 		for i := range min(len(s.Seconds), len(c.Seconds)) {
-			for d := range NumDirs {
+			for d := range workload.NumDirs {
 				s.Seconds[i].IOs[d] += c.Seconds[i].IOs[d]
 				s.Seconds[i].Bytes[d] += c.Seconds[i].Bytes[d]
 			}
 		}
 		for i := range min(len(s.Slices), len(c.Slices)) {
-			for d := range NumDirs {
+			for d := range workload.NumDirs {
 				s.Slices[i].IOs[d] += c.Slices[i].IOs[d]
 				s.Slices[i].Bytes[d] += c.Slices[i].Bytes[d]
 			}
@@ -99,7 +101,7 @@ func sumJobs(clones []*JobResult) *JobResult {
 	return &s
 }
 
-func cloneDir(d DirStats) DirStats {
+func cloneDir(d workload.DirStats) workload.DirStats {
 	c := d
 	if d.Slat != nil {
 		c.Slat, c.Clat, c.Lat = d.Slat.Clone(), d.Clat.Clone(), d.Lat.Clone()
@@ -108,7 +110,7 @@ func cloneDir(d DirStats) DirStats {
 }
 
 // addDir adds o's totals and histograms to s (of the same layout).
-func addDir(s, o *DirStats) {
+func addDir(s, o *workload.DirStats) {
 	s.IOs += o.IOs
 	s.Bytes += o.Bytes
 	s.ShortIOs += o.ShortIOs
@@ -123,20 +125,20 @@ func addDir(s, o *DirStats) {
 // mixed returns j with its directions summed into DirRead, its
 // per-second samples likewise: fio's "mixed" direction of
 // unified_rw_reporting, to be printed as DirRead is.
-func mixed(j *JobResult) *JobResult {
+func mixed(j *workload.JobResult) *workload.JobResult {
 	m := *j
-	m.Dirs[DirRead] = cloneDir(j.Dirs[DirRead])
-	m.Prios[DirRead] = clonePrios(j.Prios[DirRead])
-	for d := DirWrite; d < NumDirs; d++ {
-		addDir(&m.Dirs[DirRead], &j.Dirs[d])
-		m.Prios[DirRead] = mergePrios(m.Prios[DirRead], j.Prios[d])
+	m.Dirs[workload.DirRead] = cloneDir(j.Dirs[workload.DirRead])
+	m.Prios[workload.DirRead] = workload.ClonePrios(j.Prios[workload.DirRead])
+	for d := workload.DirWrite; d < workload.NumDirs; d++ {
+		addDir(&m.Dirs[workload.DirRead], &j.Dirs[d])
+		m.Prios[workload.DirRead] = workload.MergePrios(m.Prios[workload.DirRead], j.Prios[d])
 	}
 	m.Seconds = slices.Clone(j.Seconds)
 	for i := range m.Seconds {
 		s := &m.Seconds[i]
-		for d := DirWrite; d < NumDirs; d++ {
-			s.IOs[DirRead] += s.IOs[d]
-			s.Bytes[DirRead] += s.Bytes[d]
+		for d := workload.DirWrite; d < workload.NumDirs; d++ {
+			s.IOs[workload.DirRead] += s.IOs[d]
+			s.Bytes[workload.DirRead] += s.Bytes[d]
 		}
 	}
 	return &m
@@ -144,16 +146,16 @@ func mixed(j *JobResult) *JobResult {
 
 // fioDirs are the job's direction objects as unified_rw_reporting asks:
 // read, write and trim; "mixed"; or both.
-func fioDirs(j *JobResult, format OutputFormat) []field {
+func fioDirs(j *workload.JobResult, format OutputFormat) []field {
 	var out []field
-	if j.Job.UnifiedRW != UnifiedMixed {
-		for d := range NumDirs {
+	if j.Job.UnifiedRW != workload.UnifiedMixed {
+		for d := range workload.NumDirs {
 			out = append(out, field{d.String(), withPrios(fioDir(j, d, format), j, j.Prios[d], format)})
 		}
 	}
-	if j.Job.UnifiedRW != UnifiedNone {
+	if j.Job.UnifiedRW != workload.UnifiedNone {
 		m := mixed(j)
-		out = append(out, field{"mixed", withPrios(fioDir(m, DirRead, format), m, m.Prios[DirRead], format)})
+		out = append(out, field{"mixed", withPrios(fioDir(m, workload.DirRead, format), m, m.Prios[workload.DirRead], format)})
 	}
 	return out
 }
@@ -161,7 +163,7 @@ func fioDirs(j *JobResult, format OutputFormat) []field {
 // withPrios inserts a direction's "prios" after its "lat_ns", where fio
 // 3.33 writes them, when the job gives I/Os priorities and the direction
 // completed any.
-func withPrios(dir ordered, j *JobResult, slots []PrioStats, format OutputFormat) ordered {
+func withPrios(dir ordered, j *workload.JobResult, slots []workload.PrioStats, format OutputFormat) ordered {
 	p := fioPrios(j, slots, format)
 	if len(p) == 0 {
 		return dir

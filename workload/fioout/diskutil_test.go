@@ -1,4 +1,4 @@
-package workload
+package fioout
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/iostat"
+	"stortest.dev/workload"
 )
 
 // disk_util holds fio's keys in fio's order (as in a recorded fio 3.33
@@ -21,12 +22,12 @@ import (
 func TestDiskUtil(t *testing.T) {
 	d := iostat.DiskDelta{Name: "vda", Diff: iostat.IOStats{ReadIOs: 2699, WriteIOs: 1943, ReadMerges: 1, WriteMerges: 2,
 		ReadTicks: 755, WriteTicks: 14403, IOTicks: 3511, TimeInQueue: 99999}}
-	u := DiskUtilOf(d, 4*time.Second)
-	assert.Equal(t, DiskUtil{Name: "vda", ReadIOs: 2699, WriteIOs: 1943, ReadMerges: 1, WriteMerges: 2,
+	u := workload.DiskUtilOf(d, 4*time.Second)
+	assert.Equal(t, workload.DiskUtil{Name: "vda", ReadIOs: 2699, WriteIOs: 1943, ReadMerges: 1, WriteMerges: 2,
 		ReadTicks: 755, WriteTicks: 14403, InQueue: 15158, Util: 87.775}, u)
-	assert.Equal(t, 100.0, DiskUtilOf(d, time.Second).Util, "at most 100%")
+	assert.Equal(t, 100.0, workload.DiskUtilOf(d, time.Second).Util, "at most 100%")
 
-	r := &Result{DiskUtil: []DiskUtil{u}}
+	r := &workload.Result{DiskUtil: []workload.DiskUtil{u}}
 	var buf bytes.Buffer
 	require.NoError(t, WriteFioJSON(&buf, r, FormatJSON, time.Unix(1700000000, 0)))
 	keys := func(b []byte) []string {
@@ -50,7 +51,7 @@ func TestDiskUtil(t *testing.T) {
 		}
 		return ks
 	}
-	fio, err := os.ReadFile("../testdata/fio/two-jobs.json")
+	fio, err := os.ReadFile("../../testdata/fio/two-jobs.json")
 	require.NoError(t, err)
 	assert.Equal(t, keys(fio), keys(buf.Bytes()))
 	assert.Contains(t, buf.String(), `"util": 87.775000`)

@@ -1,10 +1,11 @@
-package workload
+package fioout
 
 import (
 	"fmt"
 	"strconv"
 
 	"stortest.dev/latency"
+	"stortest.dev/workload"
 )
 
 // The members of a job in fio's JSON output after its I/O depth
@@ -14,7 +15,7 @@ import (
 // fioJobTail returns "latency_ns", "latency_us", "latency_ms", then with
 // continue_on_error "total_err" and "first_error", the latency target's
 // four members and "desc" when the job has a description.
-func fioJobTail(j *JobResult) []field {
+func fioJobTail(j *workload.JobResult) []field {
 	pct := fioLatencyPercents(j)
 	group := func(lo, n int) ordered {
 		o := make(ordered, n)
@@ -28,7 +29,7 @@ func fioJobTail(j *JobResult) []field {
 		{"latency_us", group(latency.RangesNs, latency.RangesUs)},
 		{"latency_ms", group(latency.RangesNs+latency.RangesUs, latency.RangesMs)},
 	}
-	if j.Job.ContinueOnError != ContinueNone {
+	if j.Job.ContinueOnError != workload.ContinueNone {
 		var total uint64
 		for _, n := range j.ErrnoCounts {
 			total += n
@@ -57,8 +58,8 @@ func fioJobTail(j *JobResult) []field {
 // read, write and trim I/Os (fio counts clat, not lat, in them), and
 // returns the I/Os they are shares of: fio's total_ios of the three
 // directions.
-func fioLatencyRangeCounts(j *JobResult) (counts [latency.NumRanges]uint64, total uint64) {
-	for d := range NumDirs {
+func fioLatencyRangeCounts(j *workload.JobResult) (counts [latency.NumRanges]uint64, total uint64) {
+	for d := range workload.NumDirs {
 		s := &j.Dirs[d]
 		total += s.IOs
 		if s.Clat == nil {
@@ -74,7 +75,7 @@ func fioLatencyRangeCounts(j *JobResult) (counts [latency.NumRanges]uint64, tota
 
 // fioLatencyPercents are the shares of fio's latency ranges (see
 // latency.RangePercents).
-func fioLatencyPercents(j *JobResult) [latency.NumRanges]float64 {
+func fioLatencyPercents(j *workload.JobResult) [latency.NumRanges]float64 {
 	counts, total := fioLatencyRangeCounts(j)
 	return latency.RangePercents(&counts, total)
 }
@@ -94,19 +95,19 @@ type latencyTargetReport struct {
 // prints for every job: the depth the search settled on (the job's
 // iodepth without latency_target), the target in ns, the percentile and
 // the window in µs (0, 100 and 0 without a target).
-func fioLatencyTarget(j *JobResult) latencyTargetReport {
+func fioLatencyTarget(j *workload.JobResult) latencyTargetReport {
 	depth := j.LatencyDepth
 	if j.Job.LatencyTarget <= 0 || depth == 0 {
 		depth = j.Job.IODepth
 	}
 	return latencyTargetReport{Depth: max(depth, 1), TargetNs: uint64(max(j.Job.LatencyTarget, 0)),
-		Percentile: j.Job.latencyPercentile(), WindowUs: uint64(max(j.Job.LatencyWindow.Microseconds(), 0))}
+		Percentile: j.Job.TargetPercentile(), WindowUs: uint64(max(j.Job.LatencyWindow.Microseconds(), 0))}
 }
 
 // fioLatencyLines writes fio's normal-output lines of the latency ranges:
 // "  lat (nsec)   : 50=99.22%, 250=0.39%", one line per group with a
 // non-zero range, at most five ranges a line.
-func fioLatencyLines(j *JobResult) string {
+func fioLatencyLines(j *workload.JobResult) string {
 	pct := fioLatencyPercents(j)
 	var b []byte
 	for g, unit := range [3]string{"nsec", "usec", "msec"} {
@@ -138,7 +139,7 @@ func fioLatencyLines(j *JobResult) string {
 
 // fioOptions is the "job options" object of fio's JSON output: the
 // options as a job file would give them.
-func (j *Job) fioOptions() ordered {
+func fioOptions(j *workload.Job) ordered {
 	o := ordered{{"name", j.Name}}
 	add := func(k, v string) { o = append(o, field{k, v}) }
 	if j.Filename != "" {
@@ -156,14 +157,14 @@ func (j *Job) fioOptions() ordered {
 	case len(j.BlockSizeSplit) > 0 || !j.BlockSizeRange.IsZero():
 		add("bs_max", strconv.FormatInt(j.MaxBlockSize(), 10))
 	default:
-		add("bs", FormatSize(j.BlockSize))
+		add("bs", workload.FormatSize(j.BlockSize))
 	}
 	add("iodepth", strconv.Itoa(j.IODepth))
 	if j.Direct {
 		add("direct", "1")
 	}
 	if j.Size > 0 {
-		add("size", FormatSize(j.Size))
+		add("size", workload.FormatSize(j.Size))
 	}
 	if j.Runtime > 0 {
 		add("runtime", strconv.FormatInt(j.Runtime.Milliseconds(), 10)+"ms")

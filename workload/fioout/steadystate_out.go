@@ -1,4 +1,4 @@
-package workload
+package fioout
 
 import (
 	"fmt"
@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"stortest.dev/steady"
+	"stortest.dev/workload"
 )
 
 // The steady state in fio's outputs.
 
 // fioSteadyOptions adds the steady-state options to a "job options"
 // object under the names fio prints them with.
-func fioSteadyOptions(o ordered, j *Job) ordered {
+func fioSteadyOptions(o ordered, j *workload.Job) ordered {
 	if j.SS == "" && j.SSDur == 0 {
 		return o
 	}
@@ -20,10 +21,10 @@ func fioSteadyOptions(o ordered, j *Job) ordered {
 		o = append(o, field{"steadystate", j.SS})
 	}
 	if j.SSDur > 0 {
-		o = append(o, field{"steadystate_duration", FormatTime(j.SSDur)})
+		o = append(o, field{"steadystate_duration", workload.FormatTime(j.SSDur)})
 	}
 	if j.SSRamp > 0 {
-		o = append(o, field{"steadystate_ramp_time", FormatTime(j.SSRamp)})
+		o = append(o, field{"steadystate_ramp_time", workload.FormatTime(j.SSRamp)})
 	}
 	return o
 }
@@ -31,7 +32,7 @@ func fioSteadyOptions(o ordered, j *Job) ordered {
 // fioSteadyFields are a job's steady-state members of the JSON output:
 // fio's "steadystate" object (when a criterion is one fio knows) and
 // "stortest_steadystate", stortest's extension.
-func fioSteadyFields(j *JobResult, format OutputFormat) []field {
+func fioSteadyFields(j *workload.JobResult, format OutputFormat) []field {
 	ss := j.Steady
 	if ss == nil {
 		return nil
@@ -48,7 +49,7 @@ func fioSteadyFields(j *JobResult, format OutputFormat) []field {
 		ext.Events = append(ext.Events, steadyEventJSON{Event: e.Event.String(), Sample: e.Sample, Ms: e.T.Milliseconds(), Reason: e.Reason})
 	}
 	if l := ss.Latency; l != nil {
-		pcts := j.Job.percentileList()
+		pcts := j.Job.Percentiles()
 		lw := ordered{
 			{"start_ms", l.Start.Milliseconds()},
 			{"end_ms", l.End.Milliseconds()},
@@ -57,7 +58,7 @@ func fioSteadyFields(j *JobResult, format OutputFormat) []field {
 			{"attempt", l.Attempt},
 			{"clat_ns", fioStat(l.All, true, pcts, format)},
 		}
-		for d := range NumDirs {
+		for d := range workload.NumDirs {
 			if l.Clat[d].Count() > 0 {
 				lw = append(lw, field{d.String(), ordered{{"clat_ns", fioStat(l.Clat[d], true, pcts, format)}}})
 			}
@@ -88,14 +89,14 @@ type steadyEventJSON struct {
 }
 
 // writeSteadySummary writes the summary's steady-state lines.
-func writeSteadySummary(b *strings.Builder, j *JobResult) {
+func writeSteadySummary(b *strings.Builder, j *workload.JobResult) {
 	ss := j.Steady
 	if ss == nil {
 		return
 	}
-	fmt.Fprintf(b, "  steady state  : %s over %s", ss.Criteria, FormatTime(ss.Window))
+	fmt.Fprintf(b, "  steady state  : %s over %s", ss.Criteria, workload.FormatTime(ss.Window))
 	if ss.Ramp > 0 {
-		fmt.Fprintf(b, " after %s", FormatTime(ss.Ramp))
+		fmt.Fprintf(b, " after %s", workload.FormatTime(ss.Ramp))
 	}
 	switch {
 	case ss.Attained:

@@ -1,14 +1,16 @@
-package workload
+package fiojob
 
 import (
 	"io"
 	"os"
 	"strings"
+
+	"stortest.dev/workload"
 )
 
 // parseFioWithArgs reads a job file with a command line's options
 // around it (see Parse), returning the options as given too: those of args first in the global options, as fio prints them.
-func parseFioWithArgs(r io.Reader, name string, args []string) ([]Job, *FioGiven, error) {
+func parseFioWithArgs(r io.Reader, name string, args []string) ([]workload.Job, *workload.FioGiven, error) {
 	p := parser{file: "args", env: os.LookupEnv}
 	global := newJobState(srcPos{})
 	for i := 0; i < len(args); i++ {
@@ -28,10 +30,10 @@ func parseFioWithArgs(r io.Reader, name string, args []string) ([]Job, *FioGiven
 			val, hasVal = args[i], true
 		}
 		if key == "name" {
-			return nil, nil, p.errorf("name", unsupported("--name beside a job file (a command-line job with the file's)"))
+			return nil, nil, p.errorf("name", workload.Unsupported("--name beside a job file (a command-line job with the file's)"))
 		}
 		if cliOnly(key) {
-			return nil, nil, p.errorf("", &msgError{"fio command-line option --" + key + " is not a job option", ErrUnsupported})
+			return nil, nil, p.errorf("", workload.NewMsgError("fio command-line option --"+key+" is not a job option", workload.ErrUnsupported))
 		}
 		if err := p.apply(global, key, strings.TrimSpace(val), hasVal, true); err != nil {
 			return nil, nil, err

@@ -1,4 +1,4 @@
-package workload
+package fioout
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"stortest.dev/latency"
+	"stortest.dev/workload"
 )
 
 // OutputFormat selects WriteFioJSON's detail.
@@ -23,9 +24,6 @@ const (
 	FormatJSONPlus                     // json+: adds latency "bins"
 )
 
-// Version is the stortest version written into outputs and baselines.
-const Version = "0.1.0"
-
 // WriteFioJSON writes r in the schema of fio's JSON output (fio 3.33),
 // so fio's own tools (fio_jsonplus_clat2csv, fio-histo scripts) and
 // `stortest fio pctiles` read it. Keys keep fio's order; doubles are
@@ -34,19 +32,19 @@ const Version = "0.1.0"
 // per job so fio's keys stay intact. "global options" and "job options"
 // are the options as given when r.FioOptions holds them (Parse),
 // else each job's options printed from its Job and no global options.
-func WriteFioJSON(w io.Writer, r *Result, format OutputFormat, now time.Time) error {
+func WriteFioJSON(w io.Writer, r *workload.Result, format OutputFormat, now time.Time) error {
 	r = groupReport(r)
 	given := givenFor(r)
 	jobs := make([]any, 0, len(r.Jobs))
 	for i, j := range r.Jobs {
-		opts := fioSteadyOptions(j.Job.fioOptions(), &j.Job)
+		opts := fioSteadyOptions(fioOptions(&j.Job), &j.Job)
 		if given != nil {
 			opts = fioGivenOptions(given[i])
 		}
 		jobs = append(jobs, fioJob(j, opts, format))
 	}
 	doc := ordered{
-		{"fio version", "stortest-" + Version},
+		{"fio version", "stortest-" + workload.Version},
 		{"timestamp", now.Unix()},
 		{"timestamp_ms", now.UnixMilli()},
 		{"time", now.Format("Mon Jan _2 15:04:05 2006")},
@@ -73,7 +71,7 @@ func WriteFioJSON(w io.Writer, r *Result, format OutputFormat, now time.Time) er
 	return err
 }
 
-func fioJob(j *JobResult, opts ordered, format OutputFormat) ordered {
+func fioJob(j *workload.JobResult, opts ordered, format OutputFormat) ordered {
 	errno := 0
 	for e := range j.ErrnoCounts {
 		if errno == 0 || e < errno {
@@ -101,7 +99,7 @@ func fioJob(j *JobResult, opts ordered, format OutputFormat) ordered {
 	sync := ordered{{"total_ios", j.Sync.IOs}}
 	if j.Sync.Lat != nil {
 		on := !j.Job.NoClatPercentiles || j.Job.LatPercentiles
-		sync = append(sync, field{"lat_ns", fioStat(j.Sync.Lat, on, j.Job.percentileList(), format)})
+		sync = append(sync, field{"lat_ns", fioStat(j.Sync.Lat, on, j.Job.Percentiles(), format)})
 	}
 	o = append(o,
 		field{"sync", sync},
@@ -162,7 +160,7 @@ func fioDirRuntime(d time.Duration) uint64 {
 	return (uint64(max(d.Microseconds(), 0)) + 999) / 1000
 }
 
-func fioDir(j *JobResult, d Dir, format OutputFormat) ordered {
+func fioDir(j *workload.JobResult, d workload.Dir, format OutputFormat) ordered {
 	s := j.Dirs[d]
 	var ms, bwBytes uint64
 	var iops float64
@@ -174,7 +172,7 @@ func fioDir(j *JobResult, d Dir, format OutputFormat) ordered {
 		bwBytes = 1000 * s.Bytes / ms
 		iops = 1000 * float64(s.IOs) / float64(ms)
 	}
-	pcts := j.Job.percentileList()
+	pcts := j.Job.Percentiles()
 	bw, io := fioRates(j, d)
 	if j.Job.DisableBW {
 		bw, io = moments{}, moments{}
@@ -240,7 +238,7 @@ func fioStat(h *latency.Histogram, percentiles bool, list []float64, format Outp
 	return o
 }
 
-func stortestExtras(j *JobResult) ordered {
+func stortestExtras(j *workload.JobResult) ordered {
 	errs := ordered{}
 	for _, e := range slices.Sorted(maps.Keys(j.ErrnoCounts)) {
 		errs = append(errs, field{strconv.Itoa(e), j.ErrnoCounts[e]})
@@ -250,7 +248,7 @@ func stortestExtras(j *JobResult) ordered {
 		first = append(first, e.Error())
 	}
 	var clipped uint64
-	for d := range NumDirs {
+	for d := range workload.NumDirs {
 		if h := j.Dirs[d].Lat; h != nil {
 			clipped += h.Clipped()
 		}
@@ -260,7 +258,7 @@ func stortestExtras(j *JobResult) ordered {
 		vfirst = append(vfirst, e.Error())
 	}
 	o := ordered{
-		{"version", Version},
+		{"version", workload.Version},
 		{"engine", j.Engine},
 		{"target", j.Target},
 		{"clone", j.Clone},
@@ -286,7 +284,7 @@ func stortestExtras(j *JobResult) ordered {
 }
 
 // fioDiskUtil is fio's "disk_util" array: one object per device.
-func fioDiskUtil(ds []DiskUtil) []any {
+func fioDiskUtil(ds []workload.DiskUtil) []any {
 	out := make([]any, 0, len(ds))
 	for _, d := range ds {
 		out = append(out, ordered{
@@ -316,7 +314,7 @@ func fioDiskUtil(ds []DiskUtil) []any {
 // cpuio's reads of no bytes) has no bw samples, and one without I/O no
 // iops samples; the seconds of a direction that did move something are
 // all kept here.
-func fioRates(j *JobResult, d Dir) (bw, iops moments) {
+func fioRates(j *workload.JobResult, d workload.Dir) (bw, iops moments) {
 	var ios, bytes uint64
 	for i := range j.Seconds {
 		ios += j.Seconds[i].IOs[d]
@@ -324,11 +322,11 @@ func fioRates(j *JobResult, d Dir) (bw, iops moments) {
 	}
 	if bytes > 0 {
 		secs, whole := rateSamples(j, j.Job.BWAvgTime)
-		bw = perSecond(secs, whole, func(sec *Second) float64 { return math.Floor(sec.BW(d) / 1024) })
+		bw = perSecond(secs, whole, func(sec *workload.Second) float64 { return math.Floor(sec.BW(d) / 1024) })
 	}
 	if ios > 0 {
 		secs, whole := rateSamples(j, j.Job.IOPSAvgTime)
-		iops = perSecond(secs, whole, func(sec *Second) float64 { return math.Floor(sec.IOPS(d)) })
+		iops = perSecond(secs, whole, func(sec *workload.Second) float64 { return math.Floor(sec.IOPS(d)) })
 	}
 	return bw, iops
 }
@@ -337,21 +335,21 @@ func fioRates(j *JobResult, d Dir) (bw, iops moments) {
 // the length of a whole one: its seconds, or, with bwavgtime or
 // iopsavgtime (avg), windows of avg summed from its slices, as fio
 // averages over avg.
-func rateSamples(j *JobResult, avg time.Duration) ([]Second, time.Duration) {
+func rateSamples(j *workload.JobResult, avg time.Duration) ([]workload.Second, time.Duration) {
 	if avg <= 0 || avg == time.Second {
 		return j.Seconds, time.Second
 	}
-	var out []Second
-	var cur Second
+	var out []workload.Second
+	var cur workload.Second
 	for _, s := range j.Slices {
 		cur.T, cur.Dur = s.T, cur.Dur+s.Dur
-		for d := range NumDirs {
+		for d := range workload.NumDirs {
 			cur.IOs[d] += s.IOs[d]
 			cur.Bytes[d] += s.Bytes[d]
 		}
 		if cur.Dur >= avg*99/100 {
 			out = append(out, cur)
-			cur = Second{}
+			cur = workload.Second{}
 		}
 	}
 	if cur.Dur > 0 {
@@ -368,7 +366,7 @@ type moments struct {
 // perSecond summarises a per-second series as fio's bw_*/iops_* fields.
 // Like fio it uses whole intervals only: the last, partial one would read
 // as a sudden drop.
-func perSecond(secs []Second, whole time.Duration, f func(*Second) float64) moments {
+func perSecond(secs []workload.Second, whole time.Duration, f func(*workload.Second) float64) moments {
 	var m moments
 	m.min = math.Inf(1)
 	var sum float64

@@ -1,9 +1,11 @@
-package workload
+package fiojob
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"stortest.dev/workload"
 )
 
 // Reading the options of OffsetPattern, Measurement, RateFloor, Priority,
@@ -12,14 +14,14 @@ import (
 // parseRWModifier parses fio's rw value with its optional ":N" offset
 // modifier: a size, negative for backwards, for sequential patterns; a
 // count of I/Os for random ones.
-func parseRWModifier(v string) (RW, int64, error) {
+func parseRWModifier(v string) (workload.RW, int64, error) {
 	name, mod, ok := strings.Cut(v, ":")
-	rw, err := ParseRW(name)
+	rw, err := workload.ParseRW(name)
 	if err != nil || !ok {
 		return rw, 0, err
 	}
 	neg := strings.HasPrefix(mod, "-")
-	n, err := ParseSize(strings.TrimPrefix(mod, "-"))
+	n, err := workload.ParseSize(strings.TrimPrefix(mod, "-"))
 	if err != nil {
 		return rw, 0, fmt.Errorf("rw=%s: bad offset modifier: %w", v, err)
 	}
@@ -98,28 +100,28 @@ func (p *parser) finishBlockSizes(st *jobState) error {
 		return nil
 	}
 	j := &st.job
-	of := func(i int) BlockSpec {
+	of := func(i int) workload.BlockSpec {
 		sc := &jobState{}
 		_ = d.set(sc, d.parts[i]) // checked when the option was read
-		return sc.job.blocksOf()
+		return sc.job.BlocksOf()
 	}
 	switch {
 	case j.RW.Trims():
-		*j = j.withBlocks(of(2))
+		*j = j.WithBlocks(of(2))
 	case j.RW.Mixed():
-		if w := of(1); !w.equal(ptr(j.blocksOf())) {
+		if w, r := of(1), j.BlocksOf(); !w.SameAs(&r) {
 			j.WriteBlocks = &w
 		}
 	case j.RW.Writes():
-		*j = j.withBlocks(of(1))
+		*j = j.WithBlocks(of(1))
 	}
 	return nil
 }
 
 // setMicros parses a time whose bare numbers are microseconds.
-func setMicros(f func(*Job) *time.Duration) func(*jobState, string) error {
+func setMicros(f func(*workload.Job) *time.Duration) func(*jobState, string) error {
 	return func(st *jobState, v string) error {
-		d, err := ParseTime(v, time.Microsecond)
+		d, err := workload.ParseTime(v, time.Microsecond)
 		*f(&st.job) = d
 		return err
 	}

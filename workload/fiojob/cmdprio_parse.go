@@ -1,10 +1,12 @@
-package workload
+package fiojob
 
 import (
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"stortest.dev/workload"
 )
 
 // Reading the cmdprio options.
@@ -31,8 +33,8 @@ func parsePair(v string, lo, hi int) ([2]int, error) {
 
 // parsePrioSplit parses cmdprio_bssplit: "bs/percent[/class[/level]]"
 // entries joined by ':', a read list and a write list apart by ','.
-func parsePrioSplit(v string) ([2][]PrioSplit, error) {
-	var out [2][]PrioSplit
+func parsePrioSplit(v string) ([2][]workload.PrioSplit, error) {
+	var out [2][]workload.PrioSplit
 	dirs := strings.Split(v, ",")
 	if len(dirs) > 2 {
 		return out, fmt.Errorf("%q has more than 2 lists (read,write)", v)
@@ -47,7 +49,7 @@ func parsePrioSplit(v string) ([2][]PrioSplit, error) {
 			if err != nil {
 				return out, err
 			}
-			s := PrioSplit{Size: bs, Class: -1, Level: -1}
+			s := workload.PrioSplit{Size: bs, Class: -1, Level: -1}
 			bounds := [][2]int{{0, 100}, {1, 3}, {0, 7}}
 			dst := []*int{&s.Percent, &s.Class, &s.Level}
 			for i, x := range f[1:] {

@@ -1,4 +1,4 @@
-package workload
+package fiojob
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"stortest.dev/engines"
+	"stortest.dev/workload"
 )
 
 // optionTable is the one table of the fio options stortest accepts: for
@@ -27,9 +28,9 @@ var optionTable = []fioOption{
 	// The job, its target, pattern, block sizes, depth, amount, time, rate,
 	// randomness, verification, engine flags, percentiles and steady state.
 	{name: "name", field: "name", doc: "Name; on a command line, starts a new job",
-		set: setString(func(j *Job) *string { return &j.Name })},
+		set: setString(func(j *workload.Job) *string { return &j.Name })},
 	{name: "description", field: "description", doc: "Description",
-		set: setString(func(j *Job) *string { return &j.Description })},
+		set: setString(func(j *workload.Job) *string { return &j.Description })},
 	{name: "filename", field: "filename", doc: `Filename; one file (\: escapes a colon)`,
 		set: func(st *jobState, v string) error {
 			var b strings.Builder
@@ -39,7 +40,7 @@ var optionTable = []fioOption{
 					b.WriteByte(':')
 					i++
 				case v[i] == ':':
-					return unsupported("filename=" + v + ": several files")
+					return workload.Unsupported("filename=" + v + ": several files")
 				default:
 					b.WriteByte(v[i])
 				}
@@ -48,16 +49,16 @@ var optionTable = []fioOption{
 			return nil
 		}},
 	{name: "filename_format", field: "filename_format", doc: "FilenameFormat: $jobname, $jobnum, $filenum, $clientuid (empty)",
-		set: setString(func(j *Job) *string { return &j.FilenameFormat })},
+		set: setString(func(j *workload.Job) *string { return &j.FilenameFormat })},
 	{name: "cpus_allowed", field: "cpus_allowed", doc: "CPUsAllowed: CPUs and ranges, 0-3,6",
 		set: func(st *jobState, v string) error {
-			_, err := parseCPUList(v)
+			_, err := workload.ParseCPUList(v)
 			st.job.CPUsAllowed = v
 			return err
 		}},
 	{name: "cpumask", field: "cpus_allowed", doc: "CPUsAllowed: a bit per CPU (the low 32)",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, math.MaxInt64)
+			n, err := workload.ParseCount(v, math.MaxInt64)
 			st.job.CPUsAllowed = cpuMaskList(n)
 			return err
 		}},
@@ -71,7 +72,7 @@ var optionTable = []fioOption{
 			return fmt.Errorf("%q is not shared or split", v)
 		}},
 	{name: "allow_mounted_write", field: "allow_mounted_write", isBool: true, doc: "AllowMountedWrite: write or trim a block device that is mounted, held or swap",
-		set: setBool(func(j *Job) *bool { return &j.AllowMountedWrite })},
+		set: setBool(func(j *workload.Job) *bool { return &j.AllowMountedWrite })},
 	{name: "ioengine", field: "ioengine", doc: "Engine: " + strings.Join(engines.Names(), ", "),
 		set: func(st *jobState, v string) error {
 			st.job.Engine = v
@@ -85,13 +86,13 @@ var optionTable = []fioOption{
 		}},
 	{name: "rwmixread", field: "rwmixread", doc: "RWMixRead (percent)",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 100)
+			n, err := workload.ParseCount(v, 100)
 			st.job.RWMixRead, st.mixZero = int(n), n == 0
 			return err
 		}},
 	{name: "rwmixwrite", field: "rwmixread", doc: "RWMixRead = 100 - value",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 100)
+			n, err := workload.ParseCount(v, 100)
 			st.job.RWMixRead, st.mixZero = 100-int(n), n == 100
 			return err
 		}},
@@ -99,7 +100,7 @@ var optionTable = []fioOption{
 		set: func(st *jobState, v string) error {
 			return perDirection("bs", func(st *jobState, v string) error {
 				n, err := parseBlockSize(v)
-				st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = n, BlockSizeRange{}, nil
+				st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = n, workload.BlockSizeRange{}, nil
 				return err
 			})(st, directionsOf(v))
 		}},
@@ -123,32 +124,32 @@ var optionTable = []fioOption{
 			if a > b { // fio swaps a reversed range
 				a, b = b, a
 			}
-			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = 0, BlockSizeRange{a, b}, nil
+			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = 0, workload.BlockSizeRange{Min: a, Max: b}, nil
 			return nil
 		})},
 	{name: "bssplit", field: "bssplit", doc: "BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest; r,w,t: see WriteBlocks",
 		set: perDirection("bssplit", func(st *jobState, v string) error {
 			split, err := parseSplit(v)
-			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = 0, BlockSizeRange{}, split
+			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = 0, workload.BlockSizeRange{}, split
 			return err
 		})},
 	{name: "iodepth", field: "iodepth", doc: "IODepth",
-		set: setInt(1, MaxIODepth, func(j *Job) *int { return &j.IODepth })},
+		set: setInt(1, workload.MaxIODepth, func(j *workload.Job) *int { return &j.IODepth })},
 	{name: "iodepth_batch_submit", aliases: []string{"iodepth_batch"}, field: "iodepth_batch_submit", doc: "IODepthBatch; 0 means iodepth",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, MaxIODepth)
+			n, err := workload.ParseCount(v, workload.MaxIODepth)
 			st.job.IODepthBatch, st.batchZero = int(n), n == 0
 			return err
 		}},
 	{name: "iodepth_batch_complete_min", aliases: []string{"iodepth_batch_complete"}, field: "iodepth_batch_complete_min",
 		doc: "IODepthBatchCompleteMin; 0 means 1",
-		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthBatchCompleteMin })},
+		set: setInt(0, workload.MaxIODepth, func(j *workload.Job) *int { return &j.IODepthBatchCompleteMin })},
 	{name: "iodepth_batch_complete_max", field: "iodepth_batch_complete_max", doc: "IODepthBatchCompleteMax; 0 means the min",
-		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthBatchCompleteMax })},
+		set: setInt(0, workload.MaxIODepth, func(j *workload.Job) *int { return &j.IODepthBatchCompleteMax })},
 	{name: "iodepth_low", field: "iodepth_low", doc: "IODepthLow; 0 means iodepth",
-		set: setInt(0, MaxIODepth, func(j *Job) *int { return &j.IODepthLow })},
+		set: setInt(0, workload.MaxIODepth, func(j *workload.Job) *int { return &j.IODepthLow })},
 	{name: "numjobs", field: "numjobs", doc: "NumJobs",
-		set: setInt(1, math.MaxInt32, func(j *Job) *int { return &j.NumJobs })}, // MaxJobs: at the job's end
+		set: setInt(1, math.MaxInt32, func(j *workload.Job) *int { return &j.NumJobs })}, // MaxJobs: at the job's end
 	{name: "size", field: "size", doc: "Size (bytes); N% (or N%%): SizePercent",
 		set: func(st *jobState, v string) error {
 			n, ok, err := parseSizePercent(v)
@@ -157,7 +158,7 @@ var optionTable = []fioOption{
 				return err
 			}
 			st.job.SizePercent = 0
-			return setSize(func(j *Job) *int64 { return &j.Size })(st, v)
+			return setSize(func(j *workload.Job) *int64 { return &j.Size })(st, v)
 		}},
 	{name: "offset", aliases: []string{"fileoffset"}, field: "offset", doc: "Offset (bytes); N% (or N%%): OffsetPercent",
 		set: func(st *jobState, v string) error {
@@ -170,44 +171,44 @@ var optionTable = []fioOption{
 				return nil
 			}
 			st.job.OffsetPercent = 0
-			return setSize(func(j *Job) *int64 { return &j.Offset })(st, v)
+			return setSize(func(j *workload.Job) *int64 { return &j.Offset })(st, v)
 		}},
 	{name: "direct", field: "direct", isBool: true, doc: "Direct",
-		set: setBool(func(j *Job) *bool { return &j.Direct })},
+		set: setBool(func(j *workload.Job) *bool { return &j.Direct })},
 	{name: "buffered", field: "direct", isBool: true, doc: "Direct = !value",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
+			b, err := workload.ParseBool(v)
 			st.job.Direct = !b
 			return err
 		}},
 	{name: "runtime", aliases: []string{"timeout"}, field: "runtime", doc: "Runtime (default unit s)",
-		set: setTime(func(j *Job) *time.Duration { return &j.Runtime })},
+		set: setTime(func(j *workload.Job) *time.Duration { return &j.Runtime })},
 	{name: "time_based", field: "time_based", isBool: true, doc: "TimeBased",
-		set: setBool(func(j *Job) *bool { return &j.TimeBased })},
+		set: setBool(func(j *workload.Job) *bool { return &j.TimeBased })},
 	{name: "ramp_time", field: "ramp_time", doc: "RampTime (default unit s)",
-		set: setTime(func(j *Job) *time.Duration { return &j.RampTime })},
+		set: setTime(func(j *workload.Job) *time.Duration { return &j.RampTime })},
 	{name: "loops", field: "loops", doc: "Loops",
-		set: setInt(1, 1<<31-1, func(j *Job) *int { return &j.Loops })},
+		set: setInt(1, 1<<31-1, func(j *workload.Job) *int { return &j.Loops })},
 	{name: "rate_iops", field: "rate_iops", doc: "RateIOPS: r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, func(s string) (int64, error) { return ParseCount(s, 1<<31-1) })
+			t, err := parseTriple(v, func(s string) (int64, error) { return workload.ParseCount(s, 1<<31-1) })
 			st.job.RateIOPS = [3]int{int(t[0]), int(t[1]), int(t[2])}
 			return err
 		}},
 	{name: "rate", field: "rate", doc: "Rate (bytes/s): r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, ParseSize)
+			t, err := parseTriple(v, workload.ParseSize)
 			st.job.Rate = t
 			return err
 		}},
 	{name: "fsync", field: "fsync", doc: "FsyncEvery (writes)",
-		set: setInt(0, 1<<31-1, func(j *Job) *int { return &j.FsyncEvery })},
+		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.FsyncEvery })},
 	{name: "norandommap", field: "norandommap", isBool: true, doc: "NoRandomMap",
-		set: setBool(func(j *Job) *bool { return &j.NoRandomMap })},
+		set: setBool(func(j *workload.Job) *bool { return &j.NoRandomMap })},
 	{name: "randrepeat", field: "randrepeat", isBool: true, doc: "RandRepeat",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
-			st.job.RandRepeat = Bool(b)
+			b, err := workload.ParseBool(v)
+			st.job.RandRepeat = workload.Bool(b)
 			return err
 		}},
 	{name: "randseed", field: "randseed", doc: "RandSeed (decimal or 0x hex)",
@@ -227,38 +228,38 @@ var optionTable = []fioOption{
 		}},
 	{name: "random_distribution", field: "random_distribution", doc: "RandomDistribution: random, zipf:theta[:c], pareto:h[:c], normal:dev[:c], zoned:a/r:..., zoned_abs:a/size:...",
 		set: func(st *jobState, v string) error {
-			d, err := ParseDistribution(v)
+			d, err := workload.ParseDistribution(v)
 			st.job.RandomDistribution = d
 			return err
 		}},
 	{name: "verify", field: "verify", doc: "Verify: 0 (none), crc32c (crc32c-intel), sha256, md5, crc64, crc32, crc16, crc7, xxhash, sha1, sha512, sha3-*, meta, pattern, null",
 		set: func(st *jobState, v string) error {
-			k, err := ParseVerifyKind(v)
+			k, err := workload.ParseVerifyKind(v)
 			st.job.Verify = k
 			return err
 		}},
 	{name: "verify_pattern", field: "verify_pattern", doc: `VerifyPattern: 0x hex and "quoted" text`,
 		set: func(st *jobState, v string) error {
-			_, err := ParseVerifyPattern(v)
+			_, err := workload.ParseVerifyPattern(v)
 			st.job.VerifyPattern = v
 			return err
 		}},
 	{name: "continue_on_error", field: "continue_on_error", doc: "ContinueOnError: none, read, write, io, verify, all (0, 1)",
 		set: func(st *jobState, v string) error {
-			c, err := ParseContinueOn(v)
+			c, err := workload.ParseContinueOn(v)
 			st.job.ContinueOnError = c
 			return err
 		}},
 	{name: "hipri", field: "hipri", isBool: true, doc: "Hipri (io_uring, pvsync2)",
-		set: setBool(func(j *Job) *bool { return &j.Hipri })},
+		set: setBool(func(j *workload.Job) *bool { return &j.Hipri })},
 	{name: "fixedbufs", field: "fixedbufs", isBool: true, doc: "FixedBufs (io_uring)",
-		set: setBool(func(j *Job) *bool { return &j.FixedBufs })},
+		set: setBool(func(j *workload.Job) *bool { return &j.FixedBufs })},
 	{name: "registerfiles", field: "registerfiles", isBool: true, doc: "RegisterFiles (io_uring)",
-		set: setBool(func(j *Job) *bool { return &j.RegisterFiles })},
+		set: setBool(func(j *workload.Job) *bool { return &j.RegisterFiles })},
 	{name: "sqthread_poll", field: "sqthread_poll", isBool: true, doc: "SQThreadPoll (io_uring)",
-		set: setBool(func(j *Job) *bool { return &j.SQThreadPoll })},
+		set: setBool(func(j *workload.Job) *bool { return &j.SQThreadPoll })},
 	{name: "nowait", field: "nowait", isBool: true, doc: "NoWait (pvsync2, libaio, io_uring)",
-		set: setBool(func(j *Job) *bool { return &j.NoWait })},
+		set: setBool(func(j *workload.Job) *bool { return &j.NoWait })},
 	{name: "percentile_list", field: "percentile_list", doc: "PercentileList: p:p:...; sorted, cut at the first 0",
 		set: func(st *jobState, v string) error {
 			var ps []float64
@@ -280,24 +281,24 @@ var optionTable = []fioOption{
 			return nil
 		}},
 	{name: "lat_percentiles", field: "lat_percentiles", isBool: true, doc: "LatPercentiles",
-		set: setBool(func(j *Job) *bool { return &j.LatPercentiles })},
+		set: setBool(func(j *workload.Job) *bool { return &j.LatPercentiles })},
 	{name: "slat_percentiles", field: "slat_percentiles", isBool: true, doc: "SlatPercentiles",
-		set: setBool(func(j *Job) *bool { return &j.SlatPercentiles })},
+		set: setBool(func(j *workload.Job) *bool { return &j.SlatPercentiles })},
 	{name: "write_hist_log", field: "write_hist_log", doc: "WriteHistLog (file name prefix; bare: the job's name)",
 		bare: func(st *jobState) { st.logByName[3], st.job.WriteHistLog = true, "" },
-		set:  setString(func(j *Job) *string { return &j.WriteHistLog })},
+		set:  setString(func(j *workload.Job) *string { return &j.WriteHistLog })},
 	{name: "log_hist_msec", field: "log_hist_msec", doc: "LogHistMsec",
-		set: setInt(0, 1<<31-1, func(j *Job) *int { return &j.LogHistMsec })},
+		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.LogHistMsec })},
 	{name: "steadystate", aliases: []string{"ss"}, field: "steadystate", doc: "SS, e.g. iops_slope:0.1%",
-		set: setString(func(j *Job) *string { return &j.SS })},
+		set: setString(func(j *workload.Job) *string { return &j.SS })},
 	{name: "ss_dur", aliases: []string{"steadystate_duration"}, field: "ss_dur", doc: "SSDur (default unit s)",
-		set: setTime(func(j *Job) *time.Duration { return &j.SSDur })},
+		set: setTime(func(j *workload.Job) *time.Duration { return &j.SSDur })},
 	{name: "ss_ramp", aliases: []string{"steadystate_ramp_time"}, field: "ss_ramp", doc: "SSRamp (default unit s)",
-		set: setTime(func(j *Job) *time.Duration { return &j.SSRamp })},
+		set: setTime(func(j *workload.Job) *time.Duration { return &j.SSRamp })},
 	{name: "kb_base", field: "kb_base", doc: "1024 only (the default)",
 		set: func(_ *jobState, v string) error {
 			if v != "1024" {
-				return unsupported("kb_base=" + v)
+				return workload.Unsupported("kb_base=" + v)
 			}
 			return nil
 		}},
@@ -306,36 +307,36 @@ var optionTable = []fioOption{
 	// UnifiedRW, GroupReporting, ...).
 	{name: "clat_percentiles", field: "clat_percentiles", isBool: true, doc: "NoClatPercentiles = !value",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
+			b, err := workload.ParseBool(v)
 			st.job.NoClatPercentiles = !b
 			return err
 		}},
 	{name: "unified_rw_reporting", field: "unified_rw_reporting", doc: "UnifiedRW: none, mixed, both (0, 1, 2)",
 		set: func(st *jobState, v string) error {
-			u, err := ParseUnifiedRW(v)
+			u, err := workload.ParseUnifiedRW(v)
 			st.job.UnifiedRW = u
 			return err
 		}},
 	{name: "group_reporting", field: "group_reporting", isBool: true, doc: "GroupReporting: the job's clones report as one",
-		set: setBool(func(j *Job) *bool { return &j.GroupReporting })},
+		set: setBool(func(j *workload.Job) *bool { return &j.GroupReporting })},
 	{name: "write_lat_log", field: "write_lat_log", doc: "Logs.Lat (file name prefix; bare: the job's name)",
 		bare: func(st *jobState) { st.logByName[0], st.job.Logs.Lat = true, "" },
-		set:  setString(func(j *Job) *string { return &j.Logs.Lat })},
+		set:  setString(func(j *workload.Job) *string { return &j.Logs.Lat })},
 	{name: "write_bw_log", field: "write_bw_log", doc: "Logs.BW (file name prefix; bare: the job's name)",
 		bare: func(st *jobState) { st.logByName[1], st.job.Logs.BW = true, "" },
-		set:  setString(func(j *Job) *string { return &j.Logs.BW })},
+		set:  setString(func(j *workload.Job) *string { return &j.Logs.BW })},
 	{name: "write_iops_log", field: "write_iops_log", doc: "Logs.IOPS (file name prefix; bare: the job's name)",
 		bare: func(st *jobState) { st.logByName[2], st.job.Logs.IOPS = true, "" },
-		set:  setString(func(j *Job) *string { return &j.Logs.IOPS })},
+		set:  setString(func(j *workload.Job) *string { return &j.Logs.IOPS })},
 	{name: "log_avg_msec", field: "log_avg_msec", doc: "Logs.AvgMsec; 0 logs every I/O",
-		set: setInt(0, 1<<31-1, func(j *Job) *int { return &j.Logs.AvgMsec })},
+		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.Logs.AvgMsec })},
 	{name: "log_offset", field: "log_offset", isBool: true, doc: "Logs.Offset",
-		set: setBool(func(j *Job) *bool { return &j.Logs.Offset })},
+		set: setBool(func(j *workload.Job) *bool { return &j.Logs.Offset })},
 	{name: "log_prio", field: "log_prio", isBool: true, doc: "Logs.Prio",
-		set: setBool(func(j *Job) *bool { return &j.Logs.Prio })},
+		set: setBool(func(j *workload.Job) *bool { return &j.Logs.Prio })},
 	{name: "per_job_logs", field: "per_job_logs", isBool: true, doc: "Logs.Shared = !value",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
+			b, err := workload.ParseBool(v)
 			st.job.Logs.Shared = !b
 			return err
 		}},
@@ -371,7 +372,7 @@ var optionTable = []fioOption{
 	{name: "directory", field: "directory", doc: "Directory; one directory",
 		set: func(st *jobState, v string) error {
 			if strings.Contains(strings.ReplaceAll(v, `\:`, ""), ":") {
-				return unsupported("directory=" + v + ": several directories")
+				return workload.Unsupported("directory=" + v + ": several directories")
 			}
 			st.job.Directory = strings.ReplaceAll(v, `\:`, ":")
 			return nil
@@ -379,38 +380,38 @@ var optionTable = []fioOption{
 	{name: "filesize", field: "filesize", doc: "FileSize (bytes; one size, not a range)",
 		set: func(st *jobState, v string) error {
 			if strings.ContainsAny(v, "-:") {
-				return unsupported("filesize=" + v + ": a range of file sizes")
+				return workload.Unsupported("filesize=" + v + ": a range of file sizes")
 			}
-			n, err := ParseSize(v)
+			n, err := workload.ParseSize(v)
 			st.job.FileSize = n
 			return err
 		}},
 	{name: "io_size", aliases: []string{"io_limit"}, field: "io_size", doc: "IOSize (bytes)",
-		set: setSize(func(j *Job) *int64 { return &j.IOSize })},
+		set: setSize(func(j *workload.Job) *int64 { return &j.IOSize })},
 	{name: "stonewall", aliases: []string{"wait_for_previous"}, field: "stonewall", isBool: true, doc: "Stonewall",
-		set: setBool(func(j *Job) *bool { return &j.Stonewall })},
+		set: setBool(func(j *workload.Job) *bool { return &j.Stonewall })},
 	{name: "new_group", field: "new_group", isBool: true, doc: "NewGroup",
-		set: setBool(func(j *Job) *bool { return &j.NewGroup })},
+		set: setBool(func(j *workload.Job) *bool { return &j.NewGroup })},
 	{name: "wait_for", field: "wait_for", doc: "WaitFor (a job before this one)",
-		set: setString(func(j *Job) *string { return &j.WaitFor })},
+		set: setString(func(j *workload.Job) *string { return &j.WaitFor })},
 	{name: "startdelay", field: "startdelay", doc: "StartDelay (default unit s; one value, not a range)",
 		set: func(st *jobState, v string) error {
 			if strings.Contains(v, "-") {
-				return unsupported("startdelay=" + v + ": a random delay")
+				return workload.Unsupported("startdelay=" + v + ": a random delay")
 			}
-			d, err := ParseTime(v, time.Second)
+			d, err := workload.ParseTime(v, time.Second)
 			st.job.StartDelay = d
 			return err
 		}},
 	{name: "do_verify", field: "do_verify", isBool: true, doc: "NoVerifyPhase = !value",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
+			b, err := workload.ParseBool(v)
 			st.job.NoVerifyPhase = !b
 			return err
 		}},
 	{name: "verify_backlog", field: "verify_backlog", doc: "VerifyBacklog (blocks)",
 		set: func(st *jobState, v string) error {
-			n, err := ParseSize(v) // fio reads it as a number with size suffixes
+			n, err := workload.ParseSize(v) // fio reads it as a number with size suffixes
 			st.job.VerifyBacklog = n
 			return err
 		}},
@@ -441,16 +442,16 @@ var optionTable = []fioOption{
 	{name: "experimental_verify", field: "experimental_verify", isBool: true, doc: "No effect: blocks are read back the same way",
 		set: noEffect(true)},
 	{name: "verify_interval", field: "verify_interval", doc: "No effect: one header per block (the I/O is the same)",
-		set: func(_ *jobState, v string) error { _, err := ParseSize(v); return err }},
+		set: func(_ *jobState, v string) error { _, err := workload.ParseSize(v); return err }},
 	{name: "create_serialize", field: "create_serialize", isBool: true, doc: "No effect: files are laid out one at a time",
 		set: noEffect(true)},
 
 	// Flow between jobs (Ordering.Flow).
 	{name: "flow", field: "flow", doc: "Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)",
-		set: setInt(0, maxFlowWeight, func(j *Job) *int { return &j.Flow.Weight })},
+		set: setInt(0, workload.MaxFlowWeight, func(j *workload.Job) *int { return &j.Flow.Weight })},
 	{name: "flow_id", field: "flow_id", doc: "Flow.ID (default 0)",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, maxFlowValue)
+			n, err := workload.ParseCount(v, workload.MaxFlowValue)
 			st.job.Flow.ID = n
 			return err
 		}},
@@ -458,12 +459,12 @@ var optionTable = []fioOption{
 		set: func(st *jobState, v string) error {
 			// fio reads flow_sleep as a plain integer: "10ms" is not a
 			// time to it (it sleeps 10 s), so a unit is refused here.
-			n, err := ParseCount(v, maxFlowValue)
+			n, err := workload.ParseCount(v, workload.MaxFlowValue)
 			st.job.Flow.Sleep = time.Duration(n) * time.Microsecond
 			return err
 		}},
 	{name: "flow_watermark", field: "flow_watermark", doc: "No effect: fio 3.33 ignores it (deprecated)",
-		set: func(_ *jobState, v string) error { _, err := ParseCount(v, maxFlowValue); return err }},
+		set: func(_ *jobState, v string) error { _, err := workload.ParseCount(v, workload.MaxFlowValue); return err }},
 
 	// Submission.
 	{name: "io_submit_mode", field: "io_submit_mode", doc: "Offload: inline (false, the default) or offload (true)",
@@ -491,34 +492,34 @@ var optionTable = []fioOption{
 			return nil
 		}},
 	{name: "serialize_overlap", field: "serialize_overlap", isBool: true, doc: "SerializeOverlap (with iodepth > 1 on an asynchronous engine: io_submit_mode=offload only)",
-		set: setBool(func(j *Job) *bool { return &j.SerializeOverlap })},
+		set: setBool(func(j *workload.Job) *bool { return &j.SerializeOverlap })},
 
 	// Syncs, PageCache and the other file options.
 	{name: "fdatasync", field: "fdatasync", doc: "FdatasyncEvery (writes)",
-		set: setInt(0, 1<<31-1, func(j *Job) *int { return &j.FdatasyncEvery })},
+		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.FdatasyncEvery })},
 	{name: "sync_file_range", field: "sync_file_range", doc: "SyncFileRange: wait_before,write,wait_after[:N]",
 		set: func(st *jobState, v string) error {
-			s, err := ParseSyncFileRange(v)
+			s, err := workload.ParseSyncFileRange(v)
 			st.job.SyncFileRange = s
 			return err
 		}},
 	{name: "end_fsync", field: "end_fsync", isBool: true, doc: "EndFsync",
-		set: setBool(func(j *Job) *bool { return &j.EndFsync })},
+		set: setBool(func(j *workload.Job) *bool { return &j.EndFsync })},
 	{name: "fsync_on_close", field: "fsync_on_close", isBool: true, doc: "FsyncOnClose",
-		set: setBool(func(j *Job) *bool { return &j.FsyncOnClose })},
+		set: setBool(func(j *workload.Job) *bool { return &j.FsyncOnClose })},
 	{name: "create_fsync", field: "create_fsync", isBool: true, doc: "NoCreateFsync = !value",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
+			b, err := workload.ParseBool(v)
 			st.job.NoCreateFsync = !b
 			return err
 		}},
 	{name: "create_only", field: "create_only", isBool: true, doc: "CreateOnly",
-		set: setBool(func(j *Job) *bool { return &j.CreateOnly })},
+		set: setBool(func(j *workload.Job) *bool { return &j.CreateOnly })},
 	{name: "pre_read", field: "pre_read", isBool: true, doc: "PreRead",
-		set: setBool(func(j *Job) *bool { return &j.PreRead })},
+		set: setBool(func(j *workload.Job) *bool { return &j.PreRead })},
 	{name: "invalidate", field: "invalidate", isBool: true, doc: "NoInvalidate = !value (fio's default invalidates)",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
+			b, err := workload.ParseBool(v)
 			st.job.NoInvalidate = !b
 			return err
 		}},
@@ -539,19 +540,19 @@ var optionTable = []fioOption{
 	{name: "offset_increment", field: "offset_increment", doc: "OffsetIncrement (bytes; N% is not supported)",
 		set: func(st *jobState, v string) error {
 			if strings.HasSuffix(strings.TrimSpace(v), "%") {
-				return unsupported("offset_increment=" + v + ": a percentage of the file")
+				return workload.Unsupported("offset_increment=" + v + ": a percentage of the file")
 			}
-			n, err := ParseSize(v)
+			n, err := workload.ParseSize(v)
 			st.job.OffsetIncrement = n
 			return err
 		}},
 	{name: "offset_align", field: "offset_align", doc: "OffsetAlign (of offset=N% only, as fio)",
-		set: setSize(func(j *Job) *int64 { return &j.OffsetAlign })},
+		set: setSize(func(j *workload.Job) *int64 { return &j.OffsetAlign })},
 	{name: "allrandrepeat", field: "allrandrepeat", isBool: true, doc: "AllRandRepeat",
-		set: setBool(func(j *Job) *bool { return &j.AllRandRepeat })},
+		set: setBool(func(j *workload.Job) *bool { return &j.AllRandRepeat })},
 	{name: "write_hint", field: "write_hint", doc: "WriteHint: none, short, medium, long, extreme",
 		set: func(st *jobState, v string) error {
-			for i, name := range writeHints {
+			for i, name := range workload.WriteHints {
 				if name != "" && v == name {
 					st.job.WriteHint = i
 					return nil
@@ -565,15 +566,15 @@ var optionTable = []fioOption{
 			case "1", "-1":
 				return nil
 			case "0":
-				return unsupported("nonvectored=0 (vectored io_uring reads and writes)")
+				return workload.Unsupported("nonvectored=0 (vectored io_uring reads and writes)")
 			}
 			return fmt.Errorf("%q is not -1, 0 or 1", v)
 		}},
 	{name: "file_append", field: "file_append", isBool: true, doc: "FileAppend (write and randwrite jobs with size)",
-		set: setBool(func(j *Job) *bool { return &j.FileAppend })},
+		set: setBool(func(j *workload.Job) *bool { return &j.FileAppend })},
 	{name: "overwrite", field: "overwrite", isBool: true, doc: "NoOverwrite = !value (without it, files are laid out by writing them, as fio's overwrite=1)",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
+			b, err := workload.ParseBool(v)
 			st.job.NoOverwrite = !b
 			return err
 		}},
@@ -593,13 +594,13 @@ var optionTable = []fioOption{
 		}},
 	{name: "allow_file_create", field: "allow_file_create", isBool: true, doc: "NoFileCreate = !value",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
+			b, err := workload.ParseBool(v)
 			st.job.NoFileCreate = !b
 			return err
 		}},
 	{name: "percentage_random", field: "percentage_random", doc: "PercentSequential = 100 - value: r[,w[,t]] percent (default 100)",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, func(s string) (int64, error) { return ParseCount(s, 100) })
+			t, err := parseTriple(v, func(s string) (int64, error) { return workload.ParseCount(s, 100) })
 			if err != nil {
 				return err
 			}
@@ -618,41 +619,41 @@ var optionTable = []fioOption{
 
 	// IOLogs: I/O logs written and replayed.
 	{name: "write_iolog", field: "write_iolog", doc: "WriteIOLog (fio's version 3 iolog, as fio 3.33 writes it)",
-		set: setString(func(j *Job) *string { return &j.WriteIOLog })},
+		set: setString(func(j *workload.Job) *string { return &j.WriteIOLog })},
 	{name: "read_iolog", field: "read_iolog", doc: "ReadIOLog (a version 2 or 3 iolog of one file; not blktrace, not several logs)",
 		set: func(st *jobState, v string) error {
 			if v == "-" {
-				return unsupported("read_iolog=-: a log on standard input")
+				return workload.Unsupported("read_iolog=-: a log on standard input")
 			}
 			if strings.Contains(strings.ReplaceAll(v, `\:`, ""), ":") {
-				return unsupported("read_iolog=" + v + ": several logs")
+				return workload.Unsupported("read_iolog=" + v + ": several logs")
 			}
 			st.job.ReadIOLog = strings.ReplaceAll(v, `\:`, ":")
 			return nil
 		}},
 	{name: "replay_no_stall", field: "replay_no_stall", isBool: true, doc: "ReplayNoStall",
-		set: setBool(func(j *Job) *bool { return &j.ReplayNoStall })},
+		set: setBool(func(j *workload.Job) *bool { return &j.ReplayNoStall })},
 	{name: "replay_redirect", field: "replay_redirect", doc: "ReplayRedirect",
-		set: setString(func(j *Job) *string { return &j.ReplayRedirect })},
+		set: setString(func(j *workload.Job) *string { return &j.ReplayRedirect })},
 	{name: "replay_scale", field: "replay_scale", doc: "ReplayScale",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 1<<62)
+			n, err := workload.ParseCount(v, 1<<62)
 			st.job.ReplayScale = n
 			return err
 		}},
 	{name: "replay_align", field: "replay_align", doc: "ReplayAlign (bytes, a power of 2)",
-		set: setSize(func(j *Job) *int64 { return &j.ReplayAlign })},
+		set: setSize(func(j *workload.Job) *int64 { return &j.ReplayAlign })},
 	{name: "replay_time_scale", field: "replay_time_scale", doc: "ReplayTimeScale (percent)",
-		set: setInt(1, 1<<30, func(j *Job) *int { return &j.ReplayTimeScale })},
+		set: setInt(1, 1<<30, func(j *workload.Job) *int { return &j.ReplayTimeScale })},
 	{name: "replay_skip", field: "replay_skip", doc: "ReplaySkip (read, write, trim, sync, comma separated)",
 		set: func(st *jobState, v string) error {
 			var bits uint16
 		words:
 			for w := range strings.SplitSeq(v, ",") {
 				w = strings.TrimSpace(w)
-				for _, s := range replaySkipNames {
-					if s.name == w {
-						bits |= s.bits
+				for _, s := range workload.ReplaySkipNames {
+					if s.Name == w {
+						bits |= s.Bits
 						continue words
 					}
 				}
@@ -664,9 +665,9 @@ var optionTable = []fioOption{
 
 	// LatencyLimits: the latency target and max_latency.
 	{name: "latency_target", field: "latency_target", doc: "LatencyTarget (default unit us)",
-		set: setMicros(func(j *Job) *time.Duration { return &j.LatencyTarget })},
+		set: setMicros(func(j *workload.Job) *time.Duration { return &j.LatencyTarget })},
 	{name: "latency_window", field: "latency_window", doc: "LatencyWindow (default unit us)",
-		set: setMicros(func(j *Job) *time.Duration { return &j.LatencyWindow })},
+		set: setMicros(func(j *workload.Job) *time.Duration { return &j.LatencyWindow })},
 	{name: "latency_percentile", field: "latency_percentile", doc: "LatencyPercentile: above 0, at most 100 (the default)",
 		set: func(st *jobState, v string) error {
 			p, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
@@ -682,14 +683,14 @@ var optionTable = []fioOption{
 			return nil
 		}},
 	{name: "latency_run", field: "latency_run", isBool: true, doc: "LatencyRun",
-		set: setBool(func(j *Job) *bool { return &j.LatencyRun })},
+		set: setBool(func(j *workload.Job) *bool { return &j.LatencyRun })},
 	{name: "max_latency", field: "max_latency", doc: "MaxLatency: read[,write[,trim]] (default unit us)",
 		set: func(st *jobState, v string) error {
 			t, err := parseTriple(v, func(s string) (int64, error) {
-				d, err := ParseTime(s, time.Microsecond)
+				d, err := workload.ParseTime(s, time.Microsecond)
 				return int64(d), err
 			})
-			for d := range NumDirs {
+			for d := range workload.NumDirs {
 				st.job.MaxLatency[d] = time.Duration(t[d])
 			}
 			return err
@@ -698,27 +699,27 @@ var optionTable = []fioOption{
 	// Buffers: what writes carry.
 	{name: "buffer_pattern", field: "buffer_pattern", doc: "BufferPattern: 0x hex, \"text\", decimal numbers, concatenated",
 		set: func(st *jobState, v string) error {
-			if _, err := ParseBufferPattern(v); err != nil {
+			if _, err := workload.ParseBufferPattern(v); err != nil {
 				return err
 			}
 			st.job.BufferPattern = v
 			return nil
 		}},
 	{name: "zero_buffers", field: "zero_buffers", isBool: true, doc: "ZeroBuffers",
-		set: setBool(func(j *Job) *bool { return &j.ZeroBuffers })},
+		set: setBool(func(j *workload.Job) *bool { return &j.ZeroBuffers })},
 	{name: "refill_buffers", field: "refill_buffers", isBool: true, doc: "RefillBuffers",
-		set: setBool(func(j *Job) *bool { return &j.RefillBuffers })},
+		set: setBool(func(j *workload.Job) *bool { return &j.RefillBuffers })},
 	{name: "scramble_buffers", field: "scramble_buffers", isBool: true, doc: "NoScramble = !value (default 1)",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
+			b, err := workload.ParseBool(v)
 			st.job.NoScramble = !b
 			return err
 		}},
 	{name: "buffer_compress_percentage", field: "buffer_compress_percentage", doc: "BufferCompress (0-100; not with verify)",
-		set: setInt(0, 100, func(j *Job) *int { return &j.BufferCompress })},
+		set: setInt(0, 100, func(j *workload.Job) *int { return &j.BufferCompress })},
 	{name: "buffer_compress_chunk", field: "buffer_compress_chunk", doc: "CompressChunk (bytes, default 512; 0: the block)",
 		set: func(st *jobState, v string) error {
-			n, err := ParseSize(v)
+			n, err := workload.ParseSize(v)
 			if err != nil {
 				return err
 			}
@@ -729,7 +730,7 @@ var optionTable = []fioOption{
 			return nil
 		}},
 	{name: "dedupe_percentage", field: "dedupe_percentage", doc: "DedupePercentage (0-100; not with verify)",
-		set: setInt(0, 100, func(j *Job) *int { return &j.DedupePercentage })},
+		set: setInt(0, 100, func(j *workload.Job) *int { return &j.DedupePercentage })},
 	{name: "dedupe_mode", field: "dedupe_mode", doc: "DedupeWorkingSet: repeat (false, the default) or working_set (true)",
 		set: func(st *jobState, v string) error {
 			switch v {
@@ -743,9 +744,9 @@ var optionTable = []fioOption{
 			return nil
 		}},
 	{name: "dedupe_working_set_percentage", field: "dedupe_working_set_percentage", doc: "DedupeWorkingSetPercent (1-100, default 5)",
-		set: setInt(1, 100, func(j *Job) *int { return &j.DedupeWorkingSetPercent })},
+		set: setInt(1, 100, func(j *workload.Job) *int { return &j.DedupeWorkingSetPercent })},
 	{name: "dedupe_global", field: "dedupe_global", isBool: true, doc: "DedupeGlobal",
-		set: setBool(func(j *Job) *bool { return &j.DedupeGlobal })},
+		set: setBool(func(j *workload.Job) *bool { return &j.DedupeGlobal })},
 
 	// OffsetPattern, Measurement, RateFloor, Priority, Think, Ending,
 	// Zones, fill_device.
@@ -764,7 +765,7 @@ var optionTable = []fioOption{
 			if err != nil {
 				return err
 			}
-			n, err := ParseSize(v)
+			n, err := workload.ParseSize(v)
 			if err == nil && n == 0 {
 				// 0 is the model's "the block size"; fio's least value is 1.
 				return fmt.Errorf("0 is out of range (at least 1), which fio refuses (\"min value out of range: 0 (1 min)\")")
@@ -774,25 +775,25 @@ var optionTable = []fioOption{
 		}},
 	{name: "rate_min", aliases: []string{"ratemin"}, field: "rate_min", doc: "RateMin (bytes/s): r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, ParseSize)
+			t, err := parseTriple(v, workload.ParseSize)
 			st.job.RateMin = t
 			return err
 		}},
 	{name: "rate_iops_min", field: "rate_iops_min", doc: "RateIOPSMin: r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, ParseSize)
+			t, err := parseTriple(v, workload.ParseSize)
 			st.job.RateIOPSMin = t
 			return err
 		}},
 	{name: "rate_cycle", aliases: []string{"ratecycle"}, field: "rate_cycle", doc: "RateCycle (ms)",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 1<<31-1)
+			n, err := workload.ParseCount(v, 1<<31-1)
 			st.job.RateCycle = time.Duration(n) * time.Millisecond
 			return err
 		}},
 	{name: "prioclass", field: "prioclass", doc: "PrioClass: 1 real time, 2 best effort, 3 idle",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 3)
+			n, err := workload.ParseCount(v, 3)
 			if err == nil && n == 0 {
 				err = valueErr("class 0 is the thread's own: leave prioclass out")
 			}
@@ -801,7 +802,7 @@ var optionTable = []fioOption{
 		}},
 	{name: "prio", field: "prio", doc: "PrioLevel: 0-7 (best effort without prioclass)",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 7)
+			n, err := workload.ParseCount(v, 7)
 			st.job.PrioLevel = int(n)
 			if st.job.PrioClass == 0 {
 				st.job.PrioClass = 2
@@ -809,21 +810,21 @@ var optionTable = []fioOption{
 			return err
 		}},
 	{name: "fill_device", aliases: []string{"fill_fs"}, field: "fill_device", isBool: true, doc: "FillDevice: no size: until the device or file system is full",
-		set: setBool(func(j *Job) *bool { return &j.FillDevice })},
+		set: setBool(func(j *workload.Job) *bool { return &j.FillDevice })},
 	{name: "thinktime", field: "thinktime", doc: "ThinkTime (default unit us)",
-		set: setMicros(func(j *Job) *time.Duration { return &j.ThinkTime })},
+		set: setMicros(func(j *workload.Job) *time.Duration { return &j.ThinkTime })},
 	{name: "thinktime_spin", field: "thinktime_spin", doc: "ThinkTimeSpin (default unit us)",
-		set: setMicros(func(j *Job) *time.Duration { return &j.ThinkTimeSpin })},
+		set: setMicros(func(j *workload.Job) *time.Duration { return &j.ThinkTimeSpin })},
 	{name: "thinktime_blocks", field: "thinktime_blocks", doc: "ThinkTimeBlocks (default 1)",
-		set: setInt(1, 1<<31-1, func(j *Job) *int { return &j.ThinkTimeBlocks })},
+		set: setInt(1, 1<<31-1, func(j *workload.Job) *int { return &j.ThinkTimeBlocks })},
 	{name: "number_ios", field: "number_ios", doc: "NumberIOs",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 1<<62)
+			n, err := workload.ParseCount(v, 1<<62)
 			st.job.NumberIOs = n
 			return err
 		}},
 	{name: "exitall", field: "exitall", isBool: true, doc: "ExitAll",
-		set: setBool(func(j *Job) *bool { return &j.ExitAll })},
+		set: setBool(func(j *workload.Job) *bool { return &j.ExitAll })},
 	{name: "exit_what", field: "exit_what", doc: "ExitWhat: group, stonewall or all",
 		set: func(st *jobState, v string) error {
 			switch v {
@@ -840,53 +841,53 @@ var optionTable = []fioOption{
 				st.job.ZoneMode = v
 				return nil
 			case "zbd":
-				return unsupported("zonemode=zbd (zoned block devices)")
+				return workload.Unsupported("zonemode=zbd (zoned block devices)")
 			}
 			return fmt.Errorf("unknown zonemode %q (want none, strided or zbd)", v)
 		}},
 	{name: "zonerange", field: "zonerange", doc: "ZoneRange (bytes)",
-		set: setSize(func(j *Job) *int64 { return &j.ZoneRange })},
+		set: setSize(func(j *workload.Job) *int64 { return &j.ZoneRange })},
 	{name: "zonesize", field: "zonesize", doc: "ZoneSize (bytes)",
-		set: setSize(func(j *Job) *int64 { return &j.ZoneSize })},
+		set: setSize(func(j *workload.Job) *int64 { return &j.ZoneSize })},
 	{name: "zoneskip", field: "zoneskip", doc: "ZoneSkip (bytes)",
-		set: setSize(func(j *Job) *int64 { return &j.ZoneSkip })},
+		set: setSize(func(j *workload.Job) *int64 { return &j.ZoneSkip })},
 	{name: "gtod_reduce", field: "gtod_reduce", isBool: true, doc: "DisableLat, DisableClat, DisableSlat and DisableBW",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
+			b, err := workload.ParseBool(v)
 			j := &st.job
 			j.DisableLat, j.DisableClat, j.DisableSlat, j.DisableBW = b, b, b, b
 			return err
 		}},
 	{name: "disable_lat", field: "disable_lat", isBool: true, doc: "DisableLat",
-		set: setBool(func(j *Job) *bool { return &j.DisableLat })},
+		set: setBool(func(j *workload.Job) *bool { return &j.DisableLat })},
 	{name: "disable_clat", field: "disable_clat", isBool: true, doc: "DisableClat",
-		set: setBool(func(j *Job) *bool { return &j.DisableClat })},
+		set: setBool(func(j *workload.Job) *bool { return &j.DisableClat })},
 	{name: "disable_slat", field: "disable_slat", isBool: true, doc: "DisableSlat",
-		set: setBool(func(j *Job) *bool { return &j.DisableSlat })},
+		set: setBool(func(j *workload.Job) *bool { return &j.DisableSlat })},
 	{name: "bwavgtime", field: "bwavgtime", doc: "BWAvgTime (ms)",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 1<<31-1)
+			n, err := workload.ParseCount(v, 1<<31-1)
 			st.job.BWAvgTime = time.Duration(n) * time.Millisecond
 			return err
 		}},
 	{name: "iopsavgtime", field: "iopsavgtime", doc: "IOPSAvgTime (ms)",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, 1<<31-1)
+			n, err := workload.ParseCount(v, 1<<31-1)
 			st.job.IOPSAvgTime = time.Duration(n) * time.Millisecond
 			return err
 		}},
 	{name: "disable_bw_measurement", aliases: []string{"disable_bw"}, field: "disable_bw_measurement", isBool: true, doc: "DisableBW",
-		set: setBool(func(j *Job) *bool { return &j.DisableBW })},
+		set: setBool(func(j *workload.Job) *bool { return &j.DisableBW })},
 
 	// NoDataEngines: cpuio, exec and the file engines.
 	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: above 1 with ioengine filecreate, filestat, filedelete only",
-		set: setInt(1, 1<<24, func(j *Job) *int { return &j.NrFiles })},
+		set: setInt(1, 1<<24, func(j *workload.Job) *int { return &j.NrFiles })},
 	{name: "openfiles", field: "openfiles", doc: "No effect: the file engines hold no file open",
-		set: func(_ *jobState, v string) error { _, err := ParseCount(v, 1<<31-1); return err }},
+		set: func(_ *jobState, v string) error { _, err := workload.ParseCount(v, 1<<31-1); return err }},
 	{name: "create_on_open", field: "create_on_open", isBool: true, doc: "CreateOnOpen (filecreate, filestat, filedelete)",
-		set: setBool(func(j *Job) *bool { return &j.CreateOnOpen })},
+		set: setBool(func(j *workload.Job) *bool { return &j.CreateOnOpen })},
 	{name: "unlink", field: "unlink", isBool: true, doc: "Unlink: remove the job's regular files after it",
-		set: setBool(func(j *Job) *bool { return &j.Unlink })},
+		set: setBool(func(j *workload.Job) *bool { return &j.Unlink })},
 	{name: "fallocate", field: "fallocate", doc: "none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)",
 		set: func(_ *jobState, v string) error {
 			switch v {
@@ -896,30 +897,30 @@ var optionTable = []fioOption{
 			return fmt.Errorf("unknown fallocate %q (want none, native, posix, keep, truncate, 0 or 1)", v)
 		}},
 	{name: "cpuload", field: "cpuload", doc: "CPULoad (percent; cpuio)",
-		set: setInt(1, 100, func(j *Job) *int { return &j.CPULoad })},
+		set: setInt(1, 100, func(j *workload.Job) *int { return &j.CPULoad })},
 	{name: "cpuchunks", field: "cpuchunks", doc: "CPUChunks (microseconds; cpuio)",
 		set: func(st *jobState, v string) error {
-			n, err := ParseCount(v, int64(time.Hour/time.Microsecond))
+			n, err := workload.ParseCount(v, int64(time.Hour/time.Microsecond))
 			st.job.CPUChunks = time.Duration(n) * time.Microsecond
 			return err
 		}},
 	{name: "cpumode", field: "cpumode", doc: "CPUMode: noop, qsort (cpuio)",
-		set: setString(func(j *Job) *string { return &j.CPUMode })},
+		set: setString(func(j *workload.Job) *string { return &j.CPUMode })},
 	{name: "stat_type", field: "stat_type", doc: "StatType: stat, lstat, statx (filestat)",
-		set: setString(func(j *Job) *string { return &j.StatType })},
+		set: setString(func(j *workload.Job) *string { return &j.StatType })},
 	{name: "program", field: "program", doc: "ExecProgram (exec)",
-		set: setString(func(j *Job) *string { return &j.ExecProgram })},
+		set: setString(func(j *workload.Job) *string { return &j.ExecProgram })},
 	{name: "arguments", field: "arguments", doc: "ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)",
-		set: setString(func(j *Job) *string { return &j.ExecArguments })},
+		set: setString(func(j *workload.Job) *string { return &j.ExecArguments })},
 	{name: "grace_time", field: "grace_time", doc: "ExecGrace (default unit s; exec)",
 		set: func(st *jobState, v string) error {
-			d, err := ParseTime(v, time.Second)
+			d, err := workload.ParseTime(v, time.Second)
 			st.job.ExecGrace = &d
 			return err
 		}},
 	{name: "std_redirect", field: "std_redirect", isBool: true, doc: "ExecNoRedirect = !value (exec)",
 		set: func(st *jobState, v string) error {
-			b, err := ParseBool(v)
+			b, err := workload.ParseBool(v)
 			st.job.ExecNoRedirect = !b
 			return err
 		}},
