@@ -32,6 +32,7 @@ type FileSet struct {
 	Dir    string
 	Prefix string
 	Name   string
+	Names  []string // file i is Names[i] (fio's filename_format), when Name is ""
 	N      int
 	Size   int64
 }
@@ -40,6 +41,9 @@ type FileSet struct {
 func (s FileSet) Path(i int) string {
 	if s.Name != "" {
 		return s.Name
+	}
+	if s.Names != nil {
+		return s.Names[i]
 	}
 	p := s.Prefix + strconv.Itoa(i)
 	if s.Dir != "" {
@@ -56,8 +60,10 @@ func (s FileSet) check() error {
 		return fmt.Errorf("engines: %w: %d files", ErrConfig, s.N)
 	case s.Name != "" && s.N != 1:
 		return fmt.Errorf("engines: %w: one Name for %d files", ErrConfig, s.N)
-	case s.Name == "" && s.Prefix == "":
-		return fmt.Errorf("engines: %w: the files need a Name or a Prefix", ErrConfig)
+	case s.Names != nil && len(s.Names) != s.N:
+		return fmt.Errorf("engines: %w: %d Names for %d files", ErrConfig, len(s.Names), s.N)
+	case s.Name == "" && s.Prefix == "" && s.Names == nil:
+		return fmt.Errorf("engines: %w: the files need a Name, Names or a Prefix", ErrConfig)
 	}
 	return nil
 }

@@ -13,10 +13,17 @@ import (
 // O_DIRECT when direct is set. A regular file that does not exist is not
 // created: targets are laid out before a run.
 func OpenFile(path string, write, direct bool) (*os.File, error) {
+	return OpenFileFlags(path, write, direct, 0)
+}
+
+// OpenFileFlags is OpenFile with more open flags (fio's sync=: O_SYNC,
+// O_DSYNC).
+func OpenFileFlags(path string, write, direct bool, more int) (*os.File, error) {
 	flag := os.O_RDONLY
 	if write {
 		flag = os.O_RDWR
 	}
+	flag |= more
 	if direct {
 		flag |= unix.O_DIRECT
 	}

@@ -27,7 +27,10 @@ import (
 // 8 KiB; a longer line is an error here rather than cut).
 const MaxLineLength = 1 << 20
 
-// maxIncludeDepth bounds nested includes: deeper is taken for a cycle.
+// maxIncludeDepth bounds nested includes. A file that includes itself,
+// directly or through others, is found before that (a cycle is an
+// error; fio 3.33 recurses until it runs out of file descriptors and
+// then runs the job without the options it could not read).
 const maxIncludeDepth = 16
 
 // maxUnset bounds Token.Unset: enough to name the culprit, and a line of
@@ -219,13 +222,15 @@ func (l *Lexer) Parse(r io.Reader, name string) (*JobFile, error) {
 // fio reads includes in sections only) unless the Lexer keeps includes.
 func (l *Lexer) Tokens(r io.Reader, name string) iter.Seq2[Token, error] {
 	return func(yield func(Token, error) bool) {
-		l.lex(r, name, 0, yield)
+		l.lex(r, name, nil, yield)
 	}
 }
 
-// lex reads one file; depth > 0 for an included one. It returns false
-// when the sequence is to stop.
-func (l *Lexer) lex(r io.Reader, name string, depth int, yield func(Token, error) bool) bool {
+// lex reads one file; chain holds the files that include it, outermost
+// first (none for the job file). It returns false when the sequence is
+// to stop.
+func (l *Lexer) lex(r io.Reader, name string, chain []string, yield func(Token, error) bool) bool {
+	depth := len(chain)
 	lookup := l.LookupEnv
 	switch {
 	case lookup != nil:
@@ -294,8 +299,13 @@ func (l *Lexer) lex(r io.Reader, name string, depth int, yield func(Token, error
 			if err != nil {
 				return fail(n, ErrInclude, err, "include %s: %v", file, err)
 			}
+			inner := append(slices.Clip(chain), name)
+			if i := slices.IndexFunc(inner, func(s string) bool { return sameFile(s, path) }); i >= 0 {
+				f.Close()
+				return fail(n, ErrInclude, nil, "include %s: a cycle: %s", file, strings.Join(append(inner[i:], path), " includes "))
+			}
 			tok.Value = path
-			ok := yield(tok, nil) && l.lex(f, path, depth+1, yield)
+			ok := yield(tok, nil) && l.lex(f, path, inner, yield)
 			f.Close()
 			if !ok {
 				return false
@@ -353,6 +363,18 @@ func (l *Lexer) openInclude(file, from string) (io.ReadCloser, string, error) {
 		return nil, file, err // fio's message names the file as written
 	}
 	return f, rel, nil
+}
+
+// sameFile reports whether the paths a and b name one file: the same
+// path once cleaned and made absolute.
+func sameFile(a, b string) bool {
+	abs := func(p string) string {
+		if q, err := filepath.Abs(p); err == nil {
+			return q
+		}
+		return filepath.Clean(p)
+	}
+	return abs(a) == abs(b)
 }
 
 // expandEnv replaces ${NAME} with lookup(NAME), as fio does on job-file

@@ -201,6 +201,10 @@ func TestParseJobFileInclude(t *testing.T) {
 		"jobs/hdr.fio":       "bs=4k\n[b]\n",
 		"jobs/loop.fio":      "[a]\ninclude self.fio\n",
 		"jobs/self.fio":      "include self.fio\n",
+		"jobs/ring.fio":      "[a]\ninclude ring1.fio\n",
+		"jobs/ring1.fio":     "bs=4k\ninclude sub/ring2.fio\n",
+		"jobs/sub/ring2.fio": "include ../ring1.fio\n",
+		"jobs/twice.fio":     "[a]\ninclude common.fio\n[b]\ninclude common.fio\ninclude common.fio\n",
 		"jobs/missing.fio":   "[a]\ninclude nope.fio\n",
 		"cwd/common.fio":     "numjobs=2\n",
 		"empty/README":       "",
@@ -228,8 +232,10 @@ func TestParseJobFileInclude(t *testing.T) {
 	}
 
 	for name, msg := range map[string]string{
-		"bad.fio":     `hdr.fio:2: section header "[b]" in an included file`,
-		"loop.fio":    "self.fio:1: include self.fio: includes nested deeper than 16",
+		"bad.fio":  `hdr.fio:2: section header "[b]" in an included file`,
+		"loop.fio": "self.fio:1: include self.fio: a cycle: " + filepath.Join(dir, "jobs", "self.fio") + " includes " + filepath.Join(dir, "jobs", "self.fio"),
+		"ring.fio": "sub/ring2.fio:1: include ../ring1.fio: a cycle: " + filepath.Join(dir, "jobs", "ring1.fio") + " includes " +
+			filepath.Join(dir, "jobs", "sub", "ring2.fio") + " includes " + filepath.Join(dir, "jobs", "sub", "../ring1.fio"),
 		"missing.fio": "missing.fio:2: include nope.fio: open nope.fio: no such file or directory",
 	} {
 		f, err := os.Open(filepath.Join(dir, "jobs", name))
@@ -241,6 +247,11 @@ func TestParseJobFileInclude(t *testing.T) {
 		if !errors.Is(err, ErrInclude) || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: error %v, want it to contain %q", name, err, msg)
 		}
+	}
+
+	// A file included twice, or in two sections, is no cycle.
+	if jf := parseFile(t, filepath.Join(dir, "jobs", "twice.fio")); len(jf.Sections) != 2 || len(jf.Sections[1].Entries) != 2 {
+		t.Errorf("twice.fio: %+v", jf)
 	}
 
 	// KeepIncludes reads no file.

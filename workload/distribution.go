@@ -85,7 +85,14 @@ func ParseDistribution(s string) (Distribution, error) {
 		}
 		return d, fmt.Errorf("unknown distribution %q (want random, zipf:theta, pareto:h, normal:dev, zoned:a/r... or zoned_abs:a/size...)", s)
 	}
-	if len(parts) < 2 || len(parts) > 3 {
+	if len(parts) == 1 {
+		// fio's defaults: zipf 1.1, pareto 0.2; normal without a
+		// deviation is fio's mean of 12 uniform draws, whose standard
+		// deviation is 1/12 of the range.
+		d.Param = map[DistKind]float64{DistZipf: 1.1, DistPareto: 0.2, DistNormal: 100.0 / 12}[d.Kind]
+		return d.Canonical(), nil
+	}
+	if len(parts) > 3 {
 		return d, fmt.Errorf("%q: want %s:value[:center]", s, parts[0])
 	}
 	var err error

@@ -123,6 +123,8 @@ func (s SyncFileRange) String() string {
 // options beside them of the normalized job: the option and why, or "".
 func (j *Job) validateFiles() (string, string) {
 	switch {
+	case j.SyncIO != "" && j.SyncIO != "sync" && j.SyncIO != "dsync":
+		return "sync", fmt.Sprintf("%q is not sync or dsync", j.SyncIO)
 	case j.FdatasyncEvery < 0:
 		return "fdatasync", fmt.Sprintf("negative (%d)", j.FdatasyncEvery)
 	case j.SyncFileRange.Every < 0:
@@ -190,6 +192,15 @@ func (j *Job) filesString() string {
 	if j.FileAppend {
 		kv("file_append", "1")
 	}
+	if j.NoOverwrite {
+		kv("overwrite", "0")
+	}
+	if j.SyncIO != "" {
+		kv("sync", j.SyncIO)
+	}
+	if j.NoFileCreate {
+		kv("allow_file_create", "0")
+	}
 	if ps := j.PercentSequential; ps != ([3]int64{}) {
 		kv("percentage_random", fmt.Sprintf("%d,%d,%d", 100-ps[0], 100-ps[1], 100-ps[2]))
 	}
@@ -206,4 +217,15 @@ func SyncName(op engines.Op) string {
 		return "sync_file_range"
 	}
 	return op.String()
+}
+
+// SyncFlag is the open flag of SyncIO (fio's sync=).
+func (j *Job) SyncFlag() int {
+	switch j.SyncIO {
+	case "sync":
+		return unix.O_SYNC
+	case "dsync":
+		return unix.O_DSYNC
+	}
+	return 0
 }

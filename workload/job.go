@@ -261,9 +261,9 @@ type Job struct {
 	IODepthLow int `json:"iodepth_low,omitempty"`
 	NumJobs    int `json:"numjobs"` // clones of the job; default 1
 	// Size is the region's length in bytes from Offset; 0 means up to the
-	// end of the file or device. fio's size=N% is not supported.
+	// end of the file or device. fio's size=N% is SizePercent.
 	Size   int64 `json:"size,omitempty"`
-	Offset int64 `json:"offset,omitempty"` // bytes; fio's offset=N% is not supported
+	Offset int64 `json:"offset,omitempty"` // bytes; fio's offset=N% is OffsetPercent
 	Direct bool  `json:"direct,omitempty"` // O_DIRECT; fio's buffered=0
 	// Runtime caps the job's duration (fio's runtime, default unit
 	// seconds); 0 means until Loops passes over the region are done.
@@ -321,6 +321,8 @@ type Job struct {
 	RateFloor
 	// The job's I/O priority: see Priority.
 	Priority
+	// The CPUs its threads run on: see CPUs.
+	CPUs
 	// FillDevice is fio's fill_device (fill_fs): a job without a size
 	// writes until the device or file system is full. On a device the
 	// region is the device; on a file it is the file system's free space
@@ -372,6 +374,19 @@ type Job struct {
 	// Size bytes extend the file (a missing file is created empty). Write
 	// jobs only: reads of what is not written yet are not supported.
 	FileAppend bool `json:"file_append,omitempty"`
+	// NoOverwrite is fio's overwrite=0 given: a job that writes and does
+	// not read lays out a missing or short file by sizing it
+	// (ftruncate; fio unlinks it and allocates it with fallocate) rather
+	// than by writing it, and then writes it. Without it the file is
+	// laid out by writing, as fio's overwrite=1.
+	NoOverwrite bool `json:"overwrite_0,omitempty"`
+	// NoFileCreate is fio's allow_file_create=0: a file the job names
+	// that does not exist is an error (fio: "file creation disallowed by
+	// allow_file_create=0") rather than created.
+	NoFileCreate bool `json:"allow_file_create_0,omitempty"`
+	// SyncIO is fio's sync: "sync" (sync=1) opens the file O_SYNC,
+	// "dsync" O_DSYNC; "" (none, 0) neither.
+	SyncIO string `json:"sync,omitempty"`
 	// PercentSequential is 100 minus fio's percentage_random, by
 	// direction (read, write, trim): in a random job, the percent of I/Os
 	// that follow the last I/O of their direction rather than draw a
@@ -776,6 +791,12 @@ func (j *Job) Validate() error {
 	if opt, reason := n.validateMore(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
+	if err := n.validateFileNames(); err != nil {
+		return err
+	}
+	if opt, reason := n.validateCPUs(); opt != "" {
+		return bad(opt, "%s", reason)
+	}
 	if opt, reason := n.validateExtra(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
@@ -1023,6 +1044,7 @@ func (j Job) String() string {
 	str("verify_pattern", n.VerifyPattern)
 	b.WriteString(n.moreString())
 	b.WriteString(n.extraString())
+	b.WriteString(n.cpusString())
 	b.WriteString(n.enginesString())
 	b.WriteString(n.submitString())
 	b.WriteString(n.filesString())

@@ -2,7 +2,10 @@ package workload
 
 import (
 	"fmt"
+	"os"
+
 	"path/filepath"
+	"stortest.dev/engines"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +17,28 @@ type Placement struct {
 	// Directory is fio's directory: a relative Filename, and fio's default
 	// file name, are made in it.
 	Directory string `json:"directory,omitempty"`
+	// FilenameFormat is fio's filename_format: the name of a job's files
+	// when it gives no Filename, with $jobname, $jobnum (the clone,
+	// from 0) and $filenum (from 0) replaced, in any case, and
+	// $clientuid by nothing (fio's client address, empty when it runs
+	// alone); "" means fio's default, $jobname.$jobnum.$filenum. The
+	// directories of a name with '/' are made (mode 0700), as fio makes
+	// them.
+	FilenameFormat string `json:"filename_format,omitempty"`
+	// SizePercent is fio's size=N% (1-100; "N%%" is the same): with Size
+	// 0, the job moves N% of its file or device past Offset (the
+	// file's or device's size times N/100, at most what lies past
+	// Offset, rounded down to the smallest block size), as fio sizes it
+	// once the file is open. The file must exist.
+	SizePercent int `json:"size_percent,omitempty"`
+	// OffsetPercent is fio's offset=N% (0-100): the job's region starts
+	// N% into its file or device (plus the clone's offset_increment),
+	// rounded up to OffsetAlign, else to the smallest block size, as fio
+	// places it once the file is open. Offset is then 0.
+	OffsetPercent int `json:"offset_percent,omitempty"`
+	// OffsetAlign is fio's offset_align: the alignment of an
+	// OffsetPercent offset (fio aligns no other).
+	OffsetAlign int64 `json:"offset_align,omitempty"`
 	// FileSize is fio's filesize: the file is laid out to this many bytes,
 	// and a job without size moves this much (the parser sets Size).
 	FileSize int64 `json:"filesize,omitempty"`
@@ -48,6 +73,16 @@ func (j *Job) validateMore() (string, string) {
 	switch {
 	case j.FileSize < 0:
 		return "filesize", fmt.Sprintf("negative (%d)", j.FileSize)
+	case j.SizePercent < 0 || j.SizePercent > 100:
+		return "size", fmt.Sprintf("%d%% is not a percentage from 1 to 100", j.SizePercent)
+	case j.SizePercent > 0 && j.Size != 0:
+		return "size", "a size and a percentage"
+	case j.OffsetPercent < 0 || j.OffsetPercent > 100:
+		return "offset", fmt.Sprintf("%d%% is not a percentage from 0 to 100", j.OffsetPercent)
+	case j.OffsetPercent > 0 && j.Offset != 0:
+		return "offset", "an offset and a percentage"
+	case j.OffsetAlign < 0:
+		return "offset_align", fmt.Sprintf("negative (%d)", j.OffsetAlign)
 	case j.IOSize < 0:
 		return "io_size", fmt.Sprintf("negative (%d)", j.IOSize)
 	case j.IOSize > 0 && j.IOSize < j.MinBlockSize():
@@ -62,7 +97,7 @@ func (j *Job) validateMore() (string, string) {
 	if opt, reason := j.Flow.validate(); opt != "" {
 		return opt, reason
 	}
-	for _, s := range [...]struct{ name, v string }{{"directory", j.Directory}, {"wait_for", j.WaitFor}} {
+	for _, s := range [...]struct{ name, v string }{{"directory", j.Directory}, {"wait_for", j.WaitFor}, {"filename_format", formatChars(j.FilenameFormat)}} {
 		if err := checkValue(s.v); err != "" {
 			return s.name, err
 		}
@@ -83,6 +118,18 @@ func (j *Job) moreString() string {
 	}
 	if j.Directory != "" {
 		kv("directory", strings.ReplaceAll(j.Directory, ":", `\:`))
+	}
+	if j.FilenameFormat != "" {
+		kv("filename_format", j.FilenameFormat)
+	}
+	if j.SizePercent != 0 {
+		kv("size", strconv.Itoa(j.SizePercent)+"%")
+	}
+	if j.OffsetPercent != 0 {
+		kv("offset", strconv.Itoa(j.OffsetPercent)+"%")
+	}
+	if j.OffsetAlign != 0 {
+		kv("offset_align", FormatSize(j.OffsetAlign))
 	}
 	if j.FileSize != 0 {
 		kv("filesize", FormatSize(j.FileSize))
@@ -112,4 +159,108 @@ func (j *Job) DirFile(name string) string {
 		return name
 	}
 	return filepath.Join(j.Directory, name)
+}
+
+// validateFileNames refuses a filename_format that gives every clone the
+// same name: fio gives it to the first clone and no file to the others,
+// which then move nothing.
+func (j *Job) validateFileNames() error {
+	if j.FilenameFormat != "" && j.Filename == "" && j.NumJobs > 1 && !containsFold(j.FilenameFormat, "$jobnum") && engines.NeedsFile(j.Engine) {
+		return unsupportedField(j.Name, "filename_format", "filename_format="+j.FilenameFormat+" without $jobnum and numjobs="+strconv.Itoa(j.NumJobs)+
+			" (fio runs the later clones without a file)")
+	}
+	return nil
+}
+
+// FileName returns the name of file filenum of clone, fio's
+// filename_format (FilenameFormat) filled in, in the job's directory.
+func (j *Job) FileName(clone, filenum int) string {
+	f := j.FilenameFormat
+	if f == "" {
+		return j.DirFile(j.Name + "." + strconv.Itoa(clone) + "." + strconv.Itoa(filenum))
+	}
+	// fio replaces each keyword in turn, every occurrence, matching
+	// case-insensitively.
+	for _, k := range [...]struct{ key, v string }{
+		{"$jobname", j.Name}, {"$jobnum", strconv.Itoa(clone)}, {"$filenum", strconv.Itoa(filenum)}, {"$clientuid", ""},
+	} {
+		var b strings.Builder
+		for {
+			i := indexFold(f, k.key)
+			if i < 0 {
+				break
+			}
+			b.WriteString(f[:i])
+			b.WriteString(k.v)
+			f = f[i+len(k.key):]
+		}
+		b.WriteString(f)
+		f = b.String()
+	}
+	return j.DirFile(f)
+}
+
+// indexFold is strings.Index ignoring ASCII case.
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+func containsFold(s, sub string) bool { return indexFold(s, sub) >= 0 }
+
+// formatChars is a filename_format as checkValue is to see it: its
+// '$'s are fio's keywords, or stay as they are, but "${" would be
+// expanded in a job file.
+func formatChars(f string) string {
+	if strings.Contains(f, "${") {
+		return f
+	}
+	return strings.ReplaceAll(f, "$", "")
+}
+
+// SizeOfPercent returns the job's size as fio 3.33 takes size=N% on a
+// file or device of size bytes: N% of it, at most what lies past
+// Offset, rounded down to the smallest block size.
+func (j *Job) SizeOfPercent(size int64) int64 {
+	n := size / 100 * int64(j.SizePercent)
+	n += size % 100 * int64(j.SizePercent) / 100
+	n = min(n, size-j.Offset)
+	if bs := j.MinBlockSize(); bs > 0 {
+		n -= n % bs
+	}
+	return max(n, 0)
+}
+
+// WithOffsetOfPercent returns the job with OffsetPercent resolved to
+// Offset on its file or device as it is before anything is laid out (a
+// file made for the job starts at 0, as in fio).
+func (j Job) WithOffsetOfPercent() Job {
+	var size int64
+	if f, err := os.Open(j.Filename); err == nil {
+		if n, err := engines.Size(f); err == nil {
+			size = n
+		}
+		f.Close()
+	}
+	j.Offset, j.OffsetPercent = j.offsetOfPercent(size), 0
+	return j
+}
+
+// offsetOfPercent returns the offset as fio 3.33 places offset=N% on a
+// file or device of size bytes: N% of it, rounded up to offset_align,
+// else to the smallest block size.
+func (j *Job) offsetOfPercent(size int64) int64 {
+	off := size/100*int64(j.OffsetPercent) + size%100*int64(j.OffsetPercent)/100
+	align := j.OffsetAlign
+	if align <= 0 {
+		align = j.MinBlockSize()
+	}
+	if align > 0 && off%align != 0 {
+		off += align - off%align
+	}
+	return off
 }

@@ -45,6 +45,14 @@ type Measurement struct {
 	DisableClat bool `json:"disable_clat,omitempty"`
 	DisableSlat bool `json:"disable_slat,omitempty"`
 	DisableBW   bool `json:"disable_bw_measurement,omitempty"`
+	// BWAvgTime and IOPSAvgTime are fio's bwavgtime and iopsavgtime: the
+	// window of each bandwidth and IOPS sample of the bw_* and iops_*
+	// figures (summed from the job's slices, SliceInterval apart: a
+	// window that is not a multiple of it is rounded up to one), in
+	// whole ms; 0 means stortest's per-second samples (fio's default
+	// window is 500 ms).
+	BWAvgTime   time.Duration `json:"bwavgtime_ns,omitempty"`
+	IOPSAvgTime time.Duration `json:"iopsavgtime_ns,omitempty"`
 }
 
 // RateFloor are fio's least rates a job must keep; Job embeds it, so the
@@ -235,6 +243,12 @@ func (j *Job) extraString() string {
 	}
 	if j.RateCycle != 0 {
 		b.WriteString("rate_cycle=" + strconv.FormatInt(j.RateCycle.Milliseconds(), 10) + "\n")
+	}
+	if j.BWAvgTime != 0 {
+		b.WriteString("bwavgtime=" + strconv.FormatInt(j.BWAvgTime.Milliseconds(), 10) + "\n")
+	}
+	if j.IOPSAvgTime != 0 {
+		b.WriteString("iopsavgtime=" + strconv.FormatInt(j.IOPSAvgTime.Milliseconds(), 10) + "\n")
 	}
 	for _, f := range [...]struct {
 		name string

@@ -31,9 +31,9 @@
 // (fio itself takes only 1/0). Errors carry the file and line (or argument index), the job
 // and the option; an option fio has but stortest does not is
 // ErrUnsupported ("fio option X is not supported by stortest"), any other
-// ErrUnknownOption. Include directives, fio's $keywords, arithmetic,
-// percentages of the device and several files per job (but with the
-// file engines: see NoDataEngines) are not supported. Block sizes per
+// ErrUnknownOption. fio's $keywords, arithmetic and several files per
+// job (but with the file engines: see NoDataEngines) are not supported; include FILE is read as fio
+// reads it (see Parse). Block sizes per
 // direction (bs=4k,64k) go to the direction the job issues, or, for a
 // job that reads and writes, to Job.WriteBlocks.
 //
@@ -43,12 +43,16 @@
 //	name                                         Name; on a command line, starts a new job
 //	description                                  Description
 //	filename                                     Filename; one file (\: escapes a colon)
+//	filename_format                              FilenameFormat: $jobname, $jobnum, $filenum, $clientuid (empty)
+//	cpus_allowed                                 CPUsAllowed: CPUs and ranges, 0-3,6
+//	cpumask                                      CPUsAllowed: a bit per CPU (the low 32)
+//	cpus_allowed_policy                          CPUsSplit: shared (each thread on every CPU), split (one CPU each)
 //	allow_mounted_write                          AllowMountedWrite: write or trim a block device that is mounted, held or swap
 //	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
-//	bs                    blocksize              BlockSize; r,w,t: see WriteBlocks
+//	bs                    blocksize              BlockSize; r,w,t: see WriteBlocks; r-w and r:w are r,w (not a range: fio 3.33 reads them so)
 //	bsrange               blocksize_range        BlockSizeRange: min-max (or min:max); r,w,t: see WriteBlocks
 //	bssplit                                      BlockSizeSplit: size/percent:size/percent...; blank percentages share the rest; r,w,t: see WriteBlocks
 //	iodepth                                      IODepth
@@ -57,8 +61,8 @@
 //	iodepth_batch_complete_max                   IODepthBatchCompleteMax; 0 means the min
 //	iodepth_low                                  IODepthLow; 0 means iodepth
 //	numjobs                                      NumJobs
-//	size                                         Size (bytes; N% is not supported)
-//	offset                fileoffset             Offset (bytes; N% is not supported)
+//	size                                         Size (bytes); N% (or N%%): SizePercent
+//	offset                fileoffset             Offset (bytes); N% (or N%%): OffsetPercent
 //	direct                                       Direct
 //	buffered                                     Direct = !value
 //	runtime               timeout                Runtime (default unit s)
@@ -112,7 +116,9 @@
 //	startdelay                                   StartDelay (default unit s; one value, not a range)
 //	do_verify                                    NoVerifyPhase = !value
 //	verify_backlog                               VerifyBacklog (blocks)
-//	thread                                       No effect: every job runs on its own OS thread
+//	thread                                       No effect: every job runs on its own OS thread (any value, as fio takes it)
+//	verifysort                                   No effect (deprecated in fio 3.33, which ignores it)
+//	verifysort_nr                                No effect (deprecated in fio 3.33, which ignores it)
 //	threads                                      No effect (fio's tiobench profile option; without profile= fio ignores it too)
 //	random_generator                             tausworthe, lfsr, tausworthe64: stortest's generators are its own; lfsr with one block size visits every block once per pass even with norandommap, as fio's
 //	verify_dump                                  No effect: mismatches are reported, not dumped to files
@@ -138,12 +144,14 @@
 //	invalidate                                   NoInvalidate = !value (fio's default invalidates)
 //	fadvise_hint                                 FadviseHint: 1 (by pattern, the default), 0, sequential, random
 //	offset_increment                             OffsetIncrement (bytes; N% is not supported)
-//	offset_align                                 No effect: fio aligns only offsets given as N%, which stortest does not take
+//	offset_align                                 OffsetAlign (of offset=N% only, as fio)
 //	allrandrepeat                                AllRandRepeat
 //	write_hint                                   WriteHint: none, short, medium, long, extreme
 //	nonvectored                                  1 (and -1, probe): no effect, io_uring reads and writes are non-vectored, what fio's probe picks; 0 (readv/writev) is not supported
 //	file_append                                  FileAppend (write and randwrite jobs with size)
-//	overwrite                                    1 only: files are laid out before a write job, as fio's overwrite=1 (fio's default 0 leaves a new file sparse)
+//	overwrite                                    NoOverwrite = !value (without it, files are laid out by writing them, as fio's overwrite=1)
+//	sync                                         SyncIO: none (0), sync (1), dsync
+//	allow_file_create                            NoFileCreate = !value
 //	percentage_random                            PercentSequential = 100 - value: r[,w[,t]] percent (default 100)
 //	unique_filename                              No effect: it names files per client host in fio's client/server mode
 //	write_iolog                                  WriteIOLog (fio's version 3 iolog, as fio 3.33 writes it)
@@ -191,6 +199,8 @@
 //	disable_lat                                  DisableLat
 //	disable_clat                                 DisableClat
 //	disable_slat                                 DisableSlat
+//	bwavgtime                                    BWAvgTime (ms)
+//	iopsavgtime                                  IOPSAvgTime (ms)
 //	disable_bw_measurement  disable_bw           DisableBW
 //	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
 //	openfiles                                    No effect: the file engines hold no file open

@@ -12,7 +12,7 @@ import (
 // around it (see Parse), returning the options as given too: those of args first in the global options, as fio prints them.
 func parseFioWithArgs(r io.Reader, name string, args []string) ([]workload.Job, *workload.FioGiven, error) {
 	p := parser{file: "args", env: os.LookupEnv}
-	global := newJobState(0)
+	global := newJobState(srcPos{})
 	for i := 0; i < len(args); i++ {
 		p.arg = i
 		a := args[i]

@@ -82,7 +82,7 @@ func syntaxErr(format string, args ...any) error {
 // parseFio reads a job file (see Parse) with global holding the options before the file's;
 // it returns the options as given too.
 func parseFio(r io.Reader, name string, global *jobState) ([]workload.Job, *workload.FioGiven, error) {
-	p := parser{file: name, arg: -1, env: os.LookupEnv}
+	p := parser{file: name, main: name, arg: -1, env: os.LookupEnv}
 	jobs, err := p.parseFile(r, name, global)
 	if err != nil {
 		return nil, nil, err
@@ -92,7 +92,7 @@ func parseFio(r io.Reader, name string, global *jobState) ([]workload.Job, *work
 }
 
 func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]workload.Job, error) {
-	lx := fio.Lexer{LookupEnv: p.env, KeepIncludes: true}
+	lx := fio.Lexer{LookupEnv: p.env}
 	lc := &lineCounter{r: r}
 	var cur *jobState
 	inGlobal := false
@@ -100,7 +100,7 @@ func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]worklo
 		if err != nil {
 			return nil, p.lexError(cur, err)
 		}
-		p.line = tok.Pos.Line
+		p.file, p.line = tok.Pos.File, tok.Pos.Line
 		switch tok.Kind {
 		case fio.SectionToken:
 			if err := p.finish(cur); err != nil {
@@ -113,11 +113,12 @@ func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]worklo
 				continue
 			}
 			inGlobal = false
-			cur = global.clone(p.line)
+			cur = global.clone(p.pos())
 			cur.job.Name = tok.Name
 			p.job = tok.Name
 		case fio.IncludeToken:
-			return nil, p.errorf("", workload.NewMsgError("include directives are not supported by stortest: copy the options into the file", workload.ErrUnsupported))
+			// The included file's options follow, at their own
+			// positions; what its options set is recorded there.
 		case fio.OptionToken:
 			st := cur
 			if inGlobal {
@@ -126,9 +127,9 @@ func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]worklo
 			p.text = tok.Text
 			if len(tok.Unset) > 0 {
 				if p.unset == nil {
-					p.unset = map[int][]string{}
+					p.unset = map[srcPos][]string{}
 				}
-				p.unset[p.line] = tok.Unset
+				p.unset[p.pos()] = tok.Unset
 			}
 			if st == nil {
 				return nil, p.errorf("", syntaxErr("option %q outside a [job] or [global] section", tok.Text))
@@ -138,7 +139,7 @@ func (p *parser) parseFile(r io.Reader, name string, global *jobState) ([]worklo
 			}
 		}
 	}
-	p.line = lc.lines()
+	p.file, p.line = p.main, lc.lines()
 	if err := p.finish(cur); err != nil {
 		return nil, err
 	}
@@ -180,11 +181,12 @@ func (c *lineCounter) lines() int {
 func (p *parser) lexError(cur *jobState, err error) error {
 	var le *fio.JobFileError
 	if !errors.As(err, &le) {
-		return fmt.Errorf("workload: read %s: %w", p.file, err)
+		return fmt.Errorf("workload: read %s: %w", p.main, err)
 	}
+	p.file = le.Pos.File
 	switch {
 	case le.Kind == nil:
-		return fmt.Errorf("workload: read %s: %w", p.file, le.Err)
+		return fmt.Errorf("workload: read %s: %w", le.Pos.File, le.Err)
 	case errors.Is(le, fio.ErrSectionHeader):
 		p.line = le.Pos.Line
 		if err := p.finish(cur); err != nil {
@@ -213,7 +215,7 @@ func parseFioArgs(args []string) ([]workload.Job, *workload.FioGiven, error) {
 }
 
 func (p *parser) parseArgs(args []string) ([]workload.Job, error) {
-	global := newJobState(0)
+	global := newJobState(srcPos{})
 	st := global
 	inGlobal := true
 	for i := 0; i < len(args); i++ {
@@ -249,10 +251,10 @@ func (p *parser) parseArgs(args []string) ([]workload.Job, error) {
 				st, inGlobal, p.job = global, true, ""
 				continue
 			}
-			st, inGlobal = global.clone(i), false
+			st, inGlobal = global.clone(p.pos()), false
 			st.job.Name = val
 			p.job = val
-			st.lines["name"] = i
+			st.lines["name"] = p.pos()
 			st.given = append(st.given, workload.FioOption{Name: "name", Value: val}) // fio prints a command-line job's name
 			continue
 		}
@@ -277,6 +279,7 @@ func (p *parser) parseArgs(args []string) ([]workload.Job, error) {
 
 // parser holds the position and the jobs parsed so far.
 type parser struct {
+	main string // the job file given (file is an included one's while it is read)
 	file string
 	line int // job file line, 1-based
 	arg  int // argument index, or -1 for a job file
@@ -285,7 +288,7 @@ type parser struct {
 	text string                      // the job-file line, as written
 	// unset holds, by job-file line, the ${NAME}s on it that are not
 	// set (only lines that have any), for the errors at those lines.
-	unset  map[int][]string
+	unset  map[srcPos][]string
 	jobs   []workload.Job
 	clones int             // the jobs' clones so far (fio's count of jobs)
 	names  map[string]bool // the jobs' names so far, for wait_for
@@ -294,17 +297,25 @@ type parser struct {
 	given workload.FioGiven
 }
 
-func (p *parser) pos() int {
-	if p.arg >= 0 {
-		return p.arg
-	}
-	return p.line
+// srcPos is where an option was given: a line of a job file (of the
+// included file for an included option), or, with file "", the index of
+// a command-line argument.
+type srcPos struct {
+	file string
+	n    int
 }
 
-func (p *parser) errorAt(pos int, option string, err error) error {
-	e := &ParseError{File: p.file, Line: pos, Arg: -1, Job: p.job, Option: option, Err: err}
+func (p *parser) pos() srcPos {
 	if p.arg >= 0 {
-		e.File, e.Line, e.Arg = "", 0, pos
+		return srcPos{"", p.arg}
+	}
+	return srcPos{p.file, p.line}
+}
+
+func (p *parser) errorAt(pos srcPos, option string, err error) error {
+	e := &ParseError{File: pos.file, Line: pos.n, Arg: -1, Job: p.job, Option: option, Err: err}
+	if p.arg >= 0 {
+		e.File, e.Line, e.Arg = "", 0, pos.n
 	} else {
 		e.Unset = p.unset[pos]
 	}
@@ -438,11 +449,11 @@ func (p *parser) finish(st *jobState) error {
 // jobState is a job (or the global options) being parsed.
 type jobState struct {
 	job       workload.Job
-	section   int            // line or argument of the section start
-	lines     map[string]int // Job field's option name -> line/argument that set it
-	batchZero bool           // iodepth_batch=0: resolved to iodepth at the end
-	mixZero   bool           // rwmixread=0 (or rwmixwrite=100)
-	lfsr      bool           // random_generator=lfsr
+	section   srcPos            // line or argument of the section start
+	lines     map[string]srcPos // Job field's option name -> line/argument that set it
+	batchZero bool              // iodepth_batch=0: resolved to iodepth at the end
+	mixZero   bool              // rwmixread=0 (or rwmixwrite=100)
+	lfsr      bool              // random_generator=lfsr
 	// logByName: write_lat_log, write_bw_log, write_iops_log and
 	// write_hist_log given bare, a log named after the job (fio's
 	// default), resolved at its end.
@@ -455,16 +466,16 @@ type jobState struct {
 	given []workload.FioOption
 }
 
-func newJobState(section int) *jobState {
-	return &jobState{section: section, lines: map[string]int{}}
+func newJobState(section srcPos) *jobState {
+	return &jobState{section: section, lines: map[string]srcPos{}}
 }
 
 // clone copies the global options into a new job starting at section.
-func (s *jobState) clone(section int) *jobState {
+func (s *jobState) clone(section srcPos) *jobState {
 	c := *s
 	c.section = section
 	c.given = nil // a job prints only its own section's options
-	c.lines = make(map[string]int, len(s.lines))
+	c.lines = make(map[string]srcPos, len(s.lines))
 	for k, v := range s.lines {
 		c.lines[k] = v
 	}
@@ -477,7 +488,7 @@ func (s *jobState) clone(section int) *jobState {
 }
 
 // at returns where field was set, else the section start.
-func (s *jobState) at(field string) int {
+func (s *jobState) at(field string) srcPos {
 	if l, ok := s.lines[field]; ok {
 		return l
 	}
@@ -743,6 +754,9 @@ func (p *parser) checkDollar(name, v string) error {
 		if strings.Contains(v, k) {
 			return workload.Unsupported("fio's keyword " + k)
 		}
+	}
+	if name == "filename_format" {
+		return nil // its own $keywords: Job.FilenameFormat
 	}
 	if i := strings.Index(v, "${"); p.arg >= 0 && i >= 0 && strings.Contains(v[i:], "}") {
 		return valueErr(fmt.Sprintf("%q: fio expands no ${NAME} on the command line but takes the text as it is (%s=%s): let the shell expand it", v, name, v))

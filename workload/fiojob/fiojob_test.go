@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
+	"github.com/stretchr/testify/require"
 	"stortest.dev/fio"
 	"stortest.dev/workload"
 	"stortest.dev/workload/iogen"
@@ -149,7 +149,8 @@ func TestParseFioErrors(t *testing.T) {
 		{"unknown far", "[a]\nzzzzzz=1\n", ErrUnknownOption, `job.fio:2: job "a": unknown option "zzzzzz"`},
 		{"unsupported option", "[global]\nlockmem=1m\n[a]\n", workload.ErrUnsupported, "job.fio:2: fio option lockmem is not supported by stortest"},
 		{"unsupported value", "[a]\nrw=randread\nrandom_distribution=zoned:50/10:50/90,50/10:50/90\n", workload.ErrUnsupported, `job.fio:3: job "a": random_distribution: random_distribution=zoned:50/10:50/90,50/10:50/90 (zones per direction) is not supported by stortest`},
-		{"include", "[a]\ninclude other.fio\n", workload.ErrUnsupported, `job.fio:2: job "a": include directives are not supported`},
+		{"include missing", "[a]\ninclude nope-other.fio\n", ErrSyntax, `job.fio:2: job "a": include nope-other.fio: open nope-other.fio: no such file or directory`},
+		{"include outside", "include nope-other.fio\n[a]\n", ErrSyntax, `job.fio:1: option "include nope-other.fio" outside a [job] or [global] section`},
 		{"keyword", "[a]\nsize=8*$mb_memory\n", workload.ErrUnsupported, "size: fio's keyword $mb_memory is not supported"},
 		{"arithmetic", "[a]\nsize=(1+2)\n", workload.ErrUnsupported, "arithmetic expression"},
 		{"dollar", "[a]\nsize=$SIZE\n", workload.ErrInvalid, "fio expands ${NAME} only"},
@@ -167,7 +168,8 @@ func TestParseFioErrors(t *testing.T) {
 		{"per-direction bs", "[a]\nbs=4k,8k,16k,32k\nrw=randrw\n", workload.ErrInvalid, `job.fio:2: job "a": bs: "4k,8k,16k,32k": at most three values (read,write,trim)`},
 		{"per-direction bsrange", "[a]\nbsrange=512-4k,1k-x\n", workload.ErrInvalid, `bsrange: invalid size "x"`},
 		{"several files", "[a]\nfilename=/a:/b\n", workload.ErrUnsupported, "several files"},
-		{"percent size", "[a]\nsize=20%\n", workload.ErrInvalid, "percentages"},
+		{"percent size", "[a]\nsize=120%\n", workload.ErrInvalid, `size: "120%" is not a percentage from 1% to 100%`},
+		{"percent offset", "[a]\noffset=120%\n", workload.ErrInvalid, `offset: "120%" is not a percentage from 0% to 100%`},
 		{"kb_base 1000", "[a]\nkb_base=1000\n", workload.ErrUnsupported, "kb_base=1000"},
 		{"ioscheduler", "[a]\nioscheduler=none\n", workload.ErrUnsupported, "fio option ioscheduler is not supported by stortest"},
 		{"zoned per direction", "[a]\nrandom_distribution=zoned:50/50:50/50,50/10:50/90\n", workload.ErrUnsupported, "zones per direction"},
@@ -515,6 +517,45 @@ func TestParseFioSameBlockSizeEveryDirection(t *testing.T) {
 	}
 	if jobs[0].BlockSize != 8<<10 || jobs[1].BlockSizeRange != (workload.BlockSizeRange{Min: 512, Max: 4096}) || len(jobs[2].BlockSizeSplit) != 2 {
 		t.Errorf("jobs %+v", jobs)
+	}
+}
+
+// An error in an included file names that file and line; a value an
+// included file set that the job refuses as a whole names the include's
+// line too; a cycle of includes is an error at the include that closes
+// it.
+func TestParseFioIncludeErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"bad.fio":   "bs=4k\nbs=4q\n",
+		"depth.fio": "rw=randread\niodepth=2\niodepth_batch=4\n",
+		"loop.fio":  "bs=4k\ninclude loop2.fio\n",
+		"loop2.fio": "include loop.fio\n",
+		"hdr.fio":   "[b]\n",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	main := filepath.Join(dir, "main.fio")
+	in := func(name string) string { return filepath.Join(dir, name) }
+	for _, tc := range []struct {
+		job string
+		is  error
+		msg string
+	}{
+		{"[a]\ninclude bad.fio\n", workload.ErrInvalid, in("bad.fio") + `:2: job "a": bs: invalid size "4q"`},
+		{"[a]\ninclude depth.fio\n", workload.ErrInvalid, in("depth.fio") + `:3: job "a": iodepth_batch_submit: 4 is outside [1, iodepth=2]`},
+		{"[global]\ninclude depth.fio\n[a]\niodepth=8\n[b]\n", workload.ErrInvalid, in("depth.fio") + `:3: job "b": iodepth_batch_submit: 4 is outside [1, iodepth=2]`},
+		{"[a]\n\ninclude loop.fio\n", ErrSyntax, in("loop2.fio") + `:1: job "a": include loop.fio: a cycle: ` + in("loop.fio") + " includes " + in("loop2.fio") + " includes " + in("loop.fio")},
+		{"[a]\ninclude hdr.fio\n", ErrSyntax, in("hdr.fio") + `:1: job "a": section header "[b]" in an included file`},
+	} {
+		_, err := parseFile(strings.NewReader(tc.job), main)
+		if !errors.Is(err, tc.is) || err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%q: error %v, want %v containing %q", tc.job, err, tc.is, tc.msg)
+		}
+		var pe *ParseError
+		if errors.As(err, &pe) && !strings.HasPrefix(tc.msg, pe.File+":") {
+			t.Errorf("%q: ParseError.File %q", tc.job, pe.File)
+		}
 	}
 }
 

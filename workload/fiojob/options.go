@@ -48,6 +48,29 @@ var optionTable = []fioOption{
 			st.job.Filename = b.String()
 			return nil
 		}},
+	{name: "filename_format", field: "filename_format", doc: "FilenameFormat: $jobname, $jobnum, $filenum, $clientuid (empty)",
+		set: setString(func(j *workload.Job) *string { return &j.FilenameFormat })},
+	{name: "cpus_allowed", field: "cpus_allowed", doc: "CPUsAllowed: CPUs and ranges, 0-3,6",
+		set: func(st *jobState, v string) error {
+			_, err := workload.ParseCPUList(v)
+			st.job.CPUsAllowed = v
+			return err
+		}},
+	{name: "cpumask", field: "cpus_allowed", doc: "CPUsAllowed: a bit per CPU (the low 32)",
+		set: func(st *jobState, v string) error {
+			n, err := workload.ParseCount(v, math.MaxInt64)
+			st.job.CPUsAllowed = cpuMaskList(n)
+			return err
+		}},
+	{name: "cpus_allowed_policy", field: "cpus_allowed_policy", doc: "CPUsSplit: shared (each thread on every CPU), split (one CPU each)",
+		set: func(st *jobState, v string) error {
+			switch v {
+			case "shared", "split":
+				st.job.CPUsSplit = v == "split"
+				return nil
+			}
+			return fmt.Errorf("%q is not shared or split", v)
+		}},
 	{name: "allow_mounted_write", field: "allow_mounted_write", isBool: true, doc: "AllowMountedWrite: write or trim a block device that is mounted, held or swap",
 		set: setBool(func(j *workload.Job) *bool { return &j.AllowMountedWrite })},
 	{name: "ioengine", field: "ioengine", doc: "Engine: " + strings.Join(engines.Names(), ", "),
@@ -73,12 +96,14 @@ var optionTable = []fioOption{
 			st.job.RWMixRead, st.mixZero = 100-int(n), n == 100
 			return err
 		}},
-	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; r,w,t: see WriteBlocks",
-		set: perDirection("bs", func(st *jobState, v string) error {
-			n, err := parseBlockSize(v)
-			st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = n, workload.BlockSizeRange{}, nil
-			return err
-		})},
+	{name: "bs", aliases: []string{"blocksize"}, field: "bs", doc: "BlockSize; r,w,t: see WriteBlocks; r-w and r:w are r,w (not a range: fio 3.33 reads them so)",
+		set: func(st *jobState, v string) error {
+			return perDirection("bs", func(st *jobState, v string) error {
+				n, err := parseBlockSize(v)
+				st.job.BlockSize, st.job.BlockSizeRange, st.job.BlockSizeSplit = n, workload.BlockSizeRange{}, nil
+				return err
+			})(st, directionsOf(v))
+		}},
 	{name: "bsrange", aliases: []string{"blocksize_range"}, field: "bsrange", doc: "BlockSizeRange: min-max (or min:max); r,w,t: see WriteBlocks",
 		set: perDirection("bsrange", func(st *jobState, v string) error {
 			lo, hi, ok := strings.Cut(v, "-")
@@ -125,10 +150,29 @@ var optionTable = []fioOption{
 		set: setInt(0, workload.MaxIODepth, func(j *workload.Job) *int { return &j.IODepthLow })},
 	{name: "numjobs", field: "numjobs", doc: "NumJobs",
 		set: setInt(1, math.MaxInt32, func(j *workload.Job) *int { return &j.NumJobs })}, // MaxJobs: at the job's end
-	{name: "size", field: "size", doc: "Size (bytes; N% is not supported)",
-		set: setSize(func(j *workload.Job) *int64 { return &j.Size })},
-	{name: "offset", aliases: []string{"fileoffset"}, field: "offset", doc: "Offset (bytes; N% is not supported)",
-		set: setSize(func(j *workload.Job) *int64 { return &j.Offset })},
+	{name: "size", field: "size", doc: "Size (bytes); N% (or N%%): SizePercent",
+		set: func(st *jobState, v string) error {
+			n, ok, err := parseSizePercent(v)
+			if ok {
+				st.job.Size, st.job.SizePercent = 0, n
+				return err
+			}
+			st.job.SizePercent = 0
+			return setSize(func(j *workload.Job) *int64 { return &j.Size })(st, v)
+		}},
+	{name: "offset", aliases: []string{"fileoffset"}, field: "offset", doc: "Offset (bytes); N% (or N%%): OffsetPercent",
+		set: func(st *jobState, v string) error {
+			if num, ok := strings.CutSuffix(v, "%"); ok {
+				n, err := strconv.Atoi(strings.TrimSpace(strings.TrimRight(num, "%")))
+				if err != nil || n < 0 || n > 100 {
+					return fmt.Errorf("%q is not a percentage from 0%% to 100%%", v)
+				}
+				st.job.Offset, st.job.OffsetPercent = 0, n
+				return nil
+			}
+			st.job.OffsetPercent = 0
+			return setSize(func(j *workload.Job) *int64 { return &j.Offset })(st, v)
+		}},
 	{name: "direct", field: "direct", isBool: true, doc: "Direct",
 		set: setBool(func(j *workload.Job) *bool { return &j.Direct })},
 	{name: "buffered", field: "direct", isBool: true, doc: "Direct = !value",
@@ -372,8 +416,12 @@ var optionTable = []fioOption{
 			return err
 		}},
 	// Options that change nothing stortest measures.
-	{name: "thread", field: "thread", isBool: true, doc: "No effect: every job runs on its own OS thread",
-		set: noEffect(true)},
+	{name: "thread", field: "thread", isBool: true, doc: "No effect: every job runs on its own OS thread (any value, as fio takes it)",
+		set: noEffect(false)},
+	{name: "verifysort", field: "verifysort", isBool: true, doc: "No effect (deprecated in fio 3.33, which ignores it)",
+		set: noEffect(false)},
+	{name: "verifysort_nr", field: "verifysort_nr", doc: "No effect (deprecated in fio 3.33, which ignores it)",
+		set: noEffect(false)},
 	{name: "threads", field: "threads", doc: "No effect (fio's tiobench profile option; without profile= fio ignores it too)",
 		set: noEffect(false)},
 	{name: "random_generator", field: "random_generator", doc: "tausworthe, lfsr, tausworthe64: stortest's generators are its own; lfsr with one block size visits every block once per pass even with norandommap, as fio's",
@@ -498,8 +546,8 @@ var optionTable = []fioOption{
 			st.job.OffsetIncrement = n
 			return err
 		}},
-	{name: "offset_align", field: "offset_align", doc: "No effect: fio aligns only offsets given as N%, which stortest does not take",
-		set: func(_ *jobState, v string) error { _, err := workload.ParseSize(v); return err }},
+	{name: "offset_align", field: "offset_align", doc: "OffsetAlign (of offset=N% only, as fio)",
+		set: setSize(func(j *workload.Job) *int64 { return &j.OffsetAlign })},
 	{name: "allrandrepeat", field: "allrandrepeat", isBool: true, doc: "AllRandRepeat",
 		set: setBool(func(j *workload.Job) *bool { return &j.AllRandRepeat })},
 	{name: "write_hint", field: "write_hint", doc: "WriteHint: none, short, medium, long, extreme",
@@ -524,12 +572,30 @@ var optionTable = []fioOption{
 		}},
 	{name: "file_append", field: "file_append", isBool: true, doc: "FileAppend (write and randwrite jobs with size)",
 		set: setBool(func(j *workload.Job) *bool { return &j.FileAppend })},
-	{name: "overwrite", field: "overwrite", isBool: true, doc: "1 only: files are laid out before a write job, as fio's overwrite=1 (fio's default 0 leaves a new file sparse)",
-		set: func(_ *jobState, v string) error {
+	{name: "overwrite", field: "overwrite", isBool: true, doc: "NoOverwrite = !value (without it, files are laid out by writing them, as fio's overwrite=1)",
+		set: func(st *jobState, v string) error {
 			b, err := workload.ParseBool(v)
-			if err == nil && !b {
-				return workload.Unsupported("overwrite=0 (a write job's new file is laid out first, as with overwrite=1)")
+			st.job.NoOverwrite = !b
+			return err
+		}},
+	{name: "sync", field: "sync", doc: "SyncIO: none (0), sync (1), dsync",
+		set: func(st *jobState, v string) error {
+			switch v {
+			case "none", "0":
+				st.job.SyncIO = ""
+			case "sync", "1":
+				st.job.SyncIO = "sync"
+			case "dsync":
+				st.job.SyncIO = "dsync"
+			default:
+				return fmt.Errorf("%q is not none, 0, sync, 1 or dsync", v)
 			}
+			return nil
+		}},
+	{name: "allow_file_create", field: "allow_file_create", isBool: true, doc: "NoFileCreate = !value",
+		set: func(st *jobState, v string) error {
+			b, err := workload.ParseBool(v)
+			st.job.NoFileCreate = !b
 			return err
 		}},
 	{name: "percentage_random", field: "percentage_random", doc: "PercentSequential = 100 - value: r[,w[,t]] percent (default 100)",
@@ -798,6 +864,18 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.DisableClat })},
 	{name: "disable_slat", field: "disable_slat", isBool: true, doc: "DisableSlat",
 		set: setBool(func(j *workload.Job) *bool { return &j.DisableSlat })},
+	{name: "bwavgtime", field: "bwavgtime", doc: "BWAvgTime (ms)",
+		set: func(st *jobState, v string) error {
+			n, err := workload.ParseCount(v, 1<<31-1)
+			st.job.BWAvgTime = time.Duration(n) * time.Millisecond
+			return err
+		}},
+	{name: "iopsavgtime", field: "iopsavgtime", doc: "IOPSAvgTime (ms)",
+		set: func(st *jobState, v string) error {
+			n, err := workload.ParseCount(v, 1<<31-1)
+			st.job.IOPSAvgTime = time.Duration(n) * time.Millisecond
+			return err
+		}},
 	{name: "disable_bw_measurement", aliases: []string{"disable_bw"}, field: "disable_bw_measurement", isBool: true, doc: "DisableBW",
 		set: setBool(func(j *workload.Job) *bool { return &j.DisableBW })},
 

@@ -32,12 +32,17 @@ type Config struct {
 // if unset, as fio does; an error at a line with an unset one names it,
 // in ParseError.Unset). An empty value is refused as fio refuses it.
 // Global options apply to the jobs after them; a later [global] adds to
-// the earlier ones for the jobs that follow it.
+// the earlier ones for the jobs that follow it. "include FILE" in a
+// section reads FILE's options there, as fio 3.33 does: FILE as written
+// (relative to the working directory), else relative to the directory of
+// the file that includes it; a file that includes itself, directly or
+// not, is an error (a cycle), and so is a section header in it. Errors
+// about an included option name the included file and its line.
 //
 // Options outside Job's are errors: ErrUnknownOption, or ErrUnsupported
-// for fio options stortest does not implement; include directives, fio's
-// $keywords and (arithmetic) are ErrUnsupported too. Errors are
-// *ParseError: file and line, or the argument's index.
+// for fio options stortest does not implement; fio's $keywords and
+// (arithmetic) are ErrUnsupported too. Errors are *ParseError: file and
+// line, or the argument's index.
 func Parse(r io.Reader, name string, c Config) ([]workload.Job, *workload.FioGiven, error) {
 	if r == nil {
 		return parseFioArgs(c.Args)

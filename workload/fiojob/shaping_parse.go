@@ -75,6 +75,20 @@ func perDirection(option string, one func(*jobState, string) error) func(*jobSta
 	}
 }
 
+// directionsOf returns the value of a size option that fio 3.33 reads per
+// direction (bs) in the comma form: without a comma, fio splits the
+// value at ':', else at '-', as it splits at commas, so bs=4k-512k is
+// bs=4k,512k (reads 4k, writes and trims 512k), not a range.
+func directionsOf(v string) string {
+	if strings.Contains(v, ",") {
+		return v
+	}
+	if strings.Contains(v, ":") {
+		return strings.ReplaceAll(v, ":", ",")
+	}
+	return strings.ReplaceAll(v, "-", ",")
+}
+
 // finishBlockSizes resolves block sizes given per direction: a job that
 // issues one direction takes that direction's (a trimwrite job the trim
 // ones for its trims and writes alike, as fio 3.33 issues them: t/jobs/

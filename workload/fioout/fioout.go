@@ -173,7 +173,7 @@ func fioDir(j *workload.JobResult, d workload.Dir, format OutputFormat) ordered 
 		iops = 1000 * float64(s.IOs) / float64(ms)
 	}
 	pcts := j.Job.Percentiles()
-	bw, io := fioRates(j.Seconds, d)
+	bw, io := fioRates(j, d)
 	if j.Job.DisableBW {
 		bw, io = moments{}, moments{}
 	}
@@ -319,19 +319,48 @@ func fioDiskUtil(ds []workload.DiskUtil) []any {
 // cpuio's reads of no bytes) has no bw samples, and one without I/O no
 // iops samples; the seconds of a direction that did move something are
 // all kept here.
-func fioRates(secs []workload.Second, d workload.Dir) (bw, iops moments) {
+func fioRates(j *workload.JobResult, d workload.Dir) (bw, iops moments) {
 	var ios, bytes uint64
-	for i := range secs {
-		ios += secs[i].IOs[d]
-		bytes += secs[i].Bytes[d]
+	for i := range j.Seconds {
+		ios += j.Seconds[i].IOs[d]
+		bytes += j.Seconds[i].Bytes[d]
 	}
 	if bytes > 0 {
-		bw = perSecond(secs, func(sec *workload.Second) float64 { return math.Floor(sec.BW(d) / 1024) })
+		secs, whole := rateSamples(j, j.Job.BWAvgTime)
+		bw = perSecond(secs, whole, func(sec *workload.Second) float64 { return math.Floor(sec.BW(d) / 1024) })
 	}
 	if ios > 0 {
-		iops = perSecond(secs, func(sec *workload.Second) float64 { return math.Floor(sec.IOPS(d)) })
+		secs, whole := rateSamples(j, j.Job.IOPSAvgTime)
+		iops = perSecond(secs, whole, func(sec *workload.Second) float64 { return math.Floor(sec.IOPS(d)) })
 	}
 	return bw, iops
+}
+
+// rateSamples returns the samples of a job's bw_* or iops_* figures and
+// the length of a whole one: its seconds, or, with bwavgtime or
+// iopsavgtime (avg), windows of avg summed from its slices, as fio
+// averages over avg.
+func rateSamples(j *workload.JobResult, avg time.Duration) ([]workload.Second, time.Duration) {
+	if avg <= 0 || avg == time.Second {
+		return j.Seconds, time.Second
+	}
+	var out []workload.Second
+	var cur workload.Second
+	for _, s := range j.Slices {
+		cur.T, cur.Dur = s.T, cur.Dur+s.Dur
+		for d := range workload.NumDirs {
+			cur.IOs[d] += s.IOs[d]
+			cur.Bytes[d] += s.Bytes[d]
+		}
+		if cur.Dur >= avg*99/100 {
+			out = append(out, cur)
+			cur = workload.Second{}
+		}
+	}
+	if cur.Dur > 0 {
+		out = append(out, cur) // partial: not a sample
+	}
+	return out, avg
 }
 
 type moments struct {
@@ -342,12 +371,12 @@ type moments struct {
 // perSecond summarises a per-second series as fio's bw_*/iops_* fields.
 // Like fio it uses whole intervals only: the last, partial one would read
 // as a sudden drop.
-func perSecond(secs []workload.Second, f func(*workload.Second) float64) moments {
+func perSecond(secs []workload.Second, whole time.Duration, f func(*workload.Second) float64) moments {
 	var m moments
 	m.min = math.Inf(1)
 	var sum float64
 	for i := range secs {
-		if secs[i].Dur < time.Second*99/100 {
+		if secs[i].Dur < whole*99/100 {
 			continue
 		}
 		v := f(&secs[i])
@@ -362,7 +391,7 @@ func perSecond(secs []workload.Second, f func(*workload.Second) float64) moments
 	if m.n > 1 {
 		var ss float64
 		for i := range secs {
-			if secs[i].Dur < time.Second*99/100 {
+			if secs[i].Dur < whole*99/100 {
 				continue
 			}
 			d := f(&secs[i]) - m.mean

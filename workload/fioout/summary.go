@@ -70,7 +70,7 @@ func WriteSummary(w io.Writer, r *workload.Result) error {
 			if j.Job.LatPercentiles {
 				writePercentiles(&b, " lat", s.Lat, pcts)
 			}
-			bw, io := fioRates(j.Seconds, d)
+			bw, io := fioRates(j, d)
 			if bw.n > 0 {
 				fmt.Fprintf(&b, "   bw (  KiB/s): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%d\n", bw.min, bw.max, bw.mean, bw.stddev, bw.n)
 				fmt.Fprintf(&b, "   iops        : min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%d\n", io.min, io.max, io.mean, io.stddev, io.n)

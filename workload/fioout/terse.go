@@ -104,7 +104,7 @@ func writeTerseDir(w *bufio.Writer, j *workload.JobResult, d workload.Dir) {
 		w.WriteString(";0%=0")
 	}
 	terseStat(w, s.Lat)
-	b, _ := fioRates(j.Seconds, d)
+	b, _ := fioRates(j, d)
 	fmt.Fprintf(w, ";%d;%d;%f%%;%f;%f", int64(b.min), int64(b.max), boolf(b.n > 0)*100, b.mean, b.stddev)
 }
 

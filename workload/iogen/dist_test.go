@@ -51,7 +51,7 @@ func TestParseDistribution(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"", "uniform", "random:1", "zipf", "zipf:1", "zipf:0", "zipf:-1", "zipf:x",
+	for _, bad := range []string{"", "uniform", "random:1", "zipf:", "zipf:1", "zipf:0", "zipf:-1", "zipf:x",
 		"zipf:1.2:2", "zipf:1.2:0.5:1", "pareto:1", "pareto:0", "normal:0", "normal:101", "normal:NaN",
 		"zipf:Inf", "zoned_abs=60/20G", "zoned:60/10:30/20", "zoned:50/60:50/50", "zoned:50/:50/",
 		"zoned:100/100:0/", "zoned:50/10,w:50/10", "zoned:50", "zoned:x/10:100/10", "zoned_abs:50/10g:50/", "zoned:101/10"} {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -85,7 +86,7 @@ invalidate=1
 
 // The options fio 3.33 has and stortest does not implement stay refused.
 func TestFileOptionsStillRefused(t *testing.T) {
-	for _, line := range []string{"unlink_each_loop=1", "overwrite=0", "uncached=1",
+	for _, line := range []string{"unlink_each_loop=1", "uncached=1",
 		"nonvectored=0", "offset_increment=10%"} {
 		_, err := parseFile(strings.NewReader("[a]\n"+line+"\n"), "t.fio")
 		assert.ErrorIs(t, err, workload.ErrUnsupported, line)
@@ -439,4 +440,94 @@ type fileOpts struct {
 
 func fileOptsOf(j workload.Job) fileOpts {
 	return fileOpts{j.Syncs, j.CreateOnly, j.PageCache, j.OffsetIncrement, j.AllRandRepeat, j.WriteHint, j.FileAppend, j.PercentSequential}
+}
+
+// overwrite=0 sizes a write job's new file rather than writing it first,
+// and allow_file_create=0 runs on a file that exists and refuses one that
+// does not, as fio 3.33 does: the same I/Os and the same files.
+func TestOverwriteAndFileCreateMatchFio(t *testing.T) {
+	fio, ours := runBoth(t, "ow.fio", `[global]
+size=256k
+[fresh]
+rw=write
+overwrite=0
+filename=new
+[held]
+rw=randwrite
+allow_file_create=0
+filename=old
+`, map[string]string{"old": strings.Repeat("o", 256<<10)})
+	want := []ranJob{
+		{Name: "fresh", IOs: [workload.NumDirs]uint64{0, 64, 0}, Bytes: [workload.NumDirs]uint64{0, 256 << 10, 0}},
+		{Name: "held", IOs: [workload.NumDirs]uint64{0, 64, 0}, Bytes: [workload.NumDirs]uint64{0, 256 << 10, 0}},
+	}
+	assert.Equal(t, want, fio.Jobs, "fio")
+	assert.Equal(t, fio.Jobs, ours.Jobs, "stortest")
+	assert.Equal(t, fio.Files, ours.Files, "files")
+
+	dir := t.TempDir()
+	jobs, err := parseFile(strings.NewReader("[a]\nsize=64k\nrw=write\nallow_file_create=0\nfilename="+filepath.Join(dir, "none")+"\n"), "t.fio")
+	require.NoError(t, err)
+	_, err = Run(context.Background(), jobs[0], workload.Options{})
+	if err == nil || !strings.Contains(err.Error(), "file creation disallowed by allow_file_create=0") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the file was made: %v", err)
+	}
+	out, err := exec.Command(fioBinary(t), "--name=a", "--size=64k", "--rw=write", "--allow_file_create=0", "--filename="+filepath.Join(dir, "none")).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "file creation disallowed by allow_file_create=0") {
+		t.Errorf("fio: %v %s", err, out)
+	}
+}
+
+// sync=1 (sync) and sync=dsync open the job's file O_SYNC and O_DSYNC
+// (the flags /proc shows for its descriptor while it runs), sync=0 and
+// none neither; the I/Os are fio 3.33's.
+func TestSyncOpenFlagsMatchFio(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		flag int
+	}{{"1", unix.O_SYNC}, {"dsync", unix.O_DSYNC}, {"0", 0}, {"none", 0}} {
+		t.Run(tc.v, func(t *testing.T) {
+			job := "[s]\nrw=randwrite\nsize=64k\nfilename=f\nsync=" + tc.v + "\n"
+			fio, ours := runBoth(t, "s.fio", job, nil)
+			assert.Equal(t, []ranJob{{Name: "s", IOs: [workload.NumDirs]uint64{0, 16, 0}, Bytes: [workload.NumDirs]uint64{0, 64 << 10, 0}}}, fio.Jobs)
+			assert.Equal(t, fio.Jobs, ours.Jobs)
+
+			jobs, err := parseFile(strings.NewReader(job), "s.fio")
+			require.NoError(t, err)
+			jobs[0].Filename = filepath.Join(t.TempDir(), "f")
+			flags := -1
+			_, err = Run(context.Background(), jobs[0], workload.Options{OnStart: func(*workload.JobResult, int) { flags = openFlags(t, jobs[0].Filename) }})
+			require.NoError(t, err)
+			assert.Equal(t, tc.flag, flags&(unix.O_SYNC|unix.O_DSYNC), "flags %o", flags)
+		})
+	}
+	if _, err := parseFile(strings.NewReader("[s]\nsync=2\n"), "s.fio"); !errors.Is(err, workload.ErrInvalid) {
+		t.Errorf("sync=2: %v", err)
+	}
+}
+
+// openFlags returns the open flags of this process's descriptor of path,
+// from /proc/self/fdinfo.
+func openFlags(t *testing.T, path string) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	for _, e := range ents {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err != nil || l != path {
+			continue
+		}
+		b, err := os.ReadFile("/proc/self/fdinfo/" + e.Name())
+		require.NoError(t, err)
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "flags:"); ok {
+				n, err := strconv.ParseInt(strings.TrimSpace(v), 8, 64)
+				require.NoError(t, err)
+				return int(n)
+			}
+		}
+	}
+	t.Fatalf("no descriptor of %s", path)
+	return 0
 }

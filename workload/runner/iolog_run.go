@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"strconv"
 
 	"stortest.dev/engines"
 	"stortest.dev/workload"
@@ -217,5 +216,5 @@ func iologFile(j *workload.Job, clone int) string {
 	if j.Filename != "" {
 		return j.Filename
 	}
-	return j.DirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
+	return j.FileName(clone, 0)
 }

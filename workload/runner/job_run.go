@@ -2,7 +2,6 @@ package runner
 
 import (
 	"os"
-	"strconv"
 
 	"stortest.dev/engines"
 	"stortest.dev/workload"
@@ -25,12 +24,13 @@ func engineConfig(j *workload.Job, f *os.File, bufs [][]byte, size int64) engine
 }
 
 // withDefaultFile returns the job for clone with fio's default file
-// name when the job names none and its engine needs a file:
-// jobname.clone.0 in the job's directory, else the working one (fio's
-// $jobname.$jobnum.$filenum), laid out to the job's size as fio does.
+// name when the job names none and its engine needs a file: its
+// filename_format (fio's default $jobname.$jobnum.$filenum) for file 0
+// in the job's directory, else the working one, laid out to the job's
+// size as fio does.
 func withDefaultFile(j workload.Job, clone int) workload.Job {
 	if j.Filename == "" && engines.NeedsFile(j.Engine) {
-		j.Filename = j.DirFile(j.Name + "." + strconv.Itoa(clone) + ".0")
+		j.Filename = j.FileName(clone, 0)
 	}
 	return j
 }

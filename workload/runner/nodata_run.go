@@ -28,7 +28,10 @@ func (w *worker) setupNoFile(job workload.Job, clone int) (workload.Job, int64, 
 	per := job.PerFile()
 	w.files = engines.FileSet{Name: job.Filename, N: job.NumFiles(), Size: per}
 	if job.Filename == "" {
-		w.files.Dir, w.files.Prefix = job.Directory, job.Name+"."+strconv.Itoa(clone)+"."
+		w.files.Names = make([]string, w.files.N)
+		for i := range w.files.Names {
+			w.files.Names[i] = job.FileName(clone, i)
+		}
 	}
 	size := per * int64(w.files.N)
 	if job.Size == 0 || job.Size > size {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -90,7 +91,7 @@ func TestFioMoreErrors(t *testing.T) {
 			t.Errorf("%q: got %v, want %q", tc.in, err, tc.want)
 		}
 		if strings.Contains(tc.want, "not supported") && !errors.Is(err, workload.ErrUnsupported) {
-			t.Errorf("%q: %v is not ErrUnsupported", tc.in, err)
+			t.Errorf("%q: %v is not workload.ErrUnsupported", tc.in, err)
 		}
 	}
 }
@@ -252,5 +253,128 @@ func TestRunVerifyPhases(t *testing.T) {
 	}
 	if res.Jobs[0].Verify.Mismatches == 0 || res.Jobs[0].Err == nil {
 		t.Errorf("zeroed blocks passed a read-only verify: %+v", res.Jobs[0].Verify)
+	}
+}
+
+// filename_format names each clone's files as fio 3.33 names them: the
+// keywords in any case, $clientuid empty, directories made, directory=
+// before the name; the file engines' nrfiles files too. The files left
+// and the I/O counts are fio's.
+func TestFilenameFormatMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "ff.fio", `[global]
+size=64k
+bs=4k
+rw=write
+[one]
+numjobs=2
+filename_format=f.$jobnum.$filenum
+[Two]
+filename_format=d/$JOBNAME/$jobnum.bin
+[three]
+filename_format=$clientuid-x$jobnumy
+[four]
+directory=sub
+filename_format=g$jobname
+[five]
+ioengine=filecreate
+nrfiles=3
+filename_format=m.$jobnum.$filenum
+`, map[string]string{"sub/.keep": ""})
+	want := map[string]int64{"f.0.0": 64 << 10, "f.1.0": 64 << 10, "d/Two/0.bin": 64 << 10, "-x0y": 64 << 10, "sub/gfour": 64 << 10,
+		"m.0.0": 0, "m.0.1": 0, "m.0.2": 0}
+	if !reflect.DeepEqual(fio.Files, want) {
+		t.Fatalf("fio left %v, want %v", fio.Files, want)
+	}
+	if !reflect.DeepEqual(ours.Files, fio.Files) {
+		t.Errorf("stortest left %v, fio %v", ours.Files, fio.Files)
+	}
+	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
+		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
+	}
+}
+
+// One name for every clone is refused: fio runs the first clone on it and
+// the others on nothing.
+func TestFilenameFormatSharedRefused(t *testing.T) {
+	_, err := parseFile(strings.NewReader("[a]\nsize=64k\nnumjobs=2\nfilename_format=shared.$filenum\n"), "t.fio")
+	if !errors.Is(err, workload.ErrUnsupported) || !strings.Contains(err.Error(), `t.fio:4: job "a": filename_format: filename_format=shared.$filenum without $jobnum and numjobs=2`) {
+		t.Errorf("error %v", err)
+	}
+	if _, err := parseFile(strings.NewReader("[a]\nsize=64k\nnumjobs=2\nfilename_format=s.$JobNum\n"), "t.fio"); err != nil {
+		t.Error(err)
+	}
+}
+
+// size=N% and size=N%% size a job to a share of its file as fio 3.33
+// does: of the whole file, at most what lies past the offset, rounded
+// down to the block size.
+func TestSizePercentMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "pct.fio", `[global]
+filename=data
+ioengine=psync
+[quarter]
+rw=read
+size=25%
+[tail]
+rw=write
+bs=64k
+offset=256k
+size=100%%
+[odd]
+rw=randread
+numjobs=2
+size=13%
+`, map[string]string{"data": strings.Repeat("x", 1<<20)})
+	want := []ranJob{
+		{Name: "quarter", IOs: [workload.NumDirs]uint64{64, 0, 0}, Bytes: [workload.NumDirs]uint64{256 << 10, 0, 0}},
+		{Name: "tail", IOs: [workload.NumDirs]uint64{0, 12, 0}, Bytes: [workload.NumDirs]uint64{0, 768 << 10, 0}},
+		{Name: "odd", IOs: [workload.NumDirs]uint64{33, 0, 0}, Bytes: [workload.NumDirs]uint64{33 << 12, 0, 0}},
+		{Name: "odd", IOs: [workload.NumDirs]uint64{33, 0, 0}, Bytes: [workload.NumDirs]uint64{33 << 12, 0, 0}},
+	}
+	if !reflect.DeepEqual(fio.Jobs, want) {
+		t.Fatalf("fio: %v, want %v", fio.Jobs, want)
+	}
+	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
+		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
+	}
+	for _, bad := range []string{"size=0%", "size=101%", "size=x%"} {
+		if _, err := parseFile(strings.NewReader("[a]\n"+bad+"\n"), "t.fio"); !errors.Is(err, workload.ErrInvalid) {
+			t.Errorf("%s: error %v", bad, err)
+		}
+	}
+}
+
+// offset=N% places a job as fio 3.33 does: N% into its file, rounded up
+// to offset_align, else to the block size; with size=N% the size is what
+// lies past it at most.
+func TestOffsetPercentMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "off.fio", `[global]
+filename=data
+ioengine=psync
+[half]
+rw=read
+offset=50%
+size=64k
+[odd]
+rw=write
+bs=16k
+offset=13%
+size=13%
+[aligned]
+rw=read
+offset=13%
+offset_align=64k
+size=100%
+`, map[string]string{"data": strings.Repeat("x", 1<<20)})
+	want := []ranJob{
+		{Name: "half", IOs: [workload.NumDirs]uint64{16, 0, 0}, Bytes: [workload.NumDirs]uint64{64 << 10, 0, 0}},
+		{Name: "odd", IOs: [workload.NumDirs]uint64{0, 8, 0}, Bytes: [workload.NumDirs]uint64{0, 128 << 10, 0}},
+		{Name: "aligned", IOs: [workload.NumDirs]uint64{208, 0, 0}, Bytes: [workload.NumDirs]uint64{832 << 10, 0, 0}}, // from 192k
+	}
+	if !reflect.DeepEqual(fio.Jobs, want) {
+		t.Fatalf("fio: %v, want %v", fio.Jobs, want)
+	}
+	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
+		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
 	}
 }

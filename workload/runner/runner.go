@@ -93,6 +93,9 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 				return err
 			}
 		}
+		if job.OffsetPercent > 0 {
+			job = job.WithOffsetOfPercent()
+		}
 		if err := prepareTarget(ctx, forClone(job, clone)); err != nil {
 			return err
 		}
@@ -139,9 +142,10 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 	}
 	for k, job := range jobs {
 		longest = max(longest, job.RampTime+job.Runtime)
+		first := len(workers)
 		for i := range job.NumJobs {
 			job, tr := planned[k][i].job, planned[k][i].tr
-			w := &worker{clones: clones, writers: writers}
+			w := &worker{clones: clones, writers: writers, thread: fioThread(first, i, job.NumJobs)}
 			jobNum := len(workers) + 1
 			if len(seq.deps[k]) > 0 && fileLater(job) {
 				w.job, w.opts = job, opts
@@ -269,6 +273,7 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 // goroutine except pub, which the progress reporter reads.
 type worker struct {
 	job     workload.Job
+	thread  int // fio's number of the clone's thread in the run, from 0 (fioThread)
 	opts    workload.Options
 	res     *workload.JobResult
 	file    *os.File
@@ -403,7 +408,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		w.job = job
 	} else {
 		var err error
-		if f, err = engines.OpenFile(job.Filename, writes(&job), job.Direct); err != nil {
+		if f, err = engines.OpenFileFlags(job.Filename, writes(&job), job.Direct, job.SyncFlag()); err != nil {
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
 		w.file = f
@@ -414,6 +419,10 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 			f.Close()
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
+	}
+	if job.SizePercent > 0 && f != nil {
+		job.Size, job.SizePercent = job.SizeOfPercent(size), 0
+		w.job = job
 	}
 	if job.FillDevice && size < job.Offset+job.Size {
 		size = 0 // a file that grows until the file system is full
@@ -595,6 +604,14 @@ func (w *worker) run(start int64) {
 	basePrio := jobIOPrio(&w.job)
 	if basePrio != 0 {
 		restore, err := setThreadIOPrio(basePrio)
+		if err != nil {
+			w.fail(err)
+			return
+		}
+		defer restore()
+	}
+	if cpus := w.job.CPUsFor(w.thread); cpus != nil {
+		restore, err := setThreadCPUs(cpus)
 		if err != nil {
 			w.fail(err)
 			return

@@ -161,6 +161,16 @@ func prepareTarget(ctx context.Context, job workload.Job) error {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
+	if err != nil && job.NoFileCreate {
+		return fmt.Errorf("workload: job %s: %s does not exist (fio: \"file creation disallowed by allow_file_create=0\")", job.Name, job.Filename)
+	}
+	if err != nil {
+		// fio makes the directories of a file name with '/' (mode
+		// 0700), as filename_format's "$jobname/$jobnum" needs.
+		if err := os.MkdirAll(filepath.Dir(job.Filename), 0o700); err != nil {
+			return fmt.Errorf("workload: job %s: %w", job.Name, err)
+		}
+	}
 	if job.FillDevice || job.FileAppend || job.CreateOnOpen {
 		// fill_device writes the file until the file system is full,
 		// file_append after its end, create_on_open makes it when it
@@ -186,16 +196,18 @@ func prepareTarget(ctx context.Context, job workload.Job) error {
 	if err == nil && st.Size() >= want {
 		return nil
 	}
-	if dir := filepath.Dir(job.Filename); dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			return fmt.Errorf("workload: job %s: %w", job.Name, err)
-		}
-	}
 	f, err := os.OpenFile(job.Filename, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("workload: job %s: lay out %s: %w", job.Name, job.Filename, err)
 	}
 	defer f.Close()
+	if job.NoOverwrite && !job.RW.Reads() {
+		// overwrite=0: the job's writes lay it out.
+		if err := f.Truncate(want); err != nil {
+			return fmt.Errorf("workload: job %s: lay out %s: %w", job.Name, job.Filename, err)
+		}
+		return nil
+	}
 	have := int64(0)
 	if st != nil {
 		have = st.Size()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"syscall"
@@ -485,4 +486,35 @@ func TestWriteBlocks(t *testing.T) {
 	bad = b
 	bad.WriteBlocks = &workload.BlockSpec{BlockSizeRange: workload.BlockSizeRange{Min: 4096, Max: 8192}}
 	assert.ErrorContains(t, bad.Validate(), "give both in one option")
+}
+
+// bs=A-B (and A:B) is fio 3.33's bs=A,B: reads of A, writes and trims
+// of B, not a range of sizes.
+func TestBlockSizeDashMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "bs.fio", `[global]
+ioengine=psync
+[w]
+rw=write
+bs=4k-512k
+size=1m
+[r]
+rw=read
+bs=8k-4k
+size=64k
+[c]
+rw=randwrite
+bs=16k:64k
+size=1m
+`, nil)
+	want := []ranJob{
+		{Name: "w", IOs: [workload.NumDirs]uint64{0, 2, 0}, Bytes: [workload.NumDirs]uint64{0, 1 << 20, 0}},
+		{Name: "r", IOs: [workload.NumDirs]uint64{8, 0, 0}, Bytes: [workload.NumDirs]uint64{64 << 10, 0, 0}},
+		{Name: "c", IOs: [workload.NumDirs]uint64{0, 16, 0}, Bytes: [workload.NumDirs]uint64{0, 1 << 20, 0}},
+	}
+	if !reflect.DeepEqual(fio.Jobs, want) {
+		t.Fatalf("fio: %v, want %v", fio.Jobs, want)
+	}
+	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
+		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
+	}
 }

@@ -1,0 +1,64 @@
+package runner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"stortest.dev/internal/kernelfs"
+)
+
+// setThreadCPUs moves the calling thread (locked to its goroutine) to
+// cpus, as fio sets a job's affinity on its thread; restore puts the
+// thread's affinity back before it is unlocked.
+func setThreadCPUs(cpus []int) (restore func(), err error) {
+	var old, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return nil, fmt.Errorf("sched_getaffinity: %w", err)
+	}
+	max := configuredCPUs()
+	for _, c := range cpus {
+		if c >= max {
+			// fio: "CPU %d too large (max=%ld)", against the CPUs
+			// configured.
+			return nil, fmt.Errorf("cpus_allowed: CPU %d too large (max=%d)", c, max-1)
+		}
+		set.Set(c)
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return nil, fmt.Errorf("cpus_allowed: sched_setaffinity to CPUs %v: %w", cpus, err)
+	}
+	return func() { _ = unix.SchedSetaffinity(0, &old) }, nil
+}
+
+// configuredCPUs is the number of CPUs configured, as fio counts them
+// (sysconf(_SC_NPROCESSORS_CONF): the highest possible CPU + 1), or
+// the ones this process may use when that cannot be read.
+func configuredCPUs() int {
+	s, err := kernelfs.ReadString(kernelfs.Default().SysPath("devices", "system", "cpu", "possible"))
+	if err == nil {
+		if i := strings.LastIndexAny(s, ",-"); i >= 0 {
+			s = s[i+1:]
+		}
+		if n, err := strconv.Atoi(s); err == nil {
+			return n + 1
+		}
+	}
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) == nil {
+		return set.Count()
+	}
+	return 1
+}
+
+// fioThread is fio's number (from 0) of the thread of clone of a job
+// whose first clone is thread first: fio adds clone 0, then numjobs-1
+// down to 1.
+func fioThread(first, clone, numJobs int) int {
+	if clone == 0 {
+		return first
+	}
+	return first + numJobs - clone
+}

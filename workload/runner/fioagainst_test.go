@@ -1,0 +1,185 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ranJob is what the comparisons with fio look at in one job (one clone):
+// its name and, per direction, its I/O count and bytes.
+type ranJob struct {
+	Name  string
+	IOs   [workload.NumDirs]uint64
+	Bytes [workload.NumDirs]uint64
+}
+
+// fioRun is one tool's run of a job file: its jobs in order and the files
+// it left in the working directory (path relative to it, and size).
+type fioRun struct {
+	Jobs  []ranJob
+	Files map[string]int64
+}
+
+// runBoth runs the job file dir/name (text, written there, with the other
+// files of extra beside it) under fio 3.33 and under stortest (Parse and
+// RunJobs), each in a fresh copy of dir as the working directory, with
+// args as the command-line options after the file. It returns both runs;
+// the files each left behind are listed without the job files.
+func runBoth(t *testing.T, name, text string, extra map[string]string, args ...string) (fio, ours fioRun) {
+	t.Helper()
+	bin := fioBinary(t)
+	files := map[string]string{name: text}
+	for k, v := range extra {
+		files[k] = v
+	}
+	setup := func() string {
+		dir := t.TempDir()
+		for p, s := range files {
+			p = filepath.Join(dir, p)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
+		}
+		return dir
+	}
+	left := func(dir string) map[string]int64 {
+		m := map[string]int64{}
+		require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			if _, ok := files[rel]; ok || rel == "fio.json" {
+				return nil
+			}
+			st, err := d.Info()
+			if err == nil {
+				m[rel] = st.Size()
+			}
+			return err
+		}))
+		return m
+	}
+
+	dir := setup()
+	cmd := exec.Command(bin, append([]string{"--output-format=json", "--output=fio.json", name}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "fio: %s", out)
+	b, err := os.ReadFile(filepath.Join(dir, "fio.json"))
+	require.NoError(t, err)
+	var doc struct {
+		Jobs []struct {
+			Name              string `json:"jobname"`
+			Read, Write, Trim struct {
+				IOs   uint64 `json:"total_ios"`
+				Bytes uint64 `json:"io_bytes"`
+			}
+		}
+	}
+	if i := strings.IndexByte(string(b), '{'); i > 0 {
+		b = b[i:] // notes before the document
+	}
+	require.NoError(t, json.Unmarshal(b, &doc), "%s", b)
+	for _, j := range doc.Jobs {
+		fio.Jobs = append(fio.Jobs, ranJob{j.Name, [workload.NumDirs]uint64{j.Read.IOs, j.Write.IOs, j.Trim.IOs},
+			[workload.NumDirs]uint64{j.Read.Bytes, j.Write.Bytes, j.Trim.Bytes}})
+	}
+	fio.Files = left(dir)
+
+	dir = setup()
+	t.Chdir(dir)
+	f, err := os.Open(name)
+	require.NoError(t, err)
+	defer f.Close()
+	jobs, _, err := fiojob.Parse(f, name, fiojob.Config{Args: args})
+	require.NoError(t, err)
+	res, err := RunJobs(context.Background(), jobs, workload.Options{})
+	require.NoError(t, err)
+	for _, j := range res.Jobs {
+		require.NoError(t, j.Err, "job %s", j.Name)
+		var r ranJob
+		r.Name = j.Name
+		for d := range workload.NumDirs {
+			r.IOs[d], r.Bytes[d] = j.Dirs[d].IOs, j.Dirs[d].Bytes
+		}
+		ours.Jobs = append(ours.Jobs, r)
+	}
+	ours.Files = left(dir)
+	return fio, ours
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	var k []string
+	for s := range m {
+		k = append(k, s)
+	}
+	slices.Sort(k)
+	return k
+}
+
+// Includes are read where fio 3.33 reads them, in [global] and in job
+// sections, relative to the working directory and else to the including
+// file: the jobs move what fio's do.
+func TestParseFioIncludeMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "jobs/main.fio", `[global]
+include common/global.fio
+[a]
+include a.fio
+rw=write
+[b]
+rw=randread
+include common/b.fio
+`, map[string]string{
+		"jobs/common/global.fio": "size=64k\nioengine=psync\n",
+		"jobs/a.fio":             "bs=8k\n",
+		"jobs/common/b.fio":      "include bs.fio\nrandrepeat=0\n",
+		"jobs/common/bs.fio":     "bs=16k\n",
+	})
+	want := []ranJob{
+		{Name: "a", IOs: [workload.NumDirs]uint64{0, 8, 0}, Bytes: [workload.NumDirs]uint64{0, 64 << 10, 0}},
+		{Name: "b", IOs: [workload.NumDirs]uint64{4, 0, 0}, Bytes: [workload.NumDirs]uint64{64 << 10, 0, 0}},
+	}
+	assert.Equal(t, want, fio.Jobs, "fio")
+	assert.Equal(t, want, ours.Jobs, "stortest")
+	assert.Equal(t, fio.Files, ours.Files, "files left")
+}
+
+// Options other projects' job files give that change no count: fio 3.33
+// and stortest move the same I/Os with them (thread with any value,
+// normal without a deviation, the deprecated verifysort, bwavgtime and
+// iopsavgtime).
+func TestFioQuietOptionsMatchFio(t *testing.T) {
+	fio, ours := runBoth(t, "quiet.fio", `[global]
+thread=8
+size=256k
+bwavgtime=250
+iopsavgtime=250
+[normal]
+rw=randread
+random_distribution=normal
+[sorted]
+rw=write
+verify=md5
+verifysort=1
+verifysort_nr=64
+`, nil)
+	want := []ranJob{
+		{Name: "normal", IOs: [workload.NumDirs]uint64{64, 0, 0}, Bytes: [workload.NumDirs]uint64{256 << 10, 0, 0}},
+		{Name: "sorted", IOs: [workload.NumDirs]uint64{64, 64, 0}, Bytes: [workload.NumDirs]uint64{256 << 10, 256 << 10, 0}},
+	}
+	assert.Equal(t, want, fio.Jobs, "fio")
+	assert.Equal(t, fio.Jobs, ours.Jobs, "stortest")
+}
