@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,25 +88,12 @@ func TestFioPctilesErrors(t *testing.T) {
 	os.WriteFile(plain, []byte(`{"jobs":[{"jobname":"a","read":{"clat_ns":{"N":1,"percentile":{"50.000000":1}}}}]}`), 0o644)
 	broken := filepath.Join(dir, "broken.json")
 	os.WriteFile(broken, []byte("{\n\"jobs\": [,\n"), 0o644)
-	cases := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	cases := []cliCase{
 		{"no-file", []string{"fio", "pctiles"}, 2, "want one fio json+ file"},
 		{"missing", []string{"fio", "pctiles", filepath.Join(dir, "nope.json")}, 1, "no such file"},
 		{"plain-json", []string{"fio", "pctiles", plain}, 1, "--output-format=json+"},
 		{"broken", []string{"fio", "pctiles", broken}, 1, "line 2 column 10"},
 		{"bad-list", []string{"fio", "pctiles", "--percentiles", "200", plain}, 2, "--percentiles"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := runMain(c.args, &stdout, &stderr)
-			if code != c.code || !strings.Contains(stderr.String(), c.want) {
-				t.Fatalf("exit %d stderr %q; want exit %d containing %q", code, stderr.String(), c.code, c.want)
-			}
-		})
-	}
+	runCLICases(t, cases)
 }

@@ -97,26 +97,13 @@ func TestSteadyFioErrors(t *testing.T) {
 	if err := os.WriteFile(plain, []byte(`{"jobs":[{"jobname":"x"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	tests := []cliCase{
 		{"no file", []string{"steady", "fio"}, 2, "want at least one fio JSON output"},
 		{"missing file", []string{"steady", "fio", filepath.Join(dir, "nope.json")}, 1, "no such file"},
 		{"syntax", []string{"steady", "fio", bad}, 1, "bad.json: line 3 column 18"},
 		{"no steadystate", []string{"steady", "fio", plain}, 1, "no job has a steadystate object"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := runMain(tt.args, &stdout, &stderr)
-			if code != tt.code || !strings.Contains(stderr.String(), tt.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), tt.code, tt.want)
-			}
-		})
-	}
+	runCLICases(t, tests)
 }
 
 func TestSteadyCheck(t *testing.T) {
