@@ -49,6 +49,22 @@ func (d *FioDirection) Stat(name string) *FioStat {
 	return named(name, [3]string{"slat_ns", "clat_ns", "lat_ns"}, d.Slat, d.Clat, d.Lat)
 }
 
+// EachStat calls fn for every latency stat the job has, by direction and
+// stat in fio's order (Directions, StatNames).
+func (j *FioJob) EachStat(fn func(dir, stat string, s *FioStat)) {
+	for _, dir := range Directions {
+		d := j.Direction(dir)
+		if d == nil {
+			continue
+		}
+		for _, stat := range StatNames {
+			if s := d.Stat(stat); s != nil {
+				fn(dir, stat, s)
+			}
+		}
+	}
+}
+
 // named returns the value whose name is name, nil for an unknown name.
 func named[T any](name string, names [3]string, a, b, c *T) *T {
 	for i, v := range [3]*T{a, b, c} {

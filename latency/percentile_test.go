@@ -214,17 +214,9 @@ func eachRecordedStat(t *testing.T, fn func(name string, s *FioStat)) {
 	t.Helper()
 	for _, path := range fioRecordings(t) {
 		for _, job := range readFioFile(t, path).Jobs {
-			for _, dir := range Directions {
-				d := job.Direction(dir)
-				if d == nil {
-					continue
-				}
-				for _, stat := range StatNames {
-					if s := d.Stat(stat); s != nil {
-						fn(filepath.Base(path)+"/"+job.Name+"/"+dir+"/"+stat, s)
-					}
-				}
-			}
+			job.EachStat(func(dir, stat string, s *FioStat) {
+				fn(filepath.Base(path)+"/"+job.Name+"/"+dir+"/"+stat, s)
+			})
 		}
 	}
 }
