@@ -28,3 +28,14 @@ func runCLICases(t *testing.T, cases []cliCase) {
 		})
 	}
 }
+
+// runOK runs the command line args, which must exit 0, and returns its
+// standard output.
+func runOK(t *testing.T, args []string) *bytes.Buffer {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := runMain(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	return &stdout
+}

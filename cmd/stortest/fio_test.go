@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -21,11 +20,8 @@ func TestFioPctilesReproducesRecordedFio(t *testing.T) {
 	total := 0
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if code := runMain([]string{"fio", "pctiles", path}, &stdout, &stderr); code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr.String())
-			}
-			got, err := latency.ReadFio(&stdout, "output")
+			stdout := runOK(t, []string{"fio", "pctiles", path})
+			got, err := latency.ReadFio(stdout, "output")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,10 +64,7 @@ func TestFioPctilesReproducesRecordedFio(t *testing.T) {
 
 func TestFioPctilesKeysAndOverride(t *testing.T) {
 	path := filepath.Join("..", "..", "testdata", "fio", "custom-list.json")
-	var stdout, stderr bytes.Buffer
-	if code := runMain([]string{"fio", "pctiles", "--percentiles", "50:99.9", path}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	stdout := runOK(t, []string{"fio", "pctiles", "--percentiles", "50:99.9", path})
 	var raw map[string]any
 	if err := json.Unmarshal(stdout.Bytes(), &raw); err != nil {
 		t.Fatal(err)
