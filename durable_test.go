@@ -233,12 +233,10 @@ func TestUpdateBaselineSaysHistoryDamage(t *testing.T) {
 // fakeRandRead runs, under a fake testing.TB, a short time-based 4k
 // random read named name on a 4 MiB file, and returns the finished fake.
 func fakeRandRead(t *testing.T, name string) *fakeTB {
-	f := newFake(t)
-	f.run(func(tb testing.TB) {
+	f := runFake(t, func(tb testing.TB) {
 		dev := File(tb, 4<<20)
 		Run(tb, dev, workload.Job{Name: name, RW: workload.RandRead, BlockSize: 4096,
 			Runtime: 300 * time.Millisecond, TimeBased: true})
 	})
-	f.finish()
 	return f
 }
