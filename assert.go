@@ -283,14 +283,14 @@ func exactRate(v float64) string { return exactIOPS(v) + "B/s" }
 // the ramp's, it does not judge: it logs so and returns false.
 func (r *Result) CheckIOPS(t testing.TB, floor float64, dirs ...workload.Dir) bool {
 	t.Helper()
-	return r.measured(t, false, floorLabel("iops", dirs), "≥ "+human.Count(floor), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, human.Count, exactIOPS))
+	return r.iopsFloor(t, false, floor, dirs)
 }
 
 // RequireIOPS is CheckIOPS that stops the test (FailNow), also when a
 // run cut short leaves it unjudged.
 func (r *Result) RequireIOPS(t testing.TB, floor float64, dirs ...workload.Dir) {
 	t.Helper()
-	r.measured(t, true, floorLabel("iops", dirs), "≥ "+human.Count(floor), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, human.Count, exactIOPS))
+	r.iopsFloor(t, true, floor, dirs)
 }
 
 // CheckBW checks that the bandwidth in bytes per second of the given
@@ -299,14 +299,26 @@ func (r *Result) RequireIOPS(t testing.TB, floor float64, dirs ...workload.Dir) 
 // interrupt it does not judge: it logs so and returns false.
 func (r *Result) CheckBW(t testing.TB, floor float64, dirs ...workload.Dir) bool {
 	t.Helper()
-	return r.measured(t, false, floorLabel("bw", dirs), "≥ "+human.BW(floor), r.floorFindings("bw", r.BW(dirs...), floor, dirs, human.BW, exactRate))
+	return r.bwFloor(t, false, floor, dirs)
 }
 
 // RequireBW is CheckBW that stops the test (FailNow), also when a run
 // cut short leaves it unjudged.
 func (r *Result) RequireBW(t testing.TB, floor float64, dirs ...workload.Dir) {
 	t.Helper()
-	r.measured(t, true, floorLabel("bw", dirs), "≥ "+human.BW(floor), r.floorFindings("bw", r.BW(dirs...), floor, dirs, human.BW, exactRate))
+	r.bwFloor(t, true, floor, dirs)
+}
+
+// iopsFloor and bwFloor judge the floors of CheckIOPS, RequireIOPS,
+// CheckBW and RequireBW; fatal stops the test.
+func (r *Result) iopsFloor(t testing.TB, fatal bool, floor float64, dirs []workload.Dir) bool {
+	t.Helper()
+	return r.measured(t, fatal, floorLabel("iops", dirs), "≥ "+human.Count(floor), r.floorFindings("iops", r.IOPS(dirs...), floor, dirs, human.Count, exactIOPS))
+}
+
+func (r *Result) bwFloor(t testing.TB, fatal bool, floor float64, dirs []workload.Dir) bool {
+	t.Helper()
+	return r.measured(t, fatal, floorLabel("bw", dirs), "≥ "+human.BW(floor), r.floorFindings("bw", r.BW(dirs...), floor, dirs, human.BW, exactRate))
 }
 
 // floorLabel names a floor check in logs: "iops floor", "bw read

@@ -27,22 +27,31 @@ func checkOn(t *testing.T, modify func(*Result), check func(r *Result, tb testin
 	if modify != nil {
 		modify(r)
 	}
-	f := newFake(t)
 	var o outcome
+	var f *fakeTB
+	o.ok, o.stopped, f, o.recorded = runCheck(t, r, check)
+	o.errors = f.errors
+	return o
+}
+
+// runCheck runs check on r under a fake test and returns what check
+// returned, whether it stopped the test, the fake, and the failure
+// messages in the JUnit record; a check that records errors fails t.
+func runCheck(t *testing.T, r *Result, check func(r *Result, tb testing.TB) bool) (ok, stopped bool, f *fakeTB, recorded []string) {
+	t.Helper()
+	f = newFake(t)
 	returned := false
 	f.run(func(tb testing.TB) {
-		o.ok = check(r, tb)
+		ok = check(r, tb)
 		returned = true
 	})
-	o.errors = f.errors
-	o.stopped = !returned
 	for _, fl := range r.rec.run.Failures {
-		o.recorded = append(o.recorded, fl.Message)
+		recorded = append(recorded, fl.Message)
 	}
 	if len(r.rec.run.Errors) > 0 {
 		t.Errorf("checks recorded errors: %v", r.rec.run.Errors)
 	}
-	return o
+	return ok, !returned, f, recorded
 }
 
 // firstLines keeps the first line of each message (the detail follows).

@@ -39,10 +39,7 @@ func checkBaselineFake(t *testing.T, r *Result, opts ...BaselineOption) (ok bool
 func TestCheckBaseline(t *testing.T) {
 	dev := File(t, 16<<20)
 	dir := t.TempDir()
-	job := func(iops int) workload.Job {
-		return workload.Job{Name: "rated-read", Engine: "psync", RW: workload.RandRead, BlockSize: 4096,
-			Runtime: 4 * time.Second, TimeBased: true, RateIOPS: [3]int{iops}}
-	}
+	job := ratedRead(4 * time.Second)
 	t.Setenv(EnvUpdate, "0")
 	base := Run(t, dev, job(1000))
 	path := baselines.Path(dir, t.Name(), "rated-read")
@@ -362,4 +359,14 @@ func TestCheckBaselineOtherDevice(t *testing.T) {
 	assert.Empty(t, errs)
 	assert.Contains(t, logs, "stortest: mix: fingerprint changed since the baseline: firmware 1B2Q -> 2B2Q")
 	assert.Len(t, updated.rec.run.Baselines, 1, "compared")
+}
+
+// ratedRead returns a job of the given runtime reading 4k at random,
+// rated at the IOPS given to it: the baseline tests slow a run down by
+// lowering the rate.
+func ratedRead(runtime time.Duration) func(iops int) workload.Job {
+	return func(iops int) workload.Job {
+		return workload.Job{Name: "rated-read", Engine: "psync", RW: workload.RandRead, BlockSize: 4096,
+			Runtime: runtime, TimeBased: true, RateIOPS: [3]int{iops}}
+	}
 }

@@ -74,18 +74,25 @@ func TestUpdateBaselineFullDisk(t *testing.T) {
 	}
 	before := dirFiles(t, dir)
 	require.Len(t, before, 2, "the baseline and its history")
-
-	_, err := tmpfs.Fill(dir, 0)
-	require.NoError(t, err)
-	for range 3 {
+	// failsUnchanged: the check fails with one error naming the baseline
+	// and saying each of want, and leaves the files as they were.
+	failsUnchanged := func(want ...string) {
+		t.Helper()
 		forgetWritten(t)
 		ok, errs, _ := checkBaselineFake(t, syntheticResult(), BaselineDir(dir))
 		require.False(t, ok)
 		require.Len(t, errs, 1)
 		require.Contains(t, errs[0], path)
-		require.Contains(t, errs[0], "no space left on device")
-		require.Contains(t, errs[0], "as they were")
+		for _, w := range want {
+			require.Contains(t, errs[0], w)
+		}
 		require.Equal(t, before, dirFiles(t, dir))
+	}
+
+	_, err := tmpfs.Fill(dir, 0)
+	require.NoError(t, err)
+	for range 3 {
+		failsUnchanged("no space left on device", "as they were")
 	}
 	require.NoError(t, tmpfs.Free(dir))
 
@@ -95,13 +102,7 @@ func TestUpdateBaselineFullDisk(t *testing.T) {
 		}
 		return nil
 	})()
-	forgetWritten(t)
-	ok, errs, _ := checkBaselineFake(t, syntheticResult(), BaselineDir(dir))
-	require.False(t, ok)
-	require.Len(t, errs, 1)
-	require.Contains(t, errs[0], path)
-	require.Contains(t, errs[0], "input/output error")
-	require.Equal(t, before, dirFiles(t, dir))
+	failsUnchanged("input/output error")
 	durable.Inject(nil)
 
 	// An earlier version's partial entry at the history's end.
@@ -133,13 +134,7 @@ func TestRunArtifactsFullDisk(t *testing.T) {
 	t.Setenv("STORTEST_HISTORY", "")
 	_, err := tmpfs.Fill(out, 0)
 	require.NoError(t, err)
-	f := newFake(t)
-	f.run(func(tb testing.TB) {
-		dev := File(tb, 4<<20)
-		Run(tb, dev, workload.Job{Name: "full", RW: workload.RandRead, BlockSize: 4096,
-			Runtime: 300 * time.Millisecond, TimeBased: true})
-	})
-	f.finish()
+	f := fakeRandRead(t, "full")
 	all := strings.Join(append(f.errors, f.fatals...), "\n")
 	dir := filepath.Join(out, testDirName(t.Name()))
 	for _, name := range []string{"full.fio.json", "full.summary.txt", "full.html", "full_clat_hist.1.log"} {
@@ -162,13 +157,7 @@ func TestRunArtifactEIO(t *testing.T) {
 		}
 		return nil
 	})()
-	f := newFake(t)
-	f.run(func(tb testing.TB) {
-		dev := File(tb, 4<<20)
-		Run(tb, dev, workload.Job{Name: "eio", RW: workload.RandRead, BlockSize: 4096,
-			Runtime: 300 * time.Millisecond, TimeBased: true})
-	})
-	f.finish()
+	f := fakeRandRead(t, "eio")
 	dir := filepath.Join(out, testDirName(t.Name()))
 	require.Len(t, f.errors, 1, "%q", f.errors)
 	require.Contains(t, f.errors[0], filepath.Join(dir, "eio.summary.txt"))
@@ -193,24 +182,14 @@ func TestRunHistoryFullDisk(t *testing.T) {
 	t.Setenv("STORTEST_HISTORY", hist)
 	_, err := tmpfs.Fill(hist, 0)
 	require.NoError(t, err)
-	run := func() *fakeTB {
-		f := newFake(t)
-		f.run(func(tb testing.TB) {
-			dev := File(tb, 4<<20)
-			Run(tb, dev, workload.Job{Name: "hist", RW: workload.RandRead, BlockSize: 4096,
-				Runtime: 300 * time.Millisecond, TimeBased: true})
-		})
-		f.finish()
-		return f
-	}
-	f := run()
+	f := fakeRandRead(t, "hist")
 	require.Len(t, f.errors, 1, "%q", f.errors)
 	require.Contains(t, f.errors[0], "history: append "+history.Dir(hist, t.Name(), "hist"))
 	require.Contains(t, f.errors[0], "no space left on device")
 	require.Empty(t, dirFiles(t, hist), "no file, whole or partial")
 
 	require.NoError(t, tmpfs.Free(hist))
-	f = run()
+	f = fakeRandRead(t, "hist")
 	require.Empty(t, f.errors)
 	entries, err := history.Load(hist)
 	require.NoError(t, err)
@@ -249,4 +228,15 @@ func TestUpdateBaselineSaysHistoryDamage(t *testing.T) {
 	ok, errs, logs := checkBaselineFake(t, syntheticResult(), BaselineDir(dir))
 	require.True(t, ok, "%q", errs)
 	require.Contains(t, strings.Join(logs, "\n"), fmt.Sprintf("%s:1: skipped %d bytes: an entry cut short", baselines.HistoryPath(path), n))
+}
+
+// fakeRandRead runs, under a fake testing.TB, a short time-based 4k
+// random read named name on a 4 MiB file, and returns the finished fake.
+func fakeRandRead(t *testing.T, name string) *fakeTB {
+	f := runFake(t, func(tb testing.TB) {
+		dev := File(tb, 4<<20)
+		Run(tb, dev, workload.Job{Name: name, RW: workload.RandRead, BlockSize: 4096,
+			Runtime: 300 * time.Millisecond, TimeBased: true})
+	})
+	return f
 }

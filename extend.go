@@ -53,21 +53,9 @@ func extendRun(ctx context.Context, t testing.TB, job workload.Job, wopts worklo
 	if Update() || len(wres.Jobs) == 0 {
 		return wres
 	}
-	c := baselineConfig{dir: cmp.Or(BaselinesSetting(), baselines.DefaultDir), cfg: regress.DefaultConfig()}
-	for _, o := range e.opts {
-		o(&c)
-	}
-	old, err := baselines.Load(baselines.Path(c.dir, t.Name(), job.Name))
-	if err != nil || c.err != nil {
+	old, cfg, ok := loadComparison(t, job, e.opts)
+	if !ok {
 		return wres // CheckBaseline will say why
-	}
-	flagRules, err := regress.ParseRules(ToleranceSetting())
-	if err != nil {
-		return wres
-	}
-	cfg, err := c.compareConfig(old, flagRules)
-	if err != nil {
-		return wres
 	}
 	for ctx.Err() == nil {
 		cur, err := baselines.FromResult(wres, baselines.Fingerprint{})
@@ -151,4 +139,28 @@ func dirOfMetric(metric string) string {
 		}
 	}
 	return metric
+}
+
+// loadComparison loads the test's baseline of job and the configuration
+// CheckBaseline with opts would compare a run with it; ok is false when
+// it cannot (no baseline, bad options or tolerances: CheckBaseline says
+// why).
+func loadComparison(t testing.TB, job workload.Job, opts []BaselineOption) (old *baselines.Baseline, cfg regress.Config, ok bool) {
+	c := baselineConfig{dir: cmp.Or(BaselinesSetting(), baselines.DefaultDir), cfg: regress.DefaultConfig()}
+	for _, o := range opts {
+		o(&c)
+	}
+	old, err := baselines.Load(baselines.Path(c.dir, t.Name(), job.Name))
+	if err != nil || c.err != nil {
+		return nil, cfg, false
+	}
+	flagRules, err := regress.ParseRules(ToleranceSetting())
+	if err != nil {
+		return nil, cfg, false
+	}
+	cfg, err = c.compareConfig(old, flagRules)
+	if err != nil {
+		return nil, cfg, false
+	}
+	return old, cfg, true
 }

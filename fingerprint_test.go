@@ -25,39 +25,37 @@ func TestFingerprint(t *testing.T) {
 	}()
 	nvme := baselines.Fingerprint{Kind: "loop", Device: "loop7", Model: "loop", Backing: "/x/img",
 		BackingDevice: "nvme0n1 (Samsung SSD 990 PRO 2TB, firmware 4B2QJXD7)", Kernel: "6.18.0", Engine: "io_uring"}
+	// want is what every case has around its own properties (pairs of
+	// name after "fingerprint." and value): the target and its size
+	// first, the engine and the job last.
+	want := func(own ...string) []report.Property {
+		kv := append(append([]string{"target", "loop /dev/loop7", "size", "1048576"}, own...), "engine", "io_uring", "job", jobJSON)
+		var props []report.Property
+		for i := 0; i < len(kv); i += 2 {
+			props = append(props, report.Property{Name: "fingerprint." + kv[i], Value: kv[i+1]})
+		}
+		return props
+	}
 	for _, tc := range []struct {
 		name    string
 		devices []string
 		fp      baselines.Fingerprint
 		want    []report.Property
 	}{
-		{"NVMe under a loop device", []string{"loop7", "nvme0n1"}, nvme, []report.Property{
-			{Name: "fingerprint.target", Value: "loop /dev/loop7"},
-			{Name: "fingerprint.size", Value: "1048576"},
-			{Name: "fingerprint.devices", Value: "loop7 nvme0n1"},
-			{Name: "fingerprint.device", Value: "loop7"},
-			{Name: "fingerprint.model", Value: "loop"},
-			{Name: "fingerprint.backing_device", Value: "nvme0n1 (Samsung SSD 990 PRO 2TB, firmware 4B2QJXD7)"},
-			{Name: "fingerprint.kernel", Value: "6.18.0"},
-			{Name: "fingerprint.engine", Value: "io_uring"},
-			{Name: "fingerprint.job", Value: jobJSON},
-		}},
-		{"SCSI disk", []string{"sda"}, baselines.Fingerprint{Kind: "block", Device: "sda", Model: "QEMU HARDDISK", Firmware: "2.5+"}, []report.Property{
-			{Name: "fingerprint.target", Value: "loop /dev/loop7"},
-			{Name: "fingerprint.size", Value: "1048576"},
-			{Name: "fingerprint.devices", Value: "sda"},
-			{Name: "fingerprint.device", Value: "sda"},
-			{Name: "fingerprint.model", Value: "QEMU HARDDISK"},
-			{Name: "fingerprint.firmware", Value: "2.5+"},
-			{Name: "fingerprint.engine", Value: "io_uring"},
-			{Name: "fingerprint.job", Value: jobJSON},
-		}},
-		{"nothing known (tmpfs)", nil, baselines.Fingerprint{}, []report.Property{
-			{Name: "fingerprint.target", Value: "loop /dev/loop7"},
-			{Name: "fingerprint.size", Value: "1048576"},
-			{Name: "fingerprint.engine", Value: "io_uring"},
-			{Name: "fingerprint.job", Value: jobJSON},
-		}},
+		{"NVMe under a loop device", []string{"loop7", "nvme0n1"}, nvme, want(
+			"devices", "loop7 nvme0n1",
+			"device", "loop7",
+			"model", "loop",
+			"backing_device", "nvme0n1 (Samsung SSD 990 PRO 2TB, firmware 4B2QJXD7)",
+			"kernel", "6.18.0",
+		)},
+		{"SCSI disk", []string{"sda"}, baselines.Fingerprint{Kind: "block", Device: "sda", Model: "QEMU HARDDISK", Firmware: "2.5+"}, want(
+			"devices", "sda",
+			"device", "sda",
+			"model", "QEMU HARDDISK",
+			"firmware", "2.5+",
+		)},
+		{"nothing known (tmpfs)", nil, baselines.Fingerprint{}, want()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dev := &Dev{Path: "/dev/loop7", Kind: KindLoop, Size: 1 << 20}

@@ -195,3 +195,11 @@ func validateJUnit(t *testing.T, path string) {
 		t.Errorf("xmllint: %v\n%s", err, out)
 	}
 }
+
+// runFake runs body as a test under a new fake and finishes it.
+func runFake(t *testing.T, body func(tb testing.TB)) *fakeTB {
+	f := newFake(t)
+	f.run(body)
+	f.finish()
+	return f
+}

@@ -39,13 +39,11 @@ func TestPackageOf(t *testing.T) {
 // TestWriteJUnit writes the report of a real run, a failed check and a
 // run that could not start, and checks it against Jenkins' schema.
 func TestWriteJUnit(t *testing.T) {
-	f := newFake(t)
-	f.run(func(tb testing.TB) {
+	runFake(t, func(tb testing.TB) {
 		r := Run(tb, File(tb, 2<<20), workload.Job{Name: "seq", RW: workload.Read, BlockSize: 64 << 10})
 		r.CheckIOPS(tb, 1e12)
 		Run(tb, &Dev{Path: "/nonexistent/x"}, workload.Job{Name: "missing", Size: 1 << 20})
 	})
-	f.finish()
 	mine := casesOf(t, t.Name())
 	if len(mine) != 2 {
 		t.Fatalf("%d testcases", len(mine))

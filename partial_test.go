@@ -39,21 +39,10 @@ func checkCut(t *testing.T, modify func(*Result), check func(r *Result, tb testi
 	if modify != nil {
 		modify(r)
 	}
-	f := newFake(t)
 	var o cutOutcome
-	returned := false
-	f.run(func(tb testing.TB) {
-		o.ok = check(r, tb)
-		returned = true
-	})
-	o.stopped = !returned
+	var f *fakeTB
+	o.ok, o.stopped, f, o.recorded = runCheck(t, r, check)
 	o.errors, o.logs = firstLines(f.errors), f.logs
-	for _, fl := range r.rec.run.Failures {
-		o.recorded = append(o.recorded, fl.Message)
-	}
-	if len(r.rec.run.Errors) > 0 {
-		t.Errorf("checks recorded errors: %v", r.rec.run.Errors)
-	}
 	return o
 }
 

@@ -1,7 +1,6 @@
 package stortest
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"testing"
@@ -180,20 +179,8 @@ func repeatRun(ctx context.Context, t testing.TB, job workload.Job, wopts worklo
 	if Update() || len(wres.Jobs) == 0 {
 		return nil
 	}
-	c := baselineConfig{dir: cmp.Or(BaselinesSetting(), baselines.DefaultDir), cfg: regress.DefaultConfig()}
-	for _, o := range rc.opts {
-		o(&c)
-	}
-	old, err := baselines.Load(baselines.Path(c.dir, t.Name(), job.Name))
-	if err != nil || c.err != nil {
-		return nil
-	}
-	flagRules, err := regress.ParseRules(ToleranceSetting())
-	if err != nil {
-		return nil
-	}
-	cfg, err := c.compareConfig(old, flagRules)
-	if err != nil {
+	old, cfg, ok := loadComparison(t, job, rc.opts)
+	if !ok {
 		return nil
 	}
 	wopts.HistLogPrefix = "" // the first run's logs are the artifacts

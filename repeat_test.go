@@ -184,10 +184,7 @@ func TestRepeatWhileInconclusiveRuns(t *testing.T) {
 	settingsOff(t)
 	dev := File(t, 16<<20)
 	dir := t.TempDir()
-	job := func(iops int) workload.Job {
-		return workload.Job{Name: "rated-read", Engine: "psync", RW: workload.RandRead, BlockSize: 4096,
-			Runtime: 2 * time.Second, TimeBased: true, RateIOPS: [3]int{iops}}
-	}
+	job := ratedRead(2 * time.Second)
 	t.Setenv(EnvUpdate, "1")
 	base := Run(t, dev, job(1000))
 	ok, errs, _ := checkBaselineFake(t, base, BaselineDir(dir), shortRuns())

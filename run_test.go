@@ -260,21 +260,17 @@ func TestRunRefusesUnsafeWrite(t *testing.T) {
 	}
 
 	// A trim discards data as surely as a write.
-	f = newFake(t)
-	f.run(func(tb testing.TB) {
+	f = runFake(t, func(tb testing.TB) {
 		Run(tb, Device(tb, loop.Path), workload.Job{Name: "discard", RW: workload.RandTrim, BlockSize: 64 << 10, Size: 1 << 20})
 	})
-	f.finish()
 	if len(f.fatals) != 1 || !strings.Contains(f.fatals[0], "refusing to write "+loop.Path) {
 		t.Fatalf("trim: fatals %q", f.fatals)
 	}
 
 	// Reads are not refused.
-	f = newFake(t)
-	f.run(func(tb testing.TB) {
+	f = runFake(t, func(tb testing.TB) {
 		Run(tb, Device(tb, loop.Path), workload.Job{Name: "look", RW: workload.Read, Size: 1 << 20})
 	})
-	f.finish()
 	if len(f.fatals)+len(f.errors) > 0 {
 		t.Errorf("a read was refused: %q %q", f.fatals, f.errors)
 	}
@@ -305,9 +301,7 @@ func TestRunCannotStart(t *testing.T) {
 			"/nonexistent/stortest", "gone: cannot run: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFake(t)
-			f.run(func(tb testing.TB) { Run(tb, tc.dev, tc.job) })
-			f.finish()
+			f := runFake(t, func(tb testing.TB) { Run(tb, tc.dev, tc.job) })
 			if len(f.fatals) != 1 || !strings.Contains(f.fatals[0], tc.want) {
 				t.Fatalf("fatals %q, want %q", f.fatals, tc.want)
 			}

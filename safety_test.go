@@ -50,9 +50,7 @@ func TestRunMountedDevice(t *testing.T) {
 	t.Setenv(EnvAllowDestructive, loop.Path)
 	job := workload.Job{Name: "over", RW: workload.Write, BlockSize: 64 << 10, Size: 1 << 20, Offset: 16 << 20}
 
-	f := newFake(t)
-	f.run(func(tb testing.TB) { Run(tb, Device(tb, loop.Path), job) })
-	f.finish()
+	f := runFake(t, func(tb testing.TB) { Run(tb, Device(tb, loop.Path), job) })
 	if len(f.fatals) != 1 || !strings.Contains(f.fatals[0], "refusing to write "+loop.Path+": "+strings.TrimPrefix(loop.Path, "/dev/")+" is mounted on "+dir) ||
 		!strings.Contains(f.fatals[0], "STORTEST_ALLOW_DESTRUCTIVE does not override this, the job's AllowMountedWrite does") {
 		t.Fatalf("fatals %q", f.fatals)
@@ -83,9 +81,7 @@ func TestRunChecksReplayedDevice(t *testing.T) {
 	job.ReadIOLog = log
 	t.Setenv(EnvAllowDestructive, "")
 	before := readHead(t, p)
-	f := newFake(t)
-	f.run(func(tb testing.TB) { Run(tb, File(tb, 1<<20), job) })
-	f.finish()
+	f := runFake(t, func(tb testing.TB) { Run(tb, File(tb, 1<<20), job) })
 	if len(f.fatals) != 1 || !strings.Contains(f.fatals[0], "stortest: job replay: refusing to write "+p+": a write workload destroys its data; list it in STORTEST_ALLOW_DESTRUCTIVE") {
 		t.Fatalf("fatals %q, errors %q", f.fatals, f.errors)
 	}
@@ -112,9 +108,7 @@ func TestRunWritesOwnLoopDevice(t *testing.T) {
 	loop := LoopDevice(t, 4<<20)
 	t.Setenv(EnvAllowDestructive, "")
 	job := workload.Job{Name: "scratch", RW: workload.Write, BlockSize: 64 << 10, Size: 1 << 20}
-	f := newFake(t)
-	f.run(func(tb testing.TB) { Run(tb, loop, job) })
-	f.finish()
+	f := runFake(t, func(tb testing.TB) { Run(tb, loop, job) })
 	if len(f.fatals) != 0 || len(f.errors) != 0 {
 		t.Fatalf("fatals %q, errors %q", f.fatals, f.errors)
 	}

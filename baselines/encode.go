@@ -404,48 +404,48 @@ func (p *printer) indent(level int) {
 	}
 }
 
+// container writes n members between open and end, each on a line of
+// its own at level+1, separated by commas; member writes the i-th. An
+// empty container is open and end on one line.
+func (p *printer) container(open, end byte, n, level int, member func(i int) error) error {
+	p.buf.WriteByte(open)
+	if n == 0 {
+		p.buf.WriteByte(end)
+		return nil
+	}
+	p.buf.WriteByte('\n')
+	for i := range n {
+		p.indent(level + 1)
+		if err := member(i); err != nil {
+			return err
+		}
+		if i < n-1 {
+			p.buf.WriteByte(',')
+		}
+		p.buf.WriteByte('\n')
+	}
+	p.indent(level)
+	p.buf.WriteByte(end)
+	return nil
+}
+
 func (p *printer) value(v any, level int) error {
 	switch v := v.(type) {
 	case obj:
-		if len(v) == 0 {
-			p.buf.WriteString("{}")
-			return nil
-		}
-		p.buf.WriteString("{\n")
-		for i, f := range v {
-			p.indent(level + 1)
-			p.buf.Write(appendQuote(nil, f.k))
+		return p.container('{', '}', len(v), level, func(i int) error {
+			p.buf.Write(appendQuote(nil, v[i].k))
 			p.buf.WriteString(": ")
-			if err := p.value(f.v, level+1); err != nil {
-				return err
-			}
-			if i < len(v)-1 {
-				p.buf.WriteByte(',')
-			}
-			p.buf.WriteByte('\n')
-		}
-		p.indent(level)
-		p.buf.WriteByte('}')
+			return p.value(v[i].v, level+1)
+		})
 	case lines:
-		if len(v) == 0 {
-			p.buf.WriteString("[]")
-			return nil
-		}
-		p.buf.WriteString("[\n")
-		for i, e := range v {
-			p.indent(level + 1)
-			data, err := json.Marshal(e)
+		return p.container('[', ']', len(v), level, func(i int) error {
+			data, err := json.Marshal(v[i])
 			if err != nil {
 				return err
 			}
 			p.buf.Write(data)
-			if i < len(v)-1 {
-				p.buf.WriteByte(',')
-			}
-			p.buf.WriteByte('\n')
-		}
-		p.indent(level)
-		p.buf.WriteByte(']')
+			return nil
+		})
 	default:
 		data, err := json.Marshal(v)
 		if err != nil {

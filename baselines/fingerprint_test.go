@@ -104,37 +104,46 @@ func nodeSize(node string) uint64 {
 
 func TestProbe(t *testing.T) {
 	version := "stortest-" + workload.Version
-	t.Run("file-on-nvme-partition", func(t *testing.T) {
-		fx := newSysFixture(t)
-		target := filepath.Join(t.TempDir(), "scratch")
-		require.NoError(t, os.WriteFile(target, nil, 0o644))
-		fx.device(t, fileDev(t, target), "pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1/nvme0n1p2", true)
-		fx.file(t, "sys/block/nvme0n1/device/model", "Samsung SSD 980 PRO 1TB                 \n")
-		fx.file(t, "sys/block/nvme0n1/device/serial", "S5GXNF0R123456\n")
-		fx.file(t, "sys/block/nvme0n1/device/firmware_rev", "5B2QGXA7\n")
-		got, err := Probe(target, fx.opts("io_uring"))
-		require.NoError(t, err)
-		want := Fingerprint{Kind: "file", Device: "nvme0n1", Model: "Samsung SSD 980 PRO 1TB", Serial: "S5GXNF0R123456",
-			Firmware: "5B2QGXA7", Kernel: "6.18.44-test", Engine: "io_uring", Version: version}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
-		}
-	})
-	t.Run("file-on-scsi-disk", func(t *testing.T) {
-		fx := newSysFixture(t)
-		target := t.TempDir()
-		fx.device(t, fileDev(t, target), "pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sda", false)
-		fx.file(t, "sys/block/sda/device/vendor", "ATA     \n")
-		fx.file(t, "sys/block/sda/device/model", "WDC WD40EFRX-68N\n")
-		fx.file(t, "sys/block/sda/device/rev", "0A82\n")
-		got, err := Probe(target, fx.opts("psync"))
-		require.NoError(t, err)
-		want := Fingerprint{Kind: "file", Device: "sda", Vendor: "ATA", Model: "WDC WD40EFRX-68N", Firmware: "0A82",
-			Kernel: "6.18.44-test", Engine: "psync", Version: version}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
-		}
-	})
+	for _, tc := range []struct {
+		name      string
+		inFile    bool // the target is a file in the directory, not the directory
+		partition bool
+		devpath   string
+		files     map[string]string
+		engine    string
+		want      Fingerprint
+	}{
+		{"file-on-nvme-partition", true, true, "pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1/nvme0n1p2", map[string]string{
+			"sys/block/nvme0n1/device/model":        "Samsung SSD 980 PRO 1TB                 \n",
+			"sys/block/nvme0n1/device/serial":       "S5GXNF0R123456\n",
+			"sys/block/nvme0n1/device/firmware_rev": "5B2QGXA7\n",
+		}, "io_uring", Fingerprint{Kind: "file", Device: "nvme0n1", Model: "Samsung SSD 980 PRO 1TB", Serial: "S5GXNF0R123456",
+			Firmware: "5B2QGXA7", Kernel: "6.18.44-test", Engine: "io_uring", Version: version}},
+		{"file-on-scsi-disk", false, false, "pci0000:00/ata1/host0/target0:0:0/0:0:0:0/block/sda", map[string]string{
+			"sys/block/sda/device/vendor": "ATA     \n",
+			"sys/block/sda/device/model":  "WDC WD40EFRX-68N\n",
+			"sys/block/sda/device/rev":    "0A82\n",
+		}, "psync", Fingerprint{Kind: "file", Device: "sda", Vendor: "ATA", Model: "WDC WD40EFRX-68N", Firmware: "0A82",
+			Kernel: "6.18.44-test", Engine: "psync", Version: version}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newSysFixture(t)
+			target := t.TempDir()
+			if tc.inFile {
+				target = filepath.Join(target, "scratch")
+				require.NoError(t, os.WriteFile(target, nil, 0o644))
+			}
+			fx.device(t, fileDev(t, target), tc.devpath, tc.partition)
+			for name, content := range tc.files {
+				fx.file(t, name, content)
+			}
+			got, err := Probe(target, fx.opts(tc.engine))
+			require.NoError(t, err)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
 	t.Run("virtio-serial", func(t *testing.T) {
 		fx := newSysFixture(t)
 		target := t.TempDir()

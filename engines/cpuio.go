@@ -19,11 +19,11 @@ const DefaultCPUChunk = 50 * time.Millisecond
 // last several times the chunk on a loaded machine; here a unit lasts
 // the chunk, within one sort (tens of microseconds).
 type cpuio struct {
-	chunk  time.Duration
-	qsort  bool
-	arr    []uint32 // qsort's array, scrambled again before each sort
-	rnd    uint64   // xorshift state
-	closed bool
+	chunk time.Duration
+	qsort bool
+	arr   []uint32 // qsort's array, scrambled again before each sort
+	rnd   uint64   // xorshift state
+	inline
 }
 
 var _ Engine = (*cpuio)(nil)
@@ -75,22 +75,6 @@ func (e *cpuio) burn() {
 		}
 	}
 }
-
-func (e *cpuio) Commit() error {
-	if e.closed {
-		return ErrClosed
-	}
-	return nil
-}
-
-func (e *cpuio) GetEvents(min, max int, timeout time.Duration) (int, error) {
-	if e.closed {
-		return 0, ErrClosed
-	}
-	return 0, nil
-}
-
-func (e *cpuio) Event(i int) *Unit { return nil }
 
 func (e *cpuio) Explain(u *Unit) error {
 	if u.Res >= 0 {

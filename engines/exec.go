@@ -40,7 +40,7 @@ type execEngine struct {
 	exited  bool
 	status  unix.WaitStatus
 	startE  error
-	closed  bool
+	inline
 }
 
 var _ Engine = (*execEngine)(nil)
@@ -143,22 +143,6 @@ func (e *execEngine) Stop() error {
 	}
 	return nil
 }
-
-func (e *execEngine) Commit() error {
-	if e.closed {
-		return ErrClosed
-	}
-	return nil
-}
-
-func (e *execEngine) GetEvents(min, max int, timeout time.Duration) (int, error) {
-	if e.closed {
-		return 0, ErrClosed
-	}
-	return 0, nil
-}
-
-func (e *execEngine) Event(i int) *Unit { return nil }
 
 func (e *execEngine) Explain(u *Unit) error {
 	if u.Res >= 0 {

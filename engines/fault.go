@@ -486,17 +486,26 @@ func (e *faulty) queueSync(u *Unit, d decision) (Status, error) {
 		}
 	}
 	if d.delay > 0 {
-		e.stats.Delayed++
-		e.stats.Delay += time.Duration(d.delay)
-		if e.f.Virtual {
-			u.Start -= d.delay
-			u.Issue -= d.delay
-		} else if e.sleep(d.delay) {
+		if !e.delayed(u, d.delay) && e.sleep(d.delay) {
 			return Busy, fmt.Errorf("engines: %s: %s offset %d len %d: %w after %v of its %v delay",
 				e.Name(), u.Op, u.Offset, len(u.Buf), ErrAborted, time.Duration(e.now()-e.abortFrom), time.Duration(d.delay))
 		}
 	}
 	return Completed, nil
+}
+
+// delayed counts a unit's injected delay; on a virtual clock it moves
+// the unit's start and issue back by it instead and returns true, the
+// delay being then taken, not waited for.
+func (e *faulty) delayed(u *Unit, delay int64) (virtual bool) {
+	e.stats.Delayed++
+	e.stats.Delay += time.Duration(delay)
+	if !e.f.Virtual {
+		return false
+	}
+	u.Start -= delay
+	u.Issue -= delay
+	return true
 }
 
 // finish takes a unit the inner engine completed (or that failed by
@@ -507,15 +516,8 @@ func (e *faulty) finish(u *Unit, s *unitState, t int64) {
 		e.stats.Shorts++
 	}
 	due := t
-	if s.delay > 0 {
-		e.stats.Delayed++
-		e.stats.Delay += time.Duration(s.delay)
-		if e.f.Virtual {
-			u.Start -= s.delay
-			u.Issue -= s.delay
-		} else if !e.dropped {
-			due += s.delay
-		}
+	if s.delay > 0 && !e.delayed(u, s.delay) && !e.dropped {
+		due += s.delay
 	}
 	if s.why == 0 {
 		e.tab.del(u)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -91,15 +90,15 @@ var fileOpEngines = [...]string{"filecreate", "filestat", "filedelete"}
 // The file names are formatted into a buffer made once, so Queue
 // allocates nothing.
 type fileOps struct {
-	kind   fileOpKind
-	files  FileSet
-	path   []byte // the current file's NUL-terminated path; path[:base] is fixed
-	base   int
-	lstat  bool
-	statx  bool
-	st     unix.Stat_t
-	stx    unix.Statx_t
-	closed bool
+	kind  fileOpKind
+	files FileSet
+	path  []byte // the current file's NUL-terminated path; path[:base] is fixed
+	base  int
+	lstat bool
+	statx bool
+	st    unix.Stat_t
+	stx   unix.Statx_t
+	inline
 }
 
 var _ Engine = (*fileOps)(nil)
@@ -208,22 +207,6 @@ func (e *fileOps) do() int64 {
 
 // atFDCWD is AT_FDCWD (-100) as a syscall argument.
 var atFDCWD = func() uintptr { fd := unix.AT_FDCWD; return uintptr(fd) }()
-
-func (e *fileOps) Commit() error {
-	if e.closed {
-		return ErrClosed
-	}
-	return nil
-}
-
-func (e *fileOps) GetEvents(min, max int, timeout time.Duration) (int, error) {
-	if e.closed {
-		return 0, ErrClosed
-	}
-	return 0, nil
-}
-
-func (e *fileOps) Event(i int) *Unit { return nil }
 
 // Explain names the file whose call failed.
 func (e *fileOps) Explain(u *Unit) error {

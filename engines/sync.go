@@ -6,14 +6,37 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// syncBase is shared by the synchronous engines: each unit completes inside
-// Queue, so Commit and GetEvents have nothing to do.
-type syncBase struct {
-	cfg    Config
-	fd     int
-	trim   trimmer
-	expl   explainCtx
+// inline is shared by the engines whose units complete inside Queue:
+// Commit and GetEvents have nothing to do but refuse after Close, and
+// Event has nothing to return.
+type inline struct {
 	closed bool
+}
+
+func (b *inline) Commit() error {
+	if b.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (b *inline) GetEvents(min, max int, timeout time.Duration) (int, error) {
+	if b.closed {
+		return 0, ErrClosed
+	}
+	return 0, nil
+}
+
+// Event has nothing to return: the units completed in Queue.
+func (b *inline) Event(i int) *Unit { return nil }
+
+// syncBase is shared by the synchronous engines.
+type syncBase struct {
+	inline
+	cfg  Config
+	fd   int
+	trim trimmer
+	expl explainCtx
 }
 
 func newSyncBase(name string, cfg Config) (syncBase, error) {
@@ -55,23 +78,6 @@ func newExplainCtx(name string, cfg Config) (explainCtx, error) {
 }
 
 func (b *syncBase) Flags() Flags { return FlagSync }
-
-func (b *syncBase) Commit() error {
-	if b.closed {
-		return ErrClosed
-	}
-	return nil
-}
-
-func (b *syncBase) GetEvents(min, max int, timeout time.Duration) (int, error) {
-	if b.closed {
-		return 0, ErrClosed
-	}
-	return 0, nil
-}
-
-// Event has nothing to return: synchronous engines complete units in Queue.
-func (b *syncBase) Event(i int) *Unit { return nil }
 
 func (b *syncBase) Explain(u *Unit) error { return explain(u, b.expl) }
 

@@ -488,3 +488,19 @@ var errnoNames = map[syscall.Errno]string{
 	syscall.ETIMEDOUT: "ETIMEDOUT", syscall.ENODATA: "ENODATA", syscall.EAGAIN: "EAGAIN", syscall.EBADMSG: "EBADMSG",
 	syscall.EREMOTEIO: "EREMOTEIO", syscall.ENOLINK: "ENOLINK",
 }
+
+// ServeLoop serves a faulty file (Serve) and attaches a loop device over
+// it (AttachLoop); when the loop cannot be attached it closes the file
+// and returns the error.
+func ServeLoop(o FileOptions, lo engines.LoopOptions) (*File, *engines.Loop, error) {
+	f, err := Serve(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := f.AttachLoop(lo)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, l, nil
+}

@@ -39,13 +39,8 @@ func serve(t *testing.T, o faults.FileOptions) (*faults.File, *engines.Loop) {
 	t.Helper()
 	needFUSE(t)
 	o.Dir = t.TempDir()
-	f, err := faults.Serve(o)
+	f, l, err := faults.ServeLoop(o, engines.LoopOptions{DirectIO: true})
 	require.NoError(t, err)
-	l, err := f.AttachLoop(engines.LoopOptions{DirectIO: true})
-	if err != nil {
-		f.Close()
-		require.NoError(t, err)
-	}
 	t.Cleanup(func() {
 		assert.NoError(t, f.Close())
 		assert.False(t, l.Bound(), "%s still bound", l.Path())
@@ -371,15 +366,9 @@ const orphanEnv = "STORTEST_FAULTS_ORPHAN_DIR"
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(orphanEnv); dir != "" {
-		f, err := faults.Serve(faults.FileOptions{Dir: dir, Size: 1 << 20})
+		f, l, err := faults.ServeLoop(faults.FileOptions{Dir: dir, Size: 1 << 20}, engines.LoopOptions{DirectIO: true})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		l, err := f.AttachLoop(engines.LoopOptions{DirectIO: true})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			f.Close()
 			os.Exit(1)
 		}
 		fmt.Println(f.Mountpoint(), l.Path())

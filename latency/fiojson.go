@@ -34,15 +34,7 @@ type FioJob struct {
 
 // Direction returns the job's stats for "read", "write" or "trim" (nil if absent).
 func (j *FioJob) Direction(name string) *FioDirection {
-	switch name {
-	case "read":
-		return j.Read
-	case "write":
-		return j.Write
-	case "trim":
-		return j.Trim
-	}
-	return nil
+	return named(name, [3]string{"read", "write", "trim"}, j.Read, j.Write, j.Trim)
 }
 
 // FioDirection holds the latency stats of one direction of a job.
@@ -54,13 +46,31 @@ type FioDirection struct {
 
 // Stat returns "slat_ns", "clat_ns" or "lat_ns" (nil if absent).
 func (d *FioDirection) Stat(name string) *FioStat {
-	switch name {
-	case "slat_ns":
-		return d.Slat
-	case "clat_ns":
-		return d.Clat
-	case "lat_ns":
-		return d.Lat
+	return named(name, [3]string{"slat_ns", "clat_ns", "lat_ns"}, d.Slat, d.Clat, d.Lat)
+}
+
+// EachStat calls fn for every latency stat the job has, by direction and
+// stat in fio's order (Directions, StatNames).
+func (j *FioJob) EachStat(fn func(dir, stat string, s *FioStat)) {
+	for _, dir := range Directions {
+		d := j.Direction(dir)
+		if d == nil {
+			continue
+		}
+		for _, stat := range StatNames {
+			if s := d.Stat(stat); s != nil {
+				fn(dir, stat, s)
+			}
+		}
+	}
+}
+
+// named returns the value whose name is name, nil for an unknown name.
+func named[T any](name string, names [3]string, a, b, c *T) *T {
+	for i, v := range [3]*T{a, b, c} {
+		if names[i] == name {
+			return v
+		}
 	}
 	return nil
 }

@@ -24,20 +24,12 @@ func FuzzReadFio(f *testing.F) {
 			return
 		}
 		for _, job := range out.Jobs {
-			for _, dir := range Directions {
-				d := job.Direction(dir)
-				if d == nil {
-					continue
+			job.EachStat(func(dir, stat string, s *FioStat) {
+				if h, err := s.Histogram(FioLayout); err == nil {
+					h.Percentiles(s.Percentile.Percentiles())
+					h.PercentileInterpolated(99)
 				}
-				for _, stat := range StatNames {
-					if s := d.Stat(stat); s != nil {
-						if h, err := s.Histogram(FioLayout); err == nil {
-							h.Percentiles(s.Percentile.Percentiles())
-							h.PercentileInterpolated(99)
-						}
-					}
-				}
-			}
+			})
 		}
 	})
 }

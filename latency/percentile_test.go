@@ -36,36 +36,23 @@ func readFioFile(t testing.TB, path string) *FioOutput {
 // is reproduced exactly, for every recorded job, direction and stat.
 func TestPercentilesMatchRecordedFio(t *testing.T) {
 	checked := 0
-	for _, path := range fioRecordings(t) {
-		out := readFioFile(t, path)
-		for _, job := range out.Jobs {
-			for _, dir := range Directions {
-				d := job.Direction(dir)
-				if d == nil {
-					continue
-				}
-				for _, stat := range StatNames {
-					s := d.Stat(stat)
-					if s == nil || len(s.Percentile) == 0 {
-						continue
-					}
-					name := filepath.Base(path) + "/" + job.Name + "/" + dir + "/" + stat
-					h, err := s.Histogram(FioLayout)
-					if err != nil {
-						t.Fatalf("%s: %v", name, err)
-					}
-					got := PercentileList{}
-					for _, pv := range s.Percentile {
-						got = append(got, PercentileValue{P: pv.P, Value: h.Percentile(pv.P)})
-					}
-					if diff := cmp.Diff(s.Percentile, got); diff != "" {
-						t.Errorf("%s: percentiles differ from fio's (-fio +ours):\n%s", name, diff)
-					}
-					checked += len(got)
-				}
-			}
+	eachRecordedStat(t, func(name string, s *FioStat) {
+		if len(s.Percentile) == 0 {
+			return
 		}
-	}
+		h, err := s.Histogram(FioLayout)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := PercentileList{}
+		for _, pv := range s.Percentile {
+			got = append(got, PercentileValue{P: pv.P, Value: h.Percentile(pv.P)})
+		}
+		if diff := cmp.Diff(s.Percentile, got); diff != "" {
+			t.Errorf("%s: percentiles differ from fio's (-fio +ours):\n%s", name, diff)
+		}
+		checked += len(got)
+	})
 	if checked < 100 {
 		t.Fatalf("only %d percentile values checked", checked)
 	}
@@ -190,32 +177,21 @@ func TestPercentileInterpolated(t *testing.T) {
 // be testing the long-double threshold at all.
 func TestRecordingsDiscriminateFloat64(t *testing.T) {
 	discriminating := 0
-	for _, path := range fioRecordings(t) {
-		for _, job := range readFioFile(t, path).Jobs {
-			for _, dir := range Directions {
-				d := job.Direction(dir)
-				if d == nil {
-					continue
-				}
-				for _, stat := range StatNames {
-					s := d.Stat(stat)
-					if s == nil || len(s.Bins) == 0 {
-						continue
-					}
-					h, err := s.Histogram(FioLayout)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, pv := range s.Percentile {
-						naive := valueAtCount(h, uint64(math.Ceil(pv.P/100*float64(h.Count()))))
-						if naive != pv.Value && h.Percentile(pv.P) == pv.Value {
-							discriminating++
-						}
-					}
-				}
+	eachRecordedStat(t, func(name string, s *FioStat) {
+		if len(s.Bins) == 0 {
+			return
+		}
+		h, err := s.Histogram(FioLayout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pv := range s.Percentile {
+			naive := valueAtCount(h, uint64(math.Ceil(pv.P/100*float64(h.Count()))))
+			if naive != pv.Value && h.Percentile(pv.P) == pv.Value {
+				discriminating++
 			}
 		}
-	}
+	})
 	if discriminating < 3 {
 		t.Fatalf("%d recorded percentiles tell fio's arithmetic from float64's, want >= 3", discriminating)
 	}
@@ -230,4 +206,17 @@ func valueAtCount(h *Histogram, want uint64) uint64 {
 		}
 	}
 	return 0
+}
+
+// eachRecordedStat calls fn for every latency stat of every job and
+// direction of the recorded fio outputs, named file/job/direction/stat.
+func eachRecordedStat(t *testing.T, fn func(name string, s *FioStat)) {
+	t.Helper()
+	for _, path := range fioRecordings(t) {
+		for _, job := range readFioFile(t, path).Jobs {
+			job.EachStat(func(dir, stat string, s *FioStat) {
+				fn(filepath.Base(path)+"/"+job.Name+"/"+dir+"/"+stat, s)
+			})
+		}
+	}
 }

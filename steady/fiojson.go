@@ -217,6 +217,24 @@ func (p *fioPrinter) newline() {
 	}
 }
 
+// container writes n members between open and end, each on a line of
+// its own at level+1, separated by commas; member writes the i-th.
+func (p *fioPrinter) container(open, end byte, n, level int, member func(i int)) {
+	p.b = append(p.b, open)
+	p.newline()
+	for i := range n {
+		if i > 0 {
+			p.b = append(p.b, ',')
+			p.newline()
+		}
+		p.indent(level + 1)
+		member(i)
+	}
+	p.newline()
+	p.indent(level)
+	p.b = append(p.b, end)
+}
+
 func (p *fioPrinter) value(v any, level int) {
 	switch v := v.(type) {
 	case string:
@@ -234,53 +252,19 @@ func (p *fioPrinter) value(v any, level int) {
 			p.b = append(p.b, FormatFloat(v)...)
 		}
 	case fioObject:
-		p.b = append(p.b, '{')
-		p.newline()
-		for i, m := range v {
-			if i > 0 {
-				p.b = append(p.b, ',')
-				p.newline()
-			}
-			p.indent(level + 1)
-			p.b = strconv.AppendQuote(p.b, m.key)
+		p.container('{', '}', len(v), level, func(i int) {
+			p.b = strconv.AppendQuote(p.b, v[i].key)
 			if p.compact {
 				p.b = append(p.b, ':')
 			} else {
 				p.b = append(p.b, " : "...)
 			}
-			p.value(m.val, level+1)
-		}
-		p.newline()
-		p.indent(level)
-		p.b = append(p.b, '}')
+			p.value(v[i].val, level+1)
+		})
 	case fioArray:
-		p.b = append(p.b, '[')
-		p.newline()
-		for i, m := range v {
-			if i > 0 {
-				p.b = append(p.b, ',')
-				p.newline()
-			}
-			p.indent(level + 1)
-			p.value(m.val, level+1)
-		}
-		p.newline()
-		p.indent(level)
-		p.b = append(p.b, ']')
+		p.container('[', ']', len(v), level, func(i int) { p.value(v[i].val, level+1) })
 	case []uint64:
-		p.b = append(p.b, '[')
-		p.newline()
-		for i, x := range v {
-			if i > 0 {
-				p.b = append(p.b, ',')
-				p.newline()
-			}
-			p.indent(level + 1)
-			p.b = strconv.AppendUint(p.b, x, 10)
-		}
-		p.newline()
-		p.indent(level)
-		p.b = append(p.b, ']')
+		p.container('[', ']', len(v), level, func(i int) { p.b = strconv.AppendUint(p.b, v[i], 10) })
 	default:
 		panic(fmt.Sprintf("steady: fioPrinter: unexpected %T", v))
 	}

@@ -338,28 +338,28 @@ func signature(r io.ReaderAt) string {
 	buf := make([]byte, signatureBytes)
 	n, _ := r.ReadAt(buf, 0)
 	buf = buf[:n]
-	at := func(off int, magic string) bool {
-		return off+len(magic) <= len(buf) && string(buf[off:off+len(magic)]) == magic
-	}
-	switch {
-	case at(0, "LUKS\xba\xbe"):
-		return "a LUKS volume"
-	case at(0, "XFSB"):
-		return "an xfs file system"
-	case at(1080, "\x53\xef"):
-		return "an ext2/3/4 file system"
-	case at(65600, "_BHRfS_M"):
-		return "a btrfs file system"
-	case at(4086, "SWAPSPACE2"), at(4086, "SWAP-SPACE"):
-		return "a swap area"
-	case at(536, "LVM2 001"):
-		return "an LVM physical volume"
-	case at(512, "EFI PART"):
-		return "a GPT partition table"
-	case at(3, "NTFS    "):
-		return "an NTFS file system"
-	case at(510, "\x55\xaa"):
-		return "an MBR partition table or boot sector"
+	for _, s := range signatures {
+		if s.off+len(s.magic) <= len(buf) && string(buf[s.off:s.off+len(s.magic)]) == s.magic {
+			return s.what
+		}
 	}
 	return ""
+}
+
+// signatures are the magic numbers signature knows, first match wins.
+var signatures = []struct {
+	off   int
+	magic string
+	what  string
+}{
+	{0, "LUKS\xba\xbe", "a LUKS volume"},
+	{0, "XFSB", "an xfs file system"},
+	{1080, "\x53\xef", "an ext2/3/4 file system"},
+	{65600, "_BHRfS_M", "a btrfs file system"},
+	{4086, "SWAPSPACE2", "a swap area"},
+	{4086, "SWAP-SPACE", "a swap area"},
+	{536, "LVM2 001", "an LVM physical volume"},
+	{512, "EFI PART", "a GPT partition table"},
+	{3, "NTFS    ", "an NTFS file system"},
+	{510, "\x55\xaa", "an MBR partition table or boot sector"},
 }

@@ -19,29 +19,18 @@ import (
 )
 
 func init() {
-	diff := &command{
-		name:  "baseline diff",
-		usage: "[--format text|json|markdown|html] [--tolerance RULES] [--confidence C] [--run-spread S] [--strict] OLD NEW | --fleet DIR",
-		short: "compare baselines (two files, or two directories matched by relative path; --fleet: each host of DIR/<host>/ against the other hosts, with the fleet's merged percentiles); exit 1 on a regression, 3 on an inconclusive comparison with --strict, 2 on an error",
-	}
-	diff.run = func(args []string, stdout, stderr io.Writer) error { return baselineDiff(diff, args, stdout, stderr) }
-	register(diff)
-
-	show := &command{
-		name:  "baseline show",
-		usage: "[--format text|json] FILE...",
-		short: "print what a baseline holds: fingerprint, job, throughput, latency statistics",
-	}
-	show.run = func(args []string, stdout, stderr io.Writer) error { return baselineShow(show, args, stdout, stderr) }
-	register(show)
-
-	imp := &command{
-		name:  "baseline import-fio",
-		usage: "[--out DIR [--test NAME] [--force]] [--probe] FILE.json|-",
-		short: "turn fio JSON or json+ output into baselines, one per job (stdout without --out)",
-	}
-	imp.run = func(args []string, stdout, stderr io.Writer) error { return baselineImport(imp, args, stdout, stderr) }
-	register(imp)
+	define("baseline diff",
+		"[--format text|json|markdown|html] [--tolerance RULES] [--confidence C] [--run-spread S] [--strict] OLD NEW | --fleet DIR",
+		"compare baselines (two files, or two directories matched by relative path; --fleet: each host of DIR/<host>/ against the other hosts, with the fleet's merged percentiles); exit 1 on a regression, 3 on an inconclusive comparison with --strict, 2 on an error",
+		baselineDiff)
+	define("baseline show",
+		"[--format text|json] FILE...",
+		"print what a baseline holds: fingerprint, job, throughput, latency statistics",
+		baselineShow)
+	define("baseline import-fio",
+		"[--out DIR [--test NAME] [--force]] [--probe] FILE.json|-",
+		"turn fio JSON or json+ output into baselines, one per job (stdout without --out)",
+		baselineImport)
 }
 
 // parseArgs parses flags placed anywhere among the arguments

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,11 +20,8 @@ func TestFioPctilesReproducesRecordedFio(t *testing.T) {
 	total := 0
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if code := runMain([]string{"fio", "pctiles", path}, &stdout, &stderr); code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr.String())
-			}
-			got, err := latency.ReadFio(&stdout, "output")
+			stdout := runOK(t, []string{"fio", "pctiles", path})
+			got, err := latency.ReadFio(stdout, "output")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,10 +64,7 @@ func TestFioPctilesReproducesRecordedFio(t *testing.T) {
 
 func TestFioPctilesKeysAndOverride(t *testing.T) {
 	path := filepath.Join("..", "..", "testdata", "fio", "custom-list.json")
-	var stdout, stderr bytes.Buffer
-	if code := runMain([]string{"fio", "pctiles", "--percentiles", "50:99.9", path}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	stdout := runOK(t, []string{"fio", "pctiles", "--percentiles", "50:99.9", path})
 	var raw map[string]any
 	if err := json.Unmarshal(stdout.Bytes(), &raw); err != nil {
 		t.Fatal(err)
@@ -89,25 +81,12 @@ func TestFioPctilesErrors(t *testing.T) {
 	os.WriteFile(plain, []byte(`{"jobs":[{"jobname":"a","read":{"clat_ns":{"N":1,"percentile":{"50.000000":1}}}}]}`), 0o644)
 	broken := filepath.Join(dir, "broken.json")
 	os.WriteFile(broken, []byte("{\n\"jobs\": [,\n"), 0o644)
-	cases := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	cases := []cliCase{
 		{"no-file", []string{"fio", "pctiles"}, 2, "want one fio json+ file"},
 		{"missing", []string{"fio", "pctiles", filepath.Join(dir, "nope.json")}, 1, "no such file"},
 		{"plain-json", []string{"fio", "pctiles", plain}, 1, "--output-format=json+"},
 		{"broken", []string{"fio", "pctiles", broken}, 1, "line 2 column 10"},
 		{"bad-list", []string{"fio", "pctiles", "--percentiles", "200", plain}, 2, "--percentiles"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := runMain(c.args, &stdout, &stderr)
-			if code != c.code || !strings.Contains(stderr.String(), c.want) {
-				t.Fatalf("exit %d stderr %q; want exit %d containing %q", code, stderr.String(), c.code, c.want)
-			}
-		})
-	}
+	runCLICases(t, cases)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,10 +14,7 @@ func TestHistMergeHTML(t *testing.T) {
 	for _, n := range []string{"1", "2", "3", "4"} {
 		args = append(args, "host"+n+"="+filepath.Join(dir, "h_clat_hist."+n+".log"))
 	}
-	var stdout, stderr bytes.Buffer
-	if code := runMain(args, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	stdout := runOK(t, args)
 	page := stdout.String()
 	for _, s := range []string{"<title>stortest hist merge: host1, host2, host3, host4</title>", `id="read-p99_9"`, `id="all-samples"`,
 		"<title>host3</title>", "<title>cluster</title>"} {

@@ -52,10 +52,7 @@ func TestHistMergeFioFormat(t *testing.T) {
 			_, want, _ := strings.Cut(string(b), "\n")
 			// Flags may follow the files.
 			args := append(append([]string{"hist", "merge", "--format", "fio"}, logs...), tc.args...)
-			var stdout, stderr bytes.Buffer
-			if code := runMain(args, &stdout, &stderr); code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr.String())
-			}
+			stdout := runOK(t, args)
 			if diff := cmp.Diff(want, stdout.String()); diff != "" {
 				t.Errorf("output (-tool +stortest):\n%s", diff)
 			}

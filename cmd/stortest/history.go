@@ -16,23 +16,14 @@ import (
 )
 
 func init() {
-	changes := &command{
-		name:  "history changes",
-		usage: "[--metric M[,M...]] [--format text|markdown|json] [--tolerance RULES] [--alpha P] [--min-runs N] [--min-change PCT] DIR",
-		short: "find the change points of every metric of a history (E-divisive means) and what changed at each; exit 1 when a latest segment regressed, 2 on an error",
-	}
-	changes.run = func(args []string, stdout, stderr io.Writer) error {
-		return historyChanges(changes, args, stdout, stderr)
-	}
-	register(changes)
-
-	add := &command{
-		name:  "history add",
-		usage: "[--test NAME] DIR BASELINE...",
-		short: "append runs to a history: baseline files, or directories of them (as baseline import-fio --out writes), each an append-only file of its own",
-	}
-	add.run = func(args []string, stdout, stderr io.Writer) error { return historyAdd(add, args, stdout, stderr) }
-	register(add)
+	define("history changes",
+		"[--metric M[,M...]] [--format text|markdown|json] [--tolerance RULES] [--alpha P] [--min-runs N] [--min-change PCT] DIR",
+		"find the change points of every metric of a history (E-divisive means) and what changed at each; exit 1 when a latest segment regressed, 2 on an error",
+		historyChanges)
+	define("history add",
+		"[--test NAME] DIR BASELINE...",
+		"append runs to a history: baseline files, or directories of them (as baseline import-fio --out writes), each an append-only file of its own",
+		historyAdd)
 }
 
 // metricList collects --metric, repeated or comma-separated.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -51,10 +50,7 @@ func TestIostatSysstatCases(t *testing.T) {
 			}
 			defer func() { iostatWait = nil }()
 			args := append([]string{"iostat", "--proc", tree.Proc(), "--sys", tree.Sys(), "--dev", tree.Dev()}, c.ArgsIn(tree.Dir)...)
-			var stdout, stderr bytes.Buffer
-			if code := runMain(args, &stdout, &stderr); code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr.String())
-			}
+			stdout := runOK(t, args)
 			want, err := os.ReadFile(filepath.Join(dir, "want", c.Name))
 			if err != nil {
 				t.Fatal(err)

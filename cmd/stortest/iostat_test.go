@@ -81,10 +81,7 @@ func TestIostatLive(t *testing.T) {
 
 func TestIostatLiveJSON(t *testing.T) {
 	dir := iostatFixture(t, "k20")
-	var stdout, stderr bytes.Buffer
-	if code := runMain([]string{"iostat", "--proc", dir, "--sys", dir, "-dx", "--json", "-p", "ALL", "0.02", "2"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	stdout := runOK(t, []string{"iostat", "--proc", dir, "--sys", dir, "-dx", "--json", "-p", "ALL", "0.02", "2"})
 	var doc sysstatDoc
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout.String())
@@ -105,10 +102,7 @@ func TestIostatLiveJSON(t *testing.T) {
 func TestIostatDiff(t *testing.T) {
 	pair := filepath.Join("..", "..", "iostat", "testdata", "pairs", "steady")
 	a, b := filepath.Join(pair, "diskstats.a"), filepath.Join(pair, "diskstats.b")
-	var stdout, stderr bytes.Buffer
-	if code := runMain([]string{"iostat", "diff", a, b, "--interval", "2.37", "--json"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	stdout := runOK(t, []string{"iostat", "diff", a, b, "--interval", "2.37", "--json"})
 	var doc sysstatDoc
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout.String())
@@ -125,10 +119,7 @@ func TestIostatDiff(t *testing.T) {
 		}
 	}
 
-	stdout.Reset()
-	if code := runMain([]string{"iostat", "diff", "--interval", "2370ms", "--raw", a, b}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	stdout = runOK(t, []string{"iostat", "diff", "--interval", "2370ms", "--raw", a, b})
 	for _, s := range []string{"r_await", "ReadIOs", "TimeInQueue", "nvme0n1p1"} {
 		if !strings.Contains(stdout.String(), s) {
 			t.Errorf("no %q in\n%s", s, stdout.String())
@@ -179,10 +170,7 @@ func TestIostatUsage(t *testing.T) {
 // TestIostatHelp: the usage line and --help list every option, from the
 // tables the command line is parsed with.
 func TestIostatHelp(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if code := runMain([]string{"iostat", "--help"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	stdout := runOK(t, []string{"iostat", "--help"})
 	usage := iostatUsage()
 	for _, f := range iostatLetters {
 		if !strings.Contains(stdout.String(), "  -"+string(f.letter)+"\n\t") || !strings.Contains(usage, string(f.letter)) {
@@ -199,10 +187,7 @@ func TestIostatHelp(t *testing.T) {
 // TestIostatRaw: --raw prints each report's counters and notes after it.
 func TestIostatRaw(t *testing.T) {
 	dir := iostatFixture(t, "k18")
-	var stdout, stderr bytes.Buffer
-	if code := runMain([]string{"iostat", "--proc", dir, "--sys", dir, "-dx", "--raw", "-p", "ALL"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	stdout := runOK(t, []string{"iostat", "--proc", dir, "--sys", dir, "-dx", "--raw", "-p", "ALL"})
 	for _, s := range []string{"r_await", "ReadIOs", "TimeInQueue", "Notes (interval", "no-flush-fields"} {
 		if !strings.Contains(stdout.String(), s) {
 			t.Errorf("no %q in\n%s", s, stdout.String())

@@ -178,10 +178,7 @@ func TestIostatUsageAccepted(t *testing.T) {
 		{"-d", "--dec=A"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if code := runMain(append([]string{"iostat"}, usagePaths(t, args)...), &stdout, &stderr); code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr.String())
-			}
+			stdout := runOK(t, append([]string{"iostat"}, usagePaths(t, args)...))
 			if !strings.Contains(stdout.String(), "Device") {
 				t.Errorf("no device report:\n%s", stdout.String())
 			}

@@ -36,6 +36,14 @@ func register(c *command) {
 	commands[c.name] = c
 }
 
+// define registers a command whose run is fn given the command itself
+// (for its flag set and usage).
+func define(name, usage, short string, fn func(c *command, args []string, stdout, stderr io.Writer) error) {
+	c := &command{name: name, usage: usage, short: short}
+	c.run = func(args []string, stdout, stderr io.Writer) error { return fn(c, args, stdout, stderr) }
+	register(c)
+}
+
 // errUsage marks an error in the command line; main prints the usage and
 // exits with status 2, as the flag package does.
 var errUsage = errors.New("usage")

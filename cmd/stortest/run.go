@@ -26,13 +26,10 @@ import (
 const runUsage = "[--output-format normal|json|json+|terse[,...]] [--output FILE] [--max-jobs N] [--parse-only] [--debug=parse] [--report FILE.html] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [--faults SPEC] [[--option=value ...] JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
 
 func init() {
-	c := &command{
-		name:  "run",
-		usage: runUsage,
-		short: "run fio-style jobs with native engines (no arguments: a 10 s io_uring 4k randread on a scratch loop device)",
-	}
-	c.run = func(args []string, stdout, stderr io.Writer) error { return runCmd(c, args, stdout, stderr) }
-	register(c)
+	define("run",
+		runUsage,
+		"run fio-style jobs with native engines (no arguments: a 10 s io_uring 4k randread on a scratch loop device)",
+		runCmd)
 }
 
 // runFlags are the command's own options; everything else is a fio job

@@ -123,25 +123,13 @@ func TestRunSteadyState(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	cases := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	cases := []cliCase{
 		{"unknown-option", []string{"run", "--name=x", "--rw=read", "--nonsense=1"}, 1, "nonsense"},
 		{"bad-format", []string{"run", "--output-format=xml"}, 2, "--output-format"},
 		{"missing-file", []string{"run", "/nonexistent/job.fio"}, 1, "no such file"},
 		{"two-files", []string{"run", "a.fio", "--name=x", "b.fio"}, 2, "give one job file"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := runMain(c.args, &stdout, &stderr)
-			assert.Equal(t, c.code, code)
-			assert.True(t, strings.Contains(stderr.String(), c.want), "stderr %q should contain %q", stderr.String(), c.want)
-		})
-	}
+	runCLICases(t, cases)
 }
 
 // verify with time_based on a write-only job: nothing is read back, as in

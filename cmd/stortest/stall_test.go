@@ -154,14 +154,9 @@ func TestRunSignalDuringKernelStall(t *testing.T) {
 		{"SIGINT io_uring", os.Interrupt, "io_uring"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := faults.Serve(faults.FileOptions{Dir: t.TempDir(), Size: 16 << 20, Rules: faults.Rules{
-				{Range: engines.Range{Off: 0, Len: 16 << 20}, Stall: time.Hour}}})
+			f, l, err := faults.ServeLoop(faults.FileOptions{Dir: t.TempDir(), Size: 16 << 20, Rules: faults.Rules{
+				{Range: engines.Range{Off: 0, Len: 16 << 20}, Stall: time.Hour}}}, engines.LoopOptions{DirectIO: true})
 			require.NoError(t, err)
-			l, err := f.AttachLoop(engines.LoopOptions{DirectIO: true})
-			if err != nil {
-				f.Close()
-				require.NoError(t, err)
-			}
 			t.Cleanup(func() {
 				assert.NoError(t, f.Close())
 				assert.False(t, l.Bound(), "%s still bound", l.Path())

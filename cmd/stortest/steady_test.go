@@ -45,10 +45,7 @@ func TestSteadyFioReproducesRecordedFio(t *testing.T) {
 	jobs := 0
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if code := runMain([]string{"steady", "fio", "--strict", path}, &stdout, &stderr); code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr.String())
-			}
+			stdout := runOK(t, []string{"steady", "fio", "--strict", path})
 			raw, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -65,7 +62,7 @@ func TestSteadyFioReproducesRecordedFio(t *testing.T) {
 				}
 			}
 			// The output is a stream of valid JSON objects.
-			dec := json.NewDecoder(&stdout)
+			dec := json.NewDecoder(stdout)
 			for dec.More() {
 				var obj struct {
 					SteadyState map[string]any `json:"steadystate"`
@@ -97,26 +94,13 @@ func TestSteadyFioErrors(t *testing.T) {
 	if err := os.WriteFile(plain, []byte(`{"jobs":[{"jobname":"x"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	tests := []cliCase{
 		{"no file", []string{"steady", "fio"}, 2, "want at least one fio JSON output"},
 		{"missing file", []string{"steady", "fio", filepath.Join(dir, "nope.json")}, 1, "no such file"},
 		{"syntax", []string{"steady", "fio", bad}, 1, "bad.json: line 3 column 18"},
 		{"no steadystate", []string{"steady", "fio", plain}, 1, "no job has a steadystate object"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := runMain(tt.args, &stdout, &stderr)
-			if code != tt.code || !strings.Contains(stderr.String(), tt.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), tt.code, tt.want)
-			}
-		})
-	}
+	runCLICases(t, tests)
 }
 
 func TestSteadyCheck(t *testing.T) {
@@ -181,11 +165,8 @@ func TestSteadyCheckJSON(t *testing.T) {
 	if err := os.WriteFile(p, []byte("1000\n1001\n999\n1000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	if code := runMain([]string{"steady", "check", "--criterion", "iops_slope:0.3%", "--window", "3", "--each", "--format", "json", p}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	dec := json.NewDecoder(&stdout)
+	stdout := runOK(t, []string{"steady", "check", "--criterion", "iops_slope:0.3%", "--window", "3", "--each", "--format", "json", p})
+	dec := json.NewDecoder(stdout)
 	var verdicts []map[string]any
 	var final struct {
 		SteadyState map[string]any `json:"steadystate"`

@@ -18,6 +18,16 @@ func LockDir(dir string) (unlock func() error, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
+	if err := lockFile(f, dir); err != nil {
+		return nil, err
+	}
+	return f.Close, nil
+}
+
+// lockFile takes f's exclusive flock, waiting for it (again after a
+// signal); when it cannot, it closes f and returns the error naming path.
+func lockFile(f *os.File, path string) error {
+	var err error
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
 		if err != syscall.EINTR {
@@ -26,7 +36,7 @@ func LockDir(dir string) (unlock func() error, err error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", dir, err)
+		return fmt.Errorf("lock %s: %w", path, err)
 	}
-	return f.Close, nil
+	return nil
 }

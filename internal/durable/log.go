@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // Log is a file of lines, each ending in '\n', opened to add one: an
@@ -65,15 +64,8 @@ func lock(path string, perm os.FileMode) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+	if err := lockFile(f, path); err != nil {
+		return nil, err
 	}
 	fi, ferr := f.Stat()
 	pi, perr := os.Stat(path)
