@@ -251,7 +251,7 @@ func TestImportFioMomentsRounding(t *testing.T) {
 // else its timestamp in ms), two outputs are two sessions, and a
 // baseline grown from them counts both.
 func TestImportFioSession(t *testing.T) {
-	path := filepath.Join("..", "workload", "testdata", "fio333", "global-null.json")
+	path := filepath.Join("..", "workload", "runner", "testdata", "fio333", "global-null.json")
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var stamp struct {
