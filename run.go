@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -241,7 +242,13 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 		}
 	}
 	start := time.Now()
-	wres, err := runner.Run(ctx, job, wopts)
+	// A target is a device or file that exists: fio would make a missing
+	// path (directories and all), which would turn a mistyped device
+	// name into a benchmark of a new file.
+	wres, err := (*workload.Result)(nil), targetExists(target)
+	if err == nil {
+		wres, err = runner.Run(ctx, job, wopts)
+	}
 	if err == nil && cfg.extend != nil {
 		wres = extendRun(ctx, t, job, wopts, wres, cfg.extend)
 	}
@@ -429,4 +436,12 @@ func progressLine(name string, p workload.Progress) string {
 		fmt.Fprintf(&b, ", ETA %v", p.ETA.Round(time.Second))
 	}
 	return b.String()
+}
+
+// targetExists reports a target whose path is missing.
+func targetExists(target *Dev) error {
+	if _, err := os.Stat(target.Path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("target %s: %w", target.Path, err)
+	}
+	return nil
 }

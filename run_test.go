@@ -299,6 +299,10 @@ func TestRunCannotStart(t *testing.T) {
 			`Filename "/etc/passwd": leave it empty, the target (/dev/null) sets it`, ""},
 		{"missing target", &Dev{Path: "/nonexistent/stortest", Kind: KindFile}, workload.Job{Name: "gone", Runtime: time.Second},
 			"/nonexistent/stortest", "gone: cannot run: "},
+		// A mistyped device path with a size: fio would make it (and its
+		// directories); Run refuses it.
+		{"missing device", &Dev{Path: "/nonexistent/stortest-nvme"}, workload.Job{Name: "typo", Size: 1 << 20},
+			"target /nonexistent/stortest-nvme: ", "typo: cannot run: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := runFake(t, func(tb testing.TB) { Run(tb, tc.dev, tc.job) })
