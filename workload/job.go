@@ -216,7 +216,11 @@ type BlockSizeSplit struct {
 // deterministic JSON (MarshalJSON): it is stored in baselines so that runs
 // compare like with like.
 type Job struct {
-	Name        string `json:"name"`                  // job section name; fio's name=
+	Name string `json:"name"` // job section name; fio's name=
+	// Section is the job file's section name when name= renamed the
+	// job: fio names the job's files after it, and every clone but the
+	// first (numjobs). Empty means Name.
+	Section     string `json:"section,omitempty"`
 	Description string `json:"description,omitempty"` // free text; not measured
 	// Filename is the file or block device. Empty means the target the
 	// runner is given. One file only: fio's ':' list is not supported.
@@ -697,6 +701,11 @@ func (j *Job) Validate() error {
 	if err := checkName(n.Name); err != "" {
 		return bad("name", "%s", err)
 	}
+	if n.Section != "" {
+		if err := checkName(n.Section); err != "" {
+			return bad("section", "%s", err)
+		}
+	}
 	for _, f := range [...]struct{ name, value string }{
 		{"description", n.Description}, {"filename", n.Filename}, {"verify_pattern", n.VerifyPattern},
 		{"write_hist_log", n.WriteHistLog}, {"steadystate", n.SS},
@@ -970,8 +979,13 @@ func checkChars(s string) string {
 func (j Job) String() string {
 	n := j.Normalized()
 	var b strings.Builder
-	b.WriteString("[" + n.Name + "]\n")
 	kv := func(k, v string) { b.WriteString(k + "=" + v + "\n") }
+	if n.Section != "" {
+		b.WriteString("[" + n.Section + "]\n")
+		kv("name", n.Name)
+	} else {
+		b.WriteString("[" + n.Name + "]\n")
+	}
 	str := func(k, v string) {
 		if v != "" {
 			kv(k, v)

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 
@@ -177,12 +178,12 @@ func (j *Job) validateFileNames() error {
 func (j *Job) FileName(clone, filenum int) string {
 	f := j.FilenameFormat
 	if f == "" {
-		return j.DirFile(j.Name + "." + strconv.Itoa(clone) + "." + strconv.Itoa(filenum))
+		return j.DirFile(cmp.Or(j.Section, j.Name) + "." + strconv.Itoa(clone) + "." + strconv.Itoa(filenum))
 	}
 	// fio replaces each keyword in turn, every occurrence, matching
 	// case-insensitively.
 	for _, k := range [...]struct{ key, v string }{
-		{"$jobname", j.Name}, {"$jobnum", strconv.Itoa(clone)}, {"$filenum", strconv.Itoa(filenum)}, {"$clientuid", ""},
+		{"$jobname", cmp.Or(j.Section, j.Name)}, {"$jobnum", strconv.Itoa(clone)}, {"$filenum", strconv.Itoa(filenum)}, {"$clientuid", ""},
 	} {
 		var b strings.Builder
 		for {

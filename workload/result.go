@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
 	"time"
@@ -223,7 +224,11 @@ type VerifyStats struct {
 // slat, clat and lat histograms of layout for every direction and for
 // fsync, ready for a runner (or a test) to fill.
 func NewJobResult(job Job, clone int, layout latency.Layout) *JobResult {
-	jr := &JobResult{Name: job.Name, Clone: clone, Job: job, Engine: job.Engine, Target: job.Filename,
+	name := job.Name
+	if clone > 0 {
+		name = cmp.Or(job.Section, job.Name) // fio names later clones after the section
+	}
+	jr := &JobResult{Name: name, Clone: clone, Job: job, Engine: job.Engine, Target: job.Filename,
 		ErrnoCounts: map[int]uint64{}}
 	for d := range NumDirs {
 		jr.Dirs[d] = newDirStats(layout)

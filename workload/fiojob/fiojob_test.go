@@ -99,7 +99,7 @@ func TestParseFio(t *testing.T) {
 		{
 			name: "name option and escaped colon",
 			in:   "[sect]\nname=renamed\nfilename=/tmp/a\\:b\nloops=2\nnumjobs=4\nwrite_hist_log=h\nlog_hist_msec=500\n",
-			want: norm(workload.Job{Name: "renamed", Filename: "/tmp/a:b", Loops: 2, NumJobs: 4, WriteHistLog: "h", LogHistMsec: 500}),
+			want: norm(workload.Job{Name: "renamed", Section: "sect", Filename: "/tmp/a:b", Loops: 2, NumJobs: 4, WriteHistLog: "h", LogHistMsec: 500}),
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

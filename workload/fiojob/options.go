@@ -28,7 +28,15 @@ var optionTable = []fioOption{
 	// The job, its target, pattern, block sizes, depth, amount, time, rate,
 	// randomness, verification, engine flags, percentiles and steady state.
 	{name: "name", field: "name", doc: "Name; on a command line, starts a new job",
-		set: setString(func(j *workload.Job) *string { return &j.Name })},
+		set: func(st *jobState, v string) error {
+			// name= in a section renames the job; the section's name
+			// stays for its files and later clones, as in fio.
+			if j := &st.job; j.Section == "" && j.Name != "" && v != j.Name {
+				j.Section = j.Name
+			}
+			st.job.Name = v
+			return nil
+		}},
 	{name: "description", field: "description", doc: "Description",
 		set: setString(func(j *workload.Job) *string { return &j.Description })},
 	{name: "filename", field: "filename", doc: `Filename; one file (\: escapes a colon)`,

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"stortest.dev/workload"
 )
 
@@ -377,4 +380,32 @@ size=100%
 	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
 		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
 	}
+}
+
+// name= renames a job as fio 3.33 does: the first clone takes the new
+// name, later clones keep the section's, and every clone's files are
+// named after the section (also through $jobname).
+func TestRenamedJobMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "rn.fio", `[global]
+size=64k
+bs=4k
+rw=write
+[sec]
+name=custom
+numjobs=3
+[fmt]
+name=other
+numjobs=2
+filename_format=$jobname.f$jobnum
+`, nil)
+	want := []string{"custom", "sec", "sec", "other", "fmt"}
+	var names []string
+	for _, j := range fio.Jobs {
+		names = append(names, j.Name)
+	}
+	require.Equal(t, want, names, "fio's job names")
+	wantFiles := map[string]int64{"sec.0.0": 64 << 10, "sec.1.0": 64 << 10, "sec.2.0": 64 << 10, "fmt.f0": 64 << 10, "fmt.f1": 64 << 10}
+	require.Equal(t, wantFiles, fio.Files, "fio's files")
+	assert.Equal(t, fio.Jobs, ours.Jobs)
+	assert.Equal(t, fio.Files, ours.Files)
 }

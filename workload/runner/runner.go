@@ -628,6 +628,7 @@ func (w *worker) run(start int64) {
 		defer f.leave()
 	}
 	w.src.pacer.Start(start)
+	w.src.logsPasses = w.iolog != nil
 	w.src.settle()
 	if w.iolog != nil {
 		w.iolog.fileAct(start, workload.LogOpen)
@@ -670,9 +671,11 @@ func (w *worker) run(start int64) {
 // engine (no commit), its issue time, which it returns (an async
 // engine's issue time is its commit's; stamp returns the start). A
 // synchronous engine's issue time is read again just before Queue, so
-// lat covers the time in between as fio's does; its start is an
-// unordered read (clock.NowUnordered), at half the cost of an ordered
-// one, which the ordered issue read that follows at once bounds.
+// lat covers the time in between as fio's does. Both are unordered
+// reads (clock.NowUnordered), as fio's own clock is a plain RDTSC: an
+// ordered read costs twice as much, twice an I/O, for ordering that
+// only the reorder window of a few ns could change; the issue time is
+// held at or after the start, so slat is never negative.
 func (w *worker) stamp(u *engines.Unit, hasCommit bool) int64 {
 	if hasCommit {
 		u.Start = clock.Now()
@@ -680,8 +683,15 @@ func (w *worker) stamp(u *engines.Unit, hasCommit bool) int64 {
 		return u.Start
 	}
 	u.Start = clock.NowUnordered()
-	u.Issue = clock.Now()
+	u.Issue = max(clock.NowUnordered(), u.Start)
 	return u.Issue
+}
+
+// syncDone reads the completion time of a unit a synchronous engine
+// completed inside Queue: unordered, as its issue time (see stamp), and
+// held at or after it, so clat is never negative.
+func syncDone(u *engines.Unit) int64 {
+	return max(clock.NowUnordered(), u.Issue)
 }
 
 // loopParams are what a job's I/O loop reads of its job and engine,
@@ -821,7 +831,7 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 			}
 			switch st {
 			case engines.Completed:
-				now = clock.Now()
+				now = syncDone(u)
 				d := w.depthsAt(now)
 				d.Level[workload.LevelBucket(w.infl+len(w.staged)+1)]++
 				if !hasCommit {
@@ -930,7 +940,7 @@ func (w *worker) loopLean(now int64, lp *loopParams) (stalled bool) {
 			}
 			switch st {
 			case engines.Completed:
-				now = clock.Now()
+				now = syncDone(u)
 				if now >= w.measureStart {
 					d := &w.res.Depths
 					d.Level[workload.LevelBucket(w.infl+len(w.staged)+1)]++

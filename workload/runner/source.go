@@ -75,9 +75,11 @@ type ioSource struct {
 	trace *replayCursor // read_iolog's replay (iolog.go); nil when off
 	// drawPass is the passes completed when the pending I/O was drawn:
 	// write_iolog logs a close and an open between passes, as fio
-	// closes and reopens the file for each loop.
-	drawPass int64
-	fill     *iogen.BufFill // data of unverified writes; nil when they reuse their buffer as is
+	// closes and reopens the file for each loop. The lean path keeps it
+	// only for a job that logs (logsPasses): it costs a division an I/O.
+	drawPass   int64
+	logsPasses bool
+	fill       *iogen.BufFill // data of unverified writes; nil when they reuse their buffer as is
 	// writers are the run's clones that write verified blocks (nil when
 	// this is the only one): a block one of them overwrote is told from
 	// a lost write (overwritten).
@@ -166,7 +168,9 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		if !s.endless && s.over() {
 			return srcDone, 0
 		}
-		s.drawPass = s.pat.Passes()
+		if s.logsPasses {
+			s.drawPass = s.pat.Passes()
+		}
 		io := s.pat.NextFixed()
 		s.issued++
 		s.moved += io.Len
