@@ -127,6 +127,8 @@
 //	experimental_verify                          No effect: blocks are read back the same way
 //	verify_interval                              No effect: one header per block (the I/O is the same)
 //	create_serialize                             No effect: files are laid out one at a time
+//	clocksource                                  gettimeofday, clock_gettime, cpu: no effect; stortest times every I/O with its own clock whatever the value (the calibrated TSC when invariant, as fio's cpu, else CLOCK_MONOTONIC; STORTEST_CLOCK=tsc|runtime chooses)
+//	trim_verify_zero                             No effect: it checks the blocks that trim_percentage trims in a verify job, and stortest refuses trim_percentage
 //	flow                                         Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)
 //	flow_id                                      Flow.ID (default 0)
 //	flow_sleep                                   Flow.Sleep (whole microseconds, no unit)

@@ -445,6 +445,10 @@ var optionTable = []fioOption{
 		set: func(_ *jobState, v string) error { _, err := workload.ParseSize(v); return err }},
 	{name: "create_serialize", field: "create_serialize", isBool: true, doc: "No effect: files are laid out one at a time",
 		set: noEffect(true)},
+	{name: "clocksource", field: "clocksource", doc: "gettimeofday, clock_gettime, cpu: no effect; stortest times every I/O with its own clock whatever the value (the calibrated TSC when invariant, as fio's cpu, else CLOCK_MONOTONIC; STORTEST_CLOCK=tsc|runtime chooses)",
+		set: setClockSource},
+	{name: "trim_verify_zero", field: "trim_verify_zero", isBool: true, doc: "No effect: it checks the blocks that trim_percentage trims in a verify job, and stortest refuses trim_percentage",
+		set: noEffect(true)},
 
 	// Flow between jobs (Ordering.Flow).
 	{name: "flow", field: "flow", doc: "Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)",
