@@ -31,9 +31,15 @@
 // (fio itself takes only 1/0). Errors carry the file and line (or argument index), the job
 // and the option; an option fio has but stortest does not is
 // ErrUnsupported ("fio option X is not supported by stortest"), any other
-// ErrUnknownOption. fio's $keywords, arithmetic and several files per
-// job (but with the file engines: see NoDataEngines) are not supported; include FILE is read as fio
-// reads it (see Parse). Block sizes per
+// ErrUnknownOption. fio's $keywords $pagesize, $mb_memory (the physical
+// memory in MiB, a plain number: filesize=$mb_memory/4 is bytes) and
+// $ncpus (CPUs configured) are replaced in job files as fio 3.33 replaces
+// them, after ${VAR}, and a value holding one and + - * / is computed by
+// bc's rules (whole numbers, as fio has bc compute it); on a command line,
+// where fio fails parsing them, they are refused. Other arithmetic
+// ("(1+2)*4k") and several files per job (but with the file engines: see
+// NoDataEngines) are not supported; include FILE is read as fio reads it
+// (see Parse). Block sizes per
 // direction (bs=4k,64k) go to the direction the job issues, or, for a
 // job that reads and writes, to Job.WriteBlocks.
 //

@@ -228,3 +228,27 @@ trim_verify_zero=0
 		assert.Contains(t, err.Error(), "unknown clocksource")
 	}
 }
+
+// fio's $keywords ($mb_memory, $ncpus, $pagesize) in a job file, with and
+// without arithmetic (which fio has bc compute, in whole numbers): fio
+// 3.33 and stortest move the same I/Os on the same host.
+func TestFioKeywordsMatchFio(t *testing.T) {
+	t.Setenv("PAGES", "8") // ${NAME} first, then the keywords
+	fio, ours := runBoth(t, "keywords.fio", `[global]
+bs=$pagesize
+[mem]
+rw=write
+size=($mb_memory%16+1)*$pagesize*4
+[cpus]
+rw=randread
+filesize=$ncpus*$pagesize*8
+numjobs=$ncpus
+[plain]
+rw=read
+size=${PAGES}*$pagesize
+`, nil)
+	require.Len(t, fio.Jobs, 2+workload.ConfiguredCPUs())
+	assert.Equal(t, uint64(32768), fio.Jobs[len(fio.Jobs)-1].Bytes[workload.DirRead])
+	assert.Equal(t, fio.Jobs, ours.Jobs)
+	t.Logf("fio: %+v", fio.Jobs)
+}
