@@ -121,6 +121,7 @@
 //	wait_for                                     WaitFor (a job before this one)
 //	startdelay                                   StartDelay (default unit s; one value, not a range)
 //	do_verify                                    NoVerifyPhase = !value
+//	verify_only                                  VerifyOnly: issue no workload I/O, read back what the writes would write (fio's or stortest's blocks); not time based
 //	verify_backlog                               VerifyBacklog (blocks)
 //	thread                                       No effect: every job runs on its own OS thread (any value, as fio takes it)
 //	verifysort                                   No effect (deprecated in fio 3.33, which ignores it)

@@ -409,6 +409,12 @@ var optionTable = []fioOption{
 			st.job.NoVerifyPhase = !b
 			return err
 		}},
+	{name: "verify_only", field: "verify_only", isBool: true, doc: "VerifyOnly: issue no workload I/O, read back what the writes would write (fio's or stortest's blocks); not time based",
+		set: func(st *jobState, v string) error {
+			b, err := workload.ParseBool(v)
+			st.job.VerifyOnly = b
+			return err
+		}},
 	{name: "verify_backlog", field: "verify_backlog", doc: "VerifyBacklog (blocks)",
 		set: func(st *jobState, v string) error {
 			n, err := workload.ParseSize(v) // fio reads it as a number with size suffixes

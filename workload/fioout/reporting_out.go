@@ -130,6 +130,8 @@ func cloneDir(d workload.DirStats) workload.DirStats {
 func addDir(s, o *workload.DirStats) {
 	s.IOs += o.IOs
 	s.Bytes += o.Bytes
+	s.DryIOs += o.DryIOs
+	s.DryBytes += o.DryBytes
 	s.ShortIOs += o.ShortIOs
 	s.Errors += o.Errors
 	if s.Slat != nil && o.Slat != nil {

@@ -1070,6 +1070,14 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 	if w.lat != nil {
 		w.res.LatencyDepth = w.lat.qd
 	}
+	if w.src != nil && w.src.dry {
+		for d := range workload.NumDirs {
+			s := &w.res.Dirs[d]
+			s.IOs += w.src.dryIOs[d]
+			s.Bytes += w.src.dryBytes[d]
+			s.DryIOs, s.DryBytes = w.src.dryIOs[d], w.src.dryBytes[d]
+		}
+	}
 	w.verifyFailed()
 	if !w.foreign {
 		w.stopEngine()
