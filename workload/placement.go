@@ -91,6 +91,9 @@ func (j *Job) validateMore() (string, string) {
 		return "verify_backlog", fmt.Sprintf("negative (%d)", j.VerifyBacklog)
 	case j.VerifyOnly && j.TimeBased && j.RW.Writes():
 		return "verify_only", "not with time_based (fio 3.33 does not support it: its dry run moves the size, then it reads back one block)"
+	case j.VerifyOnly && j.RW.Writes() && j.RW.Random() && (j.RW.Mixed() || j.NoRandomMap || j.RandomDistribution != (Distribution{}) ||
+		(j.IOSize > 0 && j.IOSize < j.Size) || j.NumberIOs > 0):
+		return "verify_only", "random writes that need not cover the region (mixed with reads, norandommap, random_distribution, io_size or number_ios): stortest draws random offsets with its own generator, so it cannot know which blocks an earlier fio run wrote, and would report blocks fio never wrote as lost"
 	case j.StartDelay < 0:
 		return "startdelay", fmt.Sprintf("negative (%v)", j.StartDelay)
 	case j.WaitFor == j.Name && j.WaitFor != "":
