@@ -112,7 +112,7 @@
 //	cmdprio_percentage                           CmdPrio.Percentage: r[,w] (libaio, io_uring)
 //	cmdprio_class                                CmdPrio.Class: r[,w], 1-3 (libaio, io_uring)
 //	cmdprio                                      CmdPrio.Level: r[,w], 0-7 (libaio, io_uring)
-//	cmdprio_bssplit                              CmdPrio.BSSplit: bs/percent[/class[/level]]:...[,...] (libaio, io_uring)
+//	cmdprio_bssplit                              CmdPrio.BSSplit: bs/percent or bs/percent/class/level, joined by :, read,write[,trim] (libaio, io_uring)
 //	directory                                    Directory; one directory
 //	filesize                                     FileSize (bytes; one size, not a range)
 //	io_size               io_limit               IOSize (bytes)

@@ -360,7 +360,7 @@ var optionTable = []fioOption{
 			st.job.CmdPrio.Level = p
 			return err
 		}},
-	{name: "cmdprio_bssplit", field: "cmdprio_bssplit", doc: "CmdPrio.BSSplit: bs/percent[/class[/level]]:...[,...] (libaio, io_uring)",
+	{name: "cmdprio_bssplit", field: "cmdprio_bssplit", doc: "CmdPrio.BSSplit: bs/percent or bs/percent/class/level, joined by :, read,write[,trim] (libaio, io_uring)",
 		set: func(st *jobState, v string) error {
 			s, err := parsePrioSplit(v)
 			st.job.CmdPrio.BSSplit = s
