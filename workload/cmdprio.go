@@ -129,7 +129,8 @@ type PrioStats struct {
 	Clat, Lat    *latency.Histogram
 }
 
-// mergePrios adds o's per-priority stats to s's, matching priorities.
+// MergePrios adds o's per-priority stats to s's, matching priorities; a
+// priority s lacks goes after s's, as fio 3.33 sums its clat_prio arrays.
 func MergePrios(s, o []PrioStats) []PrioStats {
 	for _, x := range o {
 		i := slices.IndexFunc(s, func(y PrioStats) bool { return y.Class == x.Class && y.Level == x.Level })
@@ -140,7 +141,6 @@ func MergePrios(s, o []PrioStats) []PrioStats {
 		_ = s[i].Clat.Merge(x.Clat)
 		_ = s[i].Lat.Merge(x.Lat)
 	}
-	slices.SortFunc(s, func(a, b PrioStats) int { return int(IOPrio(a.Class, a.Level)) - int(IOPrio(b.Class, b.Level)) })
 	return s
 }
 

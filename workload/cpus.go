@@ -3,7 +3,12 @@ package workload
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"stortest.dev/internal/kernelfs"
 )
 
 // CPUs are fio's CPU affinity options (cpumask, cpus_allowed,
@@ -109,4 +114,24 @@ func (j *Job) cpusString() string {
 		b.WriteString("cpus_allowed_policy=split\n")
 	}
 	return b.String()
+}
+
+// ConfiguredCPUs is the number of CPUs configured, as fio counts them
+// (sysconf(_SC_NPROCESSORS_CONF): the highest possible CPU + 1), or
+// the ones this process may use when that cannot be read.
+func ConfiguredCPUs() int {
+	s, err := kernelfs.ReadString(kernelfs.Default().SysPath("devices", "system", "cpu", "possible"))
+	if err == nil {
+		if i := strings.LastIndexAny(s, ",-"); i >= 0 {
+			s = s[i+1:]
+		}
+		if n, err := strconv.Atoi(s); err == nil {
+			return n + 1
+		}
+	}
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) == nil {
+		return set.Count()
+	}
+	return 1
 }

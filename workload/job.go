@@ -312,6 +312,15 @@ type Job struct {
 	// writes rather than after each pass (0).
 	NoVerifyPhase bool  `json:"do_verify_off,omitempty"`
 	VerifyBacklog int64 `json:"verify_backlog,omitempty"`
+	// VerifyOnly is fio's verify_only: a job that writes issues none of
+	// its workload's I/Os but draws them as it would (counting them in
+	// its results' I/Os and bytes, as fio counts them, and in DirStats'
+	// DryIOs and DryBytes) and reads back the blocks its writes would
+	// have written, checking what an earlier run with the same options
+	// left there: blocks of fio 3.33's format (verify=md5, crc32c) or of
+	// stortest's. It has no effect on a job that does not write, and it
+	// cannot be time based.
+	VerifyOnly bool `json:"verify_only,omitempty"`
 
 	// Where the job's file is and how much it moves: see Placement.
 	Placement

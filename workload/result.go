@@ -36,6 +36,10 @@ type DirStats struct {
 	Bytes    uint64 // bytes transferred by completed I/Os
 	ShortIOs uint64 // completed with fewer bytes than asked
 	Errors   uint64 // completed with an error (Res < 0)
+	// DryIOs and DryBytes are the part of IOs and Bytes that a
+	// verify_only job drew but did not issue (Job.VerifyOnly): fio
+	// counts them, with no time and no latency.
+	DryIOs, DryBytes uint64
 
 	// Submission latency (async engines only, as fio: N=0 for sync
 	// engines), completion latency and total latency, in ns.
@@ -246,7 +250,7 @@ func (r *JobResult) IOPS(d Dir) float64 {
 	if r.Runtime <= 0 {
 		return 0
 	}
-	return float64(r.Dirs[d].IOs) / r.Runtime.Seconds()
+	return float64(r.Dirs[d].IOs-r.Dirs[d].DryIOs) / r.Runtime.Seconds()
 }
 
 // BW returns direction d's bytes per second over the runtime.
@@ -254,7 +258,7 @@ func (r *JobResult) BW(d Dir) float64 {
 	if r.Runtime <= 0 {
 		return 0
 	}
-	return float64(r.Dirs[d].Bytes) / r.Runtime.Seconds()
+	return float64(r.Dirs[d].Bytes-r.Dirs[d].DryBytes) / r.Runtime.Seconds()
 }
 
 // CPUPerIO returns the CPU (user and system) the job's threads used per
@@ -327,11 +331,13 @@ func (r *Result) Merged() [NumDirs]DirStats {
 			s := j.Dirs[d]
 			if out[d].Clat == nil {
 				out[d] = DirStats{Slat: s.Slat.Clone(), Clat: s.Clat.Clone(), Lat: s.Lat.Clone(),
-					IOs: s.IOs, Bytes: s.Bytes, ShortIOs: s.ShortIOs, Errors: s.Errors}
+					IOs: s.IOs, Bytes: s.Bytes, ShortIOs: s.ShortIOs, Errors: s.Errors, DryIOs: s.DryIOs, DryBytes: s.DryBytes}
 				continue
 			}
 			out[d].IOs += s.IOs
 			out[d].Bytes += s.Bytes
+			out[d].DryIOs += s.DryIOs
+			out[d].DryBytes += s.DryBytes
 			out[d].ShortIOs += s.ShortIOs
 			out[d].Errors += s.Errors
 			_ = out[d].Slat.Merge(s.Slat)

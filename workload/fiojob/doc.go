@@ -31,9 +31,15 @@
 // (fio itself takes only 1/0). Errors carry the file and line (or argument index), the job
 // and the option; an option fio has but stortest does not is
 // ErrUnsupported ("fio option X is not supported by stortest"), any other
-// ErrUnknownOption. fio's $keywords, arithmetic and several files per
-// job (but with the file engines: see NoDataEngines) are not supported; include FILE is read as fio
-// reads it (see Parse). Block sizes per
+// ErrUnknownOption. fio's $keywords $pagesize, $mb_memory (the physical
+// memory in MiB, a plain number: filesize=$mb_memory/4 is bytes) and
+// $ncpus (CPUs configured) are replaced in job files as fio 3.33 replaces
+// them, after ${VAR}, and a value holding one and + - * / is computed by
+// bc's rules (whole numbers, as fio has bc compute it); on a command line,
+// where fio fails parsing them, they are refused. Other arithmetic
+// ("(1+2)*4k") and several files per job (but with the file engines: see
+// NoDataEngines) are not supported; include FILE is read as fio reads it
+// (see Parse). Block sizes per
 // direction (bs=4k,64k) go to the direction the job issues, or, for a
 // job that reads and writes, to Job.WriteBlocks.
 //
@@ -106,7 +112,7 @@
 //	cmdprio_percentage                           CmdPrio.Percentage: r[,w] (libaio, io_uring)
 //	cmdprio_class                                CmdPrio.Class: r[,w], 1-3 (libaio, io_uring)
 //	cmdprio                                      CmdPrio.Level: r[,w], 0-7 (libaio, io_uring)
-//	cmdprio_bssplit                              CmdPrio.BSSplit: bs/percent[/class[/level]]:...[,...] (libaio, io_uring)
+//	cmdprio_bssplit                              CmdPrio.BSSplit: bs/percent or bs/percent/class/level, joined by :, read,write[,trim] (libaio, io_uring)
 //	directory                                    Directory; one directory
 //	filesize                                     FileSize (bytes; one size, not a range)
 //	io_size               io_limit               IOSize (bytes)
@@ -115,6 +121,7 @@
 //	wait_for                                     WaitFor (a job before this one)
 //	startdelay                                   StartDelay (default unit s; one value, not a range)
 //	do_verify                                    NoVerifyPhase = !value
+//	verify_only                                  VerifyOnly: issue no workload I/O, read back what the writes would write (fio's or stortest's blocks); not time based
 //	verify_backlog                               VerifyBacklog (blocks)
 //	thread                                       No effect: every job runs on its own OS thread (any value, as fio takes it)
 //	verifysort                                   No effect (deprecated in fio 3.33, which ignores it)
@@ -127,6 +134,8 @@
 //	experimental_verify                          No effect: blocks are read back the same way
 //	verify_interval                              No effect: one header per block (the I/O is the same)
 //	create_serialize                             No effect: files are laid out one at a time
+//	clocksource                                  gettimeofday, clock_gettime, cpu: no effect; stortest times every I/O with its own clock whatever the value (the calibrated TSC when invariant, as fio's cpu, else CLOCK_MONOTONIC; STORTEST_CLOCK=tsc|runtime chooses)
+//	trim_verify_zero                             No effect: it checks the blocks that trim_percentage trims in a verify job, and stortest refuses trim_percentage
 //	flow                                         Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)
 //	flow_id                                      Flow.ID (default 0)
 //	flow_sleep                                   Flow.Sleep (whole microseconds, no unit)

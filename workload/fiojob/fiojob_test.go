@@ -151,7 +151,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"unsupported value", "[a]\nrw=randread\nrandom_distribution=zoned:50/10:50/90,50/10:50/90\n", workload.ErrUnsupported, `job.fio:3: job "a": random_distribution: random_distribution=zoned:50/10:50/90,50/10:50/90 (zones per direction) is not supported by stortest`},
 		{"include missing", "[a]\ninclude nope-other.fio\n", ErrSyntax, `job.fio:2: job "a": include nope-other.fio: open nope-other.fio: no such file or directory`},
 		{"include outside", "include nope-other.fio\n[a]\n", ErrSyntax, `job.fio:1: option "include nope-other.fio" outside a [job] or [global] section`},
-		{"keyword", "[a]\nsize=8*$mb_memory\n", workload.ErrUnsupported, "size: fio's keyword $mb_memory is not supported"},
+		{"keyword", "[a]\nsize=8*$mb_memory+1k\n", workload.ErrInvalid, "size: \"8*"},
 		{"arithmetic", "[a]\nsize=(1+2)\n", workload.ErrUnsupported, "arithmetic expression"},
 		{"dollar", "[a]\nsize=$SIZE\n", workload.ErrInvalid, "fio expands ${NAME} only"},
 		{"outside", "bs=4k\n[a]\n", ErrSyntax, "job.fio:1: option \"bs=4k\" outside a [job] or [global] section"},

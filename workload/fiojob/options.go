@@ -368,7 +368,7 @@ var optionTable = []fioOption{
 			st.job.CmdPrio.Level = p
 			return err
 		}},
-	{name: "cmdprio_bssplit", field: "cmdprio_bssplit", doc: "CmdPrio.BSSplit: bs/percent[/class[/level]]:...[,...] (libaio, io_uring)",
+	{name: "cmdprio_bssplit", field: "cmdprio_bssplit", doc: "CmdPrio.BSSplit: bs/percent or bs/percent/class/level, joined by :, read,write[,trim] (libaio, io_uring)",
 		set: func(st *jobState, v string) error {
 			s, err := parsePrioSplit(v)
 			st.job.CmdPrio.BSSplit = s
@@ -417,6 +417,12 @@ var optionTable = []fioOption{
 			st.job.NoVerifyPhase = !b
 			return err
 		}},
+	{name: "verify_only", field: "verify_only", isBool: true, doc: "VerifyOnly: issue no workload I/O, read back what the writes would write (fio's or stortest's blocks); not time based",
+		set: func(st *jobState, v string) error {
+			b, err := workload.ParseBool(v)
+			st.job.VerifyOnly = b
+			return err
+		}},
 	{name: "verify_backlog", field: "verify_backlog", doc: "VerifyBacklog (blocks)",
 		set: func(st *jobState, v string) error {
 			n, err := workload.ParseSize(v) // fio reads it as a number with size suffixes
@@ -452,6 +458,10 @@ var optionTable = []fioOption{
 	{name: "verify_interval", field: "verify_interval", doc: "No effect: one header per block (the I/O is the same)",
 		set: func(_ *jobState, v string) error { _, err := workload.ParseSize(v); return err }},
 	{name: "create_serialize", field: "create_serialize", isBool: true, doc: "No effect: files are laid out one at a time",
+		set: noEffect(true)},
+	{name: "clocksource", field: "clocksource", doc: "gettimeofday, clock_gettime, cpu: no effect; stortest times every I/O with its own clock whatever the value (the calibrated TSC when invariant, as fio's cpu, else CLOCK_MONOTONIC; STORTEST_CLOCK=tsc|runtime chooses)",
+		set: setClockSource},
+	{name: "trim_verify_zero", field: "trim_verify_zero", isBool: true, doc: "No effect: it checks the blocks that trim_percentage trims in a verify job, and stortest refuses trim_percentage",
 		set: noEffect(true)},
 
 	// Flow between jobs (Ordering.Flow).

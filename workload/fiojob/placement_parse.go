@@ -1,7 +1,9 @@
 package fiojob
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"stortest.dev/workload"
 )
@@ -18,6 +20,21 @@ func noEffect(isBool bool) func(*jobState, string) error {
 		}
 		return nil
 	}
+}
+
+// setClockSource accepts fio 3.33's clock sources. fio compares the text
+// up to a ':' or ',' with each name, so "cpu:x" is cpu; anything else is
+// refused, as fio refuses it ("failed parsing clocksource=...").
+func setClockSource(_ *jobState, v string) error {
+	name := v
+	if i := strings.IndexAny(v, ":,"); i >= 0 {
+		name = v[:i]
+	}
+	switch name {
+	case "gettimeofday", "clock_gettime", "cpu":
+		return nil
+	}
+	return fmt.Errorf("unknown clocksource %q (want gettimeofday, clock_gettime or cpu)", v)
 }
 
 // finishMore applies, when a job's section ends, what fio derives from

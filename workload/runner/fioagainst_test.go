@@ -183,3 +183,72 @@ verifysort_nr=64
 	assert.Equal(t, want, fio.Jobs, "fio")
 	assert.Equal(t, fio.Jobs, ours.Jobs, "stortest")
 }
+
+// clocksource takes fio 3.33's three names and changes no count, and
+// trim_verify_zero (which checks only the blocks trim_percentage trims;
+// fio on a regular file cannot trim with psync) changes none either: fio 3.33 and stortest move the same I/Os. An
+// unknown clock source is refused by both.
+func TestClockSourceAndTrimVerifyZeroMatchFio(t *testing.T) {
+	fio, ours := runBoth(t, "clock.fio", `[global]
+size=256k
+[gtod]
+clocksource=gettimeofday
+rw=randread
+[cgt]
+clocksource=clock_gettime
+rw=write
+[cpu]
+clocksource=cpu
+rw=read
+[tvz]
+rw=write
+verify=crc32c
+trim_verify_zero=1
+[tvz0]
+rw=randwrite
+trim_verify_zero=0
+`, nil)
+	want := []ranJob{
+		{Name: "gtod", IOs: [workload.NumDirs]uint64{64, 0, 0}, Bytes: [workload.NumDirs]uint64{256 << 10, 0, 0}},
+		{Name: "cgt", IOs: [workload.NumDirs]uint64{0, 64, 0}, Bytes: [workload.NumDirs]uint64{0, 256 << 10, 0}},
+		{Name: "cpu", IOs: [workload.NumDirs]uint64{64, 0, 0}, Bytes: [workload.NumDirs]uint64{256 << 10, 0, 0}},
+		{Name: "tvz", IOs: [workload.NumDirs]uint64{64, 64, 0}, Bytes: [workload.NumDirs]uint64{256 << 10, 256 << 10, 0}},
+		{Name: "tvz0", IOs: [workload.NumDirs]uint64{0, 64, 0}, Bytes: [workload.NumDirs]uint64{0, 256 << 10, 0}},
+	}
+	assert.Equal(t, want, fio.Jobs, "fio")
+	assert.Equal(t, fio.Jobs, ours.Jobs, "stortest")
+
+	bin := fioBinary(t)
+	for _, v := range []string{"CPU", "tsc", "cpux"} {
+		out, err := exec.Command(bin, "--parse-only", "--name=x", "--size=64k", "--clocksource="+v).CombinedOutput()
+		require.Error(t, err, "fio takes clocksource=%s: %s", v, out)
+		_, _, err = fiojob.Parse(strings.NewReader("[x]\nsize=64k\nclocksource="+v+"\n"), "x.fio", fiojob.Config{})
+		require.Error(t, err, "clocksource=%s", v)
+		assert.Contains(t, err.Error(), "x.fio:3")
+		assert.Contains(t, err.Error(), "unknown clocksource")
+	}
+}
+
+// fio's $keywords ($mb_memory, $ncpus, $pagesize) in a job file, with and
+// without arithmetic (which fio has bc compute, in whole numbers): fio
+// 3.33 and stortest move the same I/Os on the same host.
+func TestFioKeywordsMatchFio(t *testing.T) {
+	t.Setenv("PAGES", "8") // ${NAME} first, then the keywords
+	fio, ours := runBoth(t, "keywords.fio", `[global]
+bs=$pagesize
+[mem]
+rw=write
+size=($mb_memory%16+1)*$pagesize*4
+[cpus]
+rw=randread
+filesize=$ncpus*$pagesize*8
+numjobs=$ncpus
+[plain]
+rw=read
+size=${PAGES}*$pagesize
+`, nil)
+	require.Len(t, fio.Jobs, 2+workload.ConfiguredCPUs())
+	assert.Equal(t, uint64(32768), fio.Jobs[len(fio.Jobs)-1].Bytes[workload.DirRead])
+	assert.Equal(t, fio.Jobs, ours.Jobs)
+	t.Logf("fio: %+v", fio.Jobs)
+}

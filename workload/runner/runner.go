@@ -485,7 +485,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	if job.CmdPrio.On() {
 		w.prio = newPrioPicker(&job.CmdPrio, job.Seed(clone, uint64(jobNum)))
 		for d := range workload.NumDirs {
-			w.res.Prios[d] = prioSlots(&job.CmdPrio, d, layout)
+			w.res.Prios[d] = prioSlots(&job.CmdPrio, d, jobIOPrio(&job), layout)
 		}
 	}
 	if opts.Faults != nil {
@@ -1079,6 +1079,14 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 	}
 	if w.lat != nil {
 		w.res.LatencyDepth = w.lat.qd
+	}
+	if w.src != nil && w.src.dry {
+		for d := range workload.NumDirs {
+			s := &w.res.Dirs[d]
+			s.IOs += w.src.dryIOs[d]
+			s.Bytes += w.src.dryBytes[d]
+			s.DryIOs, s.DryBytes = w.src.dryIOs[d], w.src.dryBytes[d]
+		}
 	}
 	w.verifyFailed()
 	if !w.foreign {

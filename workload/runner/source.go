@@ -85,6 +85,13 @@ type ioSource struct {
 	// a lost write (overwritten).
 	writers []verifyWriter
 
+	// dry: a verify_only job that writes (Job.VerifyOnly): the
+	// workload's I/Os are drawn and counted in dryIOs and dryBytes, not
+	// issued; the verify passes read back what they would have written.
+	dry      bool
+	dryIOs   [workload.NumDirs]uint64
+	dryBytes [workload.NumDirs]uint64
+
 	// lean: each I/O is the pattern's next as it is (Pattern.NextFixed),
 	// with none of the above to consult; endless: time based without
 	// number_ios, never over. Set by settle before the first I/O.
@@ -103,7 +110,8 @@ func newIOSource(job workload.Job, clone, thread int, size int64) (*ioSource, er
 	}
 	s := &ioSource{job: &job, pat: pat, pacer: iogen.NewJobPacer(&job), seed: seed, thread: thread, entropy: entropy,
 		mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job),
-		holed: !job.RW.Random() && job.RWModifier != 0 && job.WriteBlocks == nil && job.MinBlockSize() == job.MaxBlockSize()}
+		holed: !job.RW.Random() && job.RWModifier != 0 && job.WriteBlocks == nil && job.MinBlockSize() == job.MaxBlockSize(),
+		dry:   job.VerifyOnly && job.RW.Writes()}
 	if job.Poisson {
 		s.pacer.SetPoisson(seed)
 	}
@@ -148,7 +156,7 @@ func (s *ioSource) settle() {
 	s.endless = j.TimeBased && j.NumberIOs == 0
 	dir, fixed := s.pat.Fixed()
 	s.lean = fixed && s.duty == nil && s.trace == nil && s.ver == nil && s.flow == nil &&
-		s.fill == nil && !s.pacer.Enabled()
+		s.fill == nil && !s.pacer.Enabled() && !s.dry
 	switch dir {
 	case workload.DirWrite:
 		s.op = engines.OpWrite
@@ -179,6 +187,7 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		u.Op = s.op
 		return srcReady, 0
 	}
+again:
 	if s.duty != nil {
 		if w := s.duty.wait(now); w > 0 {
 			return srcWait, w
@@ -244,6 +253,13 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 	}
 	io := s.pending
 	s.hasPending = false
+	if s.dry {
+		// verify_only: counted as fio's dry run counts it, not issued.
+		s.dryIOs[io.Dir]++
+		s.dryBytes[io.Dir] += uint64(io.Len)
+		s.pacer.Issued(io.Dir, io.Len)
+		goto again
+	}
 	u.Offset = io.Offset
 	u.Buf = u.Buf[:io.Len]
 	switch io.Dir {
@@ -427,6 +443,14 @@ func (s *ioSource) check(u *engines.Unit, v *workload.VerifyStats) {
 	}
 	var err error
 	switch {
+	case s.verifying && s.job.VerifyOnly:
+		// What an earlier run wrote: fio's blocks or stortest's, of
+		// any generation.
+		if iogen.IsFioBlock(u.Buf) {
+			err = s.ver.CheckFio(u.Buf, u.Offset, int(s.job.MinBlockSize()))
+		} else {
+			err = s.ver.CheckWritten(u.Buf, u.Offset)
+		}
 	case s.verifying:
 		err = s.ver.Check(u.Buf, u.Offset, s.seed+s.gen)
 	case !s.job.RW.Writes() && !s.job.NoVerifyPhase:
