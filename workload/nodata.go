@@ -16,11 +16,12 @@ import (
 // one call per file over nrfiles files; Job embeds it, so the fields read
 // as Job's. falloc and ftruncate take none.
 type NoDataEngines struct {
-	// NrFiles is fio's nrfiles: the files of each clone of a file-engine
-	// job (0 means 1), named as fio's jobname.clone.filenum in Directory.
-	// Each holds FileSize bytes (else Size split over the files), and
-	// the job's I/O covers them in order, a block at a time: the file's
-	// first block does the engine's call.
+	// NrFiles is fio's nrfiles: the files of each clone (0 means 1),
+	// named as fio's jobname.clone.filenum in Directory (or
+	// filename_format). Each holds FileSize bytes (else Size split over
+	// the files). A file engine's I/O covers them in order, a block at a
+	// time: the file's first block does the engine's call; an engine
+	// that moves data picks the file of each I/O (see MultiFile).
 	NrFiles int `json:"nrfiles,omitempty"`
 	// CreateOnOpen (fio's create_on_open) leaves a job's files to be made
 	// by the job: none is laid out before it. With the engines that move
@@ -95,8 +96,6 @@ func (j *Job) validateEngines() error {
 	switch {
 	case j.NrFiles < 0:
 		return bad("nrfiles", "negative (%d)", j.NrFiles)
-	case j.NrFiles > 1 && !fileEng:
-		return unsupportedField(j.Name, "nrfiles", "nrfiles="+strconv.Itoa(j.NrFiles)+": several files per job (only with ioengine "+OrList(fileEngines)+")")
 	case j.CPULoad != 0 && j.Engine != "cpuio":
 		return bad("cpuload", "ioengine=%s does not take it (only cpuio)", j.Engine)
 	case j.CPUChunks != 0 && j.Engine != "cpuio":

@@ -202,8 +202,9 @@
 //	bwavgtime                                    BWAvgTime (ms)
 //	iopsavgtime                                  IOPSAvgTime (ms)
 //	disable_bw_measurement  disable_bw           DisableBW
-//	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
-//	openfiles                                    No effect: the file engines hold no file open
+//	nrfiles               nr_files               NrFiles: files per clone (ioengine sync, psync, pvsync2, libaio, io_uring, posixaio, null and the file engines)
+//	openfiles                                    OpenFiles: 0 or at least nrfiles (every file open)
+//	file_service_type                            FileService: roundrobin[:N], sequential, random[:N], zipf[:theta], pareto[:h], normal[:dev] (gauss)
 //	create_on_open                               CreateOnOpen: files are made when the job opens them, none laid out
 //	unlink                                       Unlink: remove the job's regular files after it
 //	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)

@@ -880,10 +880,16 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.DisableBW })},
 
 	// NoDataEngines: cpuio, exec and the file engines.
-	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: above 1 with ioengine filecreate, filestat, filedelete only",
+	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: files per clone (ioengine sync, psync, pvsync2, libaio, io_uring, posixaio, null and the file engines)",
 		set: setInt(1, 1<<24, func(j *workload.Job) *int { return &j.NrFiles })},
-	{name: "openfiles", field: "openfiles", doc: "No effect: the file engines hold no file open",
-		set: func(_ *jobState, v string) error { _, err := workload.ParseCount(v, 1<<31-1); return err }},
+	{name: "openfiles", field: "openfiles", doc: "OpenFiles: 0 or at least nrfiles (every file open)",
+		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.OpenFiles })},
+	{name: "file_service_type", field: "file_service_type", doc: "FileService: roundrobin[:N], sequential, random[:N], zipf[:theta], pareto[:h], normal[:dev] (gauss)",
+		set: func(st *jobState, v string) error {
+			fs, err := workload.ParseFileService(v)
+			st.job.FileService = fs
+			return err
+		}},
 	{name: "create_on_open", field: "create_on_open", isBool: true, doc: "CreateOnOpen: files are made when the job opens them, none laid out",
 		set: setBool(func(j *workload.Job) *bool { return &j.CreateOnOpen })},
 	{name: "unlink", field: "unlink", isBool: true, doc: "Unlink: remove the job's regular files after it",

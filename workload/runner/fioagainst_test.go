@@ -30,6 +30,9 @@ type ranJob struct {
 type fioRun struct {
 	Jobs  []ranJob
 	Files map[string]int64
+	// IOLogs are the texts of the files named *.iolog it left (its
+	// write_iolog logs).
+	IOLogs map[string]string
 }
 
 // runBoth runs the job file dir/name (text, written there, with the other
@@ -53,7 +56,7 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 		}
 		return dir
 	}
-	left := func(dir string) map[string]int64 {
+	left := func(dir string, run *fioRun) map[string]int64 {
 		m := map[string]int64{}
 		require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
@@ -62,6 +65,14 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 			rel, _ := filepath.Rel(dir, p)
 			if _, ok := files[rel]; ok || rel == "fio.json" {
 				return nil
+			}
+			if strings.HasSuffix(rel, ".iolog") {
+				b, err := os.ReadFile(p)
+				if run.IOLogs == nil {
+					run.IOLogs = map[string]string{}
+				}
+				run.IOLogs[rel] = string(b)
+				return err
 			}
 			st, err := d.Info()
 			if err == nil {
@@ -96,7 +107,7 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 		fio.Jobs = append(fio.Jobs, ranJob{j.Name, [workload.NumDirs]uint64{j.Read.IOs, j.Write.IOs, j.Trim.IOs},
 			[workload.NumDirs]uint64{j.Read.Bytes, j.Write.Bytes, j.Trim.Bytes}})
 	}
-	fio.Files = left(dir)
+	fio.Files = left(dir, &fio)
 
 	dir = setup()
 	t.Chdir(dir)
@@ -116,7 +127,7 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 		}
 		ours.Jobs = append(ours.Jobs, r)
 	}
-	ours.Files = left(dir)
+	ours.Files = left(dir, &ours)
 	return fio, ours
 }
 

@@ -83,6 +83,8 @@ func layoutFiles(s engines.FileSet) error {
 func (w *worker) unlinkFiles() error {
 	var paths []string
 	switch {
+	case w.names != nil:
+		paths = unlinkNames(w.names)
 	case w.files.N > 0:
 		for i := range w.files.N {
 			paths = append(paths, w.files.Path(i))

@@ -96,7 +96,11 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 		if job.OffsetPercent > 0 {
 			job = job.WithOffsetOfPercent()
 		}
-		if err := prepareTarget(ctx, forClone(job, clone)); err != nil {
+		if cj, names := multiClone(forClone(job, clone), clone); names != nil {
+			if err := prepareFiles(ctx, cj, names); err != nil {
+				return err
+			}
+		} else if err := prepareTarget(ctx, cj); err != nil {
 			return err
 		}
 		if err := w.init(job, clone, jobNum, layout, opts); err != nil {
@@ -129,8 +133,14 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 			}
 			job = withDefaultFile(job, i)
 			if opts.CheckFile != nil && !job.OpensNoFile() {
-				if err := opts.CheckFile(&job, job.Filename); err != nil {
-					return nil, err
+				names := []string{job.Filename}
+				if job.MultiFiles() {
+					names = fileNames(&job, i)
+				}
+				for _, name := range names {
+					if err := opts.CheckFile(&job, name); err != nil {
+						return nil, err
+					}
 				}
 			}
 			planned[k] = append(planned[k], cloneJob{job, tr})
@@ -272,11 +282,15 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 // worker runs one job clone. Every field is owned by the worker's
 // goroutine except pub, which the progress reporter reads.
 type worker struct {
-	job     workload.Job
-	thread  int // fio's number of the clone's thread in the run, from 0 (fioThread)
-	opts    workload.Options
-	res     *workload.JobResult
-	file    *os.File
+	job    workload.Job
+	thread int // fio's number of the clone's thread in the run, from 0 (fioThread)
+	opts   workload.Options
+	res    *workload.JobResult
+	file   *os.File
+	// more and names are a job of several files' further files and
+	// every file's name (files_run.go); nil for one file.
+	more    []*os.File
+	names   []string
 	eng     engines.Engine
 	bufs    *engines.Buffers
 	src     *ioSource
@@ -384,6 +398,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		w.res = workload.NewJobResult(job, clone, layout)
 	}
 	job = forClone(job, clone) // the result keeps the job as given
+	job, w.names = multiClone(job, clone)
 	w.job = job
 	for d := range workload.NumDirs {
 		w.clatPrev[d] = latency.New(layout)
@@ -406,6 +421,16 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 			return err
 		}
 		w.job = job
+	} else if w.names != nil {
+		// Several files: the pattern sizes their regions.
+		if err := w.openFiles(&job, w.names); err != nil {
+			w.closeIO()
+			return err
+		}
+		f = w.file
+		if lbs, err := engines.LogicalBlockSize(f); err == nil && lbs > 0 {
+			w.lbs = lbs
+		}
 	} else {
 		var err error
 		if f, err = engines.OpenFileFlags(job.Filename, writes(&job), job.Direct, job.SyncFlag()); err != nil {
@@ -439,7 +464,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	w.src = src
 	src.writers = w.writers
 	if f != nil && !job.CreateOnly {
-		if err := w.prepareCache(size); err != nil {
+		if err := w.prepareCaches(size); err != nil {
 			w.close()
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
@@ -461,6 +486,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	}
 	cfg := engineConfig(&job, f, w.bufs.All(), size)
 	cfg.Files = w.files
+	cfg.More = w.more
 	w.eng, err = engines.New(job.Engine, cfg)
 	if err != nil {
 		w.close()
@@ -477,7 +503,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		return err
 	}
 	if job.WriteIOLog != "" {
-		if w.iolog, err = newIOLogWriter(job.WriteIOLog, iologFile(&job, clone), clock.Now()); err != nil {
+		if w.iolog, err = newIOLogWriter(job.WriteIOLog, iologFiles(&job, w.names, clone), clock.Now()); err != nil {
 			w.close()
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
@@ -577,6 +603,7 @@ func (w *worker) closeIO() {
 		w.file.Close()
 		w.file = nil
 	}
+	w.closeMore()
 }
 
 // run is the job's I/O loop: fill the queue, commit, reap, sample.
@@ -1289,6 +1316,7 @@ func (w *worker) syncOp(op engines.Op) {
 	u.Start = clock.Now()
 	u.Issue = u.Start
 	if w.iolog != nil {
+		w.iolog.cur = u.File
 		w.iolog.io(u.Start, workload.LogSync, 0, 0)
 	}
 	var err error
