@@ -189,14 +189,14 @@ func iologAct(s string) (workload.IOLogAct, bool) {
 // into one reused buffer and written through a buffered writer, so
 // logging an I/O allocates nothing.
 type iologWriter struct {
-	f    *os.File
-	w    *bufio.Writer
-	buf  []byte
+	f     *os.File
+	w     *bufio.Writer
+	buf   []byte
 	files []string // the files' names in the log: one, or a job's several
 	cur   int32    // the file of the next line (engines.Unit.File)
-	t0   int64  // ns (clock.Now) the log started
-	off  int64  // offset of the last I/O logged: fio prints it in sync lines
-	err  error  // the first write error
+	t0    int64    // ns (clock.Now) the log started
+	off   int64    // offset of the last I/O logged: fio prints it in sync lines
+	err   error    // the first write error
 }
 
 // newIOLogWriter opens path for appending, as fio does, and writes the
