@@ -231,3 +231,8 @@ func (e *pvsync2) Queue(u *Unit) (Status, error) {
 	}
 	return Completed, nil
 }
+
+// FilesReopened tells the engine its descriptors now name other open
+// files (the runner's unlink_each_loop): the file position it keeps is
+// unknown.
+func (e *syncEngine) FilesReopened() { e.pos = -1 }

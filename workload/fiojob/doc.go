@@ -207,6 +207,7 @@
 //	file_service_type                            FileService: roundrobin[:N], sequential, random[:N], zipf[:theta], pareto[:h], normal[:dev] (gauss)
 //	create_on_open                               CreateOnOpen: files are made when the job opens them, none laid out
 //	unlink                                       Unlink: remove the job's regular files after it
+//	unlink_each_loop                             UnlinkEachLoop: remove the job's regular files before each loop after the first (jobs that only write)
 //	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)
 //	cpuload                                      CPULoad (percent; cpuio)
 //	cpuchunks                                    CPUChunks (microseconds; cpuio)

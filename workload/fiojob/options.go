@@ -894,6 +894,8 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.CreateOnOpen })},
 	{name: "unlink", field: "unlink", isBool: true, doc: "Unlink: remove the job's regular files after it",
 		set: setBool(func(j *workload.Job) *bool { return &j.Unlink })},
+	{name: "unlink_each_loop", field: "unlink_each_loop", isBool: true, doc: "UnlinkEachLoop: remove the job's regular files before each loop after the first (jobs that only write)",
+		set: setBool(func(j *workload.Job) *bool { return &j.UnlinkEachLoop })},
 	{name: "fallocate", field: "fallocate", doc: "none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)",
 		set: func(_ *jobState, v string) error {
 			switch v {

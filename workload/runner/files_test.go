@@ -195,3 +195,49 @@ nrfiles=4
 write_iolog=b.iolog
 `, false)
 }
+
+// unlink_each_loop removes the job's files before each loop after the
+// first and the loop writes a new, empty file: a loop that writes the
+// second half leaves the first half a hole, as fio's does; the
+// one-byte-file benchmark of mountpoint-s3 (create_on_open,
+// fsync_on_close, unlink, ten loops) moves fio's ten writes and leaves
+// nothing.
+func TestUnlinkEachLoopMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "unlink.fio", `[global]
+ioengine=psync
+[half]
+rw=write
+bs=4k
+offset=32k
+size=32k
+filesize=64k
+loops=2
+unlink_each_loop=1
+fsync_on_close=1
+[mpoint]
+bs=1B
+size=1B
+rw=write
+ioengine=sync
+fallocate=none
+create_on_open=1
+fsync_on_close=1
+unlink=1
+unlink_each_loop=1
+loops=10
+[aio]
+ioengine=libaio
+iodepth=4
+rw=randwrite
+bs=4k
+size=64k
+nrfiles=2
+loops=3
+unlink_each_loop=1
+`, nil)
+	assert.Equal(t, fio.Jobs, ours.Jobs, "I/O counts and bytes")
+	assert.Equal(t, fio.Files, ours.Files, "files left")
+	assert.Equal(t, fio.Alloc, ours.Alloc, "bytes held per file")
+	assert.Equal(t, int64(32<<10), fio.Alloc["half.0.0"], "fio: the last loop's half, the first a hole")
+	assert.Equal(t, uint64(10), ours.Jobs[1].IOs[1], "mountpoint-s3's ten one-byte writes")
+}

@@ -11,6 +11,7 @@ import (
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,6 +34,9 @@ type fioRun struct {
 	// IOLogs are the texts of the files named *.iolog it left (its
 	// write_iolog logs).
 	IOLogs map[string]string
+	// Alloc are the bytes the file system holds for each file left
+	// (st_blocks: a hole holds none).
+	Alloc map[string]int64
 }
 
 // runBoth runs the job file dir/name (text, written there, with the other
@@ -77,6 +81,12 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 			st, err := d.Info()
 			if err == nil {
 				m[rel] = st.Size()
+				if run.Alloc == nil {
+					run.Alloc = map[string]int64{}
+				}
+				if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+					run.Alloc[rel] = sys.Blocks * 512
+				}
 			}
 			return err
 		}))

@@ -289,16 +289,18 @@ type worker struct {
 	file   *os.File
 	// more and names are a job of several files' further files and
 	// every file's name (files_run.go); nil for one file.
-	more    []*os.File
-	names   []string
-	eng     engines.Engine
-	bufs    *engines.Buffers
-	src     *ioSource
-	stop    *atomic.Bool
-	lbs     int
-	ss      *steadyRun // nil without steady-state options
-	minRate *minRate   // nil without rate_min and rate_iops_min
-	lat     *latTarget // nil without latency_target
+	more  []*os.File
+	names []string
+	// unlinkedAt is the loop whose files unlink_each_loop made last.
+	unlinkedAt int64
+	eng        engines.Engine
+	bufs       *engines.Buffers
+	src        *ioSource
+	stop       *atomic.Bool
+	lbs        int
+	ss         *steadyRun // nil without steady-state options
+	minRate    *minRate   // nil without rate_min and rate_iops_min
+	lat        *latTarget // nil without latency_target
 	// files are a file engine's files (FlagFileOps); fileOps records
 	// latency as fio does for them: the file's call as clat, no lat.
 	files   engines.FileSet
@@ -817,6 +819,13 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 			}
 			w.free = w.free[:len(w.free)-1] // u is taken: fsync may refill the list
 			w.sinceThink++
+			if j.UnlinkEachLoop && w.src.drawPass > w.unlinkedAt {
+				w.unlinkedAt = w.src.drawPass
+				if !w.unlinkLoop() {
+					w.free = append(w.free, u)
+					break
+				}
+			}
 			if syncing {
 				w.syncIfDue(u)
 				if w.stalled {
@@ -916,7 +925,7 @@ func (w *worker) leanLoop(basePrio uint16) bool {
 	j := &w.job
 	return w.src.lean && j.RampTime == 0 && j.ThinkTime == 0 && w.prio == nil && basePrio == 0 && !anySync(j) &&
 		w.iolog == nil && w.lat == nil && j.MaxLatency == workload.NoMaxLatency && w.logs == nil &&
-		w.hist == nil && !w.fileOps && w.minRate == nil && !j.FillDevice
+		w.hist == nil && !w.fileOps && w.minRate == nil && !j.FillDevice && !j.UnlinkEachLoop
 }
 
 // loopLean is loopFull for a job that leanLoop admits: the same I/Os,
@@ -1288,27 +1297,8 @@ func (w *worker) drainForced() {
 // in Sync (fio's "sync" object: lat_ns has every kind, total_ios fsyncs
 // only, as fio 3.33 prints them).
 func (w *worker) syncOp(op engines.Op) {
-	for w.infl > 0 || len(w.staged) > 0 {
-		if len(w.staged) > 0 {
-			w.commit()
-		}
-		if w.infl == 0 {
-			break
-		}
-		n, err := w.getEvents(1, w.job.IODepth)
-		if w.stalled {
-			return
-		}
-		if err != nil {
-			w.fail(fmt.Errorf("getevents: %w", err))
-			w.drainForced()
-			return
-		}
-		t := clock.Now()
-		for i := range n {
-			w.infl--
-			w.complete(w.eng.Event(i), t)
-		}
+	if !w.drainInFlight() {
+		return
 	}
 	// A unit of its own: the free list changes while draining.
 	u := &w.syncUnit
@@ -1353,6 +1343,34 @@ func (w *worker) syncOp(op engines.Op) {
 // 384 KiB per clone (64 bytes a slice). Longer runs grow the slice by
 // append, a copy each time it doubles, never per I/O.
 const maxSliceRoom = int(10 * time.Minute / workload.SliceInterval)
+
+// drainInFlight commits what is staged and reaps every unit in flight;
+// false when the job stalled or failed meanwhile.
+func (w *worker) drainInFlight() bool {
+	for w.infl > 0 || len(w.staged) > 0 {
+		if len(w.staged) > 0 {
+			w.commit()
+		}
+		if w.infl == 0 {
+			break
+		}
+		n, err := w.getEvents(1, w.job.IODepth)
+		if w.stalled {
+			return false
+		}
+		if err != nil {
+			w.fail(fmt.Errorf("getevents: %w", err))
+			w.drainForced()
+			return false
+		}
+		t := clock.Now()
+		for i := range n {
+			w.infl--
+			w.complete(w.eng.Event(i), t)
+		}
+	}
+	return true
+}
 
 // sliceRoom is the number of slices to reserve for a job of runtime
 // (0: unknown, the job ends with its size): every slice and the final
