@@ -17,7 +17,10 @@ type MultiFile struct {
 	// FileService is fio's file_service_type.
 	FileService FileService `json:"file_service_type,omitzero"`
 	// OpenFiles is fio's openfiles: the most files open at once (0
-	// means all of them); stortest takes only NrFiles, all open.
+	// means all of them). Fewer than the files change the order they
+	// are served in, as in fio: a file not open is picked only once an
+	// open one is done (a pick of it fails and is made again); stortest
+	// holds every file open all the same.
 	OpenFiles int `json:"openfiles,omitempty"`
 }
 
@@ -260,8 +263,6 @@ func (j *Job) validateMultiFile() error {
 	case !contains(dataEngines, j.Engine):
 		return unsupportedField(j.Name, "nrfiles", "nrfiles="+strconv.Itoa(j.NrFiles)+" with ioengine="+j.Engine+
 			" (several files per job with ioengine "+OrList(append(append([]string{}, dataEngines...), fileEngines...))+")")
-	case j.OpenFiles > 0 && j.OpenFiles < j.NrFiles:
-		return un("openfiles", "openfiles="+strconv.Itoa(j.OpenFiles)+" (fewer files open than the job's)")
 	case j.Verify != VerifyNone:
 		return un("verify", "verify")
 	case j.RW.Trims():
@@ -287,11 +288,11 @@ func (j *Job) validateMultiFile() error {
 	case j.CreateOnOpen:
 		return un("create_on_open", "create_on_open")
 	case j.Size == 0 && j.FileSize == 0:
-		return bad("size", "a job of %d files needs size or filesize", j.NrFiles)
+		return bad("nrfiles", "a job of %d files needs size or filesize (fio: \"you need to specify size=\")", j.NrFiles)
 	}
 	for i, s := range j.FileSizes() {
 		if s < j.MinBlockSize() {
-			return bad("size", "file %d of %d gets %s, less than a block (%s)", i, j.NrFiles, FormatSize(s), FormatSize(j.MinBlockSize()))
+			return bad("nrfiles", "file %d of %d gets %s, less than a block (%s)", i, j.NrFiles, FormatSize(s), FormatSize(j.MinBlockSize()))
 		}
 	}
 	return nil

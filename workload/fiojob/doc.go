@@ -203,7 +203,7 @@
 //	iopsavgtime                                  IOPSAvgTime (ms)
 //	disable_bw_measurement  disable_bw           DisableBW
 //	nrfiles               nr_files               NrFiles: files per clone (ioengine sync, psync, pvsync2, libaio, io_uring, posixaio, null and the file engines)
-//	openfiles                                    OpenFiles: 0 or at least nrfiles (every file open)
+//	openfiles                                    OpenFiles: the most files fio holds open, which orders the files served
 //	file_service_type                            FileService: roundrobin[:N], sequential, random[:N], zipf[:theta], pareto[:h], normal[:dev] (gauss)
 //	create_on_open                               CreateOnOpen: files are made when the job opens them, none laid out
 //	unlink                                       Unlink: remove the job's regular files after it

@@ -882,7 +882,7 @@ var optionTable = []fioOption{
 	// NoDataEngines: cpuio, exec and the file engines.
 	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: files per clone (ioengine sync, psync, pvsync2, libaio, io_uring, posixaio, null and the file engines)",
 		set: setInt(1, 1<<24, func(j *workload.Job) *int { return &j.NrFiles })},
-	{name: "openfiles", field: "openfiles", doc: "OpenFiles: 0 or at least nrfiles (every file open)",
+	{name: "openfiles", field: "openfiles", doc: "OpenFiles: the most files fio holds open, which orders the files served",
 		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.OpenFiles })},
 	{name: "file_service_type", field: "file_service_type", doc: "FileService: roundrobin[:N], sequential, random[:N], zipf[:theta], pareto[:h], normal[:dev] (gauss)",
 		set: func(st *jobState, v string) error {

@@ -86,18 +86,39 @@ func newFileChooser(fs workload.FileService, n int, seed uint32) *fileChooser {
 func (c *fileChooser) reseed() { c.rng.seed(c.seed) }
 
 // pick returns the file of the next I/O, given which files are done
-// (at least one is not).
-func (c *fileChooser) pick(done []bool) int {
+// (at least one is not) and which are open: a file not open is opened
+// if fewer than maxOpen are, else fio's pick fails (EBUSY) and is made
+// again, the draws going on.
+func (c *fileChooser) pick(done, open []bool, nopen *int, maxOpen int) int {
+	for {
+		f, kept := c.pick1(done)
+		if kept {
+			return f
+		}
+		if !open[f] {
+			if *nopen >= maxOpen {
+				continue // fio's EBUSY: the current file stays, the next pick draws again
+			}
+			open[f] = true
+			*nopen++
+		}
+		c.cur, c.left = f, c.nr-1
+		return f
+	}
+}
+
+// pick1 is fio's __get_next_file before the open files' limit: the
+// current file, kept, or the file of a new pick.
+func (c *fileChooser) pick1(done []bool) (f int, kept bool) {
 	if c.cur >= 0 && !done[c.cur] {
 		if c.kind == workload.ServiceSequential {
-			return c.cur
+			return c.cur, true
 		}
 		if c.left > 0 {
 			c.left--
-			return c.cur
+			return c.cur, true
 		}
 	}
-	var f int
 	switch c.kind {
 	case workload.ServiceRoundRobin, workload.ServiceSequential:
 		for {
@@ -118,8 +139,7 @@ func (c *fileChooser) pick(done []bool) int {
 			}
 		}
 	}
-	c.cur, c.left = f, c.nr-1
-	return f
+	return f, false
 }
 
 // draw is fio's __get_next_fileno_rand.
@@ -184,6 +204,12 @@ type fileSet struct {
 	base  [][2]int64    // per file: the streams' passes when the loop started
 	done  []bool
 	ndone int
+	// open are the files fio holds open, nopen their number, at most
+	// maxOpen (openfiles): a done file is closed, and every file at the
+	// end of a loop.
+	open    []bool
+	nopen   int
+	maxOpen int
 	// ran: the files whose stream (one of them) ran out this loop, nran
 	// their number: with every file run out the loop is over.
 	ran  []bool
@@ -232,6 +258,8 @@ func (fs *fileSet) newLoop() {
 		}
 	}
 	fs.ndone = 0
+	clear(fs.open)
+	fs.nopen = 0
 	clear(fs.ran)
 	fs.nran = 0
 	if fs.restart {
@@ -247,10 +275,12 @@ func (fs *fileSet) streams(k int) [2]*Offsets {
 		if fs.doneable && fs.ndone == len(fs.offs) {
 			fs.newLoop()
 		}
-		f := fs.pick.pick(fs.done)
+		f := fs.pick.pick(fs.done, fs.open, &fs.nopen, fs.maxOpen)
 		if fs.doneable && fs.ended(f, k) {
 			fs.done[f] = true
 			fs.ndone++
+			fs.open[f] = false
+			fs.nopen--
 			continue
 		}
 		fs.cur = int32(f)
@@ -283,9 +313,13 @@ func newFileSet(n *workload.Job, cfg OffsetConfig, seed uint64, fileSeed uint32,
 	fs := &fileSet{
 		offs: make([][2]*Offsets, len(sizes)), sizes: make([]int64, len(sizes)),
 		base: make([][2]int64, len(sizes)), done: make([]bool, len(sizes)), ran: make([]bool, len(sizes)),
+		open: make([]bool, len(sizes)), maxOpen: len(sizes),
 		pick:     newFileChooser(n.FileService, len(sizes), fileSeed),
 		doneable: !n.FileService.Kind.NonUniform() && (!n.RW.Random() || (cfg.RandomMap && cfg.Dist.Canonical() == workload.Distribution{} && !n.TimeBased)),
 		restart:  restart,
+	}
+	if n.OpenFiles > 0 {
+		fs.maxOpen = min(n.OpenFiles, len(sizes))
 	}
 	var total int64
 	for f, size := range sizes {

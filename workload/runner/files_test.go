@@ -241,3 +241,38 @@ unlink_each_loop=1
 	assert.Equal(t, int64(32<<10), fio.Alloc["half.0.0"], "fio: the last loop's half, the first a hole")
 	assert.Equal(t, uint64(10), ours.Jobs[1].IOs[1], "mountpoint-s3's ten one-byte writes")
 }
+
+// openfiles below nrfiles orders the files as fio 3.33 serves them: a
+// file not open is picked only once an open one is done (fio's pick of
+// it fails with EBUSY and is made again).
+func TestNrFilesOpenFilesMatchesFio(t *testing.T) {
+	logs := compareFiles(t, `[global]
+ioengine=psync
+bs=4k
+size=256k
+nrfiles=4
+[rand]
+rw=randread
+file_service_type=random
+openfiles=2
+write_iolog=rand.iolog
+[rr]
+rw=write
+openfiles=1
+write_iolog=rr.iolog
+[gcsfuse]
+ioengine=libaio
+iodepth=8
+rw=read
+bs=16k
+filesize=64k
+nrfiles=2
+openfiles=1
+file_service_type=random
+filename_format=$jobname.$jobnum/$filenum
+write_iolog=gcsfuse.iolog
+`, true)
+	// One file at a time: rr.0.0's 16 writes, then rr.0.1's.
+	o := logs["rr.iolog"].Order
+	assert.Equal(t, []string{"rr.0.0", "rr.0.0", "rr.0.1"}, []string{o[0], o[15], o[16]})
+}
