@@ -206,8 +206,11 @@ func (j *Job) MultiFiles() bool { return !isFileEngine(j.Engine) && j.DataFiles(
 // the first files.
 func (j *Job) FileSizes() []int64 {
 	n := j.DataFiles()
+	if len(j.FileSizesDrawn) == n {
+		return append([]int64(nil), j.FileSizesDrawn...)
+	}
 	sizes := make([]int64, n)
-	if j.FileSize > 0 {
+	if j.FileSize > 0 { // a range not drawn yet: its lowest
 		for i := range sizes {
 			sizes[i] = j.FileSize
 		}
@@ -254,6 +257,9 @@ func (j *Job) validateMultiFile() error {
 		return bad("openfiles", "negative (%d)", j.OpenFiles)
 	}
 	if !j.MultiFiles() {
+		if j.FileSizeMax != 0 {
+			return unsupportedField(j.Name, "filesize", "filesize="+FormatSize(j.FileSize)+"-"+FormatSize(j.FileSizeMax)+": a range of file sizes for one file")
+		}
 		return nil
 	}
 	un := func(field, what string) error {
@@ -287,6 +293,8 @@ func (j *Job) validateMultiFile() error {
 		return un("sync_file_range", "sync_file_range")
 	case j.CreateOnOpen:
 		return un("create_on_open", "create_on_open")
+	case j.FileSizeMax > 0 && (j.FileSize < j.MinBlockSize() || j.OffsetIncrement != 0 || j.Offset != 0):
+		return un("filesize", "filesize="+FormatSize(j.FileSize)+"-"+FormatSize(j.FileSizeMax)+" from below a block, or with offset")
 	case j.Size == 0 && j.FileSize == 0:
 		return bad("nrfiles", "a job of %d files needs size or filesize (fio: \"you need to specify size=\")", j.NrFiles)
 	}

@@ -108,7 +108,7 @@
 //	cmdprio                                      CmdPrio.Level: r[,w], 0-7 (libaio, io_uring)
 //	cmdprio_bssplit                              CmdPrio.BSSplit: bs/percent[/class[/level]]:...[,...] (libaio, io_uring)
 //	directory                                    Directory; one directory
-//	filesize                                     FileSize (bytes; one size, not a range)
+//	filesize                                     FileSize (bytes), or FileSize-FileSizeMax (A-B or A:B; with nrfiles above 1)
 //	io_size               io_limit               IOSize (bytes)
 //	stonewall             wait_for_previous      Stonewall
 //	new_group                                    NewGroup

@@ -377,13 +377,21 @@ var optionTable = []fioOption{
 			st.job.Directory = strings.ReplaceAll(v, `\:`, ":")
 			return nil
 		}},
-	{name: "filesize", field: "filesize", doc: "FileSize (bytes; one size, not a range)",
+	{name: "filesize", field: "filesize", doc: "FileSize (bytes), or FileSize-FileSizeMax (A-B or A:B; with nrfiles above 1)",
 		set: func(st *jobState, v string) error {
-			if strings.ContainsAny(v, "-:") {
-				return workload.Unsupported("filesize=" + v + ": a range of file sizes")
+			lo, hi, isRange := strings.Cut(v, "-")
+			if !isRange {
+				lo, hi, isRange = strings.Cut(v, ":")
 			}
-			n, err := workload.ParseSize(v)
-			st.job.FileSize = n
+			n, err := workload.ParseSize(lo)
+			st.job.FileSize, st.job.FileSizeMax = n, 0
+			if err != nil || !isRange {
+				return err
+			}
+			m, err := workload.ParseSize(hi)
+			if m != n {
+				st.job.FileSizeMax = m
+			}
 			return err
 		}},
 	{name: "io_size", aliases: []string{"io_limit"}, field: "io_size", doc: "IOSize (bytes)",

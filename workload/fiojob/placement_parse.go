@@ -26,7 +26,7 @@ func noEffect(isBool bool) func(*jobState, string) error {
 // must name an earlier job.
 func (p *parser) finishMore(st *jobState) error {
 	j := &st.job
-	if j.Size == 0 && j.FileSize > 0 {
+	if j.Size == 0 && j.FileSize > 0 && j.FileSizeMax == 0 {
 		j.Size = j.FileSize * int64(j.NumFiles())
 	}
 	if j.Directory != "" && j.Filename != "" {

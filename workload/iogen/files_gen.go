@@ -22,8 +22,13 @@ import (
 // generators draw over nrfiles<<10 values and keep the high part.
 const fileServiceShift = 10
 
-// fioSeedFile is fio's seed slot of the file service (FIO_RAND_FILE_OFF).
-const fioSeedFile = 5
+// fioSeedFile and fioSeedFileSize are fio's seed slots of the file
+// service (FIO_RAND_FILE_OFF) and of the files' sizes
+// (FIO_RAND_FILE_SIZE_OFF).
+const (
+	fioSeedFile     = 5
+	fioSeedFileSize = 7
+)
 
 // fileChooser picks the file of each I/O as fio's get_next_file does.
 type fileChooser struct {
@@ -392,4 +397,31 @@ func (p *Pattern) Files() int {
 		return 1
 	}
 	return len(p.files.offs)
+}
+
+// DrawFileSizes returns the sizes of the files of a job of several files
+// with a filesize range (FileSizeMax) as fio 3.33 draws them for the
+// clone whose fio thread number is thread: one draw of fio's
+// file_size_state each, scaled over the range and rounded down to the
+// smallest block size; the job's FileSizes without a range. The draws
+// follow randseed, else fio's default seed (also under randrepeat=0,
+// where fio's are random).
+func DrawFileSizes(j *workload.Job, thread int) []int64 {
+	if j.FileSizeMax == 0 || !j.MultiFiles() {
+		return j.FileSizes()
+	}
+	base := j.RandSeed
+	if base == 0 {
+		base = workload.DefaultSeed
+	}
+	var rng taus88
+	rng.seed(uint32(fioSeed(base, thread, fioSeedFileSize)))
+	bs := j.MinBlockSize()
+	sizes := make([]int64, j.DataFiles())
+	for i := range sizes {
+		r := rng.next()
+		v := int64(float64(j.FileSizeMax-j.FileSize)*(float64(r)/(1<<32))) + j.FileSize
+		sizes[i] = v - v%bs
+	}
+	return sizes
 }

@@ -10,6 +10,7 @@ import (
 
 	"stortest.dev/engines"
 	"stortest.dev/workload"
+	"stortest.dev/workload/iogen"
 )
 
 // Jobs of several files (nrfiles above 1 with an engine that moves
@@ -30,11 +31,19 @@ func fileNames(j *workload.Job, clone int) []string {
 	return names
 }
 
-// multiClone returns the clone's job and its files' names; a job of
-// one file as it is, and nil.
-func multiClone(j workload.Job, clone int) (workload.Job, []string) {
+// multiClone returns the clone (fio thread number thread) of a job of
+// several files with its files' sizes drawn (a filesize range) and its
+// size their sum when it gives none, and the files' names; a job of one
+// file as it is, and nil.
+func multiClone(j workload.Job, clone, thread int) (workload.Job, []string) {
 	if !j.MultiFiles() {
 		return j, nil
+	}
+	if j.FileSizeMax != 0 {
+		j.FileSizesDrawn = iogen.DrawFileSizes(&j, thread)
+	}
+	if j.Size == 0 {
+		j.Size = j.TotalSize()
 	}
 	return j, fileNames(&j, clone)
 }

@@ -276,3 +276,34 @@ write_iolog=gcsfuse.iolog
 	o := logs["rr.iolog"].Order
 	assert.Equal(t, []string{"rr.0.0", "rr.0.0", "rr.0.1"}, []string{o[0], o[15], o[16]})
 }
+
+// filesize=A-B gives each file a size drawn from fio's own generator
+// (its file_size_state, seeded per job as fio seeds it, or from
+// randseed), a multiple of the block size: the files fio and stortest
+// make have the same sizes, and the jobs move them.
+func TestNrFilesFileSizeRangeMatchesFio(t *testing.T) {
+	logs := compareFiles(t, `[global]
+ioengine=psync
+bs=4k
+nrfiles=5
+[a]
+rw=write
+filesize=16k-256k
+write_iolog=a.iolog
+[b]
+rw=randwrite
+filesize=8k:1m
+randseed=77
+write_iolog=b.iolog
+[c]
+rw=write
+filesize=16k-256k
+size=200k
+write_iolog=c.iolog
+`, true)
+	sizes := map[int64]bool{}
+	for _, b := range logs["a.iolog"].Bytes {
+		sizes[b[1]] = true
+	}
+	assert.Greater(t, len(sizes), 1, "fio drew one size for every file")
+}

@@ -96,7 +96,7 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 		if job.OffsetPercent > 0 {
 			job = job.WithOffsetOfPercent()
 		}
-		if cj, names := multiClone(forClone(job, clone), clone); names != nil {
+		if cj, names := multiClone(forClone(job, clone), clone, jobNum); names != nil {
 			if err := prepareFiles(ctx, cj, names); err != nil {
 				return err
 			}
@@ -400,7 +400,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		w.res = workload.NewJobResult(job, clone, layout)
 	}
 	job = forClone(job, clone) // the result keeps the job as given
-	job, w.names = multiClone(job, clone)
+	job, w.names = multiClone(job, clone, jobNum)
 	w.job = job
 	for d := range workload.NumDirs {
 		w.clatPrev[d] = latency.New(layout)
