@@ -327,6 +327,29 @@
 // record none, and no lat is recorded, as in fio's output. A direction
 // that moved no bytes reports runtime 0, as fio's.
 //
+// # Jobs of several files
+//
+// With nrfiles above 1 the engines that move data (sync, psync,
+// pvsync2, libaio, io_uring, posixaio, null) serve several files per
+// clone, as fio 3.33 does: the files are named as fio names them
+// (jobname.clone.filenum in the directory, or filename_format, where a
+// repeated name is a file of its own each time), each gets filesize
+// bytes (a range drawn from fio's generator), else size split over them
+// (size is the total), and each has its own offsets: a sequential
+// position per direction and a random map. file_service_type picks the
+// file of each I/O with fio's rule and fio's generators (roundrobin,
+// sequential, random and their :N, zipf, pareto, normal), so the files
+// are served in fio's order; a file that has run out is done, and the
+// loop ends once every file is (the non-uniform services start a file
+// over instead); openfiles below nrfiles serves a file not open only
+// once an open one is done. One engine moves the data of all the files
+// (engines.Unit.File); a job of one file pays nothing for it.
+// unlink_each_loop removes and makes again the job's files between
+// loops. Not with several files: verify, trims, offset modifiers,
+// percentage_random, zonemode=strided, read_iolog, file_append,
+// fill_device, size=N%, offset=N%, create_on_open, sync_file_range, and
+// the engines mmap, falloc, ftruncate, cpuio and exec.
+//
 // # Order of jobs
 //
 // RunJobs starts the jobs together, as fio does, except that a job waits
