@@ -344,8 +344,10 @@
 // over instead); openfiles below nrfiles serves a file not open only
 // once an open one is done. One engine moves the data of all the files
 // (engines.Unit.File); a job of one file pays nothing for it.
-// unlink_each_loop removes and makes again the job's files between
-// loops. Not with several files: verify, trims, offset modifiers,
+// With a random_distribution other than random the I/O counts are
+// fio's but not how they fall on the files: fio counts a file done
+// where its distribution draws past the file's end. unlink_each_loop
+// removes and makes again the job's files between loops. Not with several files: verify, trims, offset modifiers,
 // percentage_random, zonemode=strided, read_iolog, file_append,
 // fill_device, size=N%, offset=N%, create_on_open, sync_file_range, and
 // the engines mmap, falloc, ftruncate, cpuio and exec.

@@ -568,9 +568,12 @@ func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, e
 	if n.MultiFiles() {
 		// Several files: each its own streams (files_gen.go).
 		fseed, frestart := FileSeed(&n, thread, entropy)
-		if p.files, p.size, err = newFileSet(&n, cfg, seed, fseed, frestart); err != nil {
+		if p.files, _, err = newFileSet(&n, cfg, seed, fseed, frestart); err != nil {
 			return nil, err
 		}
+		// A loop of files that do not run out is their bytes as fio
+		// counts them: the regions' sizes as they are, at most size.
+		p.size = n.TotalSize()
 		p.off = p.files.offs[0]
 		p.shared = n.RW != workload.ReadWrite
 		p.restarts = n.RW.Mixed() && p.files.doneable

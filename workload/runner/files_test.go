@@ -94,6 +94,8 @@ write_iolog=r.iolog
 // file_service_type=random (and random:N) picks the files from fio's
 // own generator: with io_size below the files' size the bytes each file
 // moved depend on every draw, and they match fio's, as does the order.
+// Without the random map no file runs out: the job moves the files'
+// sizes as they are (3 times 43690 bytes: 32 blocks, not 3 times 10).
 func TestNrFilesRandomServiceMatchesFio(t *testing.T) {
 	logs := compareFiles(t, `[global]
 ioengine=psync
@@ -113,6 +115,13 @@ write_iolog=rw.iolog
 rw=randwrite
 file_service_type=sequential
 write_iolog=seq.iolog
+[nomap]
+rw=randread
+norandommap
+size=128k
+nrfiles=3
+file_service_type=random
+write_iolog=nomap.iolog
 `, true)
 	// Not one file each in turn.
 	o := logs["rr.iolog"].Order
