@@ -359,6 +359,8 @@ type Job struct {
 	Notes []string `json:"-"`
 	// Options of the engines that move no data: see NoDataEngines.
 	NoDataEngines
+	// A job of several files: see MultiFile.
+	MultiFile
 	// Submission mode, rate process, overlap: see Submission.
 	Submission
 	// Syncs of the writes: see Syncs.
@@ -821,6 +823,9 @@ func (j *Job) Validate() error {
 	if err := n.validateEngines(); err != nil {
 		return err
 	}
+	if err := n.validateMultiFile(); err != nil {
+		return err
+	}
 	if opt, reason := n.validateSubmit(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
@@ -1069,6 +1074,7 @@ func (j Job) String() string {
 	b.WriteString(n.extraString())
 	b.WriteString(n.cpusString())
 	b.WriteString(n.enginesString())
+	b.WriteString(n.multiFileString())
 	b.WriteString(n.submitString())
 	b.WriteString(n.filesString())
 	b.WriteString(n.iologString())

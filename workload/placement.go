@@ -43,6 +43,14 @@ type Placement struct {
 	// FileSize is fio's filesize: the file is laid out to this many bytes,
 	// and a job without size moves this much (the parser sets Size).
 	FileSize int64 `json:"filesize,omitempty"`
+	// FileSizeMax is the top of fio's filesize=A-B range (FileSize is
+	// A): each file of a job of several files gets a size drawn between
+	// them, a multiple of the smallest block size, as fio 3.33 draws it
+	// (iogen.DrawFileSizes); 0 for one size.
+	FileSizeMax int64 `json:"filesize_max,omitempty"`
+	// FileSizesDrawn are the sizes the runner drew for a clone's files
+	// (FileSizeMax); not part of the workload.
+	FileSizesDrawn []int64 `json:"-"`
 	// IOSize is fio's io_size (io_limit): the bytes the job moves, in as
 	// many passes over its region as that takes (the last one partial);
 	// 0 means Size times Loops.
@@ -74,6 +82,8 @@ func (j *Job) validateMore() (string, string) {
 	switch {
 	case j.FileSize < 0:
 		return "filesize", fmt.Sprintf("negative (%d)", j.FileSize)
+	case j.FileSizeMax != 0 && j.FileSizeMax < j.FileSize:
+		return "filesize", fmt.Sprintf("range %s-%s ends below its start", FormatSize(j.FileSize), FormatSize(j.FileSizeMax))
 	case j.SizePercent < 0 || j.SizePercent > 100:
 		return "size", fmt.Sprintf("%d%% is not a percentage from 1 to 100", j.SizePercent)
 	case j.SizePercent > 0 && j.Size != 0:
@@ -141,7 +151,11 @@ func (j *Job) moreString() string {
 		kv("offset_align", FormatSize(j.OffsetAlign))
 	}
 	if j.FileSize != 0 {
-		kv("filesize", FormatSize(j.FileSize))
+		v := FormatSize(j.FileSize)
+		if j.FileSizeMax != 0 {
+			v += "-" + FormatSize(j.FileSizeMax)
+		}
+		kv("filesize", v)
 	}
 	if j.IOSize != 0 {
 		kv("io_size", FormatSize(j.IOSize))

@@ -114,7 +114,7 @@
 //	cmdprio                                      CmdPrio.Level: r[,w], 0-7 (libaio, io_uring)
 //	cmdprio_bssplit                              CmdPrio.BSSplit: bs/percent or bs/percent/class/level, joined by :, read,write[,trim] (libaio, io_uring)
 //	directory                                    Directory; one directory
-//	filesize                                     FileSize (bytes; one size, not a range)
+//	filesize                                     FileSize (bytes), or FileSize-FileSizeMax (A-B or A:B; with nrfiles above 1)
 //	io_size               io_limit               IOSize (bytes)
 //	stonewall             wait_for_previous      Stonewall
 //	new_group                                    NewGroup
@@ -211,10 +211,12 @@
 //	bwavgtime                                    BWAvgTime (ms)
 //	iopsavgtime                                  IOPSAvgTime (ms)
 //	disable_bw_measurement  disable_bw           DisableBW
-//	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
-//	openfiles                                    No effect: the file engines hold no file open
+//	nrfiles               nr_files               NrFiles: files per clone (ioengine sync, psync, pvsync2, libaio, io_uring, posixaio, null and the file engines)
+//	openfiles                                    OpenFiles: the most files fio holds open, which orders the files served
+//	file_service_type                            FileService: roundrobin[:N], sequential, random[:N], zipf[:theta], pareto[:h], normal[:dev] (gauss)
 //	create_on_open                               CreateOnOpen: files are made when the job opens them, none laid out
 //	unlink                                       Unlink: remove the job's regular files after it
+//	unlink_each_loop                             UnlinkEachLoop: remove the job's regular files before each loop after the first (jobs that only write)
 //	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)
 //	cpuload                                      CPULoad (percent; cpuio)
 //	cpuchunks                                    CPUChunks (microseconds; cpuio)
@@ -333,6 +335,31 @@
 // O_CREAT, stat, unlink), whose time is that I/O's clat; the others
 // record none, and no lat is recorded, as in fio's output. A direction
 // that moved no bytes reports runtime 0, as fio's.
+//
+// # Jobs of several files
+//
+// With nrfiles above 1 the engines that move data (sync, psync,
+// pvsync2, libaio, io_uring, posixaio, null) serve several files per
+// clone, as fio 3.33 does: the files are named as fio names them
+// (jobname.clone.filenum in the directory, or filename_format, where a
+// repeated name is a file of its own each time), each gets filesize
+// bytes (a range drawn from fio's generator), else size split over them
+// (size is the total), and each has its own offsets: a sequential
+// position per direction and a random map. file_service_type picks the
+// file of each I/O with fio's rule and fio's generators (roundrobin,
+// sequential, random and their :N, zipf, pareto, normal), so the files
+// are served in fio's order; a file that has run out is done, and the
+// loop ends once every file is (the non-uniform services start a file
+// over instead); openfiles below nrfiles serves a file not open only
+// once an open one is done. One engine moves the data of all the files
+// (engines.Unit.File); a job of one file pays nothing for it.
+// With a random_distribution other than random the I/O counts are
+// fio's but not how they fall on the files: fio counts a file done
+// where its distribution draws past the file's end. unlink_each_loop
+// removes and makes again the job's files between loops. Not with several files: verify, trims, offset modifiers,
+// percentage_random, zonemode=strided, read_iolog, file_append,
+// fill_device, size=N%, offset=N%, create_on_open, sync_file_range, and
+// the engines mmap, falloc, ftruncate, cpuio and exec.
 //
 // # Order of jobs
 //

@@ -385,13 +385,21 @@ var optionTable = []fioOption{
 			st.job.Directory = strings.ReplaceAll(v, `\:`, ":")
 			return nil
 		}},
-	{name: "filesize", field: "filesize", doc: "FileSize (bytes; one size, not a range)",
+	{name: "filesize", field: "filesize", doc: "FileSize (bytes), or FileSize-FileSizeMax (A-B or A:B; with nrfiles above 1)",
 		set: func(st *jobState, v string) error {
-			if strings.ContainsAny(v, "-:") {
-				return workload.Unsupported("filesize=" + v + ": a range of file sizes")
+			lo, hi, isRange := strings.Cut(v, "-")
+			if !isRange {
+				lo, hi, isRange = strings.Cut(v, ":")
 			}
-			n, err := workload.ParseSize(v)
-			st.job.FileSize = n
+			n, err := workload.ParseSize(lo)
+			st.job.FileSize, st.job.FileSizeMax = n, 0
+			if err != nil || !isRange {
+				return err
+			}
+			m, err := workload.ParseSize(hi)
+			if m != n {
+				st.job.FileSizeMax = m
+			}
 			return err
 		}},
 	{name: "io_size", aliases: []string{"io_limit"}, field: "io_size", doc: "IOSize (bytes)",
@@ -898,14 +906,22 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.DisableBW })},
 
 	// NoDataEngines: cpuio, exec and the file engines.
-	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: above 1 with ioengine filecreate, filestat, filedelete only",
+	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: files per clone (ioengine sync, psync, pvsync2, libaio, io_uring, posixaio, null and the file engines)",
 		set: setInt(1, 1<<24, func(j *workload.Job) *int { return &j.NrFiles })},
-	{name: "openfiles", field: "openfiles", doc: "No effect: the file engines hold no file open",
-		set: func(_ *jobState, v string) error { _, err := workload.ParseCount(v, 1<<31-1); return err }},
+	{name: "openfiles", field: "openfiles", doc: "OpenFiles: the most files fio holds open, which orders the files served",
+		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.OpenFiles })},
+	{name: "file_service_type", field: "file_service_type", doc: "FileService: roundrobin[:N], sequential, random[:N], zipf[:theta], pareto[:h], normal[:dev] (gauss)",
+		set: func(st *jobState, v string) error {
+			fs, err := workload.ParseFileService(v)
+			st.job.FileService = fs
+			return err
+		}},
 	{name: "create_on_open", field: "create_on_open", isBool: true, doc: "CreateOnOpen: files are made when the job opens them, none laid out",
 		set: setBool(func(j *workload.Job) *bool { return &j.CreateOnOpen })},
 	{name: "unlink", field: "unlink", isBool: true, doc: "Unlink: remove the job's regular files after it",
 		set: setBool(func(j *workload.Job) *bool { return &j.Unlink })},
+	{name: "unlink_each_loop", field: "unlink_each_loop", isBool: true, doc: "UnlinkEachLoop: remove the job's regular files before each loop after the first (jobs that only write)",
+		set: setBool(func(j *workload.Job) *bool { return &j.UnlinkEachLoop })},
 	{name: "fallocate", field: "fallocate", doc: "none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)",
 		set: func(_ *jobState, v string) error {
 			switch v {

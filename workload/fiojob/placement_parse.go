@@ -43,7 +43,7 @@ func setClockSource(_ *jobState, v string) error {
 // must name an earlier job.
 func (p *parser) finishMore(st *jobState) error {
 	j := &st.job
-	if j.Size == 0 && j.FileSize > 0 {
+	if j.Size == 0 && j.FileSize > 0 && j.FileSizeMax == 0 {
 		j.Size = j.FileSize * int64(j.NumFiles())
 	}
 	if j.Directory != "" && j.Filename != "" {

@@ -11,6 +11,7 @@ import (
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,6 +31,12 @@ type ranJob struct {
 type fioRun struct {
 	Jobs  []ranJob
 	Files map[string]int64
+	// IOLogs are the texts of the files named *.iolog it left (its
+	// write_iolog logs).
+	IOLogs map[string]string
+	// Alloc are the bytes the file system holds for each file left
+	// (st_blocks: a hole holds none).
+	Alloc map[string]int64
 }
 
 // runBoth runs the job file dir/name (text, written there, with the other
@@ -53,7 +60,7 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 		}
 		return dir
 	}
-	left := func(dir string) map[string]int64 {
+	left := func(dir string, run *fioRun) map[string]int64 {
 		m := map[string]int64{}
 		require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
@@ -63,9 +70,23 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 			if _, ok := files[rel]; ok || rel == "fio.json" {
 				return nil
 			}
+			if strings.HasSuffix(rel, ".iolog") {
+				b, err := os.ReadFile(p)
+				if run.IOLogs == nil {
+					run.IOLogs = map[string]string{}
+				}
+				run.IOLogs[rel] = string(b)
+				return err
+			}
 			st, err := d.Info()
 			if err == nil {
 				m[rel] = st.Size()
+				if run.Alloc == nil {
+					run.Alloc = map[string]int64{}
+				}
+				if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+					run.Alloc[rel] = sys.Blocks * 512
+				}
 			}
 			return err
 		}))
@@ -96,7 +117,7 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 		fio.Jobs = append(fio.Jobs, ranJob{j.Name, [workload.NumDirs]uint64{j.Read.IOs, j.Write.IOs, j.Trim.IOs},
 			[workload.NumDirs]uint64{j.Read.Bytes, j.Write.Bytes, j.Trim.Bytes}})
 	}
-	fio.Files = left(dir)
+	fio.Files = left(dir, &fio)
 
 	dir = setup()
 	t.Chdir(dir)
@@ -116,7 +137,7 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 		}
 		ours.Jobs = append(ours.Jobs, r)
 	}
-	ours.Files = left(dir)
+	ours.Files = left(dir, &ours)
 	return fio, ours
 }
 

@@ -94,7 +94,7 @@ func TestWriteIOLogAppends(t *testing.T) {
 // Logging an I/O allocates nothing: it is formatted into the writer's
 // buffer.
 func TestIOLogWriterAllocs(t *testing.T) {
-	l, err := newIOLogWriter(filepath.Join(t.TempDir(), "a.log"), "/dev/somewhere", 0)
+	l, err := newIOLogWriter(filepath.Join(t.TempDir(), "a.log"), []string{"/dev/somewhere"}, 0)
 	require.NoError(t, err)
 	now := int64(0)
 	a := testing.AllocsPerRun(10000, func() {

@@ -79,8 +79,13 @@ func TestFioMoreOptionsParse(t *testing.T) {
 
 func TestFioMoreErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"[a]\nnrfiles=2\n", "t.fio:2: job \"a\": nrfiles: nrfiles=2: several files per job (only with ioengine filecreate, filestat or filedelete) is not supported by stortest"},
-		{"[a]\nfilesize=1k-4k\n", "t.fio:2: job \"a\": filesize: filesize=1k-4k: a range of file sizes is not supported by stortest"},
+		{"[a]\nnrfiles=2\n", "t.fio:2: job \"a\": nrfiles: a job of 2 files needs size or filesize"},
+		{"[a]\nnrfiles=2\nsize=1m\nioengine=mmap\n", "t.fio:2: job \"a\": nrfiles: nrfiles=2 with ioengine=mmap (several files per job with ioengine sync, psync, pvsync2, libaio, io_uring, posixaio, null, filecreate, filestat or filedelete) is not supported by stortest"},
+		{"[a]\nnrfiles=2\nsize=1m\nverify=md5\n", "job \"a\": verify: verify with nrfiles=2 is not supported by stortest"},
+		{"[a]\nnrfiles=2\nsize=1m\nfile_service_type=pareto:1.5\n", "file_service_type \"pareto:1.5\": pareto's h must be between 0 and 1"},
+		{"[a]\nfile_service_type=roundrobin:x\nfile_service_type=rand\n", "unknown file_service_type \"rand\""},
+		{"[a]\nrw=rw\nsize=1m\nloops=2\nunlink_each_loop=1\n", "unlink_each_loop: unlink_each_loop with rw=rw (fio fails the second loop's reads: the file is gone) is not supported by stortest"},
+		{"[a]\nfilesize=1k-4k\n", "t.fio:2: job \"a\": filesize: filesize=1k-4k: a range of file sizes for one file is not supported by stortest"},
 		{"[a]\n[b]\nwait_for=c\n", "t.fio:3: job \"b\": wait_for: no job \"c\" before this one"},
 		{"[a]\nverify=pattern\n", "t.fio:2: job \"a\": verify: verify=pattern needs verify_pattern"},
 		{"[a]\nioengine=e4defrag\n", "t.fio:2: job \"a\": ioengine: fio ioengine e4defrag is not supported by stortest"},

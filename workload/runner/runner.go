@@ -96,7 +96,11 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 		if job.OffsetPercent > 0 {
 			job = job.WithOffsetOfPercent()
 		}
-		if err := prepareTarget(ctx, forClone(job, clone)); err != nil {
+		if cj, names := multiClone(forClone(job, clone), clone, jobNum); names != nil {
+			if err := prepareFiles(ctx, cj, names); err != nil {
+				return err
+			}
+		} else if err := prepareTarget(ctx, cj); err != nil {
 			return err
 		}
 		if err := w.init(job, clone, jobNum, layout, opts); err != nil {
@@ -129,8 +133,14 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 			}
 			job = withDefaultFile(job, i)
 			if opts.CheckFile != nil && !job.OpensNoFile() {
-				if err := opts.CheckFile(&job, job.Filename); err != nil {
-					return nil, err
+				names := []string{job.Filename}
+				if job.MultiFiles() {
+					names = fileNames(&job, i)
+				}
+				for _, name := range names {
+					if err := opts.CheckFile(&job, name); err != nil {
+						return nil, err
+					}
 				}
 			}
 			planned[k] = append(planned[k], cloneJob{job, tr})
@@ -272,19 +282,25 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 // worker runs one job clone. Every field is owned by the worker's
 // goroutine except pub, which the progress reporter reads.
 type worker struct {
-	job     workload.Job
-	thread  int // fio's number of the clone's thread in the run, from 0 (fioThread)
-	opts    workload.Options
-	res     *workload.JobResult
-	file    *os.File
-	eng     engines.Engine
-	bufs    *engines.Buffers
-	src     *ioSource
-	stop    *atomic.Bool
-	lbs     int
-	ss      *steadyRun // nil without steady-state options
-	minRate *minRate   // nil without rate_min and rate_iops_min
-	lat     *latTarget // nil without latency_target
+	job    workload.Job
+	thread int // fio's number of the clone's thread in the run, from 0 (fioThread)
+	opts   workload.Options
+	res    *workload.JobResult
+	file   *os.File
+	// more and names are a job of several files' further files and
+	// every file's name (files_run.go); nil for one file.
+	more  []*os.File
+	names []string
+	// unlinkedAt is the loop whose files unlink_each_loop made last.
+	unlinkedAt int64
+	eng        engines.Engine
+	bufs       *engines.Buffers
+	src        *ioSource
+	stop       *atomic.Bool
+	lbs        int
+	ss         *steadyRun // nil without steady-state options
+	minRate    *minRate   // nil without rate_min and rate_iops_min
+	lat        *latTarget // nil without latency_target
 	// files are a file engine's files (FlagFileOps); fileOps records
 	// latency as fio does for them: the file's call as clat, no lat.
 	files   engines.FileSet
@@ -384,6 +400,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		w.res = workload.NewJobResult(job, clone, layout)
 	}
 	job = forClone(job, clone) // the result keeps the job as given
+	job, w.names = multiClone(job, clone, jobNum)
 	w.job = job
 	for d := range workload.NumDirs {
 		w.clatPrev[d] = latency.New(layout)
@@ -406,6 +423,16 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 			return err
 		}
 		w.job = job
+	} else if w.names != nil {
+		// Several files: the pattern sizes their regions.
+		if err := w.openFiles(&job, w.names); err != nil {
+			w.closeIO()
+			return err
+		}
+		f = w.file
+		if lbs, err := engines.LogicalBlockSize(f); err == nil && lbs > 0 {
+			w.lbs = lbs
+		}
 	} else {
 		var err error
 		if f, err = engines.OpenFileFlags(job.Filename, writes(&job), job.Direct, job.SyncFlag()); err != nil {
@@ -439,7 +466,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	w.src = src
 	src.writers = w.writers
 	if f != nil && !job.CreateOnly {
-		if err := w.prepareCache(size); err != nil {
+		if err := w.prepareCaches(size); err != nil {
 			w.close()
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
@@ -461,6 +488,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	}
 	cfg := engineConfig(&job, f, w.bufs.All(), size)
 	cfg.Files = w.files
+	cfg.More = w.more
 	w.eng, err = engines.New(job.Engine, cfg)
 	if err != nil {
 		w.close()
@@ -477,7 +505,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		return err
 	}
 	if job.WriteIOLog != "" {
-		if w.iolog, err = newIOLogWriter(job.WriteIOLog, iologFile(&job, clone), clock.Now()); err != nil {
+		if w.iolog, err = newIOLogWriter(job.WriteIOLog, iologFiles(&job, w.names, clone), clock.Now()); err != nil {
 			w.close()
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
@@ -577,6 +605,7 @@ func (w *worker) closeIO() {
 		w.file.Close()
 		w.file = nil
 	}
+	w.closeMore()
 }
 
 // run is the job's I/O loop: fill the queue, commit, reap, sample.
@@ -800,6 +829,13 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 			}
 			w.free = w.free[:len(w.free)-1] // u is taken: fsync may refill the list
 			w.sinceThink++
+			if j.UnlinkEachLoop && w.src.drawPass > w.unlinkedAt {
+				w.unlinkedAt = w.src.drawPass
+				if !w.unlinkLoop() {
+					w.free = append(w.free, u)
+					break
+				}
+			}
 			if syncing {
 				w.syncIfDue(u)
 				if w.stalled {
@@ -899,7 +935,7 @@ func (w *worker) leanLoop(basePrio uint16) bool {
 	j := &w.job
 	return w.src.lean && j.RampTime == 0 && j.ThinkTime == 0 && w.prio == nil && basePrio == 0 && !anySync(j) &&
 		w.iolog == nil && w.lat == nil && j.MaxLatency == workload.NoMaxLatency && w.logs == nil &&
-		w.hist == nil && !w.fileOps && w.minRate == nil && !j.FillDevice
+		w.hist == nil && !w.fileOps && w.minRate == nil && !j.FillDevice && !j.UnlinkEachLoop
 }
 
 // loopLean is loopFull for a job that leanLoop admits: the same I/Os,
@@ -1279,27 +1315,8 @@ func (w *worker) drainForced() {
 // in Sync (fio's "sync" object: lat_ns has every kind, total_ios fsyncs
 // only, as fio 3.33 prints them).
 func (w *worker) syncOp(op engines.Op) {
-	for w.infl > 0 || len(w.staged) > 0 {
-		if len(w.staged) > 0 {
-			w.commit()
-		}
-		if w.infl == 0 {
-			break
-		}
-		n, err := w.getEvents(1, w.job.IODepth)
-		if w.stalled {
-			return
-		}
-		if err != nil {
-			w.fail(fmt.Errorf("getevents: %w", err))
-			w.drainForced()
-			return
-		}
-		t := clock.Now()
-		for i := range n {
-			w.infl--
-			w.complete(w.eng.Event(i), t)
-		}
+	if !w.drainInFlight() {
+		return
 	}
 	// A unit of its own: the free list changes while draining.
 	u := &w.syncUnit
@@ -1307,6 +1324,7 @@ func (w *worker) syncOp(op engines.Op) {
 	u.Start = clock.Now()
 	u.Issue = u.Start
 	if w.iolog != nil {
+		w.iolog.cur = u.File
 		w.iolog.io(u.Start, workload.LogSync, 0, 0)
 	}
 	var err error
@@ -1343,6 +1361,34 @@ func (w *worker) syncOp(op engines.Op) {
 // 384 KiB per clone (64 bytes a slice). Longer runs grow the slice by
 // append, a copy each time it doubles, never per I/O.
 const maxSliceRoom = int(10 * time.Minute / workload.SliceInterval)
+
+// drainInFlight commits what is staged and reaps every unit in flight;
+// false when the job stalled or failed meanwhile.
+func (w *worker) drainInFlight() bool {
+	for w.infl > 0 || len(w.staged) > 0 {
+		if len(w.staged) > 0 {
+			w.commit()
+		}
+		if w.infl == 0 {
+			break
+		}
+		n, err := w.getEvents(1, w.job.IODepth)
+		if w.stalled {
+			return false
+		}
+		if err != nil {
+			w.fail(fmt.Errorf("getevents: %w", err))
+			w.drainForced()
+			return false
+		}
+		t := clock.Now()
+		for i := range n {
+			w.infl--
+			w.complete(w.eng.Event(i), t)
+		}
+	}
+	return true
+}
 
 // sliceRoom is the number of slices to reserve for a job of runtime
 // (0: unknown, the job ends with its size): every slice and the final

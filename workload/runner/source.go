@@ -49,6 +49,10 @@ type ioSource struct {
 
 	pending    iogen.IO // drawn but not issued (Busy, or waiting on the rate)
 	hasPending bool
+	// pendingFile is pending's file (a job of several files); loopsToo:
+	// such a job ends at limit or after its loops, whichever is first.
+	pendingFile int32
+	loopsToo    bool
 
 	verifying bool           // in a verify pass
 	replay    *iogen.Pattern // the pattern again, one verify pass behind
@@ -117,6 +121,11 @@ func newIOSource(job workload.Job, clone, thread int, size int64) (*ioSource, er
 	}
 	if !job.TimeBased {
 		s.limit = job.IOSize * int64(job.Loops)
+		if job.MultiFiles() && s.limit == 0 {
+			// fio stops issuing at size times loops, whatever the
+			// files' loops: a size below the files' regions cuts a loop.
+			s.limit, s.loopsToo = job.TotalSize()*int64(job.Loops), true
+		}
 	} else if job.Verify != workload.VerifyNone && job.RW.Writes() && !job.NoVerifyPhase {
 		s.phaseEnd = job.Size
 		if job.VerifyBacklog > 0 {
@@ -242,6 +251,7 @@ again:
 		}
 		s.drawPass = s.pat.Passes()
 		s.pending, s.hasPending = s.pat.NextIO(d), true
+		s.pendingFile = s.pat.File()
 		s.drawn()
 	} else if s.pending.Len < 0 {
 		if w := int64(s.pacer.Wait(s.pending.Dir, now)); w > 0 {
@@ -249,6 +259,7 @@ again:
 		}
 		s.drawPass = s.pat.Passes()
 		s.pending = s.pat.NextIO(s.pending.Dir)
+		s.pendingFile = s.pat.File()
 		s.drawn()
 	}
 	io := s.pending
@@ -260,6 +271,7 @@ again:
 		s.pacer.Issued(io.Dir, io.Len)
 		goto again
 	}
+	u.File = s.pendingFile
 	u.Offset = io.Offset
 	u.Buf = u.Buf[:io.Len]
 	switch io.Dir {
@@ -300,8 +312,10 @@ func (s *ioSource) over() bool {
 		return true
 	case s.job.TimeBased:
 		return false
-	case s.limit > 0:
+	case s.limit > 0 && !s.loopsToo:
 		return s.moved >= s.limit
+	case s.loopsToo && s.moved >= s.limit:
+		return true
 	}
 	return s.pat.Passes() >= int64(s.job.Loops)
 }
@@ -359,6 +373,7 @@ func (s *ioSource) unget(u *engines.Unit) {
 		return
 	}
 	s.pending, s.hasPending = iogen.IO{Dir: d, Offset: u.Offset, Len: int64(len(u.Buf))}, true
+	s.pendingFile = u.File
 }
 
 // startVerify starts the verify pass of the pass just written.
