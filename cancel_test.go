@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -112,11 +111,7 @@ func checkSignal(t *testing.T, bin, kind string, sig syscall.Signal) {
 // temporary directory.
 func buildCancelProgram(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cancel.test")
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(goCmd, "test", "-c", "-o", bin, "./testdata/cancel").CombinedOutput()
-	require.NoError(t, err, "go test -c: %s", out)
-	return bin
+	return proctest.GoBuild(t, "cancel.test", "test", "-c", "./testdata/cancel")
 }
 
 // cancelProgram is a running test binary of testdata/cancel.

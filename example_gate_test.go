@@ -1,9 +1,7 @@
 package stortest
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/proctest"
 	"stortest.dev/internal/testenv"
 )
 
@@ -34,10 +33,7 @@ func TestReadmeExampleGate(t *testing.T) {
 	testenv.RequireBlkio(t)
 	scratch, devNum, g := throttledShm(t, 256<<20, true, "stortest-readme")
 
-	bin := filepath.Join(t.TempDir(), "randread.test")
-	build := exec.Command("go", "test", "-c", "-o", bin, "./examples/randread")
-	built, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", built)
+	bin := proctest.GoBuild(t, "randread.test", "test", "-c", "./examples/randread")
 	dir := t.TempDir()
 	// run starts the example's test binary inside the throttled group (a
 	// shell moves itself in, then execs it) at iops read IOPS.
@@ -48,24 +44,16 @@ func TestReadmeExampleGate(t *testing.T) {
 		if update {
 			count = "-test.count=3"
 		}
-		cmd := exec.Command("sh", "-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, g.Dir,
-			bin, count, "-test.v", "-test.run", "^TestRandRead4K$")
+		cmd := g.Command(bin, count, "-test.v", "-test.run", "^TestRandRead4K$")
 		cmd.Dir = filepath.Join("examples", "randread")
 		cmd.Env = append(os.Environ(), "STORTEST_DEVICE="+scratch.Path, "STORTEST_BASELINES="+dir,
 			"STORTEST_UPDATE=0", "STORTEST_JUNIT=", "STORTEST_STRICT=0", "STORTEST_TOLERANCE=")
 		if update {
 			cmd.Env = append(cmd.Env, "STORTEST_UPDATE=1")
 		}
-		var buf bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &buf, &buf
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else {
-			require.NoError(t, err)
-		}
-		return buf.String(), code
+		out, code, err := proctest.CombinedOutput(cmd)
+		require.NoError(t, err)
+		return out, code
 	}
 	// verdict is the read IOPS finding when it did not pass, else the
 	// comparison's summary.

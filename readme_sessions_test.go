@@ -1,9 +1,7 @@
 package stortest
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/proctest"
 	"stortest.dev/internal/testenv"
 )
 
@@ -46,8 +45,7 @@ func TestReadmeGateSessions(t *testing.T) {
 	throttled := func(iops int, flags ...string) (string, int) {
 		t.Helper()
 		require.NoError(t, g.SetReadIOPS(devNum, iops))
-		args := append([]string{g.Dir, "go", "test", "-count=1", "./examples/gate"}, flags...)
-		cmd := exec.Command("sh", append([]string{"-c", `echo $$ >"$0/cgroup.procs" && exec "$@"`}, args...)...)
+		cmd := g.Command("go", append([]string{"test", "-count=1", "./examples/gate"}, flags...)...)
 		// The README's exports, and nothing of the suite's own
 		// environment besides.
 		var env []string
@@ -57,18 +55,11 @@ func TestReadmeGateSessions(t *testing.T) {
 			}
 		}
 		cmd.Env = append(env, "STORTEST_DEVICE="+scratch.Path, "STORTEST_BASELINES="+dir)
-		var buf bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &buf, &buf
 		start := time.Now()
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else {
-			require.NoError(t, err)
-		}
+		out, code, err := proctest.CombinedOutput(cmd)
+		require.NoError(t, err)
 		t.Logf("go test -count=1 ./examples/gate %s at %d IOPS: exit %d after %v", strings.Join(flags, " "), iops, code, time.Since(start).Round(time.Second))
-		return buf.String(), code
+		return out, code
 	}
 
 	saturated := 0 // recording sessions stortest warned ran on saturated CPUs
