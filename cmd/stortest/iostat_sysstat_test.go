@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/iostat/replay"
 )
 
@@ -18,13 +19,7 @@ import (
 // byte but for the host's banner and times. The iostat package's
 // TestSysstatCases checks the recordings against the installed sysstat.
 func TestIostatSysstatCases(t *testing.T) {
-	if os.Geteuid() != 0 {
-		msg := "needs root: the recorded samples' device nodes are made with mknod"
-		if os.Getenv("CI") == "true" || os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	testenv.RequireRoot(t) // the recorded samples' device nodes are made with mknod
 	dir := filepath.Join("..", "..", "iostat", "testdata", "sysstat")
 	cases, err := replay.ReadCases(filepath.Join(dir, "cases"))
 	if err != nil {

@@ -59,11 +59,15 @@ func Unmet(t TB, env, format string, args ...any) {
 }
 
 // RequireRoot stops a test that needs root (loop devices, mounts,
-// cgroups) when not root: see Unmet.
-func RequireRoot(t TB) {
+// cgroups) when not root, or that needs the commands tools (losetup,
+// mount) when one is not installed: see Unmet.
+func RequireRoot(t TB, tools ...string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		Unmet(t, EnvRequireDevice, "needs root (loop devices, mounts, cgroups)")
+	}
+	for _, name := range tools {
+		RequireTool(t, name)
 	}
 }
 

@@ -76,6 +76,17 @@ func TestRequireTool(t *testing.T) {
 	if !strings.Contains(f.fatal, "no-such-tool-stortest") {
 		t.Errorf("a missing tool under %s=1: fatal %q", EnvRequireDevice, f.fatal)
 	}
+	if os.Geteuid() != 0 {
+		return // RequireRoot stops at root first
+	}
+	f = (&fakeTB{}).run(func(tb TB) { RequireRoot(tb, "sh", "no-such-tool-stortest") })
+	if !strings.Contains(f.fatal, "no-such-tool-stortest") {
+		t.Errorf("RequireRoot with a missing tool: fatal %q", f.fatal)
+	}
+	f = (&fakeTB{}).run(func(tb TB) { RequireRoot(tb, "sh") })
+	if f.fatal != "" || f.skip != "" {
+		t.Errorf("RequireRoot with sh: fatal %q, skip %q", f.fatal, f.skip)
+	}
 }
 
 type fakeLoop struct {
