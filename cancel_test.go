@@ -104,7 +104,7 @@ func checkSignal(t *testing.T, bin, kind string, sig syscall.Signal) {
 	assert.Equal(t, "next: not started: cancelled by "+name, next.Skipped.Message)
 
 	c.assertNothingLeft(t)
-	validateJUnit(t, c.junit)
+	testenv.ValidateJUnit(t, c.junit)
 }
 
 // buildCancelProgram compiles testdata/cancel's tests into a binary in a
@@ -401,7 +401,7 @@ func checkTimeoutReport(t *testing.T, c *cancelProgram) {
 	assert.Equal(t, "next: not started: "+why, next.Skipped.Message)
 
 	c.assertNothingLeft(t)
-	validateJUnit(t, c.junit)
+	testenv.ValidateJUnit(t, c.junit)
 }
 
 func TestTimeoutMargin(t *testing.T) {

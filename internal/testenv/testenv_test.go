@@ -133,3 +133,24 @@ func TestAttachLoop(t *testing.T) {
 		t.Errorf("a failed attach: fatal %q, %d cleanups", f.fatal, len(f.cleanups))
 	}
 }
+
+// ValidateJUnit reports a file Jenkins' schema refuses and passes one it
+// accepts.
+func TestValidateJUnit(t *testing.T) {
+	JUnitSchema(t)
+	RequireTool(t, "xmllint")
+	dir := t.TempDir()
+	good, bad := dir+"/good.xml", dir+"/bad.xml"
+	if err := os.WriteFile(good, []byte(`<testsuites><testsuite name="x" tests="0" failures="0" errors="0" time="0.123"/></testsuites>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(`<testsuites><testsuite name="x" tests="0" failures="0" errors="0" time="0.1234"/></testsuites>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := (&fakeTB{}).run(func(tb TB) { ValidateJUnit(tb, good) }); len(f.errors) != 0 || f.fatal != "" || f.skip != "" {
+		t.Errorf("a valid file: errors %q, fatal %q, skip %q", f.errors, f.fatal, f.skip)
+	}
+	if f := (&fakeTB{}).run(func(tb TB) { ValidateJUnit(tb, bad) }); len(f.errors) != 1 || !strings.Contains(f.errors[0], "bad.xml") {
+		t.Errorf("an invalid file: errors %q, want one naming it", f.errors)
+	}
+}
