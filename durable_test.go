@@ -20,12 +20,6 @@ import (
 	"stortest.dev/workload"
 )
 
-// tinyFS is tmpfs.ForTest: a tmpfs of size bytes, skipped without root.
-func tinyFS(t *testing.T, size int64) string {
-	t.Helper()
-	return tmpfs.ForTest(t, size)
-}
-
 // forgetWritten makes this process forget the baselines it recorded, so
 // that the next -stortest.update replaces the file (as a new test binary
 // does) rather than adding a run to it; the test's end forgets its own.
@@ -64,7 +58,7 @@ func dirFiles(t *testing.T, dir string) map[string]string {
 func TestUpdateBaselineFullDisk(t *testing.T) {
 	settingsOff(t)
 	forgetWritten(t)
-	dir := tinyFS(t, 1<<20)
+	dir := tmpfs.ForTest(t, 1<<20)
 	t.Setenv(EnvUpdate, "1")
 	path := baselines.Path(dir, t.Name(), "mix")
 	for range 2 { // the first records, the second keeps it in the history
@@ -129,7 +123,7 @@ func TestUpdateBaselineFullDisk(t *testing.T) {
 // disk being full from the start), nor a temporary one.
 func TestRunArtifactsFullDisk(t *testing.T) {
 	settingsOff(t)
-	out := tinyFS(t, 256<<10)
+	out := tmpfs.ForTest(t, 256<<10)
 	t.Setenv("STORTEST_OUT", out)
 	t.Setenv("STORTEST_HISTORY", "")
 	_, err := tmpfs.Fill(out, 0)
@@ -178,7 +172,7 @@ func TestRunArtifactEIO(t *testing.T) {
 func TestRunHistoryFullDisk(t *testing.T) {
 	settingsOff(t)
 	t.Setenv("STORTEST_OUT", t.TempDir())
-	hist := tinyFS(t, 256<<10)
+	hist := tmpfs.ForTest(t, 256<<10)
 	t.Setenv("STORTEST_HISTORY", hist)
 	_, err := tmpfs.Fill(hist, 0)
 	require.NoError(t, err)

@@ -16,12 +16,6 @@ import (
 	"stortest.dev/internal/tmpfs"
 )
 
-// tinyFS is tmpfs.ForTest: a tmpfs of size bytes, skipped without root.
-func tinyFS(t *testing.T, size int64) string {
-	t.Helper()
-	return tmpfs.ForTest(t, size)
-}
-
 // files returns the contents of the files in dir, by name, but Fill's.
 func files(t *testing.T, dir string) map[string]string {
 	t.Helper()
@@ -56,7 +50,7 @@ func readHistory(t *testing.T, path string) ([]*Baseline, []Skipped) {
 // every amount of space short of enough; the update once the space is
 // there succeeds and the history reads whole.
 func TestUpdateFullDisk(t *testing.T) {
-	dir := tinyFS(t, 1<<20)
+	dir := tmpfs.ForTest(t, 1<<20)
 	path := filepath.Join(dir, "rr.json")
 	v1, v2, v3 := synthBaseline(t, 2, 100, false, 41), synthBaseline(t, 2, 200, false, 42), synthBaseline(t, 2, 300, false, 43)
 	require.NoError(t, updateH(path, v1))
