@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"stortest.dev/baselines"
 	"stortest.dev/engines"
 	"stortest.dev/fio"
+	"stortest.dev/internal/proctest"
 	"stortest.dev/internal/testenv"
 	"stortest.dev/regress"
 )
@@ -260,16 +260,11 @@ func values(rounds []Round, f func(Round) float64) []float64 {
 // the test's temporary directory.
 func buildStortest(t *testing.T, tags string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "stortest")
-	args := []string{"build", "-o", bin}
+	var args []string
 	if tags != "" {
-		args = append(args, "-tags", tags)
+		args = []string{"-tags", tags}
 	}
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), append(args, "stortest.dev/cmd/stortest")...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", strings.Join(args[1:], " "), err, out)
-	}
-	return bin
+	return proctest.GoBuild(t, "stortest", "build", append(args, "stortest.dev/cmd/stortest")...)
 }
 
 // shmFile writes a 128 MiB file in /dev/shm (every page allocated: a

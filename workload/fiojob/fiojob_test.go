@@ -18,6 +18,8 @@ import (
 	"stortest.dev/fio"
 	"stortest.dev/workload"
 	"stortest.dev/workload/iogen"
+
+	"stortest.dev/internal/testenv"
 )
 
 func norm(js ...workload.Job) []workload.Job {
@@ -314,7 +316,7 @@ func TestDocTable(t *testing.T) {
 		rows.WriteString(docRow(o))
 	}
 	if got := string(src[start:end]); got != rows.String() {
-		if *update {
+		if *testenv.Update {
 			out := slices.Concat(src[:start], []byte(rows.String()), src[end:])
 			if err := os.WriteFile("doc.go", out, 0o644); err != nil {
 				t.Fatal(err)
@@ -365,12 +367,7 @@ func lineDiff(got, want string) string {
 // fioBinary returns the path of fio, or skips: fio is a reference for
 // these tests, never a dependency of the package.
 func fioBinary(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("fio")
-	if err != nil {
-		t.Skip("fio is not installed: skipping the comparison with fio's own parser")
-	}
-	return p
+	return testenv.Fio(t, "the comparison with fio's own parser")
 }
 
 // TestFioInterop compares ParseFio with the installed fio: fio --showcmd

@@ -1,14 +1,11 @@
 package fiojob
 
 import (
-	"flag"
 	"strings"
 	"testing"
 
 	"stortest.dev/workload"
 )
-
-var update = flag.Bool("update", false, "rewrite doc.go's option table")
 
 // roundTripJob returns j as Parse reads back what j.String() prints.
 func roundTripJob(t *testing.T, j workload.Job) workload.Job {

@@ -104,21 +104,6 @@ func TestFioMoreErrors(t *testing.T) {
 	}
 }
 
-// roundTripJob parses j.String() (after the job j waits for, if any) and
-// returns the job read back.
-func roundTripJob(t *testing.T, j workload.Job) workload.Job {
-	t.Helper()
-	text := j.String()
-	if j.WaitFor != "" {
-		text = "[" + j.WaitFor + "]\n" + text
-	}
-	back, err := parseFile(strings.NewReader(text), "back.fio")
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", j.Name, err, text)
-	}
-	return back[len(back)-1]
-}
-
 func slicesContains(s []string, v string) bool {
 	for _, x := range s {
 		if x == v {
