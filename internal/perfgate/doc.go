@@ -83,9 +83,13 @@
 // (Rules), 15% for the others (KernelRules: one of the 8 recorded
 // psync sessions was 10% below the others'), read.bw=off; intervals
 // are at 90% (Confidence). A regression of any figure of any case fails
-// make perf-gate; an inconclusive comparison, and a session still not
-// comparable after the retries, are printed with their reason and do
-// not fail.
+// make perf-gate, except that a case judged on the ratio alone (psync,
+// libaio, io_uring) is measured again once first and fails only if that
+// session regresses too: in one session of 23 stortest's psync cost
+// was 40% above every other's (fio's as usual), a regression of 26%
+// that the next session would not have shown; a real slowdown shows in
+// both. An inconclusive comparison, and a session still not comparable
+// after the retries, are printed with their reason and do not fail.
 //
 // # What it catches
 //
