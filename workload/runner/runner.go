@@ -1176,6 +1176,9 @@ func (w *worker) commit() int64 {
 
 // completeLean is complete for a job that leanLoop admits.
 func (w *worker) completeLean(u *engines.Unit, t int64) {
+	if perfSlowNs > 0 {
+		perfSlow() // a stortest_perfslow build only
+	}
 	w.free = append(w.free, u)
 	w.lastDone = t
 	if u.Res < 0 {
