@@ -69,6 +69,7 @@ func (s *DirStats) add(o *DirStats) error {
 	s.IOs += o.IOs
 	s.Bytes += o.Bytes
 	s.ShortIOs += o.ShortIOs
+	s.DropIOs += o.DropIOs
 	s.Errors += o.Errors
 	for _, h := range []struct{ dst, src **latency.Histogram }{{&s.Slat, &o.Slat}, {&s.Clat, &o.Clat}, {&s.Lat, &o.Lat}} {
 		switch {

@@ -346,6 +346,8 @@ type Job struct {
 	Notes []string `json:"-"`
 	// Options of the engines that move no data: see NoDataEngines.
 	NoDataEngines
+	// Options of the net engine: see Net.
+	Net
 	// Submission mode, rate process, overlap: see Submission.
 	Submission
 	// Syncs of the writes: see Syncs.
@@ -467,6 +469,15 @@ var (
 		"registerfiles": {"io_uring"},
 		"sqthread_poll": {"io_uring"},
 		"nowait":        {"pvsync2", "libaio", "io_uring"},
+		"port":          NetEngines,
+		"protocol":      NetEngines,
+		"listen":        NetEngines,
+		"pingpong":      NetEngines,
+		"nodelay":       NetEngines,
+		"ttl":           NetEngines,
+		"window_size":   NetEngines,
+		"mss":           NetEngines,
+		"interface":     NetEngines,
 	}
 )
 
@@ -803,6 +814,9 @@ func (j *Job) Validate() error {
 	if err := n.validateEngines(); err != nil {
 		return err
 	}
+	if err := n.validateNet(); err != nil {
+		return err
+	}
 	if opt, reason := n.validateSubmit(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
@@ -1046,6 +1060,7 @@ func (j Job) String() string {
 	b.WriteString(n.extraString())
 	b.WriteString(n.cpusString())
 	b.WriteString(n.enginesString())
+	b.WriteString(n.netString())
 	b.WriteString(n.submitString())
 	b.WriteString(n.filesString())
 	b.WriteString(n.iologString())

@@ -34,7 +34,10 @@ type DirStats struct {
 	IOs      uint64 // completed I/Os, errors included
 	Bytes    uint64 // bytes transferred by completed I/Os
 	ShortIOs uint64 // completed with fewer bytes than asked
-	Errors   uint64 // completed with an error (Res < 0)
+	// DropIOs are the datagrams a UDP receiver (ioengine=net) found
+	// missing from its sender's sequence (fio's drop_ios).
+	DropIOs uint64
+	Errors  uint64 // completed with an error (Res < 0)
 
 	// Submission latency (async engines only, as fio: N=0 for sync
 	// engines), completion latency and total latency, in ns.
@@ -322,12 +325,13 @@ func (r *Result) Merged() [NumDirs]DirStats {
 			s := j.Dirs[d]
 			if out[d].Clat == nil {
 				out[d] = DirStats{Slat: s.Slat.Clone(), Clat: s.Clat.Clone(), Lat: s.Lat.Clone(),
-					IOs: s.IOs, Bytes: s.Bytes, ShortIOs: s.ShortIOs, Errors: s.Errors}
+					IOs: s.IOs, Bytes: s.Bytes, ShortIOs: s.ShortIOs, DropIOs: s.DropIOs, Errors: s.Errors}
 				continue
 			}
 			out[d].IOs += s.IOs
 			out[d].Bytes += s.Bytes
 			out[d].ShortIOs += s.ShortIOs
+			out[d].DropIOs += s.DropIOs
 			out[d].Errors += s.Errors
 			_ = out[d].Slat.Merge(s.Slat)
 			_ = out[d].Clat.Merge(s.Clat)

@@ -461,6 +461,9 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	}
 	cfg := engineConfig(&job, f, w.bufs.All(), size)
 	cfg.Files = w.files
+	if workload.IsNetEngine(job.Engine) {
+		cfg.Net, cfg.Stop = netSpec(&job, clone), w.over
+	}
 	w.eng, err = engines.New(job.Engine, cfg)
 	if err != nil {
 		w.close()
@@ -592,6 +595,15 @@ func (w *worker) run(start int64) {
 	if w.job.CreateOnly {
 		w.finish(false, nil) // the file is laid out: that was the job
 		return
+	}
+	if o, ok := w.eng.(engines.Opener); ok {
+		// net: the peer is reached first, and the job's clock starts
+		// then (fio resets a listener's when its peer connects).
+		if err := o.Open(); err != nil {
+			w.fail(err)
+			return
+		}
+		start = clock.Now()
 	}
 	if w.job.Offload {
 		w.runOffload(start) // io_submit_mode=offload: offload.go
@@ -812,8 +824,13 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 					w.stalled = true // u stays out: it is outstanding
 					break
 				}
-				w.fail(fmt.Errorf("queue: %w", err))
 				w.free = append(w.free, u)
+				if errors.Is(err, engines.ErrEndOfStream) {
+					w.src.unget(u) // the peer is done: so is the job
+					w.ended = true
+					break
+				}
+				w.fail(fmt.Errorf("queue: %w", err))
 				break
 			}
 			if w.iolog != nil && st != engines.Busy {
@@ -924,8 +941,13 @@ func (w *worker) loopLean(now int64, lp *loopParams) (stalled bool) {
 					w.stalled = true // u stays out: it is outstanding
 					break
 				}
-				w.fail(fmt.Errorf("queue: %w", err))
 				w.free = append(w.free, u)
+				if errors.Is(err, engines.ErrEndOfStream) {
+					w.src.unget(u) // the peer is done: so is the job
+					w.ended = true
+					break
+				}
+				w.fail(fmt.Errorf("queue: %w", err))
 				break
 			}
 			switch st {
@@ -1071,6 +1093,7 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 		w.res.LatencyDepth = w.lat.qd
 	}
 	w.verifyFailed()
+	w.netDrops()
 	if !w.foreign {
 		w.stopEngine()
 	}
