@@ -49,10 +49,14 @@ var ErrEndOfStream = errors.New("engines: the peer ended the stream")
 
 // Opener is an engine whose target must be reached when the job starts:
 // the net engine accepts its peer or connects to it. The runner calls
-// Open on the job's goroutine before the job's clock starts (fio resets
-// a listener's clock when its peer connects), and Queue after it.
+// Open on the job's goroutine before the job's clock starts, and Queue
+// after it. restart reports whether the job's runtime starts over when
+// Open returns, as fio's does when a TCP or unix listener's peer
+// connects; else only the measurement does (a UDP receiver: fio starts
+// measuring at the sender's open message, its runtime counting from
+// the job's start).
 type Opener interface {
-	Open() error
+	Open() (restart bool, err error)
 }
 
 // netPoll is how long a wait for a socket lasts before the engine asks
@@ -139,6 +143,9 @@ func newNet(cfg Config) (Engine, error) {
 	}
 	if s.Proto != "unix" && (s.Port < 1 || s.Port > 65535) {
 		return nil, fmt.Errorf("engines: %w: net port %d", ErrConfig, s.Port)
+	}
+	if s.Listen && s.Host != "" && s.Proto != "unix" && !(e.udp && !e.v6 && IsMulticastIPv4(s.Host)) {
+		return nil, fmt.Errorf("engines: %w: net: a listener takes no host but an IPv4 multicast group (%q)", ErrConfig, s.Host)
 	}
 	if s.Listen {
 		// The listening socket exists before any job of the run starts,
@@ -369,18 +376,19 @@ func rawSockaddr(sa unix.Sockaddr) (unix.RawSockaddrAny, uint32) {
 // its open message (UDP); a sender connects (TCP, unix) or sends its
 // open message (UDP). A wait ends early, with an error, when
 // Config.Stop says the job is over.
-func (e *netEngine) Open() error {
+func (e *netEngine) Open() (restart bool, err error) {
 	if e.closed {
-		return ErrClosed
+		return false, ErrClosed
 	}
+	restart = !e.udp
 	if e.opens {
-		return nil
+		return restart, nil
 	}
 	e.opens = true
 	if e.spec.Listen {
-		return e.accept()
+		return restart, e.accept()
 	}
-	return e.connect()
+	return restart, e.connect()
 }
 
 // wait polls fd for events in steps of netPoll until it is ready (nil)
@@ -549,7 +557,7 @@ func (e *netEngine) Queue(u *Unit) (Status, error) {
 		return Busy, ErrClosed
 	}
 	if !e.opens {
-		if err := e.Open(); err != nil {
+		if _, err := e.Open(); err != nil {
 			return Busy, err
 		}
 	}
@@ -568,11 +576,9 @@ func (e *netEngine) Queue(u *Unit) (Status, error) {
 			e.sent += r
 		}
 		if r > 0 && e.spec.PingPong && r == int64(len(u.Buf)) {
-			rr := e.recv(u.Buf, false)
-			switch {
-			case rr == resEOF:
-				r = -int64(unix.ECONNRESET) // the peer left without its reply
-			case rr < 0 && rr != resStop:
+			// The peer's end (its close) instead of the reply ends the
+			// job, the unit not counted, as fio's.
+			if rr := e.recv(u.Buf, false); rr < 0 && rr != resStop {
 				r = rr
 			}
 		}
@@ -751,16 +757,17 @@ func sysSendto(fd int, b []byte, flags int, to *unix.RawSockaddrAny, toLen uint3
 	return res(r, errno)
 }
 
-// Stop ends this end of the link once the job's I/O is over: a UDP
-// sender sends fio's close message, and the socket closes, which ends
-// the peer's stream.
+// Stop ends this end of the link once the job's I/O is over: over UDP
+// it sends fio's close message to its peer (a receiver's is the sender
+// of its last datagram, which a pingpong sender waits on), and the
+// socket closes, which ends a stream's peer's.
 func (e *netEngine) Stop() error {
 	if e.ended {
 		return nil
 	}
 	e.ended = true
 	var err error
-	if e.udp && e.spec.Send && e.fd >= 0 {
+	if e.udp && e.fd >= 0 && e.peerLen > 0 {
 		var msg [8]byte
 		binary.LittleEndian.PutUint32(msg[0:], linkMagic)
 		binary.LittleEndian.PutUint32(msg[4:], linkClose)

@@ -596,14 +596,19 @@ func (w *worker) run(start int64) {
 		w.finish(false, nil) // the file is laid out: that was the job
 		return
 	}
+	runFrom := start // the runtime counts from here
 	if o, ok := w.eng.(engines.Opener); ok {
-		// net: the peer is reached first, and the job's clock starts
-		// then (fio resets a listener's when its peer connects).
-		if err := o.Open(); err != nil {
+		// net: the peer is reached first, and the job's measurement
+		// starts then (and its runtime, as fio's, for TCP and unix).
+		restart, err := o.Open()
+		if err != nil {
 			w.fail(err)
 			return
 		}
 		start = clock.Now()
+		if restart {
+			runFrom = start
+		}
 	}
 	if w.job.Offload {
 		w.runOffload(start) // io_submit_mode=offload: offload.go
@@ -649,7 +654,7 @@ func (w *worker) run(start int64) {
 		w.ramp.begin(start)
 	}
 	if j.Runtime > 0 {
-		w.deadline = w.measureStart + int64(j.Runtime)
+		w.deadline = max(runFrom+int64(j.RampTime)+int64(j.Runtime), w.measureStart)
 		w.endBy.Store(w.deadline + int64(w.grace))
 	}
 	w.initGates()
