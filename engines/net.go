@@ -137,8 +137,8 @@ func newNet(cfg Config) (Engine, error) {
 	default:
 		return nil, fmt.Errorf("engines: %w: net protocol %q", ErrConfig, s.Proto)
 	}
-	if e.udp {
-		s.Listen = !s.Send
+	if e.udp || s.Proto == "unix" {
+		s.Listen = !s.Send // as fio: a datagram or unix reader listens
 		e.spec.Listen = s.Listen
 	}
 	if s.Proto != "unix" && (s.Port < 1 || s.Port > 65535) {

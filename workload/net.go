@@ -19,11 +19,11 @@ type Net struct {
 	Port int `json:"port,omitempty"`
 	// Protocol is tcp (the default), tcpv6, udp, udpv6 or unix.
 	Protocol string `json:"protocol,omitempty"`
-	// Listen (fio's listen) makes a TCP or unix job wait for its peer to
+	// Listen (fio's listen) makes a TCP job wait for its peer to
 	// connect, then move its bytes; the job's clock starts when the
 	// peer connects, as fio resets a listener's statistics then. A UDP
-	// job that reads listens whatever Listen says (fio refuses listen
-	// with UDP).
+	// or unix job that reads listens without it (fio refuses listen
+	// with them).
 	Listen bool `json:"listen,omitempty"`
 	// PingPong (fio's pingpong): each sent block waits for the peer to
 	// send it back, and each received block is sent back, so an I/O's
@@ -73,10 +73,9 @@ func (j *Job) NetTTL() int {
 }
 
 // NetListens reports whether the job's end of the socket waits for the
-// peer: listen, or a UDP job that reads (fio's rule).
+// peer: listen (TCP), or a UDP or unix job that reads (fio's rule).
 func (j *Job) NetListens() bool {
-	p := j.NetProtocol()
-	if p == "udp" || p == "udpv6" {
+	if p := j.NetProtocol(); p != "tcp" && p != "tcpv6" {
 		return j.RW.Reads()
 	}
 	return j.Listen
@@ -148,7 +147,7 @@ func (j *Job) validateNet() error {
 	case j.Port+j.NumJobs-1 > 65535:
 		return bad("port", "port %d and numjobs=%d go past 65535 (clone i uses port+i)", j.Port, j.NumJobs)
 	case j.Listen && p != "tcp" && p != "tcpv6":
-		return bad("listen", "only valid for TCP (a UDP job that reads listens)")
+		return bad("listen", "only valid for TCP (a UDP or unix job that reads listens)")
 	case j.RW.Mixed():
 		return unsupportedField(j.Name, "rw", "rw="+j.RW.String()+" with ioengine="+j.Engine+" (a job that both sends and receives)")
 	case j.RW.Trims():
