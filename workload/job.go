@@ -229,7 +229,8 @@ type Job struct {
 	// STORTEST_ALLOW_DESTRUCTIVE).
 	AllowMountedWrite bool `json:"allow_mounted_write,omitempty"`
 	// Engine is fio's ioengine: null, sync, psync, pvsync2, libaio,
-	// io_uring, mmap or posixaio. Default psync, as fio on Linux.
+	// io_uring, mmap, posixaio, net (see Net) or an engine that moves no
+	// data (see NoDataEngines). Default psync, as fio on Linux.
 	Engine string `json:"ioengine"`
 	RW     RW     `json:"rw"`
 	// RWMixRead is the percentage of reads in rw/randrw jobs; default 50.
