@@ -227,6 +227,14 @@ type Config struct {
 
 	// exec: the program to run.
 	Exec *ExecSpec
+
+	// net: the socket.
+	Net *NetSpec
+	// Stop, when set, tells an engine that waits for a peer (net)
+	// whether the job is over (its runtime, or a stop): the wait then
+	// ends without the unit. It is called once per wait step, never per
+	// I/O that does not wait.
+	Stop func() bool
 }
 
 func (c Config) depth() int {
@@ -270,6 +278,7 @@ var registry = []struct {
 	{"filedelete", newFileDelete},
 	{"exec", newExec},
 	{"posixaio", newPosixAIO},
+	{"net", newNet},
 }
 
 // Names lists the engines New knows, in a fixed order.

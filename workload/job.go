@@ -233,7 +233,8 @@ type Job struct {
 	// STORTEST_ALLOW_DESTRUCTIVE).
 	AllowMountedWrite bool `json:"allow_mounted_write,omitempty"`
 	// Engine is fio's ioengine: null, sync, psync, pvsync2, libaio,
-	// io_uring, mmap or posixaio. Default psync, as fio on Linux.
+	// io_uring, mmap, posixaio, net (see Net) or an engine that moves no
+	// data (see NoDataEngines). Default psync, as fio on Linux.
 	Engine string `json:"ioengine"`
 	RW     RW     `json:"rw"`
 	// RWMixRead is the percentage of reads in rw/randrw jobs; default 50.
@@ -361,6 +362,8 @@ type Job struct {
 	NoDataEngines
 	// A job of several files: see MultiFile.
 	MultiFile
+	// Options of the net engine: see Net.
+	Net
 	// Submission mode, rate process, overlap: see Submission.
 	Submission
 	// Syncs of the writes: see Syncs.
@@ -482,6 +485,15 @@ var (
 		"registerfiles": {"io_uring"},
 		"sqthread_poll": {"io_uring"},
 		"nowait":        {"pvsync2", "libaio", "io_uring"},
+		"port":          NetEngines,
+		"protocol":      NetEngines,
+		"listen":        NetEngines,
+		"pingpong":      NetEngines,
+		"nodelay":       NetEngines,
+		"ttl":           NetEngines,
+		"window_size":   NetEngines,
+		"mss":           NetEngines,
+		"interface":     NetEngines,
 	}
 )
 
@@ -826,6 +838,9 @@ func (j *Job) Validate() error {
 	if err := n.validateMultiFile(); err != nil {
 		return err
 	}
+	if err := n.validateNet(); err != nil {
+		return err
+	}
 	if opt, reason := n.validateSubmit(); opt != "" {
 		return bad(opt, "%s", reason)
 	}
@@ -1075,6 +1090,7 @@ func (j Job) String() string {
 	b.WriteString(n.cpusString())
 	b.WriteString(n.enginesString())
 	b.WriteString(n.multiFileString())
+	b.WriteString(n.netString())
 	b.WriteString(n.submitString())
 	b.WriteString(n.filesString())
 	b.WriteString(n.iologString())

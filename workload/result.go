@@ -40,6 +40,9 @@ type DirStats struct {
 	// verify_only job drew but did not issue (Job.VerifyOnly): fio
 	// counts them, with no time and no latency.
 	DryIOs, DryBytes uint64
+	// DropIOs are the datagrams a UDP receiver (ioengine=net) found
+	// missing from its sender's sequence (fio's drop_ios).
+	DropIOs uint64
 
 	// Submission latency (async engines only, as fio: N=0 for sync
 	// engines), completion latency and total latency, in ns.
@@ -331,7 +334,7 @@ func (r *Result) Merged() [NumDirs]DirStats {
 			s := j.Dirs[d]
 			if out[d].Clat == nil {
 				out[d] = DirStats{Slat: s.Slat.Clone(), Clat: s.Clat.Clone(), Lat: s.Lat.Clone(),
-					IOs: s.IOs, Bytes: s.Bytes, ShortIOs: s.ShortIOs, Errors: s.Errors, DryIOs: s.DryIOs, DryBytes: s.DryBytes}
+					IOs: s.IOs, Bytes: s.Bytes, ShortIOs: s.ShortIOs, Errors: s.Errors, DryIOs: s.DryIOs, DryBytes: s.DryBytes, DropIOs: s.DropIOs}
 				continue
 			}
 			out[d].IOs += s.IOs
@@ -339,6 +342,7 @@ func (r *Result) Merged() [NumDirs]DirStats {
 			out[d].DryIOs += s.DryIOs
 			out[d].DryBytes += s.DryBytes
 			out[d].ShortIOs += s.ShortIOs
+			out[d].DropIOs += s.DropIOs
 			out[d].Errors += s.Errors
 			_ = out[d].Slat.Merge(s.Slat)
 			_ = out[d].Clat.Merge(s.Clat)

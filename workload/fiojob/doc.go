@@ -54,7 +54,7 @@
 //	cpumask                                      CPUsAllowed: a bit per CPU (the low 32)
 //	cpus_allowed_policy                          CPUsSplit: shared (each thread on every CPU), split (one CPU each)
 //	allow_mounted_write                          AllowMountedWrite: write or trim a block device that is mounted, held or swap
-//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio
+//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio, net
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
@@ -226,6 +226,16 @@
 //	arguments                                    ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)
 //	grace_time                                   ExecGrace (default unit s; exec)
 //	std_redirect                                 ExecNoRedirect = !value (exec)
+//	hostname                                     Filename: the peer, multicast group or unix socket (net)
+//	port                                         Port: clone i uses port+i (net)
+//	protocol              proto                  Protocol: tcp, tcpv6, udp, udpv6, unix (net)
+//	listen                                       Listen: wait for the peer (net, TCP)
+//	pingpong                                     PingPong: each block comes back (net)
+//	nodelay                                      NoDelay: TCP_NODELAY (net)
+//	ttl                                          TTL of UDP multicast (net; default 1)
+//	window_size                                  WindowSize: the socket's buffers, bytes (net)
+//	mss                                          MSS: TCP_MAXSEG (net)
+//	interface                                    Interface: IPv4 address for UDP multicast (net)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank

@@ -958,4 +958,37 @@ var optionTable = []fioOption{
 			st.job.ExecNoRedirect = !b
 			return err
 		}},
+
+	// Net: the net engine's socket.
+	{name: "hostname", field: "filename", doc: "Filename: the peer, multicast group or unix socket (net)",
+		set: setString(func(j *workload.Job) *string { return &j.Filename })},
+	{name: "port", field: "port", doc: "Port: clone i uses port+i (net)",
+		set: setInt(1, 65535, func(j *workload.Job) *int { return &j.Port })},
+	{name: "protocol", aliases: []string{"proto"}, field: "protocol", doc: "Protocol: " + strings.Join(workload.NetProtocols, ", ") + " (net)",
+		set: func(st *jobState, v string) error {
+			if !slices.Contains(workload.NetProtocols, v) {
+				return fmt.Errorf("unknown protocol %q (want %s)", v, workload.OrList(workload.NetProtocols))
+			}
+			st.job.Protocol = v
+			return nil
+		}},
+	{name: "listen", field: "listen", isBool: true, doc: "Listen: wait for the peer (net, TCP)",
+		set: setBool(func(j *workload.Job) *bool { return &j.Listen })},
+	{name: "pingpong", field: "pingpong", isBool: true, doc: "PingPong: each block comes back (net)",
+		set: setBool(func(j *workload.Job) *bool { return &j.PingPong })},
+	{name: "nodelay", field: "nodelay", isBool: true, doc: "NoDelay: TCP_NODELAY (net)",
+		set: setBool(func(j *workload.Job) *bool { return &j.NoDelay })},
+	{name: "ttl", field: "ttl", doc: "TTL of UDP multicast (net; default 1)",
+		set: func(st *jobState, v string) error {
+			n, err := workload.ParseCount(v, 255)
+			ttl := int(n)
+			st.job.TTL = &ttl
+			return err
+		}},
+	{name: "window_size", field: "window_size", doc: "WindowSize: the socket's buffers, bytes (net)",
+		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.WindowSize })},
+	{name: "mss", field: "mss", doc: "MSS: TCP_MAXSEG (net)",
+		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.MSS })},
+	{name: "interface", field: "interface", doc: "Interface: IPv4 address for UDP multicast (net)",
+		set: setString(func(j *workload.Job) *string { return &j.Interface })},
 }

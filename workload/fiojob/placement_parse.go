@@ -46,9 +46,10 @@ func (p *parser) finishMore(st *jobState) error {
 	if j.Size == 0 && j.FileSize > 0 && j.FileSizeMax == 0 {
 		j.Size = j.FileSize * int64(j.NumFiles())
 	}
-	if j.Directory != "" && j.Filename != "" {
+	if j.Directory != "" && j.Filename != "" && !workload.IsNetEngine(j.Engine) {
 		// The file is named in full: Directory stays only for fio's
 		// default file name, so the job prints and reads back the same.
+		// (A net job's filename is its peer, fio's hostname.)
 		j.Filename, j.Directory = j.DirFile(j.Filename), ""
 	}
 	if j.WaitFor != "" {

@@ -26,6 +26,8 @@ func (w *worker) setupNoFile(job workload.Job, clone int) (workload.Job, int64, 
 		return job, job.Offset + job.Size, nil
 	case job.Engine == "cpuio" || job.Engine == "exec":
 		return job, job.Offset + max(job.Size, job.MaxBlockSize()), nil
+	case workload.IsNetEngine(job.Engine):
+		return job, job.Offset + job.Size, nil // a stream: the region is the amount
 	}
 	per := job.PerFile()
 	w.files = engines.FileSet{Name: job.Filename, N: job.NumFiles(), Size: per}

@@ -489,6 +489,9 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	cfg := engineConfig(&job, f, w.bufs.All(), size)
 	cfg.Files = w.files
 	cfg.More = w.more
+	if workload.IsNetEngine(job.Engine) {
+		cfg.Net, cfg.Stop = netSpec(&job, clone), w.over
+	}
 	w.eng, err = engines.New(job.Engine, cfg)
 	if err != nil {
 		w.close()
@@ -622,6 +625,20 @@ func (w *worker) run(start int64) {
 		w.finish(false, nil) // the file is laid out: that was the job
 		return
 	}
+	runFrom := start // the runtime counts from here
+	if o, ok := w.eng.(engines.Opener); ok {
+		// net: the peer is reached first, and the job's measurement
+		// starts then (and its runtime, as fio's, for TCP and unix).
+		restart, err := o.Open()
+		if err != nil {
+			w.fail(err)
+			return
+		}
+		start = clock.Now()
+		if restart {
+			runFrom = start
+		}
+	}
 	if w.job.Offload {
 		w.runOffload(start) // io_submit_mode=offload: offload.go
 		return
@@ -667,7 +684,7 @@ func (w *worker) run(start int64) {
 		w.ramp.begin(start)
 	}
 	if j.Runtime > 0 {
-		w.deadline = w.measureStart + int64(j.Runtime)
+		w.deadline = max(runFrom+int64(j.RampTime)+int64(j.Runtime), w.measureStart)
 		w.endBy.Store(w.deadline + int64(w.grace))
 	}
 	w.initGates()
@@ -858,8 +875,13 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 					w.stalled = true // u stays out: it is outstanding
 					break
 				}
-				w.fail(fmt.Errorf("queue: %w", err))
 				w.free = append(w.free, u)
+				if errors.Is(err, engines.ErrEndOfStream) {
+					w.src.unget(u) // the peer is done: so is the job
+					w.ended = true
+					break
+				}
+				w.fail(fmt.Errorf("queue: %w", err))
 				break
 			}
 			if w.iolog != nil && st != engines.Busy {
@@ -970,8 +992,13 @@ func (w *worker) loopLean(now int64, lp *loopParams) (stalled bool) {
 					w.stalled = true // u stays out: it is outstanding
 					break
 				}
-				w.fail(fmt.Errorf("queue: %w", err))
 				w.free = append(w.free, u)
+				if errors.Is(err, engines.ErrEndOfStream) {
+					w.src.unget(u) // the peer is done: so is the job
+					w.ended = true
+					break
+				}
+				w.fail(fmt.Errorf("queue: %w", err))
 				break
 			}
 			switch st {
@@ -1125,6 +1152,7 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 		}
 	}
 	w.verifyFailed()
+	w.netDrops()
 	if !w.foreign {
 		w.stopEngine()
 	}
