@@ -529,12 +529,13 @@ func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, e
 		return nil, fmt.Errorf("%w: file size %d", ErrRegion, fileSize)
 	case n.FileSize > 0:
 		// fio: filesize sizes the region, from the offset to its end;
-		// size only bounds the bytes moved.
-		size = n.FileSize - n.Offset
+		// size only bounds the bytes moved. (The files of a file
+		// engine's job follow each other.)
+		size = n.FileSize*int64(n.NumFiles()) - n.Offset
 		if size <= 0 {
 			return nil, fmt.Errorf("%w: job %q: offset %d is past the filesize (%d bytes)", ErrRegion, n.Name, n.Offset, n.FileSize)
 		}
-		if fileSize > 0 && n.FileSize > fileSize {
+		if fileSize > 0 && n.Offset+size > fileSize {
 			return nil, fmt.Errorf("%w: job %q: filesize %d is past the end of the file (%d bytes)", ErrRegion, n.Name, n.FileSize, fileSize)
 		}
 	case size == 0 && fileSize == 0:
