@@ -41,7 +41,9 @@ type Placement struct {
 	// OffsetPercent offset (fio aligns no other).
 	OffsetAlign int64 `json:"offset_align,omitempty"`
 	// FileSize is fio's filesize: the file is laid out to this many bytes,
-	// and a job without size moves this much (the parser sets Size).
+	// and a job without size moves this much (the parser sets Size). As
+	// in fio, the job's offsets are drawn in [Offset, FileSize), and Size
+	// only bounds the bytes it moves.
 	FileSize int64 `json:"filesize,omitempty"`
 	// FileSizeMax is the top of fio's filesize=A-B range (FileSize is
 	// A): each file of a job of several files gets a size drawn between

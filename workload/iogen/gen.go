@@ -47,6 +47,10 @@ type OffsetConfig struct {
 	// moved; an offset past the end wraps to the start, one before the
 	// start to the end plus Add.
 	Add int64
+	// Quota is the bytes a pass of uniform or distribution offsets moves
+	// (fio's size, which need not be a multiple of Align: the I/O that
+	// reaches it ends the pass); 0 means Size rounded down.
+	Quota int64
 }
 
 // MaxMapBytes bounds the random map's bits (OffsetConfig.MaxLen): 256
@@ -75,6 +79,7 @@ type Offsets struct {
 	add   int64  // sequential: the offset modifier
 	drawn uint64 // random map: blocks drawn in this pass
 	bytes int64  // uniform and distributions: bytes in this pass
+	quota int64  // uniform and distributions: bytes that end a pass
 	pass  int64
 
 	perm permutation
@@ -97,6 +102,10 @@ func NewOffsets(c OffsetConfig) (*Offsets, error) {
 		align:  c.Align,
 		blocks: uint64(c.Size / c.Align),
 		seed:   c.Seed,
+		quota:  c.Quota,
+	}
+	if o.quota <= 0 {
+		o.quota = o.size
 	}
 	if !c.Random {
 		o.add = c.Add
@@ -177,8 +186,8 @@ func (o *Offsets) Next(bs int64) (off, n int64) {
 	}
 	n = min(bs, o.size-rel)
 	o.bytes += n
-	if o.bytes >= o.size {
-		o.bytes -= o.size
+	if o.bytes >= o.quota {
+		o.bytes -= o.quota
 		o.pass++
 	}
 	return o.start + rel, n
@@ -456,7 +465,8 @@ type Pattern struct {
 	wbs      *BlockSizes // the writes' (Job.WriteBlocks); nil: bs
 	off      [2]*Offsets // [DirRead], [DirWrite]; the same when shared
 	shared   bool
-	size     int64
+	size     int64 // the region's bytes
+	quota    int64 // the bytes a pass moves (see Limit)
 	bytes    int64
 	// trimmed is the last trim of a trimwrite job, which the next write
 	// rewrites: the same offset and length; until then the passes are
@@ -492,11 +502,17 @@ type Pattern struct {
 
 // NewPattern returns the pattern of job j (validated, then normalized) on
 // a file or device of fileSize bytes (0 if unknown: then j.Size must be
-// set), with the seed of the clone (Job.Seed). The region is [j.Offset,
-// j.Offset+j.Size), or up to fileSize when j.Size is 0, rounded down to a
-// multiple of the smallest block size. The directions are those fio draws
-// for the first job of a run (thread number 1; see MixSeed), or, with
-// randrepeat=0, from seed.
+// set, and the file ends with the region), with the seed of the clone
+// (Job.Seed). The region is fio's: [j.Offset, j.FileSize) with a
+// filesize, else [j.Offset, j.Offset+j.Size), or up to fileSize when
+// j.Size is 0; random offsets take its whole blocks of the smallest block
+// size; sequential ones of one block size start inside it and end inside
+// the file, so the last may run past the region's end when the file goes
+// on. A pass moves the region's offsets, or the job's size (j.Size, at
+// most the region) where that ends it first, as fio counts the bytes it
+// issues: see Limit. The directions are those fio draws for the first job
+// of a run (thread number 1; see MixSeed), or, with randrepeat=0, from
+// seed.
 func NewPattern(j *workload.Job, fileSize int64, seed uint64) (*Pattern, error) {
 	return NewClonePattern(j, fileSize, seed, 1, seed)
 }
@@ -508,10 +524,23 @@ func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, e
 		return nil, err
 	}
 	n := j.Normalized()
+	// size is fio's per-file io_size: the region offsets are drawn in;
+	// quota is the job's size as fio settles it, the bytes a pass moves.
 	size := n.Size
 	switch {
 	case fileSize < 0:
 		return nil, fmt.Errorf("%w: file size %d", ErrRegion, fileSize)
+	case n.FileSize > 0:
+		// fio: filesize sizes the region, from the offset to its end;
+		// size only bounds the bytes moved. (The files of a file
+		// engine's job follow each other.)
+		size = n.FileSize*int64(n.NumFiles()) - n.Offset
+		if size <= 0 {
+			return nil, fmt.Errorf("%w: job %q: offset %d is past the filesize (%d bytes)", ErrRegion, n.Name, n.Offset, n.FileSize)
+		}
+		if fileSize > 0 && n.Offset+size > fileSize {
+			return nil, fmt.Errorf("%w: job %q: filesize %d is past the end of the file (%d bytes)", ErrRegion, n.Name, n.FileSize, fileSize)
+		}
 	case size == 0 && fileSize == 0:
 		return nil, fmt.Errorf("%w: job %q: size is needed when the file size is unknown", ErrRegion, n.Name)
 	case size == 0:
@@ -522,15 +551,31 @@ func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, e
 	case fileSize > 0 && n.Offset+size > fileSize:
 		return nil, fmt.Errorf("%w: job %q: offset %d + size %d is past the end of the file (%d bytes)", ErrRegion, n.Name, n.Offset, size, fileSize)
 	}
+	quota := size
+	if n.Size > 0 {
+		quota = min(n.Size, size)
+	}
 	align := n.MinBlockSize()
-	if size < align {
-		return nil, fmt.Errorf("%w: job %q: region of %d bytes is smaller than a block (%d)", ErrRegion, n.Name, size, align)
+	if quota < align {
+		return nil, fmt.Errorf("%w: job %q: region of %d bytes is smaller than a block (%d)", ErrRegion, n.Name, quota, align)
+	}
+	if !n.RW.Random() && n.RWModifier == 0 && !n.Strided() && n.WriteBlocks == nil && align == n.MaxBlockSize() {
+		// fio issues a sequential I/O of one block size that starts
+		// inside the region and ends inside the file: the last may
+		// cross the region's end, where the file (or device) goes on.
+		end := fileSize
+		if fileSize == 0 {
+			end = n.Offset + size // laid out to the region's end
+		}
+		room := end - n.Offset
+		size = min((size+align-1)/align*align, room-room%align)
 	}
 	mixSeed, restart := MixSeed(&n, thread, entropy)
 	p := &Pattern{
-		mix:  NewMixer(n.RW, n.RWMixRead, mixSeed),
-		bs:   NewBlockSizes(&n, workload.SplitMix64(seed^2)),
-		size: size - size%align,
+		mix:   NewMixer(n.RW, n.RWMixRead, mixSeed),
+		bs:    NewBlockSizes(&n, workload.SplitMix64(seed^2)),
+		size:  size - size%align,
+		quota: quota,
 	}
 	p.mix.restart = restart
 	if w := n.WriteBlocks; w != nil {
@@ -541,6 +586,7 @@ func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, e
 		Start: n.Offset, Size: size, Align: align, MaxLen: n.MaxBlockSize(),
 		Random: n.RW.Random(), RandomMap: !n.NoRandomMap,
 		Dist: n.RandomDistribution, Seed: workload.SplitMix64(seed ^ 3), Add: n.RWModifier,
+		Quota: quota,
 	}
 	if n.RW.Random() {
 		if n.BlockAlign > 0 {
@@ -563,6 +609,9 @@ func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, e
 		p.zones = newZones(&n, n.Offset, end)
 		cfg.Size = p.zones.rng
 		p.byBytes = true
+		// A pass is the size moved over the zones, in whole blocks.
+		p.size = quota - quota%align
+		p.quota, cfg.Quota = p.size, 0
 	}
 	var err error
 	if n.MultiFiles() {
@@ -740,15 +789,25 @@ func (p *Pattern) Passes() int64 {
 	case p.files != nil:
 		return p.files.passes(p.bytes, p.size)
 	case p.byBytes:
-		return p.bytes / p.size
+		return p.bytes / p.quota
 	case p.shared:
 		return p.off[0].Passes()
-	case p.off[0].add != 0:
-		// rw with an offset modifier: the job ends where either
-		// direction's stream reaches the end, as fio's does.
-		return max(p.bytes/p.size, p.off[0].Passes(), p.off[1].Passes())
 	}
-	return p.bytes / p.size
+	// rw: the job ends where either direction's stream reaches the end,
+	// as fio's does, or where the size has moved.
+	return max(p.bytes/p.quota, p.off[0].Passes(), p.off[1].Passes())
+}
+
+// Limit returns the bytes a pass moves when they end it before its
+// offsets do (fio's size, where filesize makes the region larger, or
+// where the region's last block runs on into the file), else 0: a job
+// that is not time based and has no io_size is done once it has moved
+// Limit times Loops bytes, fio's count, or else after Loops passes.
+func (p *Pattern) Limit() int64 {
+	if p.shared && !p.byBytes && p.off[0].mode != modeUniform && p.off[0].mode != modeDist && p.size > p.quota {
+		return p.quota
+	}
+	return 0
 }
 
 // Region returns the region's start and size in bytes.

@@ -461,3 +461,53 @@ func TestBlockMap(t *testing.T) {
 		}
 	}
 }
+
+// TestPatternSizeBound counts the I/Os of size-bound patterns as fio 3.33
+// issues them: until the size (times loops) has moved or the offsets end,
+// where the size is not a multiple of the block size; the counts are
+// fio's (the runner's TestSizeBoundRoundingMatchesFio runs fio beside).
+func TestPatternSizeBound(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		j        workload.Job
+		fileSize int64
+		want     int
+	}{
+		{"sequential, the file ends with the region", workload.Job{Size: 10000}, 10000, 2},
+		{"sequential, the file goes on", workload.Job{Size: 10000}, 20480, 3},
+		{"sequential, size unknown", workload.Job{Size: 10000}, 0, 2},
+		{"random, the file goes on", workload.Job{Size: 10000, RW: workload.RandRead}, 20480, 2},
+		{"norandommap", workload.Job{Size: 10000, RW: workload.RandRead, NoRandomMap: true}, 10000, 3},
+		{"filesize", workload.Job{Size: 10000, Placement: workload.Placement{FileSize: 20480}}, 20480, 3},
+		{"filesize, random", workload.Job{Size: 10000, RW: workload.RandWrite, Placement: workload.Placement{FileSize: 20480}}, 20480, 3},
+		{"filesize, loops", workload.Job{Size: 10000, Loops: 2, Placement: workload.Placement{FileSize: 20480}}, 20480, 5},
+		{"filesize, offset", workload.Job{Size: 20480, Offset: 4096, Placement: workload.Placement{FileSize: 20480}}, 20480, 4},
+		{"filesize below size", workload.Job{Size: 10000, Placement: workload.Placement{FileSize: 6026}}, 6026, 1},
+		{"no end (null with filesize)", workload.Job{Size: 6026, Placement: workload.Placement{FileSize: 6026}}, math.MaxInt64, 2},
+		{"rw", workload.Job{Size: 30000, RW: workload.ReadWrite}, 30000, 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.j.Name, tc.j.BlockSize = "a", 4096
+			p, err := NewPattern(&tc.j, tc.fileSize, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loops := int64(max(tc.j.Loops, 1))
+			limit, moved := p.Limit()*loops, int64(0)
+			n := 0
+			for ; n < 100; n++ {
+				if limit > 0 && moved >= limit || limit == 0 && p.Passes() >= loops {
+					break
+				}
+				io := p.Next()
+				if io.Offset+io.Len > tc.fileSize && tc.fileSize > 0 {
+					t.Fatalf("I/O %+v past the end of the file (%d bytes)", io, tc.fileSize)
+				}
+				moved += io.Len
+			}
+			if n != tc.want {
+				t.Errorf("%d I/Os, want %d", n, tc.want)
+			}
+		})
+	}
+}

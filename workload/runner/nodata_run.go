@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -22,6 +23,12 @@ import (
 // the files (laid out unless filecreate or create_on_open).
 func (w *worker) setupNoFile(job workload.Job, clone int) (workload.Job, int64, error) {
 	switch {
+	case job.Engine == "null" && job.FileSize > 0:
+		// fio's null engine has no file size of its own but the
+		// size's: with filesize alone its I/O may run past the region
+		// (a size given beside it, which the job cannot tell from the
+		// one filesize sets, would end the file with the region).
+		return job, math.MaxInt64, nil
 	case job.Engine == "null":
 		return job, job.Offset + job.Size, nil
 	case job.Engine == "cpuio" || job.Engine == "exec":

@@ -186,7 +186,10 @@ func prepareTarget(ctx context.Context, job workload.Job) error {
 		}
 		return f.Close()
 	}
-	want := max(job.Offset+job.Size, job.FileSize) // fio lays out filesize
+	want := job.Offset + job.Size
+	if job.FileSize > 0 {
+		want = job.FileSize // fio lays out filesize, whatever the size
+	}
 	if job.Size == 0 && job.FileSize == 0 {
 		if err != nil {
 			return fmt.Errorf("workload: job %s: %s does not exist and the job gives no size", job.Name, job.Filename)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 
@@ -35,7 +36,7 @@ type ioSource struct {
 	size    int64  // file or device size
 	issued  uint64 // I/Os drawn from the pattern (replayed by verify)
 	moved   int64  // bytes drawn from the pattern
-	limit   int64  // io_size times loops: bytes to move; 0 for passes
+	limit   int64  // io_size (or Pattern.Limit) times loops: bytes to move; 0 for passes
 	// vpass is the number of passes read back so far, sinceVerify the
 	// writes drawn since the last read-back (verify_backlog).
 	vpass       int64
@@ -120,11 +121,17 @@ func newIOSource(job workload.Job, clone, thread int, size int64) (*ioSource, er
 		s.pacer.SetPoisson(seed)
 	}
 	if !job.TimeBased {
-		s.limit = job.IOSize * int64(job.Loops)
-		if job.MultiFiles() && s.limit == 0 {
-			// fio stops issuing at size times loops, whatever the
-			// files' loops: a size below the files' regions cuts a loop.
-			s.limit, s.loopsToo = job.TotalSize()*int64(job.Loops), true
+		// fio ends a job by the bytes it issued against io_size, else
+		// against its size, times loops.
+		if job.MultiFiles() {
+			s.limit = job.IOSize * int64(job.Loops)
+			if s.limit == 0 {
+				// fio stops issuing at size times loops, whatever the
+				// files' loops: a size below the files' regions cuts a loop.
+				s.limit, s.loopsToo = job.TotalSize()*int64(job.Loops), true
+			}
+		} else {
+			s.limit = cmp.Or(job.IOSize, pat.Limit()) * int64(job.Loops)
 		}
 	} else if job.Verify != workload.VerifyNone && job.RW.Writes() && !job.NoVerifyPhase {
 		s.phaseEnd = job.Size
@@ -304,8 +311,9 @@ func (s *ioSource) drawn() {
 }
 
 // over reports whether the job has moved all it should: number_ios I/Os
-// if it gets there first, else io_size times loops, else loops passes
-// over the region; a time-based job never is.
+// if it gets there first, else io_size times loops (or the size times
+// loops, where that ends it before its passes: Pattern.Limit), else loops
+// passes over the region; a time-based job never is.
 func (s *ioSource) over() bool {
 	switch {
 	case s.job.NumberIOs > 0 && s.issued >= uint64(s.job.NumberIOs):
