@@ -98,15 +98,3 @@ func (j *Job) validateCPUs() (string, string) {
 	}
 	return "", ""
 }
-
-// cpusString prints CPUs' options in job-file syntax, for Job.String.
-func (j *Job) cpusString() string {
-	var b strings.Builder
-	if j.CPUsAllowed != "" {
-		b.WriteString("cpus_allowed=" + j.CPUsAllowed + "\n")
-	}
-	if j.CPUsSplit {
-		b.WriteString("cpus_allowed_policy=split\n")
-	}
-	return b.String()
-}

@@ -3,7 +3,6 @@ package workload
 import (
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // IOLogs are fio's options that record a job's I/O to a log and replay
@@ -65,41 +64,6 @@ func (j *Job) validateIOLog() (string, string) {
 		return "verify", "with read_iolog is not supported by stortest"
 	}
 	return "", ""
-}
-
-// iologString prints IOLogs's options in job-file syntax, for
-// Job.String.
-func (j *Job) iologString() string {
-	var b strings.Builder
-	str := func(k, v string) {
-		if v != "" {
-			b.WriteString(k + "=" + v + "\n")
-		}
-	}
-	num := func(k string, v int64) {
-		if v != 0 {
-			b.WriteString(k + "=" + strconv.FormatInt(v, 10) + "\n")
-		}
-	}
-	str("write_iolog", j.WriteIOLog)
-	str("read_iolog", strings.ReplaceAll(j.ReadIOLog, ":", `\:`))
-	if j.ReplayNoStall {
-		b.WriteString("replay_no_stall=1\n")
-	}
-	str("replay_redirect", j.ReplayRedirect)
-	num("replay_scale", j.ReplayScale)
-	num("replay_align", j.ReplayAlign)
-	num("replay_time_scale", int64(j.ReplayTimeScale))
-	if j.ReplaySkip != 0 {
-		var w []string
-		for _, s := range ReplaySkipNames {
-			if j.ReplaySkip&s.Bits != 0 {
-				w = append(w, s.Name)
-			}
-		}
-		str("replay_skip", strings.Join(w, ","))
-	}
-	return b.String()
 }
 
 // IOLogAct is one action of an I/O log line.

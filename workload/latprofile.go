@@ -2,8 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -58,28 +56,6 @@ func (j *Job) validateLatency() (string, string) {
 		}
 	}
 	return "", ""
-}
-
-// latencyString prints LatencyLimits's options in job-file syntax, for
-// Job.String.
-func (j *Job) latencyString() string {
-	var b strings.Builder
-	if j.LatencyTarget > 0 {
-		fmt.Fprintf(&b, "latency_target=%s\n", FormatTime(j.LatencyTarget))
-	}
-	if j.LatencyWindow > 0 {
-		fmt.Fprintf(&b, "latency_window=%s\n", FormatTime(j.LatencyWindow))
-	}
-	if j.LatencyPercentile > 0 && j.LatencyPercentile != 100 {
-		fmt.Fprintf(&b, "latency_percentile=%s\n", strconv.FormatFloat(j.LatencyPercentile, 'g', -1, 64))
-	}
-	if j.LatencyRun {
-		b.WriteString("latency_run=1\n")
-	}
-	if j.MaxLatency != [NumDirs]time.Duration{} {
-		fmt.Fprintf(&b, "max_latency=%s,%s,%s\n", FormatTime(j.MaxLatency[0]), FormatTime(j.MaxLatency[1]), FormatTime(j.MaxLatency[2]))
-	}
-	return b.String()
 }
 
 // latencyPercentile is the percentile the search holds the target to.

@@ -54,7 +54,7 @@ func ParseTime(s string, unit time.Duration) (time.Duration, error) {
 func FormatTime(d time.Duration) string { return fio.FormatTime(d) }
 
 // ParseBool parses a boolean: 1/0, true/false, yes/no, on/off, any case.
-// fio 3.33 itself accepts only 1 and 0; Job.String prints those.
+// fio 3.33 itself accepts only 1 and 0; fiojob.Format prints those.
 func ParseBool(s string) (bool, error) {
 	b, err := fio.ParseBool(s)
 	return b, Invalid(err)

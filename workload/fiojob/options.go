@@ -499,7 +499,7 @@ var optionTable = []fioOption{
 		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.FdatasyncEvery })},
 	{name: "sync_file_range", field: "sync_file_range", doc: "SyncFileRange: wait_before,write,wait_after[:N]",
 		set: func(st *jobState, v string) error {
-			s, err := workload.ParseSyncFileRange(v)
+			s, err := parseSyncFileRange(v)
 			st.job.SyncFileRange = s
 			return err
 		}},

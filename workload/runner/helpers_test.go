@@ -9,17 +9,28 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 	"stortest.dev/workload/internal/jobtest"
 )
 
-// roundTrip checks that fiojob.Parse reads j.String() back to
+// formatJobs prints each job with fiojob.Format, to compare jobs as the
+// job files they print as.
+func formatJobs(js []workload.Job) []string {
+	s := make([]string, len(js))
+	for i, j := range js {
+		s[i] = fiojob.Format(j)
+	}
+	return s
+}
+
+// roundTrip checks that fiojob.Parse reads fiojob.Format(j) back to
 // j.Normalized().
 func roundTrip(t *testing.T, j workload.Job) {
 	t.Helper()
-	s := j.String()
+	s := fiojob.Format(j)
 	got, err := parseFile(strings.NewReader(s), "string")
 	if err != nil {
-		t.Fatalf("parseFile(String()): %v\n%s", err, s)
+		t.Fatalf("parseFile(fiojob.Format()): %v\n%s", err, s)
 	}
 	if diff := cmp.Diff([]workload.Job{j.Normalized()}, got); diff != "" {
 		t.Errorf("round trip of\n%s(-want +got):\n%s", s, diff)

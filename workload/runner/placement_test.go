@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 )
 
 func TestFioMoreOptionsParse(t *testing.T) {
@@ -60,13 +61,13 @@ func TestFioMoreOptionsParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			if fmt.Sprint(formatJobs(got)) != fmt.Sprint(formatJobs(tc.want)) {
 				t.Errorf("got\n%v\nwant\n%v", got, tc.want)
 			}
 			// Each job prints as a section that reads back the same.
 			for _, j := range got {
 				back := roundTripJob(t, j)
-				if fmt.Sprint(back) != fmt.Sprint(j) {
+				if fiojob.Format(back) != fiojob.Format(j) {
 					t.Errorf("%s reads back as\n%v\nwant\n%v", j.Name, back, j)
 				}
 			}
@@ -96,11 +97,11 @@ func TestFioMoreErrors(t *testing.T) {
 	}
 }
 
-// roundTripJob parses j.String() (after the job j waits for, if any) and
+// roundTripJob parses fiojob.Format(j) (after the job j waits for, if any) and
 // returns the job read back.
 func roundTripJob(t *testing.T, j workload.Job) workload.Job {
 	t.Helper()
-	text := j.String()
+	text := fiojob.Format(j)
 	if j.WaitFor != "" {
 		text = "[" + j.WaitFor + "]\n" + text
 	}
