@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"stortest.dev/fio"
 )
 
 // DistKind is the model of fio's random_distribution.
@@ -278,7 +280,7 @@ func SplitZones(s string, kind DistKind, list string) ([]zone, error) {
 			}
 			blank = len(zs)
 		case kind == DistZonedAbs:
-			n, err := ParseSize(r)
+			n, err := fio.ParseSize(r)
 			if err != nil || n <= 0 {
 				return nil, fmt.Errorf("%q: zone size %q is not a positive size", s, r)
 			}

@@ -25,16 +25,6 @@ func (u UnifiedRW) String() string {
 	return "UnifiedRW(" + strconv.Itoa(int(u)) + ")"
 }
 
-// ParseUnifiedRW parses fio's values: none, mixed, both, or 0, 1, 2.
-func ParseUnifiedRW(s string) (UnifiedRW, error) {
-	for i, n := range unifiedNames {
-		if s == n || s == strconv.Itoa(i) {
-			return UnifiedRW(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown unified_rw_reporting %q (want none, mixed, both or 0, 1, 2)", s)
-}
-
 // validateReporting checks the reporting options; it returns the fio
 // option at fault and why, or "".
 func (j *Job) validateReporting() (option, reason string) {

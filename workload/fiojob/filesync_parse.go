@@ -94,7 +94,7 @@ func parseSyncFileRange(v string) (workload.SyncFileRange, error) {
 		}
 	}
 	if hasNr {
-		n, err := workload.ParseCount(strings.TrimSpace(nr), 1<<31-1)
+		n, err := ParseCount(strings.TrimSpace(nr), 1<<31-1)
 		if err != nil {
 			return workload.SyncFileRange{}, err
 		}

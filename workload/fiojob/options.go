@@ -58,7 +58,7 @@ var optionTable = []fioOption{
 		}},
 	{name: "cpumask", field: "cpus_allowed", doc: "CPUsAllowed: a bit per CPU (the low 32)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, math.MaxInt64)
+			n, err := ParseCount(v, math.MaxInt64)
 			st.job.CPUsAllowed = cpuMaskList(n)
 			return err
 		}},
@@ -86,13 +86,13 @@ var optionTable = []fioOption{
 		}},
 	{name: "rwmixread", field: "rwmixread", doc: "RWMixRead (percent)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 100)
+			n, err := ParseCount(v, 100)
 			st.job.RWMixRead, st.mixZero = int(n), n == 0
 			return err
 		}},
 	{name: "rwmixwrite", field: "rwmixread", doc: "RWMixRead = 100 - value",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 100)
+			n, err := ParseCount(v, 100)
 			st.job.RWMixRead, st.mixZero = 100-int(n), n == 100
 			return err
 		}},
@@ -137,7 +137,7 @@ var optionTable = []fioOption{
 		set: setInt(1, workload.MaxIODepth, func(j *workload.Job) *int { return &j.IODepth })},
 	{name: "iodepth_batch_submit", aliases: []string{"iodepth_batch"}, field: "iodepth_batch_submit", doc: "IODepthBatch; 0 means iodepth",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, workload.MaxIODepth)
+			n, err := ParseCount(v, workload.MaxIODepth)
 			st.job.IODepthBatch, st.batchZero = int(n), n == 0
 			return err
 		}},
@@ -177,7 +177,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.Direct })},
 	{name: "buffered", field: "direct", isBool: true, doc: "Direct = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.Direct = !b
 			return err
 		}},
@@ -191,13 +191,13 @@ var optionTable = []fioOption{
 		set: setInt(1, 1<<31-1, func(j *workload.Job) *int { return &j.Loops })},
 	{name: "rate_iops", field: "rate_iops", doc: "RateIOPS: r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, func(s string) (int64, error) { return workload.ParseCount(s, 1<<31-1) })
+			t, err := parseTriple(v, func(s string) (int64, error) { return ParseCount(s, 1<<31-1) })
 			st.job.RateIOPS = [3]int{int(t[0]), int(t[1]), int(t[2])}
 			return err
 		}},
 	{name: "rate", field: "rate", doc: "Rate (bytes/s): r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, workload.ParseSize)
+			t, err := parseTriple(v, ParseSize)
 			st.job.Rate = t
 			return err
 		}},
@@ -207,7 +207,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.NoRandomMap })},
 	{name: "randrepeat", field: "randrepeat", isBool: true, doc: "RandRepeat",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.RandRepeat = workload.Bool(b)
 			return err
 		}},
@@ -307,13 +307,13 @@ var optionTable = []fioOption{
 	// UnifiedRW, GroupReporting, ...).
 	{name: "clat_percentiles", field: "clat_percentiles", isBool: true, doc: "NoClatPercentiles = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoClatPercentiles = !b
 			return err
 		}},
 	{name: "unified_rw_reporting", field: "unified_rw_reporting", doc: "UnifiedRW: none, mixed, both (0, 1, 2)",
 		set: func(st *jobState, v string) error {
-			u, err := workload.ParseUnifiedRW(v)
+			u, err := parseUnifiedRW(v)
 			st.job.UnifiedRW = u
 			return err
 		}},
@@ -336,7 +336,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.Logs.Prio })},
 	{name: "per_job_logs", field: "per_job_logs", isBool: true, doc: "Logs.Shared = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.Logs.Shared = !b
 			return err
 		}},
@@ -382,7 +382,7 @@ var optionTable = []fioOption{
 			if strings.ContainsAny(v, "-:") {
 				return workload.Unsupported("filesize=" + v + ": a range of file sizes")
 			}
-			n, err := workload.ParseSize(v)
+			n, err := ParseSize(v)
 			st.job.FileSize = n
 			return err
 		}},
@@ -399,19 +399,19 @@ var optionTable = []fioOption{
 			if strings.Contains(v, "-") {
 				return workload.Unsupported("startdelay=" + v + ": a random delay")
 			}
-			d, err := workload.ParseTime(v, time.Second)
+			d, err := ParseTime(v, time.Second)
 			st.job.StartDelay = d
 			return err
 		}},
 	{name: "do_verify", field: "do_verify", isBool: true, doc: "NoVerifyPhase = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoVerifyPhase = !b
 			return err
 		}},
 	{name: "verify_backlog", field: "verify_backlog", doc: "VerifyBacklog (blocks)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseSize(v) // fio reads it as a number with size suffixes
+			n, err := ParseSize(v) // fio reads it as a number with size suffixes
 			st.job.VerifyBacklog = n
 			return err
 		}},
@@ -442,7 +442,7 @@ var optionTable = []fioOption{
 	{name: "experimental_verify", field: "experimental_verify", isBool: true, doc: "No effect: blocks are read back the same way",
 		set: noEffect(true)},
 	{name: "verify_interval", field: "verify_interval", doc: "No effect: one header per block (the I/O is the same)",
-		set: func(_ *jobState, v string) error { _, err := workload.ParseSize(v); return err }},
+		set: func(_ *jobState, v string) error { _, err := ParseSize(v); return err }},
 	{name: "create_serialize", field: "create_serialize", isBool: true, doc: "No effect: files are laid out one at a time",
 		set: noEffect(true)},
 
@@ -451,7 +451,7 @@ var optionTable = []fioOption{
 		set: setInt(0, workload.MaxFlowWeight, func(j *workload.Job) *int { return &j.Flow.Weight })},
 	{name: "flow_id", field: "flow_id", doc: "Flow.ID (default 0)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, workload.MaxFlowValue)
+			n, err := ParseCount(v, workload.MaxFlowValue)
 			st.job.Flow.ID = n
 			return err
 		}},
@@ -459,12 +459,12 @@ var optionTable = []fioOption{
 		set: func(st *jobState, v string) error {
 			// fio reads flow_sleep as a plain integer: "10ms" is not a
 			// time to it (it sleeps 10 s), so a unit is refused here.
-			n, err := workload.ParseCount(v, workload.MaxFlowValue)
+			n, err := ParseCount(v, workload.MaxFlowValue)
 			st.job.Flow.Sleep = time.Duration(n) * time.Microsecond
 			return err
 		}},
 	{name: "flow_watermark", field: "flow_watermark", doc: "No effect: fio 3.33 ignores it (deprecated)",
-		set: func(_ *jobState, v string) error { _, err := workload.ParseCount(v, workload.MaxFlowValue); return err }},
+		set: func(_ *jobState, v string) error { _, err := ParseCount(v, workload.MaxFlowValue); return err }},
 
 	// Submission.
 	{name: "io_submit_mode", field: "io_submit_mode", doc: "Offload: inline (false, the default) or offload (true)",
@@ -509,7 +509,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.FsyncOnClose })},
 	{name: "create_fsync", field: "create_fsync", isBool: true, doc: "NoCreateFsync = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoCreateFsync = !b
 			return err
 		}},
@@ -519,7 +519,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.PreRead })},
 	{name: "invalidate", field: "invalidate", isBool: true, doc: "NoInvalidate = !value (fio's default invalidates)",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoInvalidate = !b
 			return err
 		}},
@@ -542,7 +542,7 @@ var optionTable = []fioOption{
 			if strings.HasSuffix(strings.TrimSpace(v), "%") {
 				return workload.Unsupported("offset_increment=" + v + ": a percentage of the file")
 			}
-			n, err := workload.ParseSize(v)
+			n, err := ParseSize(v)
 			st.job.OffsetIncrement = n
 			return err
 		}},
@@ -574,7 +574,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.FileAppend })},
 	{name: "overwrite", field: "overwrite", isBool: true, doc: "NoOverwrite = !value (without it, files are laid out by writing them, as fio's overwrite=1)",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoOverwrite = !b
 			return err
 		}},
@@ -594,13 +594,13 @@ var optionTable = []fioOption{
 		}},
 	{name: "allow_file_create", field: "allow_file_create", isBool: true, doc: "NoFileCreate = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoFileCreate = !b
 			return err
 		}},
 	{name: "percentage_random", field: "percentage_random", doc: "PercentSequential = 100 - value: r[,w[,t]] percent (default 100)",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, func(s string) (int64, error) { return workload.ParseCount(s, 100) })
+			t, err := parseTriple(v, func(s string) (int64, error) { return ParseCount(s, 100) })
 			if err != nil {
 				return err
 			}
@@ -637,7 +637,7 @@ var optionTable = []fioOption{
 		set: setString(func(j *workload.Job) *string { return &j.ReplayRedirect })},
 	{name: "replay_scale", field: "replay_scale", doc: "ReplayScale",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 1<<62)
+			n, err := ParseCount(v, 1<<62)
 			st.job.ReplayScale = n
 			return err
 		}},
@@ -687,7 +687,7 @@ var optionTable = []fioOption{
 	{name: "max_latency", field: "max_latency", doc: "MaxLatency: read[,write[,trim]] (default unit us)",
 		set: func(st *jobState, v string) error {
 			t, err := parseTriple(v, func(s string) (int64, error) {
-				d, err := workload.ParseTime(s, time.Microsecond)
+				d, err := ParseTime(s, time.Microsecond)
 				return int64(d), err
 			})
 			for d := range workload.NumDirs {
@@ -711,7 +711,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.RefillBuffers })},
 	{name: "scramble_buffers", field: "scramble_buffers", isBool: true, doc: "NoScramble = !value (default 1)",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoScramble = !b
 			return err
 		}},
@@ -719,7 +719,7 @@ var optionTable = []fioOption{
 		set: setInt(0, 100, func(j *workload.Job) *int { return &j.BufferCompress })},
 	{name: "buffer_compress_chunk", field: "buffer_compress_chunk", doc: "CompressChunk (bytes, default 512; 0: the block)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseSize(v)
+			n, err := ParseSize(v)
 			if err != nil {
 				return err
 			}
@@ -765,7 +765,7 @@ var optionTable = []fioOption{
 			if err != nil {
 				return err
 			}
-			n, err := workload.ParseSize(v)
+			n, err := ParseSize(v)
 			if err == nil && n == 0 {
 				// 0 is the model's "the block size"; fio's least value is 1.
 				return fmt.Errorf("0 is out of range (at least 1), which fio refuses (\"min value out of range: 0 (1 min)\")")
@@ -775,25 +775,25 @@ var optionTable = []fioOption{
 		}},
 	{name: "rate_min", aliases: []string{"ratemin"}, field: "rate_min", doc: "RateMin (bytes/s): r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, workload.ParseSize)
+			t, err := parseTriple(v, ParseSize)
 			st.job.RateMin = t
 			return err
 		}},
 	{name: "rate_iops_min", field: "rate_iops_min", doc: "RateIOPSMin: r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, workload.ParseSize)
+			t, err := parseTriple(v, ParseSize)
 			st.job.RateIOPSMin = t
 			return err
 		}},
 	{name: "rate_cycle", aliases: []string{"ratecycle"}, field: "rate_cycle", doc: "RateCycle (ms)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 1<<31-1)
+			n, err := ParseCount(v, 1<<31-1)
 			st.job.RateCycle = time.Duration(n) * time.Millisecond
 			return err
 		}},
 	{name: "prioclass", field: "prioclass", doc: "PrioClass: 1 real time, 2 best effort, 3 idle",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 3)
+			n, err := ParseCount(v, 3)
 			if err == nil && n == 0 {
 				err = valueErr("class 0 is the thread's own: leave prioclass out")
 			}
@@ -802,7 +802,7 @@ var optionTable = []fioOption{
 		}},
 	{name: "prio", field: "prio", doc: "PrioLevel: 0-7 (best effort without prioclass)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 7)
+			n, err := ParseCount(v, 7)
 			st.job.PrioLevel = int(n)
 			if st.job.PrioClass == 0 {
 				st.job.PrioClass = 2
@@ -819,7 +819,7 @@ var optionTable = []fioOption{
 		set: setInt(1, 1<<31-1, func(j *workload.Job) *int { return &j.ThinkTimeBlocks })},
 	{name: "number_ios", field: "number_ios", doc: "NumberIOs",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 1<<62)
+			n, err := ParseCount(v, 1<<62)
 			st.job.NumberIOs = n
 			return err
 		}},
@@ -853,7 +853,7 @@ var optionTable = []fioOption{
 		set: setSize(func(j *workload.Job) *int64 { return &j.ZoneSkip })},
 	{name: "gtod_reduce", field: "gtod_reduce", isBool: true, doc: "DisableLat, DisableClat, DisableSlat and DisableBW",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			j := &st.job
 			j.DisableLat, j.DisableClat, j.DisableSlat, j.DisableBW = b, b, b, b
 			return err
@@ -866,13 +866,13 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.DisableSlat })},
 	{name: "bwavgtime", field: "bwavgtime", doc: "BWAvgTime (ms)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 1<<31-1)
+			n, err := ParseCount(v, 1<<31-1)
 			st.job.BWAvgTime = time.Duration(n) * time.Millisecond
 			return err
 		}},
 	{name: "iopsavgtime", field: "iopsavgtime", doc: "IOPSAvgTime (ms)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 1<<31-1)
+			n, err := ParseCount(v, 1<<31-1)
 			st.job.IOPSAvgTime = time.Duration(n) * time.Millisecond
 			return err
 		}},
@@ -883,7 +883,7 @@ var optionTable = []fioOption{
 	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: above 1 with ioengine filecreate, filestat, filedelete only",
 		set: setInt(1, 1<<24, func(j *workload.Job) *int { return &j.NrFiles })},
 	{name: "openfiles", field: "openfiles", doc: "No effect: the file engines hold no file open",
-		set: func(_ *jobState, v string) error { _, err := workload.ParseCount(v, 1<<31-1); return err }},
+		set: func(_ *jobState, v string) error { _, err := ParseCount(v, 1<<31-1); return err }},
 	{name: "create_on_open", field: "create_on_open", isBool: true, doc: "CreateOnOpen: files are made when the job opens them, none laid out",
 		set: setBool(func(j *workload.Job) *bool { return &j.CreateOnOpen })},
 	{name: "unlink", field: "unlink", isBool: true, doc: "Unlink: remove the job's regular files after it",
@@ -900,7 +900,7 @@ var optionTable = []fioOption{
 		set: setInt(1, 100, func(j *workload.Job) *int { return &j.CPULoad })},
 	{name: "cpuchunks", field: "cpuchunks", doc: "CPUChunks (microseconds; cpuio)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, int64(time.Hour/time.Microsecond))
+			n, err := ParseCount(v, int64(time.Hour/time.Microsecond))
 			st.job.CPUChunks = time.Duration(n) * time.Microsecond
 			return err
 		}},
@@ -914,13 +914,13 @@ var optionTable = []fioOption{
 		set: setString(func(j *workload.Job) *string { return &j.ExecArguments })},
 	{name: "grace_time", field: "grace_time", doc: "ExecGrace (default unit s; exec)",
 		set: func(st *jobState, v string) error {
-			d, err := workload.ParseTime(v, time.Second)
+			d, err := ParseTime(v, time.Second)
 			st.job.ExecGrace = &d
 			return err
 		}},
 	{name: "std_redirect", field: "std_redirect", isBool: true, doc: "ExecNoRedirect = !value (exec)",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.ExecNoRedirect = !b
 			return err
 		}},

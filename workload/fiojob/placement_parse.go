@@ -14,7 +14,7 @@ import (
 func noEffect(isBool bool) func(*jobState, string) error {
 	return func(_ *jobState, v string) error {
 		if isBool {
-			_, err := workload.ParseBool(v)
+			_, err := ParseBool(v)
 			return err
 		}
 		return nil

@@ -1,6 +1,7 @@
 package fiojob
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -41,4 +42,14 @@ func reportingString(j *workload.Job) string {
 	}
 	b.WriteString(cmdprioString(&j.CmdPrio))
 	return b.String()
+}
+
+// parseUnifiedRW parses fio's values: none, mixed, both, or 0, 1, 2.
+func parseUnifiedRW(s string) (workload.UnifiedRW, error) {
+	for u := workload.UnifiedNone; u <= workload.UnifiedBoth; u++ {
+		if s == u.String() || s == strconv.Itoa(int(u)) {
+			return u, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown unified_rw_reporting %q (want none, mixed, both or 0, 1, 2)", s)
 }

@@ -23,7 +23,7 @@ func parseRWModifier(v string) (workload.RW, int64, error) {
 		return rw, 0, err
 	}
 	neg := strings.HasPrefix(mod, "-")
-	n, err := workload.ParseSize(strings.TrimPrefix(mod, "-"))
+	n, err := ParseSize(strings.TrimPrefix(mod, "-"))
 	if err != nil {
 		return rw, 0, fmt.Errorf("rw=%s: bad offset modifier: %w", v, err)
 	}
@@ -123,7 +123,7 @@ func (p *parser) finishBlockSizes(st *jobState) error {
 // setMicros parses a time whose bare numbers are microseconds.
 func setMicros(f func(*workload.Job) *time.Duration) func(*jobState, string) error {
 	return func(st *jobState, v string) error {
-		d, err := workload.ParseTime(v, time.Microsecond)
+		d, err := ParseTime(v, time.Microsecond)
 		*f(&st.job) = d
 		return err
 	}
