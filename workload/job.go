@@ -980,3 +980,12 @@ func (j *Job) Percentiles() []float64 {
 	}
 	return j.PercentileList
 }
+
+// splitmix is SplitMix64's finalizer: a bijective 64-bit mix used to
+// derive independent seeds.
+func SplitMix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}

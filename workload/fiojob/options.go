@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"stortest.dev/engines"
+	"stortest.dev/fio"
 	"stortest.dev/workload"
 )
 
@@ -228,7 +229,7 @@ var optionTable = []fioOption{
 		}},
 	{name: "random_distribution", field: "random_distribution", doc: "RandomDistribution: random, zipf:theta[:c], pareto:h[:c], normal:dev[:c], zoned:a/r:..., zoned_abs:a/size:...",
 		set: func(st *jobState, v string) error {
-			d, err := workload.ParseDistribution(v)
+			d, err := fio.ParseDistribution(v)
 			st.job.RandomDistribution = d
 			return err
 		}},

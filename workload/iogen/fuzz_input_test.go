@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"stortest.dev/fio"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
 )
@@ -68,14 +69,14 @@ func FuzzParseDistribution(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := workload.ParseDistribution(s)
+		d, err := fio.ParseDistribution(s)
 		if err != nil {
 			return
 		}
 		if msg := d.Validate(); msg != "" {
 			t.Fatalf("ParseDistribution(%q) accepted an invalid %+v: %s", s, d, msg)
 		}
-		back, err := workload.ParseDistribution(d.String())
+		back, err := fio.ParseDistribution(d.String())
 		if err != nil || back != d {
 			t.Fatalf("round trip of %q through %q: %+v, %v", s, d.String(), back, err)
 		}
