@@ -2,6 +2,8 @@ package workload
 
 import (
 	"fmt"
+
+	"stortest.dev/fio"
 )
 
 // Buffers are fio's options about what a job's writes carry; Job
@@ -58,7 +60,7 @@ type Buffers struct {
 // validateBuffers checks Buffers' fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateBuffers() (string, string) {
-	if _, err := ParseBufferPattern(j.BufferPattern); err != nil {
+	if _, err := fio.ParseBufferPattern(j.BufferPattern); err != nil {
 		return "buffer_pattern", err.Error()
 	}
 	switch {
@@ -98,14 +100,4 @@ func (j *Job) DedupeSetPercent() int {
 		return 5 // fio's default
 	}
 	return j.DedupeWorkingSetPercent
-}
-
-// ParseBufferPattern parses fio's buffer_pattern syntax: 0x-hexadecimal
-// byte strings, "double-quoted" text and decimal numbers (-2^31 to
-// 2^31-1, written little endian in as few bytes as hold them, one zero
-// byte for 0), concatenated in any order, at most 512 bytes. fio's
-// 'filename' (a pattern read from a file) is not supported. "" returns
-// nil.
-func ParseBufferPattern(s string) ([]byte, error) {
-	return parsePattern(s, true)
 }

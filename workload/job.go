@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"stortest.dev/engines"
+	"stortest.dev/fio"
 	"stortest.dev/latency"
 	"stortest.dev/steady"
 )
@@ -830,7 +831,7 @@ func (j *Job) Validate() error {
 	if n.Verify == VerifyPatternKind && n.VerifyPattern == "" {
 		return bad("verify", "verify=pattern needs verify_pattern")
 	}
-	if _, err := ParseVerifyPattern(n.VerifyPattern); err != nil {
+	if _, err := fio.ParseVerifyPattern(n.VerifyPattern); err != nil {
 		return bad("verify_pattern", "%v", err)
 	}
 	if !n.ContinueOnError.valid() {

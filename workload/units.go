@@ -28,7 +28,3 @@ func Invalid(err error) error {
 	}
 	return &valueError{err}
 }
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}

@@ -53,7 +53,7 @@ var optionTable = []fioOption{
 		set: setString(func(j *workload.Job) *string { return &j.FilenameFormat })},
 	{name: "cpus_allowed", field: "cpus_allowed", doc: "CPUsAllowed: CPUs and ranges, 0-3,6",
 		set: func(st *jobState, v string) error {
-			_, err := workload.ParseCPUList(v)
+			_, err := fio.ParseCPUList(v)
 			st.job.CPUsAllowed = v
 			return err
 		}},
@@ -241,7 +241,7 @@ var optionTable = []fioOption{
 		}},
 	{name: "verify_pattern", field: "verify_pattern", doc: `VerifyPattern: 0x hex and "quoted" text`,
 		set: func(st *jobState, v string) error {
-			_, err := workload.ParseVerifyPattern(v)
+			_, err := fio.ParseVerifyPattern(v)
 			st.job.VerifyPattern = v
 			return err
 		}},
@@ -700,7 +700,7 @@ var optionTable = []fioOption{
 	// Buffers: what writes carry.
 	{name: "buffer_pattern", field: "buffer_pattern", doc: "BufferPattern: 0x hex, \"text\", decimal numbers, concatenated",
 		set: func(st *jobState, v string) error {
-			if _, err := workload.ParseBufferPattern(v); err != nil {
+			if _, err := fio.ParseBufferPattern(v); err != nil {
 				return err
 			}
 			st.job.BufferPattern = v

@@ -88,11 +88,11 @@ func FuzzParseVerifyPattern(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := workload.ParseVerifyPattern(s)
+		p, err := fio.ParseVerifyPattern(s)
 		if err != nil {
 			return
 		}
-		if len(p) > workload.MaxPattern || (s != "" && len(p) == 0) {
+		if len(p) > fio.MaxPattern || (s != "" && len(p) == 0) {
 			t.Fatalf("ParseVerifyPattern(%q) = %d bytes", s, len(p))
 		}
 	})
