@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"slices"
 
 	"stortest.dev/latency"
 )
@@ -82,27 +81,4 @@ func (c *CmdPrio) validate(engine string) (option, reason string) {
 type PrioStats struct {
 	Class, Level int
 	Clat, Lat    *latency.Histogram
-}
-
-// mergePrios adds o's per-priority stats to s's, matching priorities.
-func MergePrios(s, o []PrioStats) []PrioStats {
-	for _, x := range o {
-		i := slices.IndexFunc(s, func(y PrioStats) bool { return y.Class == x.Class && y.Level == x.Level })
-		if i < 0 {
-			s = append(s, PrioStats{Class: x.Class, Level: x.Level, Clat: x.Clat.Clone(), Lat: x.Lat.Clone()})
-			continue
-		}
-		_ = s[i].Clat.Merge(x.Clat)
-		_ = s[i].Lat.Merge(x.Lat)
-	}
-	slices.SortFunc(s, func(a, b PrioStats) int { return int(IOPrio(a.Class, a.Level)) - int(IOPrio(b.Class, b.Level)) })
-	return s
-}
-
-func ClonePrios(s []PrioStats) []PrioStats {
-	out := make([]PrioStats, len(s))
-	for i, x := range s {
-		out[i] = PrioStats{Class: x.Class, Level: x.Level, Clat: x.Clat.Clone(), Lat: x.Lat.Clone()}
-	}
-	return out
 }

@@ -19,22 +19,6 @@ type CPUs struct {
 	CPUsSplit bool `json:"cpus_allowed_policy_split,omitempty"`
 }
 
-// CPUsFor returns the CPUs of the run's thread n (0-based, fio's
-// numbering), or nil when the job leaves affinity alone.
-func (j *Job) CPUsFor(n int) []int {
-	if j.CPUsAllowed == "" {
-		return nil
-	}
-	cpus, err := fio.ParseCPUList(j.CPUsAllowed)
-	if err != nil || len(cpus) == 0 {
-		return cpus
-	}
-	if j.CPUsSplit {
-		return []int{cpus[n%len(cpus)]}
-	}
-	return cpus
-}
-
 // validateCPUs checks CPUs' fields: the option and why, or "".
 func (j *Job) validateCPUs() (string, string) {
 	if j.CPUsAllowed == "" {

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"syscall"
 	"time"
 )
 
@@ -65,26 +64,3 @@ func (j *Job) TargetPercentile() float64 {
 	}
 	return j.LatencyPercentile
 }
-
-// LatencyError is the failure of an I/O whose latency exceeded
-// max_latency (or, at depth 1 with latency_percentile=100, the
-// latency_target): fio's "max latency exceeded", errno ETIMEDOUT.
-type LatencyError struct {
-	Lat, Max time.Duration
-	File     string
-	Op       string
-	Offset   int64
-	Len      int
-}
-
-func (e *LatencyError) Error() string {
-	return fmt.Sprintf("latency of %d nsec exceeds specified max (%d nsec): %s %s %d %d",
-		int64(e.Lat), int64(e.Max), e.File, e.Op, e.Offset, e.Len)
-}
-
-// Unwrap makes errors.Is(err, syscall.ETIMEDOUT) hold, and the job's
-// error number in fio's JSON 110.
-func (e *LatencyError) Unwrap() error { return syscall.ETIMEDOUT }
-
-// noMaxLatency is MaxLatency unset.
-var NoMaxLatency [NumDirs]time.Duration

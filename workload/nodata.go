@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	"stortest.dev/engines"
 )
 
 // NoDataEngines are the options of fio's engines that move no data: cpuio,
@@ -164,10 +162,4 @@ func (j *Job) validateEngines() error {
 			FormatSize(j.PerFile()), FormatSize(j.BlockSize), e)
 	}
 	return nil
-}
-
-// opensNoFile reports whether the job's worker opens no file: null
-// without a filename, cpuio, and the file engines, which name their own.
-func (j *Job) OpensNoFile() bool {
-	return (j.Engine == "null" && j.Filename == "") || (j.Engine != "null" && !engines.NeedsFile(j.Engine))
 }

@@ -7,7 +7,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"stortest.dev/fio"
 	"stortest.dev/internal/kernelfs"
+	"stortest.dev/workload"
 )
 
 // setThreadCPUs moves the calling thread (locked to its goroutine) to
@@ -61,4 +63,20 @@ func fioThread(first, clone, numJobs int) int {
 		return first
 	}
 	return first + numJobs - clone
+}
+
+// cpusFor returns the CPUs of the run's thread n (0-based, fio's
+// numbering), or nil when the job leaves affinity alone.
+func cpusFor(j *workload.Job, n int) []int {
+	if j.CPUsAllowed == "" {
+		return nil
+	}
+	cpus, err := fio.ParseCPUList(j.CPUsAllowed)
+	if err != nil || len(cpus) == 0 {
+		return cpus
+	}
+	if j.CPUsSplit {
+		return []int{cpus[n%len(cpus)]}
+	}
+	return cpus
 }

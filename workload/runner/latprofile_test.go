@@ -127,7 +127,7 @@ func TestMaxLatencyFailsJobAsFio(t *testing.T) {
 	require.NoError(t, err)
 	r := res.Jobs[0]
 	require.Error(t, r.Err)
-	var le *workload.LatencyError
+	var le *LatencyError
 	require.ErrorAs(t, r.Err, &le)
 	assert.Equal(t, time.Microsecond, le.Max)
 	assert.Regexp(t, `^latency of \d+ nsec exceeds specified max \(1000 nsec\): .*/\S+ read \d+ 4096$`, r.Err.Error())

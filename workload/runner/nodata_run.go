@@ -165,3 +165,9 @@ func (w *worker) stopEngine() {
 		}
 	}
 }
+
+// opensNoFile reports whether the job's worker opens no file: null
+// without a filename, cpuio, and the file engines, which name their own.
+func opensNoFile(j *workload.Job) bool {
+	return (j.Engine == "null" && j.Filename == "") || (j.Engine != "null" && !engines.NeedsFile(j.Engine))
+}

@@ -128,7 +128,7 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 				return nil, err
 			}
 			job = withDefaultFile(job, i)
-			if opts.CheckFile != nil && !job.OpensNoFile() {
+			if opts.CheckFile != nil && !opensNoFile(&job) {
 				if err := opts.CheckFile(&job, job.Filename); err != nil {
 					return nil, err
 				}
@@ -401,7 +401,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	var f *os.File
 	var size int64
 	w.lbs = 512
-	if job.OpensNoFile() {
+	if opensNoFile(&job) {
 		if job, size, err = w.setupNoFile(job, clone); err != nil {
 			return err
 		}
@@ -610,7 +610,7 @@ func (w *worker) run(start int64) {
 		}
 		defer restore()
 	}
-	if cpus := w.job.CPUsFor(w.thread); cpus != nil {
+	if cpus := cpusFor(&w.job, w.thread); cpus != nil {
 		restore, err := setThreadCPUs(cpus)
 		if err != nil {
 			w.fail(err)
@@ -888,7 +888,7 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 func (w *worker) leanLoop(basePrio uint16) bool {
 	j := &w.job
 	return w.src.lean && j.RampTime == 0 && j.ThinkTime == 0 && w.prio == nil && basePrio == 0 && !anySync(j) &&
-		w.iolog == nil && w.lat == nil && j.MaxLatency == workload.NoMaxLatency && w.logs == nil &&
+		w.iolog == nil && w.lat == nil && j.MaxLatency == noMaxLatency && w.logs == nil &&
 		w.hist == nil && !w.fileOps && w.minRate == nil && !j.FillDevice
 }
 
@@ -1167,7 +1167,7 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 		w.ramp.done(d, u.Res, len(u.Buf))
 		return
 	}
-	if w.lat != nil || w.job.MaxLatency != workload.NoMaxLatency {
+	if w.lat != nil || w.job.MaxLatency != noMaxLatency {
 		w.latencyCheck(u, t) // after ramp_time only, as fio
 	}
 	s := &w.res.Dirs[d]
@@ -1219,7 +1219,7 @@ func (w *worker) ioError(u *engines.Unit) {
 	errno := int(-u.Res)
 	w.res.Dirs[d].Errors++
 	w.res.ErrnoCounts[errno]++
-	fatal := !w.opts.ContinueOnError && !w.job.ContinueOnError.Continues(d, errno)
+	fatal := !w.opts.ContinueOnError && !continues(w.job.ContinueOnError, d, errno)
 	if len(w.res.FirstErrors) >= workload.MaxRecordedErrors && !fatal {
 		return // counted; explaining it would allocate for nothing
 	}
