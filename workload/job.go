@@ -1,6 +1,6 @@
 // Package workload describes storage workloads the way fio does: the Job
 // (fio's options under Go names, in sub-structs named for what they hold),
-// its defaults, validation and fio job-file printing, and the Result of a
+// its defaults and validation, and the Result of a
 // run with its per-second series. Package workload/fiojob reads fio's job
 // files and command lines, package workload/iogen makes the per-I/O
 // decisions, package workload/runner runs jobs and package workload/fioout
@@ -213,7 +213,7 @@ type BlockSizeSplit struct {
 // Job describes one workload with fio's options under Go names. The zero
 // value of a field means fio's default (see Normalized); Parse returns
 // normalized jobs. A Job validates (Validate), prints as a fio job file
-// (String, which Parse reads back to the same Job) and marshals to
+// (fiojob.Format, which Parse reads back to the same Job) and marshals to
 // deterministic JSON (MarshalJSON): it is stored in baselines so that runs
 // compare like with like.
 type Job struct {
