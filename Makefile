@@ -20,16 +20,20 @@ bench:
 # stortest's own speed against fio 3.33's (internal/perfgate): CPU per
 # I/O of null, psync, libaio and io_uring, both tools alternating in one
 # process tree, compared through regress with the baselines in
-# internal/perfgate/testdata; fails on a regression. Root for the loop
-# devices; about 3 minutes. PERF_TAGS=stortest_perfslow builds stortest
-# 20 ns per I/O slower, which the gate must fail.
+# internal/perfgate/testdata; fails on a regression. The null engine is
+# judged by stortest's own CPU per I/O too, when fio's own is within its
+# recorded range, and measured again (up to 2 times) when it is not.
+# Root for the loop devices; 1-3 minutes, with the host's load.
+# PERF_TAGS=stortest_perfslow builds stortest 20 ns per I/O slower,
+# which the gate must fail.
 PERF_TAGS ?=
 perf-gate:
 	STORTEST_PERF_GATE=check STORTEST_PERF_TAGS='$(PERF_TAGS)' $(GO) test -count=1 -v -timeout 20m -run '^TestPerfGate$$' ./internal/perfgate
 
 # One more session of the perf gate's baselines (its rounds in
 # internal/perfgate/testdata/rounds, the baselines grown from them, the
-# newest 10 kept). Record several, at different times, on the CI host.
+# newest 10 kept). Record several, at different times and loads, on the
+# CI host.
 perf-record:
 	STORTEST_PERF_GATE=append $(GO) test -count=1 -v -timeout 20m -run '^TestPerfGate$$' ./internal/perfgate
 

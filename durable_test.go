@@ -20,12 +20,6 @@ import (
 	"stortest.dev/workload"
 )
 
-// tinyFS is tmpfs.ForTest: a tmpfs of size bytes, skipped without root.
-func tinyFS(t *testing.T, size int64) string {
-	t.Helper()
-	return tmpfs.ForTest(t, size)
-}
-
 // forgetWritten makes this process forget the baselines it recorded, so
 // that the next -stortest.update replaces the file (as a new test binary
 // does) rather than adding a run to it; the test's end forgets its own.
@@ -40,23 +34,6 @@ func forgetWritten(t *testing.T) {
 	})
 }
 
-// dirFiles returns the files under dir, but Fill's, by path relative to
-// dir, with their contents.
-func dirFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() == tmpfs.FillName {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = string(data)
-		return err
-	}))
-	return out
-}
-
 // -stortest.update on a full disk, and on a failing one: the test fails
 // naming the file and the error, the baseline and its history stay as
 // they were; with the space back, the update succeeds, and says that it
@@ -64,7 +41,7 @@ func dirFiles(t *testing.T, dir string) map[string]string {
 func TestUpdateBaselineFullDisk(t *testing.T) {
 	settingsOff(t)
 	forgetWritten(t)
-	dir := tinyFS(t, 1<<20)
+	dir := tmpfs.ForTest(t, 1<<20)
 	t.Setenv(EnvUpdate, "1")
 	path := baselines.Path(dir, t.Name(), "mix")
 	for range 2 { // the first records, the second keeps it in the history
@@ -72,7 +49,7 @@ func TestUpdateBaselineFullDisk(t *testing.T) {
 		ok, errs, _ := checkBaselineFake(t, syntheticResult(), BaselineDir(dir))
 		require.True(t, ok, "%q", errs)
 	}
-	before := dirFiles(t, dir)
+	before := tmpfs.Files(t, dir)
 	require.Len(t, before, 2, "the baseline and its history")
 	// failsUnchanged: the check fails with one error naming the baseline
 	// and saying each of want, and leaves the files as they were.
@@ -86,7 +63,7 @@ func TestUpdateBaselineFullDisk(t *testing.T) {
 		for _, w := range want {
 			require.Contains(t, errs[0], w)
 		}
-		require.Equal(t, before, dirFiles(t, dir))
+		require.Equal(t, before, tmpfs.Files(t, dir))
 	}
 
 	_, err := tmpfs.Fill(dir, 0)
@@ -129,7 +106,7 @@ func TestUpdateBaselineFullDisk(t *testing.T) {
 // disk being full from the start), nor a temporary one.
 func TestRunArtifactsFullDisk(t *testing.T) {
 	settingsOff(t)
-	out := tinyFS(t, 256<<10)
+	out := tmpfs.ForTest(t, 256<<10)
 	t.Setenv("STORTEST_OUT", out)
 	t.Setenv("STORTEST_HISTORY", "")
 	_, err := tmpfs.Fill(out, 0)
@@ -141,7 +118,7 @@ func TestRunArtifactsFullDisk(t *testing.T) {
 		require.Contains(t, all, filepath.Join(dir, name), "the failure names %s", name)
 	}
 	require.Contains(t, all, "no space left on device")
-	require.Empty(t, dirFiles(t, out), "no file, whole or partial")
+	require.Empty(t, tmpfs.Files(t, out), "no file, whole or partial")
 }
 
 // An artifact that fails to be written (EIO at its sync) fails the test
@@ -162,7 +139,7 @@ func TestRunArtifactEIO(t *testing.T) {
 	require.Len(t, f.errors, 1, "%q", f.errors)
 	require.Contains(t, f.errors[0], filepath.Join(dir, "eio.summary.txt"))
 	require.Contains(t, f.errors[0], "input/output error")
-	files := dirFiles(t, out)
+	files := tmpfs.Files(t, out)
 	rel := func(name string) string { return filepath.Join(testDirName(t.Name()), name) }
 	require.NotContains(t, files, rel("eio.summary.txt"))
 	require.True(t, json.Valid([]byte(files[rel("eio.fio.json")])), "the json+ output is whole")
@@ -178,7 +155,7 @@ func TestRunArtifactEIO(t *testing.T) {
 func TestRunHistoryFullDisk(t *testing.T) {
 	settingsOff(t)
 	t.Setenv("STORTEST_OUT", t.TempDir())
-	hist := tinyFS(t, 256<<10)
+	hist := tmpfs.ForTest(t, 256<<10)
 	t.Setenv("STORTEST_HISTORY", hist)
 	_, err := tmpfs.Fill(hist, 0)
 	require.NoError(t, err)
@@ -186,7 +163,7 @@ func TestRunHistoryFullDisk(t *testing.T) {
 	require.Len(t, f.errors, 1, "%q", f.errors)
 	require.Contains(t, f.errors[0], "history: append "+history.Dir(hist, t.Name(), "hist"))
 	require.Contains(t, f.errors[0], "no space left on device")
-	require.Empty(t, dirFiles(t, hist), "no file, whole or partial")
+	require.Empty(t, tmpfs.Files(t, hist), "no file, whole or partial")
 
 	require.NoError(t, tmpfs.Free(hist))
 	f = fakeRandRead(t, "hist")

@@ -138,7 +138,7 @@ func TestGateCatchesThrottledDevice(t *testing.T) {
 	f.finish()
 	path := filepath.Join(t.TempDir(), "junit.xml")
 	require.NoError(t, writeJUnit(path, "stortest.dev", time.Now(), time.Minute))
-	validateJUnit(t, path)
+	testenv.ValidateJUnit(t, path)
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var doc struct {

@@ -3,8 +3,6 @@ package stortest
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -173,27 +171,6 @@ func syntheticResult() *Result {
 	}
 	w.IOs, w.Bytes = 500, 500*4096
 	return &Result{Result: &workload.Result{Jobs: []*workload.JobResult{jr}}, Job: job, rec: &record{}}
-}
-
-// validateJUnit checks a JUnit file against Jenkins' junit-10.xsd with
-// xmllint. It skips, saying why, without the schema beside the
-// repository (../shared) or without xmllint, except in CI, where .ci/run
-// installs xmllint and the schema must be there.
-func validateJUnit(t *testing.T, path string) {
-	t.Helper()
-	xsd := filepath.Join("..", "shared", "schemas", "junit-10.xsd")
-	if _, err := os.Stat(xsd); err != nil {
-		t.Skipf("no Jenkins schema beside the repository: %v", err)
-	}
-	if _, err := exec.LookPath("xmllint"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("xmllint is not installed (.ci/run installs libxml2-utils)")
-		}
-		t.Skip("xmllint is not installed")
-	}
-	if out, err := exec.Command("xmllint", "--noout", "--schema", xsd, path).CombinedOutput(); err != nil {
-		t.Errorf("xmllint: %v\n%s", err, out)
-	}
 }
 
 // runFake runs body as a test under a new fake and finishes it.

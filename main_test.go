@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/regress"
 	"stortest.dev/workload"
 )
@@ -122,7 +123,7 @@ func TestWriteJUnit(t *testing.T) {
 		}
 	}
 
-	validateJUnit(t, path)
+	testenv.ValidateJUnit(t, path)
 }
 
 // Main prints, at the end of the test binary, every comparison that was
@@ -193,7 +194,7 @@ func TestBaselineVerdictJUnit(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "junit.xml")
 	require.NoError(t, writeJUnit(path, "stortest.dev", time.Now(), time.Second))
-	validateJUnit(t, path)
+	testenv.ValidateJUnit(t, path)
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var doc struct {

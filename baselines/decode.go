@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"stortest.dev/fio"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 )
@@ -518,7 +519,7 @@ func (d *decoder) job(raw json.RawMessage, j *workload.Job) error {
 		if e.Line == 0 || e.Field == "job" {
 			// An option's own parser failed (an unknown rw, say): find
 			// which one by decoding the options one at a time.
-			_ = eachField(raw, func(k string, v json.RawMessage) error {
+			_ = fio.EachField(raw, func(k string, v json.RawMessage) error {
 				var one workload.Job
 				if json.Unmarshal([]byte(`{"`+k+`":`+string(v)+`}`), &one) != nil {
 					e.Field = "job." + k

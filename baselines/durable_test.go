@@ -16,29 +16,6 @@ import (
 	"stortest.dev/internal/tmpfs"
 )
 
-// tinyFS is tmpfs.ForTest: a tmpfs of size bytes, skipped without root.
-func tinyFS(t *testing.T, size int64) string {
-	t.Helper()
-	return tmpfs.ForTest(t, size)
-}
-
-// files returns the contents of the files in dir, by name, but Fill's.
-func files(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	out := map[string]string{}
-	for _, e := range entries {
-		if e.Name() == tmpfs.FillName {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		require.NoError(t, err)
-		out[e.Name()] = string(data)
-	}
-	return out
-}
-
 // readHistory reads the history of the baseline at path.
 func readHistory(t *testing.T, path string) ([]*Baseline, []Skipped) {
 	t.Helper()
@@ -56,7 +33,7 @@ func readHistory(t *testing.T, path string) ([]*Baseline, []Skipped) {
 // every amount of space short of enough; the update once the space is
 // there succeeds and the history reads whole.
 func TestUpdateFullDisk(t *testing.T) {
-	dir := tinyFS(t, 1<<20)
+	dir := tmpfs.ForTest(t, 1<<20)
 	path := filepath.Join(dir, "rr.json")
 	v1, v2, v3 := synthBaseline(t, 2, 100, false, 41), synthBaseline(t, 2, 200, false, 42), synthBaseline(t, 2, 300, false, 43)
 	require.NoError(t, updateH(path, v1))
@@ -65,7 +42,7 @@ func TestUpdateFullDisk(t *testing.T) {
 	require.NoError(t, err)
 	data, err := Marshal(v3)
 	require.NoError(t, err)
-	before := files(t, dir)
+	before := tmpfs.Files(t, dir)
 	require.Len(t, before, 2)
 
 	// From no space at all, a page more each time: the new baseline's
@@ -87,7 +64,7 @@ func TestUpdateFullDisk(t *testing.T) {
 		require.ErrorIs(t, err, syscall.ENOSPC)
 		require.True(t, strings.Contains(err.Error(), path) || strings.Contains(err.Error(), HistoryPath(path)),
 			"the error names the file: %v", err)
-		require.Equal(t, before, files(t, dir), "after %d failed updates (%d bytes left): %v", failed, leave, err)
+		require.Equal(t, before, tmpfs.Files(t, dir), "after %d failed updates (%d bytes left): %v", failed, leave, err)
 		require.Less(t, leave, int64(len(data)+len(line))+64<<10, "no update succeeds with room to spare")
 	}
 	t.Logf("%d updates failed before one fitted, %d of them appending to the history (baseline %d bytes, history line %d)",
@@ -102,7 +79,7 @@ func TestUpdateFullDisk(t *testing.T) {
 	got, err := Load(path)
 	require.NoError(t, err)
 	require.Equal(t, v3.Dirs[0].IOs, got.Dirs[0].IOs)
-	require.Len(t, files(t, dir), 2, "no temporary file left")
+	require.Len(t, tmpfs.Files(t, dir), 2, "no temporary file left")
 }
 
 // step is one call the injector saw.
@@ -135,7 +112,7 @@ func TestUpdateEIOAtEveryStep(t *testing.T) {
 				require.NoError(t, err)
 				require.NoError(t, f.Close())
 			}
-			return path, files(t, filepath.Dir(path))
+			return path, tmpfs.Files(t, filepath.Dir(path))
 		}
 		// The steps of a successful update.
 		path, _ := setup(t)
@@ -171,7 +148,7 @@ func TestUpdateEIOAtEveryStep(t *testing.T) {
 				require.True(t, strings.Contains(err.Error(), path) || strings.Contains(err.Error(), HistoryPath(path)) ||
 					strings.Contains(err.Error(), dir), "the error names the file: %v", err)
 				require.Equal(t, Updated{}, up)
-				after := files(t, dir)
+				after := tmpfs.Files(t, dir)
 				if i <= doneAfter {
 					require.Equal(t, before, after, "%v", err)
 					return

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"stortest.dev/fio"
 )
 
 // Marshal encodes a baseline in its file format: JSON in a fixed field
@@ -159,7 +161,7 @@ func (b *Baseline) tree() (obj, error) {
 		return nil, fmt.Errorf("baselines: encode job: %w", err)
 	}
 	var jobObj obj
-	if err := eachField(job, func(k string, raw json.RawMessage) error {
+	if err := fio.EachField(job, func(k string, raw json.RawMessage) error {
 		jobObj = append(jobObj, kv{k, raw})
 		return nil
 	}); err != nil {

@@ -1,7 +1,6 @@
 package baselines
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"stortest.dev/engines"
+	"stortest.dev/fio"
 	"stortest.dev/internal/human"
 	"stortest.dev/internal/kernelfs"
 	"stortest.dev/workload"
@@ -213,7 +213,7 @@ func jobFields(j workload.Job) (orderedFields, error) {
 		return orderedFields{}, err
 	}
 	out := orderedFields{vals: map[string]string{}}
-	err = eachField(data, func(k string, raw json.RawMessage) error {
+	err = fio.EachField(data, func(k string, raw json.RawMessage) error {
 		v := string(raw)
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
@@ -224,33 +224,6 @@ func jobFields(j workload.Job) (orderedFields, error) {
 		return nil
 	})
 	return out, err
-}
-
-// eachField calls f for the fields of a JSON object in order.
-func eachField(data []byte, f func(key string, raw json.RawMessage) error) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("want an object, got %v", tok)
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return err
-		}
-		if err := f(tok.(string), raw); err != nil {
-			return err
-		}
-	}
-	_, err = dec.Token()
-	return err
 }
 
 // ProbeOptions configure Probe. The zero value reads the live system.

@@ -134,7 +134,7 @@ func fioOptions(raw json.RawMessage) ([]fioOption, error) {
 		return nil, nil
 	}
 	var out []fioOption
-	err := eachField(raw, func(k string, v json.RawMessage) error {
+	err := fio.EachField(raw, func(k string, v json.RawMessage) error {
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil {
 			s = string(v) // fio prints strings; keep anything else verbatim

@@ -83,13 +83,15 @@ func Now() int64 {
 }
 
 // NowUnordered is Now without the wait for earlier instructions: a bare
-// RDTSC on amd64, CNTVCT_EL0 without ISB on arm64 (the runtime source is
-// the same as Now's). The processor may take the reading some
-// instructions before or after its place in the program, never after a
-// later Now's (which waits for it), and it costs about half as much
-// (10 ns against 21 on the reference VM). It is for a stamp that an
-// ordered one follows at once, whose few ns of play do not matter: a
-// synchronous engine's start time, taken just before its issue time.
+// RDTSC on amd64 (fio's own clock read, get_cpu_clock), CNTVCT_EL0
+// without ISB on arm64 (the runtime source is the same as Now's). The
+// processor may take the reading some instructions before or after its
+// place in the program, within its reorder window, never after a later
+// Now's (which waits for it), and it costs about half as much (10 ns
+// against 21 on the reference VM). It is for the per-I/O stamps of a
+// synchronous engine, where two ordered reads an I/O would cost more
+// than the play they remove; a caller that subtracts two unordered
+// readings holds the later at or above the earlier.
 func NowUnordered() int64 {
 	if !ready.Load() {
 		initOnce()

@@ -1,5 +1,5 @@
 // Package engines performs I/O the way fio's ioengines do: null, sync, psync,
-// pvsync2, libaio, io_uring, mmap and posixaio, behind one Engine interface,
+// pvsync2, libaio, io_uring, mmap, posixaio and net, behind one Engine interface,
 // written directly over the Linux system calls (golang.org/x/sys/unix, no
 // cgo).
 //
@@ -50,6 +50,17 @@
 // AttachLoop attaches a loop device over a file (LOOP_CONFIGURE, optionally
 // with direct I/O and a block size) for tests that need a block device; it
 // needs root.
+//
+// # Sockets
+//
+// net is fio's net engine: a job's blocks go over a TCP, UDP or unix
+// socket (Config.Net) instead of a file, sent by a job that writes and
+// received by one that reads, with fio's listen, pingpong, multicast and
+// UDP link messages, so that fio and stortest can be each other's peer.
+// It is an Opener: the runner reaches the peer (accept, connect) before
+// the job's clock starts. A wait for the peer gives up when Config.Stop
+// says the job is over, and the peer's close ends the job
+// (ErrEndOfStream).
 //
 // # Faults
 //

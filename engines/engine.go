@@ -32,7 +32,11 @@ func (o Op) String() string {
 // them, and keep a pointer to a unit only between Queue and the GetEvents call
 // that returns it.
 type Unit struct {
-	Op     Op
+	Op Op
+	// File is the unit's file: 0 is Config.File, k > 0 Config.More[k-1]
+	// (a job of several files, fio's nrfiles). Engines that take one
+	// file only (mmap, the engines that move no data) ignore it.
+	File   int32
 	Offset int64 // bytes from the start of the file or device
 	// Buf is the data: a slice of an aligned buffer (AllocBuffers) whose length is
 	// the transfer size. It must stay valid until the unit completes: the kernel
@@ -175,9 +179,13 @@ type Engine interface {
 // Config configures an engine. File is opened by the caller (with O_DIRECT
 // when Direct is set: see OpenFile) and stays open until Close.
 type Config struct {
-	File   *os.File // the target; unused by null
-	Direct bool     // File was opened with O_DIRECT; enables alignment explanations
-	Depth  int      // most units in flight; 0 means 1
+	File *os.File // the target; unused by null
+	// More are the further files of a job of several (sync, psync,
+	// pvsync2, libaio, io_uring, posixaio): Unit.File k > 0 addresses
+	// More[k-1], opened as File is, and open until Close.
+	More   []*os.File
+	Direct bool // File was opened with O_DIRECT; enables alignment explanations
+	Depth  int  // most units in flight; 0 means 1
 	// Buffers are the memory units point into, for registration (io_uring
 	// FixedBufs). Unit.BufIndex indexes this slice.
 	Buffers [][]byte
@@ -219,6 +227,14 @@ type Config struct {
 
 	// exec: the program to run.
 	Exec *ExecSpec
+
+	// net: the socket.
+	Net *NetSpec
+	// Stop, when set, tells an engine that waits for a peer (net)
+	// whether the job is over (its runtime, or a stop): the wait then
+	// ends without the unit. It is called once per wait step, never per
+	// I/O that does not wait.
+	Stop func() bool
 }
 
 func (c Config) depth() int {
@@ -262,6 +278,7 @@ var registry = []struct {
 	{"filedelete", newFileDelete},
 	{"exec", newExec},
 	{"posixaio", newPosixAIO},
+	{"net", newNet},
 }
 
 // Names lists the engines New knows, in a fixed order.

@@ -10,7 +10,7 @@ import (
 
 func TestNames(t *testing.T) {
 	want := []string{"null", "sync", "psync", "pvsync2", "libaio", "io_uring", "mmap",
-		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec", "posixaio"}
+		"falloc", "ftruncate", "cpuio", "filecreate", "filestat", "filedelete", "exec", "posixaio", "net"}
 	if diff := cmp.Diff(want, Names()); diff != "" {
 		t.Errorf("Names (-want +got):\n%s", diff)
 	}
@@ -74,11 +74,13 @@ func TestFlagsAndClose(t *testing.T) {
 		"cpuio":      FlagSync | FlagNoIO | FlagNoAlign,
 		"filecreate": FlagSync | FlagNoIO | FlagNoAlign | FlagFileOps, "filestat": FlagSync | FlagNoIO | FlagNoAlign | FlagFileOps,
 		"filedelete": FlagSync | FlagNoIO | FlagNoAlign | FlagFileOps, "exec": FlagSync | FlagNoIO | FlagNoAlign,
+		"net": FlagSync | FlagNoAlign,
 	}
 	files := FileSet{Dir: t.TempDir(), Prefix: "f.0.", N: 1, Size: 4096}
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
-			e, err := New(name, Config{File: f, Depth: 4, Files: files, Exec: &ExecSpec{Path: "/bin/true"}})
+			e, err := New(name, Config{File: f, Depth: 4, Files: files, Exec: &ExecSpec{Path: "/bin/true"},
+				Net: &NetSpec{Proto: "tcp", Port: freePort(t, "tcp"), Listen: true}})
 			if err != nil {
 				t.Fatal(err)
 			}

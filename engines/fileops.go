@@ -10,12 +10,12 @@ import (
 )
 
 // NeedsFile reports whether the engine called name works on a file the
-// caller opens (Config.File): every engine but null, cpuio, exec and the
-// file engines (filecreate, filestat, filedelete), which name their own
-// files (Config.Files).
+// caller opens (Config.File): every engine but null, cpuio, exec, net
+// (a socket: Config.Net) and the file engines (filecreate, filestat,
+// filedelete), which name their own files (Config.Files).
 func NeedsFile(name string) bool {
 	switch name {
-	case "null", "cpuio", "exec", "filecreate", "filestat", "filedelete":
+	case "null", "cpuio", "exec", "net", "filecreate", "filestat", "filedelete":
 		return false
 	}
 	return true

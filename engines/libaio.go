@@ -53,6 +53,7 @@ const (
 // is Busy otherwise, so it is never reordered with queued writes.
 type libaio struct {
 	fd    int
+	fds   files  // fd and Config.More's
 	cfg   Config // keeps cfg.File referenced
 	ctx   uintptr
 	depth int
@@ -82,6 +83,7 @@ func newLibaio(cfg Config) (Engine, error) {
 	}
 	e := &libaio{
 		fd:      fdOf(cfg),
+		fds:     filesOf(cfg),
 		cfg:     cfg,
 		depth:   d,
 		iocbs:   make([]iocb, d),
@@ -145,7 +147,7 @@ func (e *libaio) Queue(u *Unit) (Status, error) {
 	slot := e.free[len(e.free)-1]
 	e.free = e.free[:len(e.free)-1]
 	cb := &e.iocbs[slot]
-	*cb = iocb{Data: uint64(slot), Opcode: op, Fildes: uint32(e.fd)}
+	*cb = iocb{Data: uint64(slot), Opcode: op, Fildes: uint32(e.fds.of(u))}
 	if op == iocbCmdPread || op == iocbCmdPwrite {
 		cb.Buf = uint64(bufAddr(u.Buf))
 		cb.Nbytes = uint64(len(u.Buf))

@@ -22,6 +22,10 @@ func movesData(name string) bool {
 	return true
 }
 
+// movesFileData reports whether the engine called name moves data to
+// and from its file (net moves it over a socket).
+func movesFileData(name string) bool { return movesData(name) && name != "net" }
+
 // blocks returns the 512-byte blocks allocated to path.
 func blocks(t *testing.T, path string) (size, blocks int64) {
 	t.Helper()

@@ -65,10 +65,10 @@ func newPosixAIO(cfg Config) (Engine, error) {
 		timer:  time.NewTimer(time.Hour),
 	}
 	e.timer.Stop()
-	fd := fdOf(cfg)
+	fds := filesOf(cfg)
 	for range e.Threads() {
 		e.wg.Add(1)
-		go e.worker(fd)
+		go e.worker(fds)
 	}
 	return e, nil
 }
@@ -83,10 +83,11 @@ func (e *posixAIO) Flags() Flags { return 0 }
 func (e *posixAIO) Threads() int { return min(e.depth, MaxPosixAIOThreads) }
 
 // worker performs units until the submit channel closes.
-func (e *posixAIO) worker(fd int) {
+func (e *posixAIO) worker(fds files) {
 	defer e.wg.Done()
-	trim := newTrimmer(fd)
+	trim := newTrimmer(fds.fd)
 	for u := range e.submit {
+		fd := fds.of(u)
 		if posixAIOStarted != nil {
 			posixAIOStarted(u)
 		}

@@ -35,12 +35,13 @@ type syncBase struct {
 	inline
 	cfg  Config
 	fd   int
+	fds  files // fd and Config.More's
 	trim trimmer
 	expl explainCtx
 }
 
 func newSyncBase(name string, cfg Config) (syncBase, error) {
-	b := syncBase{cfg: cfg, fd: fdOf(cfg)}
+	b := syncBase{cfg: cfg, fd: fdOf(cfg), fds: filesOf(cfg)}
 	b.trim = newTrimmer(b.fd)
 	ctx, err := newExplainCtx(name, cfg)
 	if err != nil {
@@ -91,9 +92,9 @@ func (b *syncBase) Close() error {
 func (b *syncBase) other(u *Unit) int64 {
 	switch u.Op {
 	case OpFsync:
-		return sysFsync(b.fd, false)
+		return sysFsync(b.fds.of(u), false)
 	case OpFdatasync:
-		return sysFsync(b.fd, true)
+		return sysFsync(b.fds.of(u), true)
 	case OpTrim:
 		return b.trim.trim(u.Offset, len(u.Buf))
 	}
@@ -105,7 +106,8 @@ func (b *syncBase) other(u *Unit) int64 {
 // I/O), so a sequential job costs one syscall per I/O and a random one two.
 type syncEngine struct {
 	syncBase
-	pos int64 // the descriptor's file position; -1 when unknown
+	pos     int64 // the descriptor's file position; -1 when unknown
+	posFile int32 // the file whose position pos is (Unit.File)
 }
 
 var _ Engine = (*syncEngine)(nil)
@@ -128,8 +130,10 @@ func (e *syncEngine) Queue(u *Unit) (Status, error) {
 		u.Res = e.other(u)
 		return Completed, nil
 	}
-	if e.pos != u.Offset {
-		if r := sysLseek(e.fd, u.Offset); r < 0 {
+	fd := e.fds.of(u)
+	if e.pos != u.Offset || e.posFile != u.File {
+		e.posFile = u.File
+		if r := sysLseek(fd, u.Offset); r < 0 {
 			e.pos = -1
 			u.Res = r
 			return Completed, nil
@@ -137,9 +141,9 @@ func (e *syncEngine) Queue(u *Unit) (Status, error) {
 		e.pos = u.Offset
 	}
 	if u.Op == OpRead {
-		u.Res = sysRead(e.fd, u.Buf)
+		u.Res = sysRead(fd, u.Buf)
 	} else {
-		u.Res = sysWrite(e.fd, u.Buf)
+		u.Res = sysWrite(fd, u.Buf)
 	}
 	if u.Res >= 0 {
 		e.pos += u.Res
@@ -170,9 +174,9 @@ func (e *psync) Queue(u *Unit) (Status, error) {
 	}
 	switch u.Op {
 	case OpRead:
-		u.Res = sysPread(e.fd, u.Buf, u.Offset)
+		u.Res = sysPread(e.fds.of(u), u.Buf, u.Offset)
 	case OpWrite:
-		u.Res = sysPwrite(e.fd, u.Buf, u.Offset)
+		u.Res = sysPwrite(e.fds.of(u), u.Buf, u.Offset)
 	default:
 		u.Res = e.other(u)
 	}
@@ -217,9 +221,9 @@ func (e *pvsync2) Queue(u *Unit) (Status, error) {
 		e.iov.Base = unsafeData(u.Buf)
 		e.iov.SetLen(len(u.Buf))
 		if u.Op == OpRead {
-			u.Res = sysPreadv2(e.fd, &e.iov, u.Offset, e.flags)
+			u.Res = sysPreadv2(e.fds.of(u), &e.iov, u.Offset, e.flags)
 		} else {
-			u.Res = sysPwritev2(e.fd, &e.iov, u.Offset, e.flags)
+			u.Res = sysPwritev2(e.fds.of(u), &e.iov, u.Offset, e.flags)
 		}
 		e.iov.Base = nil // the engine keeps no reference to the unit's buffer
 	default:
@@ -227,3 +231,8 @@ func (e *pvsync2) Queue(u *Unit) (Status, error) {
 	}
 	return Completed, nil
 }
+
+// FilesReopened tells the engine its descriptors now name other open
+// files (the runner's unlink_each_loop): the file position it keeps is
+// unknown.
+func (e *syncEngine) FilesReopened() { e.pos = -1 }

@@ -133,5 +133,31 @@ func fdOf(cfg Config) int {
 	return int(cfg.File.Fd())
 }
 
+// files are an engine's descriptors: Config.File's, and Config.More's
+// for a unit whose File is above 0.
+type files struct {
+	fd   int
+	more []int
+}
+
+func filesOf(cfg Config) files {
+	f := files{fd: fdOf(cfg)}
+	for _, m := range cfg.More {
+		f.more = append(f.more, int(m.Fd()))
+	}
+	return f
+}
+
+// of returns the descriptor of u's file.
+func (f *files) of(u *Unit) int {
+	if u.File == 0 {
+		return f.fd
+	}
+	return f.more[u.File-1]
+}
+
+// all returns every descriptor, Config.File's first.
+func (f *files) all() []int { return append([]int{f.fd}, f.more...) }
+
 // unsafeData is b's first byte (nil for a nil slice), for iovec bases.
 func unsafeData(b []byte) *byte { return unsafe.SliceData(b) }

@@ -13,7 +13,7 @@ func TestTrim(t *testing.T) {
 		t.Run(tg.name, func(t *testing.T) {
 			path := tg.make(t)
 			for i, name := range Names() {
-				if !movesData(name) {
+				if !movesFileData(name) {
 					continue
 				}
 				t.Run(name, func(t *testing.T) {

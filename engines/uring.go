@@ -130,7 +130,8 @@ const (
 // (runtime.LockOSThread) keeps submission and reaping on one thread.
 type uring struct {
 	cfg    Config
-	fd     int // target descriptor
+	fd     int   // target descriptor
+	fds    files // fd and Config.More's
 	ringFd int
 	p      uringParams
 
@@ -182,6 +183,7 @@ func newUring(cfg Config) (Engine, error) {
 	e := &uring{
 		cfg:       cfg,
 		fd:        fdOf(cfg),
+		fds:       filesOf(cfg),
 		ringFd:    -1,
 		depth:     d,
 		units:     make([]*Unit, d),
@@ -351,8 +353,11 @@ func (e *uring) setup() error {
 		}
 	}
 	if e.fixedFile {
-		fds := [1]int32{int32(e.fd)}
-		if _, errno := e.register(ioringRegisterFiles, unsafe.Pointer(&fds[0]), 1); errno != 0 {
+		var fds []int32
+		for _, fd := range e.fds.all() {
+			fds = append(fds, int32(fd))
+		}
+		if _, errno := e.register(ioringRegisterFiles, unsafe.Pointer(&fds[0]), len(fds)); errno != 0 {
 			return fmt.Errorf("engines: io_uring: register file: %w", errno)
 		}
 	}
@@ -486,9 +491,9 @@ func (e *uring) Queue(u *Unit) (Status, error) {
 	e.units[slot] = u
 
 	sqe := &e.sqes[e.sqLocalTail&e.sqMask]
-	*sqe = uringSQE{Opcode: op, Fd: int32(e.fd), OpFlags: opFlags, UserData: uint64(slot), Ioprio: u.Prio}
+	*sqe = uringSQE{Opcode: op, Fd: int32(e.fds.of(u)), OpFlags: opFlags, UserData: uint64(slot), Ioprio: u.Prio}
 	if e.fixedFile {
-		sqe.Fd = 0 // index in the registered files
+		sqe.Fd = u.File // index in the registered files
 		sqe.Flags = iosqeFixedFile
 	}
 	if u.Op == OpRead || u.Op == OpWrite {

@@ -115,3 +115,32 @@ func locate(data []byte, start int, err error) error {
 	col := pos - bytes.LastIndexByte(data[:pos], '\n')
 	return fmt.Errorf("line %d column %d: %w", line, col, err)
 }
+
+// EachField calls f for the fields of the JSON object in data, in the
+// order they are written: fio's json+ bins and its options as given are
+// objects whose order means something, which a map loses.
+func EachField(data []byte, f func(key string, raw json.RawMessage) error) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("want an object, got %v", tok)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		if err := f(tok.(string), raw); err != nil { // object keys are always strings
+			return err
+		}
+	}
+	_, err = dec.Token() // the closing '}'
+	return err
+}

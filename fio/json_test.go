@@ -1,6 +1,9 @@
 package fio
 
 import (
+	"encoding/json"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,5 +48,26 @@ func TestNullNonFinite(t *testing.T) {
 	plain := []byte(`{"a": 1}`)
 	if got := NullNonFinite(plain); &got[0] != &plain[0] {
 		t.Error("a document without non-finite numbers was copied")
+	}
+}
+
+// EachField walks an object's fields in their written order and stops at
+// what is not an object or at the callback's error.
+func TestEachField(t *testing.T) {
+	var got []string
+	err := EachField([]byte(`{"b": 1, "a": {"x": [2]}, "c": "s"}`), func(k string, raw json.RawMessage) error {
+		got = append(got, k+"="+string(raw))
+		return nil
+	})
+	if want := []string{`b=1`, `a={"x": [2]}`, `c="s"`}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+	if err := EachField([]byte(`[1]`), func(string, json.RawMessage) error { return nil }); err == nil || !strings.Contains(err.Error(), "want an object") {
+		t.Errorf("an array: %v", err)
+	}
+	stop := errors.New("stop")
+	n := 0
+	if err := EachField([]byte(`{"a":1,"b":2}`), func(string, json.RawMessage) error { n++; return stop }); err != stop || n != 1 {
+		t.Errorf("the callback's error: %v after %d calls", err, n)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"stortest.dev/internal/testenv"
 )
 
 // attachLoop attaches a loop device with direct I/O over a new file of
@@ -19,7 +21,7 @@ import (
 // STORTEST_NOCLEANUP=1). It stops the test on failure.
 func attachLoop(t *testing.T, size int64) string {
 	t.Helper()
-	requireRoot(t, "losetup")
+	testenv.RequireRoot(t, "losetup")
 	img := filepath.Join(t.TempDir(), "loop.img")
 	// Real data, not a sparse file: reads of holes would not reach the
 	// backing disk.
@@ -143,7 +145,7 @@ func TestLoopDeviceReadIOPS(t *testing.T) {
 // A loop device backed by memory (a tmpfs file) has no disk below it: it
 // resolves to itself, so its own counters are still sampled.
 func TestResolveLoopOnTmpfs(t *testing.T) {
-	requireRoot(t, "losetup")
+	testenv.RequireRoot(t, "losetup")
 	img := filepath.Join("/dev/shm", "stortest-resolve-"+strings.ReplaceAll(t.Name(), "/", "_")+".img")
 	if err := os.WriteFile(img, make([]byte, 1<<20), 0o644); err != nil {
 		t.Skipf("no /dev/shm: %v", err)

@@ -27,7 +27,7 @@ var sysstatCases = filepath.Join("testdata", "sysstat", "cases")
 // of testdata/sysstat/cases and requires what it prints to be the recorded
 // output, so the files stortest's iostat is held to are sysstat's own.
 func TestSysstatCases(t *testing.T) {
-	requireRoot(t, "iostat", "unshare", "mount")
+	testenv.RequireRoot(t, "iostat", "unshare", "mount")
 	cases, err := replay.ReadCases(sysstatCases)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"stortest.dev/internal/testenv"
 )
 
 // sysTree builds a sysfs-like tree: device directories under devices/,
@@ -193,7 +195,7 @@ func TestResolveDevice(t *testing.T) {
 }
 
 func TestResolvePaths(t *testing.T) {
-	requireRoot(t) // mknod
+	testenv.RequireRoot(t) // mknod
 	s := newSysTree(t)
 	s.disk("pci0", "sda", 8, 0)
 	s.part("pci0", "sda", "sda1", 8, 1)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"stortest.dev/internal/testenv"
 )
 
 // These tests run sysstat's iostat and this package on the same counters
@@ -26,36 +28,12 @@ import (
 // and its clock, /proc/uptime, from a fixture file bind-mounted over it
 // in a private mount namespace that dies with the process.
 
-// requireRoot skips a test that needs root and a tool, unless CI=true or
-// STORTEST_REQUIRE_DEVICE=1, where a missing prerequisite fails it. It
-// stops the test either way (FailNow or SkipNow).
-func requireRoot(t *testing.T, tools ...string) {
-	t.Helper()
-	var missing []string
-	if os.Geteuid() != 0 {
-		missing = append(missing, "root")
-	}
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			missing = append(missing, tool)
-		}
-	}
-	if len(missing) == 0 {
-		return
-	}
-	msg := fmt.Sprintf("needs %s", strings.Join(missing, ", "))
-	if os.Getenv("CI") == "true" || os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-		t.Fatal(msg + " (CI=true or STORTEST_REQUIRE_DEVICE=1: failing instead of skipping)")
-	}
-	t.Skip(msg)
-}
-
 // sysstatCmd returns iostat with args, run in a private mount namespace
 // where uptimeFile stands in for /proc/uptime.
 // With -t and the word ISO among args, S_TIME_FORMAT=ISO is set instead.
 func sysstatCmd(t *testing.T, uptimeFile string, args ...string) *exec.Cmd {
 	t.Helper()
-	requireRoot(t, "iostat", "unshare", "mount")
+	testenv.RequireRoot(t, "iostat", "unshare", "mount")
 	script := `mount --bind "$0" /proc/uptime && exec iostat "$@"`
 	cmd := exec.Command("unshare", append([]string{"--mount", "--propagation", "private", "sh", "-c", script, uptimeFile}, args...)...)
 	// The C locale fixes sysstat's %x dates; no colours, kB units.

@@ -1,7 +1,6 @@
 package latency
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -166,39 +165,16 @@ func (l *BinList) UnmarshalJSON(data []byte) error {
 // decodeOrderedObject walks a JSON object whose values are non-negative
 // integers, in key order.
 func decodeOrderedObject(data []byte, f func(key string, val uint64) error) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("want an object, got %v", tok)
-	}
-	for dec.More() {
-		tok, err := dec.Token()
+	return fio.EachField(data, func(key string, raw json.RawMessage) error {
+		if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+			return fmt.Errorf("key %q: want an integer, got %s", key, raw)
+		}
+		val, err := strconv.ParseUint(string(raw), 10, 64)
 		if err != nil {
-			return err
+			return fmt.Errorf("key %q: value %s is not a non-negative integer", key, raw)
 		}
-		key := tok.(string) // object keys are always strings
-		tok, err = dec.Token()
-		if err != nil {
-			return err
-		}
-		num, ok := tok.(json.Number)
-		if !ok {
-			return fmt.Errorf("key %q: want an integer, got %v", key, tok)
-		}
-		val, err := strconv.ParseUint(string(num), 10, 64)
-		if err != nil {
-			return fmt.Errorf("key %q: value %s is not a non-negative integer", key, num)
-		}
-		if err := f(key, val); err != nil {
-			return err
-		}
-	}
-	_, err = dec.Token() // the closing '}'
-	return err
+		return f(key, val)
+	})
 }
 
 // Histogram rebuilds the stat's histogram from its json+ bins with layout l

@@ -15,17 +15,11 @@ import (
 	"stortest.dev/internal/tmpfs"
 )
 
-// tinyFS is tmpfs.ForTest: a tmpfs of size bytes, skipped without root.
-func tinyFS(t *testing.T, size int64) string {
-	t.Helper()
-	return tmpfs.ForTest(t, size)
-}
-
 // Merging a suite into the JUnit file on a full disk, and with a failing
 // one (EIO at any step): the error names the file, the file is as it
 // was, no temporary file is left; with the space back the merge works.
 func TestMergeFileFullDisk(t *testing.T) {
-	dir := tinyFS(t, 256<<10)
+	dir := tmpfs.ForTest(t, 256<<10)
 	path := filepath.Join(dir, "junit.xml")
 	first := sampleSuite()
 	if err := MergeFile(path, first); err != nil {

@@ -267,38 +267,10 @@ func TestSeconds(t *testing.T) {
 	}
 }
 
-// schemaPath finds Jenkins' junit-10.xsd in the shared directory beside
-// the repository (../shared from the module root).
-func schemaPath(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test's directory: cannot locate ../shared/schemas/junit-10.xsd")
-		}
-		dir = parent
-	}
-	xsd := filepath.Join(filepath.Dir(dir), "shared", "schemas", "junit-10.xsd")
-	if _, err := os.Stat(xsd); err != nil {
-		t.Skipf("Jenkins' schema is not beside the repository (%v)", err)
-	}
-	return xsd
-}
-
 // TestSchema validates reports against Jenkins' junit-10.xsd with
 // xmllint: the written suite, a merged file and an empty report.
 func TestSchema(t *testing.T) {
-	xsd := schemaPath(t)
-	if _, err := exec.LookPath("xmllint"); err != nil {
-		t.Skip("xmllint is not installed (libxml2-utils)")
-	}
+	xsd := testenv.JUnitSchema(t)
 	dir := t.TempDir()
 	check := func(name string, write func(path string) error) {
 		t.Helper()
@@ -306,10 +278,7 @@ func TestSchema(t *testing.T) {
 		if err := write(path); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		out, err := exec.Command("xmllint", "--noout", "--schema", xsd, path).CombinedOutput()
-		if err != nil {
-			t.Errorf("xmllint %s: %v\n%s", name, err, out)
-		}
+		testenv.ValidateJUnit(t, path)
 	}
 	check("suite.xml", func(p string) error { return WriteFile(p, sampleSuite()) })
 	check("empty.xml", func(p string) error { return WriteFile(p) })

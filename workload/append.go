@@ -68,7 +68,10 @@ func (r *JobResult) Append(next *JobResult) error {
 func (s *DirStats) add(o *DirStats) error {
 	s.IOs += o.IOs
 	s.Bytes += o.Bytes
+	s.DryIOs += o.DryIOs
+	s.DryBytes += o.DryBytes
 	s.ShortIOs += o.ShortIOs
+	s.DropIOs += o.DropIOs
 	s.Errors += o.Errors
 	for _, h := range []struct{ dst, src **latency.Histogram }{{&s.Slat, &o.Slat}, {&s.Clat, &o.Clat}, {&s.Lat, &o.Lat}} {
 		switch {

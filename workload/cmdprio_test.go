@@ -26,4 +26,13 @@ func TestCmdPrioOptions(t *testing.T) {
 	require.ErrorContains(t, err, "only libaio, io_uring")
 	_, err = parseArgs([]string{"--name=p", "--ioengine=libaio", "--size=1m", "--cmdprio_bssplit=4k/80:4k/30"})
 	require.ErrorContains(t, err, "more than 100")
+
+	// fio 3.33's reading: three fields are refused; a percentage, class
+	// and level above the top are clamped; a bare size is 0%; a third
+	// list (trim) is ignored.
+	_, err = parseArgs([]string{"--name=p", "--ioengine=libaio", "--size=1m", "--cmdprio_bssplit=4k/20/3"})
+	require.ErrorContains(t, err, "invalid cmdprio_bssplit format")
+	jobs, err = parseArgs([]string{"--name=p", "--ioengine=libaio", "--size=1m", "--cmdprio_bssplit=4k/200/9/9:8k,16k/5/2/1,4k/10"})
+	require.NoError(t, err)
+	assert.Equal(t, [2][]PrioSplit{{{4096, 100, 3, 7}, {8192, 0, -1, -1}}, {{16384, 5, 2, 1}}}, jobs[0].CmdPrio.BSSplit)
 }

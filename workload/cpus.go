@@ -1,7 +1,13 @@
 package workload
 
 import (
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
 	"stortest.dev/fio"
+	"stortest.dev/internal/kernelfs"
 )
 
 // CPUs are fio's CPU affinity options (cpumask, cpus_allowed,
@@ -31,4 +37,25 @@ func (j *Job) validateCPUs() (string, string) {
 		return "cpus_allowed", err.Error()
 	}
 	return "", ""
+}
+
+// ConfiguredCPUs is the number of CPUs configured, as fio counts them
+// (sysconf(_SC_NPROCESSORS_CONF): the highest possible CPU + 1), or
+// the ones this process may use when that cannot be read. The parser
+// ($ncpus) and the runner (cpus_allowed) both need it.
+func ConfiguredCPUs() int {
+	s, err := kernelfs.ReadString(kernelfs.Default().SysPath("devices", "system", "cpu", "possible"))
+	if err == nil {
+		if i := strings.LastIndexAny(s, ",-"); i >= 0 {
+			s = s[i+1:]
+		}
+		if n, err := strconv.Atoi(s); err == nil {
+			return n + 1
+		}
+	}
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) == nil {
+		return set.Count()
+	}
+	return 1
 }

@@ -217,7 +217,11 @@ type BlockSizeSplit struct {
 // deterministic JSON (MarshalJSON): it is stored in baselines so that runs
 // compare like with like.
 type Job struct {
-	Name        string `json:"name"`                  // job section name; fio's name=
+	Name string `json:"name"` // job section name; fio's name=
+	// Section is the job file's section name when name= renamed the
+	// job: fio names the job's files after it, and every clone but the
+	// first (numjobs). Empty means Name.
+	Section     string `json:"section,omitempty"`
 	Description string `json:"description,omitempty"` // free text; not measured
 	// Filename is the file or block device. Empty means the target the
 	// runner is given. One file only: fio's ':' list is not supported.
@@ -230,7 +234,8 @@ type Job struct {
 	// STORTEST_ALLOW_DESTRUCTIVE).
 	AllowMountedWrite bool `json:"allow_mounted_write,omitempty"`
 	// Engine is fio's ioengine: null, sync, psync, pvsync2, libaio,
-	// io_uring, mmap or posixaio. Default psync, as fio on Linux.
+	// io_uring, mmap, posixaio, net (see Net) or an engine that moves no
+	// data (see NoDataEngines). Default psync, as fio on Linux.
 	Engine string `json:"ioengine"`
 	RW     RW     `json:"rw"`
 	// RWMixRead is the percentage of reads in rw/randrw jobs; default 50.
@@ -309,6 +314,15 @@ type Job struct {
 	// writes rather than after each pass (0).
 	NoVerifyPhase bool  `json:"do_verify_off,omitempty"`
 	VerifyBacklog int64 `json:"verify_backlog,omitempty"`
+	// VerifyOnly is fio's verify_only: a job that writes issues none of
+	// its workload's I/Os but draws them as it would (counting them in
+	// its results' I/Os and bytes, as fio counts them, and in DirStats'
+	// DryIOs and DryBytes) and reads back the blocks its writes would
+	// have written, checking what an earlier run with the same options
+	// left there: blocks of fio 3.33's format (verify=md5, crc32c) or of
+	// stortest's. It has no effect on a job that does not write, and it
+	// cannot be time based.
+	VerifyOnly bool `json:"verify_only,omitempty"`
 
 	// Where the job's file is and how much it moves: see Placement.
 	Placement
@@ -347,6 +361,10 @@ type Job struct {
 	Notes []string `json:"-"`
 	// Options of the engines that move no data: see NoDataEngines.
 	NoDataEngines
+	// A job of several files: see MultiFile.
+	MultiFile
+	// Options of the net engine: see Net.
+	Net
 	// Submission mode, rate process, overlap: see Submission.
 	Submission
 	// Syncs of the writes: see Syncs.
@@ -468,6 +486,15 @@ var (
 		"registerfiles": {"io_uring"},
 		"sqthread_poll": {"io_uring"},
 		"nowait":        {"pvsync2", "libaio", "io_uring"},
+		"port":          NetEngines,
+		"protocol":      NetEngines,
+		"listen":        NetEngines,
+		"pingpong":      NetEngines,
+		"nodelay":       NetEngines,
+		"ttl":           NetEngines,
+		"window_size":   NetEngines,
+		"mss":           NetEngines,
+		"interface":     NetEngines,
 	}
 )
 
@@ -698,6 +725,11 @@ func (j *Job) Validate() error {
 	if err := checkName(n.Name); err != "" {
 		return bad("name", "%s", err)
 	}
+	if n.Section != "" {
+		if err := checkName(n.Section); err != "" {
+			return bad("section", "%s", err)
+		}
+	}
 	for _, f := range [...]struct{ name, value string }{
 		{"description", n.Description}, {"filename", n.Filename}, {"verify_pattern", n.VerifyPattern},
 		{"write_hist_log", n.WriteHistLog}, {"steadystate", n.SS},
@@ -802,6 +834,12 @@ func (j *Job) Validate() error {
 		return bad(opt, "%s", reason)
 	}
 	if err := n.validateEngines(); err != nil {
+		return err
+	}
+	if err := n.validateMultiFile(); err != nil {
+		return err
+	}
+	if err := n.validateNet(); err != nil {
 		return err
 	}
 	if opt, reason := n.validateSubmit(); opt != "" {

@@ -3,7 +3,6 @@ package workload
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -13,11 +12,12 @@ import (
 // one call per file over nrfiles files; Job embeds it, so the fields read
 // as Job's. falloc and ftruncate take none.
 type NoDataEngines struct {
-	// NrFiles is fio's nrfiles: the files of each clone of a file-engine
-	// job (0 means 1), named as fio's jobname.clone.filenum in Directory.
-	// Each holds FileSize bytes (else Size split over the files), and
-	// the job's I/O covers them in order, a block at a time: the file's
-	// first block does the engine's call.
+	// NrFiles is fio's nrfiles: the files of each clone (0 means 1),
+	// named as fio's jobname.clone.filenum in Directory (or
+	// filename_format). Each holds FileSize bytes (else Size split over
+	// the files). A file engine's I/O covers them in order, a block at a
+	// time: the file's first block does the engine's call; an engine
+	// that moves data picks the file of each I/O (see MultiFile).
 	NrFiles int `json:"nrfiles,omitempty"`
 	// CreateOnOpen (fio's create_on_open) leaves a job's files to be made
 	// by the job: none is laid out before it. With the engines that move
@@ -28,6 +28,12 @@ type NoDataEngines struct {
 	// Unlink (fio's unlink) removes the job's regular files when the job
 	// is over.
 	Unlink bool `json:"unlink,omitempty"`
+	// UnlinkEachLoop (fio's unlink_each_loop) removes the job's regular
+	// files before each loop after the first, as fio 3.33 does once it
+	// has closed them (fsyncing them with fsync_on_close): the loop's
+	// writes go to a new, empty file. A job that reads is refused (fio
+	// fails its second loop: the file is gone).
+	UnlinkEachLoop bool `json:"unlink_each_loop,omitempty"`
 	// CPULoad is cpuio's cpuload, the percentage of one CPU the job
 	// burns: each unit burns CPUChunks (fio's cpuchunks, 0 means 50 ms)
 	// and the job idles CPUChunks*(100-CPULoad)/CPULoad after it. CPUMode
@@ -92,8 +98,6 @@ func (j *Job) validateEngines() error {
 	switch {
 	case j.NrFiles < 0:
 		return bad("nrfiles", "negative (%d)", j.NrFiles)
-	case j.NrFiles > 1 && !fileEng:
-		return unsupportedField(j.Name, "nrfiles", "nrfiles="+strconv.Itoa(j.NrFiles)+": several files per job (only with ioengine "+OrList(fileEngines)+")")
 	case j.CPULoad != 0 && j.Engine != "cpuio":
 		return bad("cpuload", "ioengine=%s does not take it (only cpuio)", j.Engine)
 	case j.CPUChunks != 0 && j.Engine != "cpuio":
@@ -104,6 +108,12 @@ func (j *Job) validateEngines() error {
 		return bad("cpumode", "unknown mode %q (want noop or qsort)", j.CPUMode)
 	case j.CPUChunks < 0 || j.CPUChunks%time.Microsecond != 0:
 		return bad("cpuchunks", "%v is not a whole positive number of microseconds", j.CPUChunks)
+	case j.UnlinkEachLoop && (isFileEngine(j.Engine) || j.Engine == "cpuio" || j.Engine == "exec" || j.Engine == "mmap"):
+		return unsupportedField(j.Name, "unlink_each_loop", "unlink_each_loop with ioengine="+j.Engine)
+	case j.UnlinkEachLoop && j.RW.Reads():
+		return unsupportedField(j.Name, "unlink_each_loop", "unlink_each_loop with rw="+j.RW.String()+" (fio fails the second loop's reads: the file is gone)")
+	case j.UnlinkEachLoop && (j.RegisterFiles || j.Offload || j.Verify != VerifyNone || j.ReadIOLog != ""):
+		return unsupportedField(j.Name, "unlink_each_loop", "unlink_each_loop with registerfiles, io_submit_mode=offload, verify or read_iolog")
 	case j.StatType != "" && j.Engine != "filestat":
 		return bad("stat_type", "ioengine=%s does not take it (only filestat)", j.Engine)
 	case j.StatType != "" && j.StatType != "stat" && j.StatType != "lstat" && j.StatType != "statx":

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,6 +43,14 @@ type Placement struct {
 	// FileSize is fio's filesize: the file is laid out to this many bytes,
 	// and a job without size moves this much (the parser sets Size).
 	FileSize int64 `json:"filesize,omitempty"`
+	// FileSizeMax is the top of fio's filesize=A-B range (FileSize is
+	// A): each file of a job of several files gets a size drawn between
+	// them, a multiple of the smallest block size, as fio 3.33 draws it
+	// (iogen.DrawFileSizes); 0 for one size.
+	FileSizeMax int64 `json:"filesize_max,omitempty"`
+	// FileSizesDrawn are the sizes the runner drew for a clone's files
+	// (FileSizeMax); not part of the workload.
+	FileSizesDrawn []int64 `json:"-"`
 	// IOSize is fio's io_size (io_limit): the bytes the job moves, in as
 	// many passes over its region as that takes (the last one partial);
 	// 0 means Size times Loops.
@@ -73,6 +82,8 @@ func (j *Job) validateMore() (string, string) {
 	switch {
 	case j.FileSize < 0:
 		return "filesize", fmt.Sprintf("negative (%d)", j.FileSize)
+	case j.FileSizeMax != 0 && j.FileSizeMax < j.FileSize:
+		return "filesize", fmt.Sprintf("range %s-%s ends below its start", FormatSize(j.FileSize), FormatSize(j.FileSizeMax))
 	case j.SizePercent < 0 || j.SizePercent > 100:
 		return "size", fmt.Sprintf("%d%% is not a percentage from 1 to 100", j.SizePercent)
 	case j.SizePercent > 0 && j.Size != 0:
@@ -89,6 +100,11 @@ func (j *Job) validateMore() (string, string) {
 		return "io_size", fmt.Sprintf("%s is smaller than the block size %s", FormatSize(j.IOSize), FormatSize(j.MinBlockSize()))
 	case j.VerifyBacklog < 0:
 		return "verify_backlog", fmt.Sprintf("negative (%d)", j.VerifyBacklog)
+	case j.VerifyOnly && j.TimeBased && j.RW.Writes():
+		return "verify_only", "not with time_based (fio 3.33 does not support it: its dry run moves the size, then it reads back one block)"
+	case j.VerifyOnly && j.RW.Writes() && j.RW.Random() && (j.RW.Mixed() || j.NoRandomMap || j.RandomDistribution != (Distribution{}) ||
+		(j.IOSize > 0 && j.IOSize < j.Size) || j.NumberIOs > 0):
+		return "verify_only", "random writes that need not cover the region (mixed with reads, norandommap, random_distribution, io_size or number_ios): stortest draws random offsets with its own generator, so it cannot know which blocks an earlier fio run wrote, and would report blocks fio never wrote as lost"
 	case j.StartDelay < 0:
 		return "startdelay", fmt.Sprintf("negative (%v)", j.StartDelay)
 	case j.WaitFor == j.Name && j.WaitFor != "":
@@ -129,12 +145,12 @@ func (j *Job) validateFileNames() error {
 func (j *Job) FileName(clone, filenum int) string {
 	f := j.FilenameFormat
 	if f == "" {
-		return j.DirFile(j.Name + "." + strconv.Itoa(clone) + "." + strconv.Itoa(filenum))
+		return j.DirFile(cmp.Or(j.Section, j.Name) + "." + strconv.Itoa(clone) + "." + strconv.Itoa(filenum))
 	}
 	// fio replaces each keyword in turn, every occurrence, matching
 	// case-insensitively.
 	for _, k := range [...]struct{ key, v string }{
-		{"$jobname", j.Name}, {"$jobnum", strconv.Itoa(clone)}, {"$filenum", strconv.Itoa(filenum)}, {"$clientuid", ""},
+		{"$jobname", cmp.Or(j.Section, j.Name)}, {"$jobnum", strconv.Itoa(clone)}, {"$filenum", strconv.Itoa(filenum)}, {"$clientuid", ""},
 	} {
 		var b strings.Builder
 		for {

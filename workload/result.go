@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
 	"time"
@@ -35,6 +36,13 @@ type DirStats struct {
 	Bytes    uint64 // bytes transferred by completed I/Os
 	ShortIOs uint64 // completed with fewer bytes than asked
 	Errors   uint64 // completed with an error (Res < 0)
+	// DryIOs and DryBytes are the part of IOs and Bytes that a
+	// verify_only job drew but did not issue (Job.VerifyOnly): fio
+	// counts them, with no time and no latency.
+	DryIOs, DryBytes uint64
+	// DropIOs are the datagrams a UDP receiver (ioengine=net) found
+	// missing from its sender's sequence (fio's drop_ios).
+	DropIOs uint64
 
 	// Submission latency (async engines only, as fio: N=0 for sync
 	// engines), completion latency and total latency, in ns.
@@ -223,7 +231,11 @@ type VerifyStats struct {
 // slat, clat and lat histograms of layout for every direction and for
 // fsync, ready for a runner (or a test) to fill.
 func NewJobResult(job Job, clone int, layout latency.Layout) *JobResult {
-	jr := &JobResult{Name: job.Name, Clone: clone, Job: job, Engine: job.Engine, Target: job.Filename,
+	name := job.Name
+	if clone > 0 {
+		name = cmp.Or(job.Section, job.Name) // fio names later clones after the section
+	}
+	jr := &JobResult{Name: name, Clone: clone, Job: job, Engine: job.Engine, Target: job.Filename,
 		ErrnoCounts: map[int]uint64{}}
 	for d := range NumDirs {
 		jr.Dirs[d] = newDirStats(layout)
@@ -241,7 +253,7 @@ func (r *JobResult) IOPS(d Dir) float64 {
 	if r.Runtime <= 0 {
 		return 0
 	}
-	return float64(r.Dirs[d].IOs) / r.Runtime.Seconds()
+	return float64(r.Dirs[d].IOs-r.Dirs[d].DryIOs) / r.Runtime.Seconds()
 }
 
 // BW returns direction d's bytes per second over the runtime.
@@ -249,7 +261,7 @@ func (r *JobResult) BW(d Dir) float64 {
 	if r.Runtime <= 0 {
 		return 0
 	}
-	return float64(r.Dirs[d].Bytes) / r.Runtime.Seconds()
+	return float64(r.Dirs[d].Bytes-r.Dirs[d].DryBytes) / r.Runtime.Seconds()
 }
 
 // CPUPerIO returns the CPU (user and system) the job's threads used per
@@ -322,12 +334,15 @@ func (r *Result) Merged() [NumDirs]DirStats {
 			s := j.Dirs[d]
 			if out[d].Clat == nil {
 				out[d] = DirStats{Slat: s.Slat.Clone(), Clat: s.Clat.Clone(), Lat: s.Lat.Clone(),
-					IOs: s.IOs, Bytes: s.Bytes, ShortIOs: s.ShortIOs, Errors: s.Errors}
+					IOs: s.IOs, Bytes: s.Bytes, ShortIOs: s.ShortIOs, Errors: s.Errors, DryIOs: s.DryIOs, DryBytes: s.DryBytes, DropIOs: s.DropIOs}
 				continue
 			}
 			out[d].IOs += s.IOs
 			out[d].Bytes += s.Bytes
+			out[d].DryIOs += s.DryIOs
+			out[d].DryBytes += s.DryBytes
 			out[d].ShortIOs += s.ShortIOs
+			out[d].DropIOs += s.DropIOs
 			out[d].Errors += s.Errors
 			_ = out[d].Slat.Merge(s.Slat)
 			_ = out[d].Clat.Merge(s.Clat)

@@ -36,9 +36,7 @@ func TestFleetFlow(t *testing.T) {
 		t.Skip("runs four stortest processes")
 	}
 	testenv.RequireBlkio(t)
-	bin := filepath.Join(t.TempDir(), "stortest")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := buildStortest(t)
 
 	const hosts, slow = 4, 2 // host-3 is slow
 	var devs []string
@@ -71,7 +69,7 @@ func TestFleetFlow(t *testing.T) {
 		if i == slow {
 			// A shell moves itself into the throttled group, then becomes
 			// stortest: every thread it starts is throttled.
-			p.cmd = exec.Command("sh", append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, g.Dir, bin}, args...)...)
+			p.cmd = g.Command(bin, args...)
 		} else {
 			p.cmd = exec.Command(bin, args...)
 		}

@@ -224,3 +224,107 @@ func TestRunRefusesEmptyFilename(t *testing.T) {
 		require.Len(t, left, 1, "%q: files left beside the job file", c.args)
 	}
 }
+
+func TestRunHelpExitsZero(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"run", "--help"}, &out, &errb); code != 0 {
+		t.Fatalf("stortest run --help exited %d: %s", code, errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "usage: stortest run ") {
+		t.Errorf("stdout %q, want the usage", out.String())
+	}
+}
+
+// fio applies job options given beside a job file as defaults of its
+// jobs, which the file overrides: `fio --runtime=3 --time_based a.fio`
+// runs a job without runtime for 3 s and one with runtime=1 for 1 s.
+func TestRunJobOptionsBesideAJobFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.fio")
+	if err := os.WriteFile(file, []byte("[global]\nioengine=null\nsize=1g\n[a]\n[b]\nruntime=100ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	args := []string{"run", "--max-jobs=16", "--runtime", "300ms", "--time_based", "--output-format=json", file}
+	if code := runMain(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var doc struct {
+		Jobs []struct {
+			Name    string `json:"jobname"`
+			Runtime int64  `json:"job_runtime"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"a": 300, "b": 100}
+	for _, j := range doc.Jobs {
+		if j.Runtime < want[j.Name] || j.Runtime > want[j.Name]+50 {
+			t.Errorf("job %s ran %d ms, want %d", j.Name, j.Runtime, want[j.Name])
+		}
+	}
+	errb.Reset()
+	if code := runMain([]string{"run", "--donorname=x", file}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "args[0]: fio option donorname (ioengine e4defrag) is not supported by stortest") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// stortest run prints the options as given, as fio 3.33 does for the
+// same job file and command line: "global options" holds the command
+// line's then the [global] section's, "job options" the job's own
+// section's (fio printed {"runtime":"1","ioengine":"null","size":"1m",
+// "bs":"4k"} and {"rw":"read","description":"first job"}).
+func TestRunJSONGivenOptions(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	job := filepath.Join(dir, "g.fio")
+	require.NoError(t, os.WriteFile(job, []byte("[global]\nioengine=null\nsize=1m\nbs=4k\nthread\n\n[a]\nrw=read\ndescription=first job\n"), 0o644))
+	var stdout, stderr bytes.Buffer
+	code := runMain([]string{"run", "--progress=off", "--output-format=json", "--runtime=1", job}, &stdout, &stderr)
+	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	var doc struct {
+		Global map[string]string `json:"global options"`
+		Jobs   []struct {
+			Options map[string]string `json:"job options"`
+			Desc    string            `json:"desc"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &doc))
+	assert.Equal(t, map[string]string{"runtime": "1", "ioengine": "null", "size": "1m", "bs": "4k"}, doc.Global)
+	require.Len(t, doc.Jobs, 1)
+	assert.Equal(t, map[string]string{"rw": "read", "description": "first job"}, doc.Jobs[0].Options)
+	assert.Equal(t, "first job", doc.Jobs[0].Desc)
+}
+
+// --faults injects errors into the run; with continue_on_error the run
+// goes on and the summary reports each failure with its offset.
+func TestRunFaults(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "f")
+	args := []string{"run", "--progress", "off", "--faults", "err_at=40k+4k:80k+4k,latency=100us",
+		"--name=faulty", "--filename=" + target, "--size=1m", "--rw=read", "--ioengine=psync", "--continue_on_error=read"}
+	var stdout, stderr bytes.Buffer
+	code := runMain(args, &stdout, &stderr)
+	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	assert.Contains(t, stderr.String(), "injecting faults: err_at=40960+4096:81920+4096,latency=100µs")
+	out := stdout.String()
+	assert.Contains(t, out, "err= 5")
+	assert.Contains(t, out, "errors=2 short=0")
+	assert.Contains(t, out, "io error: read of 4096 bytes at offset 40960")
+	assert.Contains(t, out, "io error: read of 4096 bytes at offset 81920")
+	assert.Contains(t, out, "injected fault")
+
+	// Without continue_on_error the first failure fails the command.
+	stdout.Reset()
+	stderr.Reset()
+	code = runMain(args[:len(args)-1], &stdout, &stderr)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr.String(), "read of 4096 bytes at offset 40960")
+
+	// A bad spec is a usage error.
+	stderr.Reset()
+	code = runMain([]string{"run", "--faults", "err_rate=2", "--name=x", "--filename=" + target}, &stdout, &stderr)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr.String(), "--faults")
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -79,6 +80,13 @@ func ownPath() string {
 // AddThread moves thread tid into the group.
 func (g *Group) AddThread(tid int) error {
 	return os.WriteFile(filepath.Join(g.Dir, "tasks"), []byte(strconv.Itoa(tid)), 0)
+}
+
+// Command is exec.Command(name, args...) run inside the group: a shell
+// moves itself in, then execs name, so every process and thread it
+// starts is throttled from its first I/O.
+func (g *Group) Command(name string, args ...string) *exec.Cmd {
+	return exec.Command("sh", append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, g.Dir, name}, args...)...)
 }
 
 // SetReadIOPS limits the group's reads from device dev ("MAJ:MIN") to

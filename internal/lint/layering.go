@@ -46,7 +46,7 @@ var Layers = map[string]layer{
 	"steady":    {imports: []string{"fio"}, external: []string{"github.com/montanaflynn/stats"}},
 	"iostat":    {},
 	"engines":   {imports: []string{"fio"}, external: []string{"golang.org/x/sys/"}},
-	"workload":  {imports: []string{"engines", "clock", "latency", "steady", "iostat", "fio"}},
+	"workload":  {imports: []string{"engines", "clock", "latency", "steady", "iostat", "fio"}, external: []string{"github.com/google/go-cmp/" /* jobtest's diffs */}},
 	"target":    {imports: []string{"engines", "iostat"}}, // the destructive-write guard (scratch targets to come)
 	"faults":    {imports: []string{"engines"}, external: []string{"github.com/hanwen/go-fuse/v2/"}},
 	"baselines": {imports: []string{"workload", "latency", "fio"}},

@@ -59,11 +59,15 @@ func Unmet(t TB, env, format string, args ...any) {
 }
 
 // RequireRoot stops a test that needs root (loop devices, mounts,
-// cgroups) when not root: see Unmet.
-func RequireRoot(t TB) {
+// cgroups) when not root, or that needs the commands tools (losetup,
+// mount) when one is not installed: see Unmet.
+func RequireRoot(t TB, tools ...string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		Unmet(t, EnvRequireDevice, "needs root (loop devices, mounts, cgroups)")
+	}
+	for _, name := range tools {
+		RequireTool(t, name)
 	}
 }
 
@@ -99,6 +103,46 @@ func RequireTool(t TB, name string) string {
 		Unmet(t, EnvRequireDevice, "needs %s: %v", name, err)
 	}
 	return p
+}
+
+// JUnitSchema returns the path of Jenkins' junit-10.xsd in the shared
+// directory beside the repository (../shared/schemas from the module
+// root, the first directory above the test's with a go.mod), or skips the
+// test without it.
+func JUnitSchema(t TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skipf("no go.mod above the test's directory: cannot locate ../shared/schemas/junit-10.xsd")
+		}
+		dir = parent
+	}
+	xsd := filepath.Join(filepath.Dir(dir), "shared", "schemas", "junit-10.xsd")
+	if _, err := os.Stat(xsd); err != nil {
+		t.Skipf("Jenkins' schema is not beside the repository (%v)", err)
+	}
+	return xsd
+}
+
+// ValidateJUnit checks the JUnit file at path against Jenkins'
+// junit-10.xsd (JUnitSchema) with xmllint: a file the schema refuses is
+// reported and the test continues (Errorf). Without the schema the test
+// is skipped; without xmllint it stops as RequireTool says.
+func ValidateJUnit(t TB, path string) {
+	t.Helper()
+	xsd := JUnitSchema(t)
+	xmllint := RequireTool(t, "xmllint")
+	if out, err := exec.Command(xmllint, "--noout", "--schema", xsd, path).CombinedOutput(); err != nil {
+		t.Errorf("xmllint %s: %v\n%s", path, err, out)
+	}
 }
 
 var fioPath = sync.OnceValues(func() (string, error) { return exec.LookPath("fio") })

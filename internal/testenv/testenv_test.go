@@ -76,6 +76,17 @@ func TestRequireTool(t *testing.T) {
 	if !strings.Contains(f.fatal, "no-such-tool-stortest") {
 		t.Errorf("a missing tool under %s=1: fatal %q", EnvRequireDevice, f.fatal)
 	}
+	if os.Geteuid() != 0 {
+		return // RequireRoot stops at root first
+	}
+	f = (&fakeTB{}).run(func(tb TB) { RequireRoot(tb, "sh", "no-such-tool-stortest") })
+	if !strings.Contains(f.fatal, "no-such-tool-stortest") {
+		t.Errorf("RequireRoot with a missing tool: fatal %q", f.fatal)
+	}
+	f = (&fakeTB{}).run(func(tb TB) { RequireRoot(tb, "sh") })
+	if f.fatal != "" || f.skip != "" {
+		t.Errorf("RequireRoot with sh: fatal %q, skip %q", f.fatal, f.skip)
+	}
 }
 
 type fakeLoop struct {
@@ -120,5 +131,26 @@ func TestAttachLoop(t *testing.T) {
 	})
 	if !strings.Contains(f.fatal, "no free loop") || len(f.cleanups) != 0 {
 		t.Errorf("a failed attach: fatal %q, %d cleanups", f.fatal, len(f.cleanups))
+	}
+}
+
+// ValidateJUnit reports a file Jenkins' schema refuses and passes one it
+// accepts.
+func TestValidateJUnit(t *testing.T) {
+	JUnitSchema(t)
+	RequireTool(t, "xmllint")
+	dir := t.TempDir()
+	good, bad := dir+"/good.xml", dir+"/bad.xml"
+	if err := os.WriteFile(good, []byte(`<testsuites><testsuite name="x" tests="0" failures="0" errors="0" time="0.123"/></testsuites>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(`<testsuites><testsuite name="x" tests="0" failures="0" errors="0" time="0.1234"/></testsuites>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := (&fakeTB{}).run(func(tb TB) { ValidateJUnit(tb, good) }); len(f.errors) != 0 || f.fatal != "" || f.skip != "" {
+		t.Errorf("a valid file: errors %q, fatal %q, skip %q", f.errors, f.fatal, f.skip)
+	}
+	if f := (&fakeTB{}).run(func(tb TB) { ValidateJUnit(tb, bad) }); len(f.errors) != 1 || !strings.Contains(f.errors[0], "bad.xml") {
+		t.Errorf("an invalid file: errors %q, want one naming it", f.errors)
 	}
 }

@@ -112,3 +112,24 @@ func ForTest(t TB, size int64) string {
 	})
 	return dir
 }
+
+// Files returns the files under dir but Fill's, by path relative to dir,
+// with their contents: what a test compares before and after a write the
+// full disk refused. It stops the test (FailNow) when dir cannot be read.
+func Files(t TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == FillName {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

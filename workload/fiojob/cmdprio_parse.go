@@ -31,19 +31,40 @@ func parsePair(v string, lo, hi int) ([2]int, error) {
 	return out, nil
 }
 
-// parsePrioSplit parses cmdprio_bssplit: "bs/percent[/class[/level]]"
-// entries joined by ':', a read list and a write list apart by ','.
+// maxPrioSplit is fio's BSSPLIT_MAX: entries of one direction's list.
+const maxPrioSplit = 64
+
+// parsePrioSplit parses cmdprio_bssplit as fio 3.33 does: entries
+// "bs/percent" or "bs/percent/class/level" (a bare "bs" or "bs/" is 0%,
+// three fields are refused) joined by ':', a read list, a write list and a
+// trim list apart by ',' (one list for all; the trim list is ignored). A
+// percentage above 100, a class above 3 and a level above 7 are clamped,
+// as fio clamps them; class 0 (none) is refused.
 func parsePrioSplit(v string) ([2][]workload.PrioSplit, error) {
 	var out [2][]workload.PrioSplit
 	dirs := strings.Split(v, ",")
-	if len(dirs) > 2 {
-		return out, fmt.Errorf("%q has more than 2 lists (read,write)", v)
+	if len(dirs) > 3 {
+		return out, fmt.Errorf("%q has more than 3 lists (read,write,trim)", v)
 	}
-	for d, list := range dirs {
-		for _, e := range strings.Split(list, ":") {
-			f := strings.Split(strings.TrimSpace(e), "/")
-			if len(f) < 2 || len(f) > 4 {
-				return out, fmt.Errorf("%q is not bs/percent[/class[/level]]", e)
+	for d, list := range dirs[:min(len(dirs), 2)] {
+		entries := strings.Split(list, ":")
+		if len(entries) > maxPrioSplit {
+			return out, fmt.Errorf("%q: more than %d entries (fio: \"too many cmdprio_bssplit entries\")", list, maxPrioSplit)
+		}
+		for _, e := range entries {
+			e = strings.TrimSpace(e)
+			if e == "" {
+				break // fio stops at an empty entry
+			}
+			f := strings.Split(e, "/")
+			if len(f) > 4 {
+				f = f[:4] // fio reads four fields and ignores the rest
+			}
+			if len(f) == 2 && f[1] == "" {
+				f = f[:1]
+			}
+			if len(f) == 3 {
+				return out, fmt.Errorf("%q is not bs/percent or bs/percent/class/level (fio: \"invalid cmdprio_bssplit format\")", e)
 			}
 			bs, err := parseBlockSize(f[0])
 			if err != nil {
@@ -54,10 +75,10 @@ func parsePrioSplit(v string) ([2][]workload.PrioSplit, error) {
 			dst := []*int{&s.Percent, &s.Class, &s.Level}
 			for i, x := range f[1:] {
 				n, err := strconv.Atoi(x)
-				if err != nil || n < bounds[i][0] || n > bounds[i][1] {
-					return out, fmt.Errorf("%q: %q is not in [%d, %d]", e, x, bounds[i][0], bounds[i][1])
+				if err != nil || n < bounds[i][0] {
+					return out, fmt.Errorf("%q: %q is not a number from %d", e, x, bounds[i][0])
 				}
-				*dst[i] = n
+				*dst[i] = min(n, bounds[i][1])
 			}
 			out[d] = append(out[d], s)
 		}

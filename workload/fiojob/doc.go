@@ -31,9 +31,15 @@
 // (fio itself takes only 1/0). Errors carry the file and line (or argument index), the job
 // and the option; an option fio has but stortest does not is
 // ErrUnsupported ("fio option X is not supported by stortest"), any other
-// ErrUnknownOption. fio's $keywords, arithmetic and several files per
-// job (but with the file engines: see NoDataEngines) are not supported; include FILE is read as fio
-// reads it (see Parse). Block sizes per
+// ErrUnknownOption. fio's $keywords $pagesize, $mb_memory (the physical
+// memory in MiB, a plain number: filesize=$mb_memory/4 is bytes) and
+// $ncpus (CPUs configured) are replaced in job files as fio 3.33 replaces
+// them, after ${VAR}, and a value holding one and + - * / is computed by
+// bc's rules (whole numbers, as fio has bc compute it); on a command line,
+// where fio fails parsing them, they are refused. Other arithmetic
+// ("(1+2)*4k") and several files per job (but with the file engines: see
+// NoDataEngines) are not supported; include FILE is read as fio reads it
+// (see Parse). Block sizes per
 // direction (bs=4k,64k) go to the direction the job issues, or, for a
 // job that reads and writes, to Job.WriteBlocks.
 //
@@ -48,7 +54,7 @@
 //	cpumask                                      CPUsAllowed: a bit per CPU (the low 32)
 //	cpus_allowed_policy                          CPUsSplit: shared (each thread on every CPU), split (one CPU each)
 //	allow_mounted_write                          AllowMountedWrite: write or trim a block device that is mounted, held or swap
-//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio
+//	ioengine                                     Engine: null, sync, psync, pvsync2, libaio, io_uring, mmap, falloc, ftruncate, cpuio, filecreate, filestat, filedelete, exec, posixaio, net
 //	rw                    readwrite              RW: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite; :N is RWModifier
 //	rwmixread                                    RWMixRead (percent)
 //	rwmixwrite                                   RWMixRead = 100 - value
@@ -106,15 +112,16 @@
 //	cmdprio_percentage                           CmdPrio.Percentage: r[,w] (libaio, io_uring)
 //	cmdprio_class                                CmdPrio.Class: r[,w], 1-3 (libaio, io_uring)
 //	cmdprio                                      CmdPrio.Level: r[,w], 0-7 (libaio, io_uring)
-//	cmdprio_bssplit                              CmdPrio.BSSplit: bs/percent[/class[/level]]:...[,...] (libaio, io_uring)
+//	cmdprio_bssplit                              CmdPrio.BSSplit: bs/percent or bs/percent/class/level, joined by :, read,write[,trim] (libaio, io_uring)
 //	directory                                    Directory; one directory
-//	filesize                                     FileSize (bytes; one size, not a range)
+//	filesize                                     FileSize (bytes), or FileSize-FileSizeMax (A-B or A:B; with nrfiles above 1)
 //	io_size               io_limit               IOSize (bytes)
 //	stonewall             wait_for_previous      Stonewall
 //	new_group                                    NewGroup
 //	wait_for                                     WaitFor (a job before this one)
 //	startdelay                                   StartDelay (default unit s; one value, not a range)
 //	do_verify                                    NoVerifyPhase = !value
+//	verify_only                                  VerifyOnly: issue no workload I/O, read back what the writes would write (fio's or stortest's blocks); not time based
 //	verify_backlog                               VerifyBacklog (blocks)
 //	thread                                       No effect: every job runs on its own OS thread (any value, as fio takes it)
 //	verifysort                                   No effect (deprecated in fio 3.33, which ignores it)
@@ -127,6 +134,8 @@
 //	experimental_verify                          No effect: blocks are read back the same way
 //	verify_interval                              No effect: one header per block (the I/O is the same)
 //	create_serialize                             No effect: files are laid out one at a time
+//	clocksource                                  gettimeofday, clock_gettime, cpu: no effect; stortest times every I/O with its own clock whatever the value (the calibrated TSC when invariant, as fio's cpu, else CLOCK_MONOTONIC; STORTEST_CLOCK=tsc|runtime chooses)
+//	trim_verify_zero                             No effect: it checks the blocks that trim_percentage trims in a verify job, and stortest refuses trim_percentage
 //	flow                                         Flow.Weight: 0-1000; jobs with the same flow_id issue I/Os in the ratio of their weights (0: no flow control)
 //	flow_id                                      Flow.ID (default 0)
 //	flow_sleep                                   Flow.Sleep (whole microseconds, no unit)
@@ -202,10 +211,12 @@
 //	bwavgtime                                    BWAvgTime (ms)
 //	iopsavgtime                                  IOPSAvgTime (ms)
 //	disable_bw_measurement  disable_bw           DisableBW
-//	nrfiles               nr_files               NrFiles: above 1 with ioengine filecreate, filestat, filedelete only
-//	openfiles                                    No effect: the file engines hold no file open
+//	nrfiles               nr_files               NrFiles: files per clone (ioengine sync, psync, pvsync2, libaio, io_uring, posixaio, null and the file engines)
+//	openfiles                                    OpenFiles: the most files fio holds open, which orders the files served
+//	file_service_type                            FileService: roundrobin[:N], sequential, random[:N], zipf[:theta], pareto[:h], normal[:dev] (gauss)
 //	create_on_open                               CreateOnOpen: files are made when the job opens them, none laid out
 //	unlink                                       Unlink: remove the job's regular files after it
+//	unlink_each_loop                             UnlinkEachLoop: remove the job's regular files before each loop after the first (jobs that only write)
 //	fallocate                                    none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)
 //	cpuload                                      CPULoad (percent; cpuio)
 //	cpuchunks                                    CPUChunks (microseconds; cpuio)
@@ -215,6 +226,16 @@
 //	arguments                                    ExecArguments: split at blanks, %r the runtime in s, %n the job's name (exec)
 //	grace_time                                   ExecGrace (default unit s; exec)
 //	std_redirect                                 ExecNoRedirect = !value (exec)
+//	hostname                                     Filename: the peer, multicast group or unix socket (net)
+//	port                                         Port: clone i uses port+i (net)
+//	protocol              proto                  Protocol: tcp, tcpv6, udp, udpv6, unix (net)
+//	listen                                       Listen: wait for the peer (net, TCP)
+//	pingpong                                     PingPong: each block comes back (net)
+//	nodelay                                      NoDelay: TCP_NODELAY (net)
+//	ttl                                          TTL of UDP multicast (net; default 1)
+//	window_size                                  WindowSize: the socket's buffers, bytes (net)
+//	mss                                          MSS: TCP_MAXSEG (net)
+//	interface                                    Interface: IPv4 address for UDP multicast (net)
 //
 // Where fio's semantics are not followed: the last of bs, bsrange and
 // bssplit in a job wins (fio prefers bssplit whatever the order); blank
@@ -324,6 +345,31 @@
 // O_CREAT, stat, unlink), whose time is that I/O's clat; the others
 // record none, and no lat is recorded, as in fio's output. A direction
 // that moved no bytes reports runtime 0, as fio's.
+//
+// # Jobs of several files
+//
+// With nrfiles above 1 the engines that move data (sync, psync,
+// pvsync2, libaio, io_uring, posixaio, null) serve several files per
+// clone, as fio 3.33 does: the files are named as fio names them
+// (jobname.clone.filenum in the directory, or filename_format, where a
+// repeated name is a file of its own each time), each gets filesize
+// bytes (a range drawn from fio's generator), else size split over them
+// (size is the total), and each has its own offsets: a sequential
+// position per direction and a random map. file_service_type picks the
+// file of each I/O with fio's rule and fio's generators (roundrobin,
+// sequential, random and their :N, zipf, pareto, normal), so the files
+// are served in fio's order; a file that has run out is done, and the
+// loop ends once every file is (the non-uniform services start a file
+// over instead); openfiles below nrfiles serves a file not open only
+// once an open one is done. One engine moves the data of all the files
+// (engines.Unit.File); a job of one file pays nothing for it.
+// With a random_distribution other than random the I/O counts are
+// fio's but not how they fall on the files: fio counts a file done
+// where its distribution draws past the file's end. unlink_each_loop
+// removes and makes again the job's files between loops. Not with several files: verify, trims, offset modifiers,
+// percentage_random, zonemode=strided, read_iolog, file_append,
+// fill_device, size=N%, offset=N%, create_on_open, sync_file_range, and
+// the engines mmap, falloc, ftruncate, cpuio and exec.
 //
 // # Order of jobs
 //

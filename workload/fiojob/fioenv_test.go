@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"stortest.dev/internal/testenv"
 )
 
 // unsetVar is an environment variable that no test sets.
@@ -100,7 +102,7 @@ func TestParseFioUnsetVariable(t *testing.T) {
 				}
 			}
 		}
-		if fio, err := exec.LookPath("fio"); err == nil && !tc.own {
+		if fio, err := testenv.FioPath(); err == nil && !tc.own {
 			ok, out := fioParseOnly(t, fio, strings.ReplaceAll(tc.text, "size=1m", "size=1m\nioengine=null"))
 			if ok != (tc.want == nil) {
 				t.Errorf("%q: fio accepts it: %v (%s)", tc.text, ok, out)
@@ -122,7 +124,7 @@ func TestParseFioArgsDollarVariable(t *testing.T) {
 		!strings.Contains(err.Error(), u) || !strings.Contains(err.Error(), "command line") {
 		t.Fatalf("%v: want args[2], bs, naming %s and the command line", err, u)
 	}
-	if fio, err := exec.LookPath("fio"); err == nil {
+	if fio, err := testenv.FioPath(); err == nil {
 		if ok, out := fioParseOnly(t, fio, "", "--name=j", "--ioengine=null", "--size=1m", "--bs="+u); ok || !strings.Contains(out, "failed parsing bs="+u) {
 			t.Errorf("fio: accepted %v, %q", ok, out)
 		}

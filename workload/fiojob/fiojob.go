@@ -364,7 +364,13 @@ func (p *parser) apply(st *jobState, key, val string, hasVal, inGlobal bool) err
 	if o.name == "name" && inGlobal {
 		return nil // fio ignores a name in [global]: sections name the jobs
 	}
-	err := p.checkDollar(o.name, val)
+	var err error
+	if p.arg < 0 && strings.Contains(val, "$") {
+		val, err = replaceKeywords(o.name, val, keywordValues())
+	}
+	if err == nil {
+		err = p.checkDollar(o.name, val)
+	}
 	if err == nil && strings.HasPrefix(val, "(") {
 		err = workload.Unsupported("the arithmetic expression " + strconv.Quote(val))
 	}
@@ -743,16 +749,17 @@ func abs(x int) int {
 }
 
 // checkDollar rejects a '$' in the value of option name left after ${VAR}
-// expansion: fio's $keywords depend on the host, and anything else is a
-// variable fio would not expand. On the command line fio expands no
+// expansion and fio's $keywords (replaceKeywords): a keyword on the command
+// line, where fio does not replace it, and anything else, a variable fio
+// would not expand. On the command line fio expands no
 // ${VAR} at all (the shell does): it takes the text as it is.
 func (p *parser) checkDollar(name, v string) error {
 	if !strings.Contains(v, "$") {
 		return nil
 	}
 	for _, k := range fio.Keywords {
-		if strings.Contains(v, k) {
-			return workload.Unsupported("fio's keyword " + k)
+		if strings.Contains(v, k) { // on the command line: job files have them replaced
+			return valueErr(fmt.Sprintf("%q: fio replaces its keyword %s in job files only, and fails parsing %s=%s on the command line", v, k, name, v))
 		}
 	}
 	if name == "filename_format" {

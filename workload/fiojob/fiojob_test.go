@@ -18,6 +18,8 @@ import (
 	"stortest.dev/fio"
 	"stortest.dev/workload"
 	"stortest.dev/workload/iogen"
+
+	"stortest.dev/internal/testenv"
 )
 
 func norm(js ...workload.Job) []workload.Job {
@@ -99,7 +101,7 @@ func TestParseFio(t *testing.T) {
 		{
 			name: "name option and escaped colon",
 			in:   "[sect]\nname=renamed\nfilename=/tmp/a\\:b\nloops=2\nnumjobs=4\nwrite_hist_log=h\nlog_hist_msec=500\n",
-			want: norm(workload.Job{Name: "renamed", Filename: "/tmp/a:b", Loops: 2, NumJobs: 4, WriteHistLog: "h", LogHistMsec: 500}),
+			want: norm(workload.Job{Name: "renamed", Section: "sect", Filename: "/tmp/a:b", Loops: 2, NumJobs: 4, WriteHistLog: "h", LogHistMsec: 500}),
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,7 +153,7 @@ func TestParseFioErrors(t *testing.T) {
 		{"unsupported value", "[a]\nrw=randread\nrandom_distribution=zoned:50/10:50/90,50/10:50/90\n", workload.ErrUnsupported, `job.fio:3: job "a": random_distribution: random_distribution=zoned:50/10:50/90,50/10:50/90 (zones per direction) is not supported by stortest`},
 		{"include missing", "[a]\ninclude nope-other.fio\n", ErrSyntax, `job.fio:2: job "a": include nope-other.fio: open nope-other.fio: no such file or directory`},
 		{"include outside", "include nope-other.fio\n[a]\n", ErrSyntax, `job.fio:1: option "include nope-other.fio" outside a [job] or [global] section`},
-		{"keyword", "[a]\nsize=8*$mb_memory\n", workload.ErrUnsupported, "size: fio's keyword $mb_memory is not supported"},
+		{"keyword", "[a]\nsize=8*$mb_memory+1k\n", workload.ErrInvalid, "size: \"8*"},
 		{"arithmetic", "[a]\nsize=(1+2)\n", workload.ErrUnsupported, "arithmetic expression"},
 		{"dollar", "[a]\nsize=$SIZE\n", workload.ErrInvalid, "fio expands ${NAME} only"},
 		{"outside", "bs=4k\n[a]\n", ErrSyntax, "job.fio:1: option \"bs=4k\" outside a [job] or [global] section"},
@@ -314,7 +316,7 @@ func TestDocTable(t *testing.T) {
 		rows.WriteString(docRow(o))
 	}
 	if got := string(src[start:end]); got != rows.String() {
-		if *update {
+		if *testenv.Update {
 			out := slices.Concat(src[:start], []byte(rows.String()), src[end:])
 			if err := os.WriteFile("doc.go", out, 0o644); err != nil {
 				t.Fatal(err)
@@ -365,12 +367,7 @@ func lineDiff(got, want string) string {
 // fioBinary returns the path of fio, or skips: fio is a reference for
 // these tests, never a dependency of the package.
 func fioBinary(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("fio")
-	if err != nil {
-		t.Skip("fio is not installed: skipping the comparison with fio's own parser")
-	}
-	return p
+	return testenv.Fio(t, "the comparison with fio's own parser")
 }
 
 // TestFioInterop compares ParseFio with the installed fio: fio --showcmd

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 	"stortest.dev/workload/runner"
 )
@@ -92,7 +92,7 @@ func TestParseFioJobLimit(t *testing.T) {
 					}
 				}
 			}
-			fio, fioErr := exec.LookPath("fio")
+			fio, fioErr := testenv.FioPath()
 			if fioErr != nil || (tc.fioRuns && testing.Short()) || (tc.ok && !tc.fioRuns) || tc.noFio {
 				return
 			}

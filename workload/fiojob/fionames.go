@@ -70,7 +70,7 @@ func unsupportedFio(key string) error {
 		return workload.NewMsgError("fio option "+key+" is not supported by stortest", workload.ErrUnsupported)
 	}
 	// package fio knows every other name: fio's table with aliases,
-	// nested and deprecated options (verifysort, iomem_align, proto).
+	// nested and deprecated options (verifysort, iomem_align).
 	if fio.IsOption(key) {
 		return workload.NewMsgError("fio option "+key+" is not supported by stortest", workload.ErrUnsupported)
 	}

@@ -26,7 +26,7 @@ func TestFioNamesAreFios(t *testing.T) {
 }
 
 func TestParseFioRefusesEveryFioOptionByName(t *testing.T) {
-	for _, opt := range []string{"rwmixcycle=1", "mem_align=4k", "softrandommap=1", "proto=tcp"} {
+	for _, opt := range []string{"rwmixcycle=1", "mem_align=4k", "softrandommap=1", "iomem_align=4k"} {
 		_, err := parseFile(strings.NewReader("[a]\n"+opt+"\n"), "job.fio")
 		name, _, _ := strings.Cut(opt, "=")
 		want := "job.fio:2: job \"a\": fio option " + name + " is not supported by stortest"

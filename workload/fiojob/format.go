@@ -15,8 +15,13 @@ import (
 func Format(j workload.Job) string {
 	n := j.Normalized()
 	var b strings.Builder
-	b.WriteString("[" + n.Name + "]\n")
 	kv := func(k, v string) { b.WriteString(k + "=" + v + "\n") }
+	if n.Section != "" {
+		b.WriteString("[" + n.Section + "]\n")
+		kv("name", n.Name)
+	} else {
+		b.WriteString("[" + n.Name + "]\n")
+	}
 	str := func(k, v string) {
 		if v != "" {
 			kv(k, v)
@@ -91,6 +96,8 @@ func Format(j workload.Job) string {
 	b.WriteString(extraString(&n))
 	b.WriteString(cpusString(&n))
 	b.WriteString(enginesString(&n))
+	b.WriteString(multiFileString(&n))
+	b.WriteString(netString(&n))
 	b.WriteString(submitString(&n))
 	b.WriteString(filesString(&n))
 	b.WriteString(iologString(&n))

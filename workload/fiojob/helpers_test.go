@@ -1,14 +1,11 @@
 package fiojob
 
 import (
-	"flag"
 	"strings"
 	"testing"
 
 	"stortest.dev/workload"
 )
-
-var update = flag.Bool("update", false, "rewrite doc.go's option table")
 
 // formatJobs prints each job with Format, to compare jobs as the job
 // files they print as.

@@ -22,6 +22,9 @@ func enginesString(j *workload.Job) string {
 	if j.Unlink {
 		kv("unlink", "1")
 	}
+	if j.UnlinkEachLoop {
+		kv("unlink_each_loop", "1")
+	}
 	if j.CPULoad != 0 {
 		kv("cpuload", strconv.Itoa(j.CPULoad))
 	}

@@ -29,7 +29,15 @@ var optionTable = []fioOption{
 	// The job, its target, pattern, block sizes, depth, amount, time, rate,
 	// randomness, verification, engine flags, percentiles and steady state.
 	{name: "name", field: "name", doc: "Name; on a command line, starts a new job",
-		set: setString(func(j *workload.Job) *string { return &j.Name })},
+		set: func(st *jobState, v string) error {
+			// name= in a section renames the job; the section's name
+			// stays for its files and later clones, as in fio.
+			if j := &st.job; j.Section == "" && j.Name != "" && v != j.Name {
+				j.Section = j.Name
+			}
+			st.job.Name = v
+			return nil
+		}},
 	{name: "description", field: "description", doc: "Description",
 		set: setString(func(j *workload.Job) *string { return &j.Description })},
 	{name: "filename", field: "filename", doc: `Filename; one file (\: escapes a colon)`,
@@ -361,7 +369,7 @@ var optionTable = []fioOption{
 			st.job.CmdPrio.Level = p
 			return err
 		}},
-	{name: "cmdprio_bssplit", field: "cmdprio_bssplit", doc: "CmdPrio.BSSplit: bs/percent[/class[/level]]:...[,...] (libaio, io_uring)",
+	{name: "cmdprio_bssplit", field: "cmdprio_bssplit", doc: "CmdPrio.BSSplit: bs/percent or bs/percent/class/level, joined by :, read,write[,trim] (libaio, io_uring)",
 		set: func(st *jobState, v string) error {
 			s, err := parsePrioSplit(v)
 			st.job.CmdPrio.BSSplit = s
@@ -378,13 +386,21 @@ var optionTable = []fioOption{
 			st.job.Directory = strings.ReplaceAll(v, `\:`, ":")
 			return nil
 		}},
-	{name: "filesize", field: "filesize", doc: "FileSize (bytes; one size, not a range)",
+	{name: "filesize", field: "filesize", doc: "FileSize (bytes), or FileSize-FileSizeMax (A-B or A:B; with nrfiles above 1)",
 		set: func(st *jobState, v string) error {
-			if strings.ContainsAny(v, "-:") {
-				return workload.Unsupported("filesize=" + v + ": a range of file sizes")
+			lo, hi, isRange := strings.Cut(v, "-")
+			if !isRange {
+				lo, hi, isRange = strings.Cut(v, ":")
 			}
-			n, err := ParseSize(v)
-			st.job.FileSize = n
+			n, err := ParseSize(lo)
+			st.job.FileSize, st.job.FileSizeMax = n, 0
+			if err != nil || !isRange {
+				return err
+			}
+			m, err := ParseSize(hi)
+			if m != n {
+				st.job.FileSizeMax = m
+			}
 			return err
 		}},
 	{name: "io_size", aliases: []string{"io_limit"}, field: "io_size", doc: "IOSize (bytes)",
@@ -408,6 +424,12 @@ var optionTable = []fioOption{
 		set: func(st *jobState, v string) error {
 			b, err := ParseBool(v)
 			st.job.NoVerifyPhase = !b
+			return err
+		}},
+	{name: "verify_only", field: "verify_only", isBool: true, doc: "VerifyOnly: issue no workload I/O, read back what the writes would write (fio's or stortest's blocks); not time based",
+		set: func(st *jobState, v string) error {
+			b, err := ParseBool(v)
+			st.job.VerifyOnly = b
 			return err
 		}},
 	{name: "verify_backlog", field: "verify_backlog", doc: "VerifyBacklog (blocks)",
@@ -445,6 +467,10 @@ var optionTable = []fioOption{
 	{name: "verify_interval", field: "verify_interval", doc: "No effect: one header per block (the I/O is the same)",
 		set: func(_ *jobState, v string) error { _, err := ParseSize(v); return err }},
 	{name: "create_serialize", field: "create_serialize", isBool: true, doc: "No effect: files are laid out one at a time",
+		set: noEffect(true)},
+	{name: "clocksource", field: "clocksource", doc: "gettimeofday, clock_gettime, cpu: no effect; stortest times every I/O with its own clock whatever the value (the calibrated TSC when invariant, as fio's cpu, else CLOCK_MONOTONIC; STORTEST_CLOCK=tsc|runtime chooses)",
+		set: setClockSource},
+	{name: "trim_verify_zero", field: "trim_verify_zero", isBool: true, doc: "No effect: it checks the blocks that trim_percentage trims in a verify job, and stortest refuses trim_percentage",
 		set: noEffect(true)},
 
 	// Flow between jobs (Ordering.Flow).
@@ -881,14 +907,22 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.DisableBW })},
 
 	// NoDataEngines: cpuio, exec and the file engines.
-	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: above 1 with ioengine filecreate, filestat, filedelete only",
+	{name: "nrfiles", aliases: []string{"nr_files"}, field: "nrfiles", doc: "NrFiles: files per clone (ioengine sync, psync, pvsync2, libaio, io_uring, posixaio, null and the file engines)",
 		set: setInt(1, 1<<24, func(j *workload.Job) *int { return &j.NrFiles })},
-	{name: "openfiles", field: "openfiles", doc: "No effect: the file engines hold no file open",
-		set: func(_ *jobState, v string) error { _, err := ParseCount(v, 1<<31-1); return err }},
+	{name: "openfiles", field: "openfiles", doc: "OpenFiles: the most files fio holds open, which orders the files served",
+		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.OpenFiles })},
+	{name: "file_service_type", field: "file_service_type", doc: "FileService: roundrobin[:N], sequential, random[:N], zipf[:theta], pareto[:h], normal[:dev] (gauss)",
+		set: func(st *jobState, v string) error {
+			fs, err := workload.ParseFileService(v)
+			st.job.FileService = fs
+			return err
+		}},
 	{name: "create_on_open", field: "create_on_open", isBool: true, doc: "CreateOnOpen: files are made when the job opens them, none laid out",
 		set: setBool(func(j *workload.Job) *bool { return &j.CreateOnOpen })},
 	{name: "unlink", field: "unlink", isBool: true, doc: "Unlink: remove the job's regular files after it",
 		set: setBool(func(j *workload.Job) *bool { return &j.Unlink })},
+	{name: "unlink_each_loop", field: "unlink_each_loop", isBool: true, doc: "UnlinkEachLoop: remove the job's regular files before each loop after the first (jobs that only write)",
+		set: setBool(func(j *workload.Job) *bool { return &j.UnlinkEachLoop })},
 	{name: "fallocate", field: "fallocate", doc: "none, native, posix, keep, truncate, 0, 1: no effect (files are laid out by writing them; filecreate makes them empty, as fio)",
 		set: func(_ *jobState, v string) error {
 			switch v {
@@ -925,4 +959,37 @@ var optionTable = []fioOption{
 			st.job.ExecNoRedirect = !b
 			return err
 		}},
+
+	// Net: the net engine's socket.
+	{name: "hostname", field: "filename", doc: "Filename: the peer, multicast group or unix socket (net)",
+		set: setString(func(j *workload.Job) *string { return &j.Filename })},
+	{name: "port", field: "port", doc: "Port: clone i uses port+i (net)",
+		set: setInt(1, 65535, func(j *workload.Job) *int { return &j.Port })},
+	{name: "protocol", aliases: []string{"proto"}, field: "protocol", doc: "Protocol: " + strings.Join(workload.NetProtocols, ", ") + " (net)",
+		set: func(st *jobState, v string) error {
+			if !slices.Contains(workload.NetProtocols, v) {
+				return fmt.Errorf("unknown protocol %q (want %s)", v, workload.OrList(workload.NetProtocols))
+			}
+			st.job.Protocol = v
+			return nil
+		}},
+	{name: "listen", field: "listen", isBool: true, doc: "Listen: wait for the peer (net, TCP)",
+		set: setBool(func(j *workload.Job) *bool { return &j.Listen })},
+	{name: "pingpong", field: "pingpong", isBool: true, doc: "PingPong: each block comes back (net)",
+		set: setBool(func(j *workload.Job) *bool { return &j.PingPong })},
+	{name: "nodelay", field: "nodelay", isBool: true, doc: "NoDelay: TCP_NODELAY (net)",
+		set: setBool(func(j *workload.Job) *bool { return &j.NoDelay })},
+	{name: "ttl", field: "ttl", doc: "TTL of UDP multicast (net; default 1)",
+		set: func(st *jobState, v string) error {
+			n, err := ParseCount(v, 255)
+			ttl := int(n)
+			st.job.TTL = &ttl
+			return err
+		}},
+	{name: "window_size", field: "window_size", doc: "WindowSize: the socket's buffers, bytes (net)",
+		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.WindowSize })},
+	{name: "mss", field: "mss", doc: "MSS: TCP_MAXSEG (net)",
+		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.MSS })},
+	{name: "interface", field: "interface", doc: "Interface: IPv4 address for UDP multicast (net)",
+		set: setString(func(j *workload.Job) *string { return &j.Interface })},
 }

@@ -1,6 +1,7 @@
 package fiojob
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -21,18 +22,34 @@ func noEffect(isBool bool) func(*jobState, string) error {
 	}
 }
 
+// setClockSource accepts fio 3.33's clock sources. fio compares the text
+// up to a ':' or ',' with each name, so "cpu:x" is cpu; anything else is
+// refused, as fio refuses it ("failed parsing clocksource=...").
+func setClockSource(_ *jobState, v string) error {
+	name := v
+	if i := strings.IndexAny(v, ":,"); i >= 0 {
+		name = v[:i]
+	}
+	switch name {
+	case "gettimeofday", "clock_gettime", "cpu":
+		return nil
+	}
+	return fmt.Errorf("unknown clocksource %q (want gettimeofday, clock_gettime or cpu)", v)
+}
+
 // finishMore applies, when a job's section ends, what fio derives from
 // Placement's options: a job with filesize but no size moves filesize
 // (times nrfiles); a relative filename is in the directory; wait_for
 // must name an earlier job.
 func (p *parser) finishMore(st *jobState) error {
 	j := &st.job
-	if j.Size == 0 && j.FileSize > 0 {
+	if j.Size == 0 && j.FileSize > 0 && j.FileSizeMax == 0 {
 		j.Size = j.FileSize * int64(j.NumFiles())
 	}
-	if j.Directory != "" && j.Filename != "" {
+	if j.Directory != "" && j.Filename != "" && !workload.IsNetEngine(j.Engine) {
 		// The file is named in full: Directory stays only for fio's
 		// default file name, so the job prints and reads back the same.
+		// (A net job's filename is its peer, fio's hostname.)
 		j.Filename, j.Directory = j.DirFile(j.Filename), ""
 	}
 	if j.WaitFor != "" {
@@ -54,6 +71,9 @@ func moreString(j *workload.Job) string {
 	if j.VerifyBacklog != 0 {
 		kv("verify_backlog", strconv.FormatInt(j.VerifyBacklog, 10))
 	}
+	if j.VerifyOnly {
+		kv("verify_only", "1")
+	}
 	if j.Directory != "" {
 		kv("directory", strings.ReplaceAll(j.Directory, ":", `\:`))
 	}
@@ -70,7 +90,11 @@ func moreString(j *workload.Job) string {
 		kv("offset_align", workload.FormatSize(j.OffsetAlign))
 	}
 	if j.FileSize != 0 {
-		kv("filesize", workload.FormatSize(j.FileSize))
+		v := workload.FormatSize(j.FileSize)
+		if j.FileSizeMax != 0 {
+			v += "-" + workload.FormatSize(j.FileSizeMax)
+		}
+		kv("filesize", v)
 	}
 	if j.IOSize != 0 {
 		kv("io_size", workload.FormatSize(j.IOSize))

@@ -29,7 +29,8 @@ func fioPrios(j *workload.JobResult, slots []workload.PrioStats, format OutputFo
 	return out
 }
 
-// mergePrios adds o's per-priority stats to s's, matching priorities.
+// mergePrios adds o's per-priority stats to s's, matching priorities; a
+// priority s lacks goes after s's, as fio 3.33 sums its clat_prio arrays.
 func mergePrios(s, o []workload.PrioStats) []workload.PrioStats {
 	for _, x := range o {
 		i := slices.IndexFunc(s, func(y workload.PrioStats) bool { return y.Class == x.Class && y.Level == x.Level })
@@ -40,9 +41,6 @@ func mergePrios(s, o []workload.PrioStats) []workload.PrioStats {
 		_ = s[i].Clat.Merge(x.Clat)
 		_ = s[i].Lat.Merge(x.Lat)
 	}
-	slices.SortFunc(s, func(a, b workload.PrioStats) int {
-		return int(workload.IOPrio(a.Class, a.Level)) - int(workload.IOPrio(b.Class, b.Level))
-	})
 	return s
 }
 

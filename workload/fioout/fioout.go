@@ -186,7 +186,7 @@ func fioDir(j *workload.JobResult, d workload.Dir, format OutputFormat) ordered 
 		{"runtime", ms},
 		{"total_ios", s.IOs},
 		{"short_ios", s.ShortIOs},
-		{"drop_ios", 0},
+		{"drop_ios", s.DropIOs},
 		{"slat_ns", fioStat(s.Slat, j.Job.SlatPercentiles, pcts, format)},
 		{"clat_ns", fioStat(s.Clat, !j.Job.NoClatPercentiles, pcts, format)},
 		{"lat_ns", fioStat(s.Lat, j.Job.LatPercentiles, pcts, format)},

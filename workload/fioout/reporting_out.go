@@ -130,6 +130,8 @@ func cloneDir(d workload.DirStats) workload.DirStats {
 func addDir(s, o *workload.DirStats) {
 	s.IOs += o.IOs
 	s.Bytes += o.Bytes
+	s.DryIOs += o.DryIOs
+	s.DryBytes += o.DryBytes
 	s.ShortIOs += o.ShortIOs
 	s.Errors += o.Errors
 	if s.Slat != nil && o.Slat != nil {
@@ -179,10 +181,11 @@ func fioDirs(j *workload.JobResult, format OutputFormat) []field {
 
 // withPrios inserts a direction's "prios" after its "lat_ns", where fio
 // 3.33 writes them, when the job gives I/Os priorities and the direction
-// completed any.
+// completed I/O at two priorities or more (fio leaves them out when every
+// I/O had one).
 func withPrios(dir ordered, j *workload.JobResult, slots []workload.PrioStats, format OutputFormat) ordered {
 	p := fioPrios(j, slots, format)
-	if len(p) == 0 {
+	if len(p) < 2 {
 		return dir
 	}
 	i := slices.IndexFunc(dir, func(f field) bool { return f.K == "lat_ns" })

@@ -220,6 +220,7 @@ func writeDepthLines(b *strings.Builder, j *workload.JobResult) {
 		b.WriteByte('\n')
 	}
 	d := &j.Dirs
-	fmt.Fprintf(b, "     issued rwts: total=%d,%d,%d,0 short=%d,%d,%d,0 dropped=0,0,0,0\n",
-		d[workload.DirRead].IOs, d[workload.DirWrite].IOs, d[workload.DirTrim].IOs, d[workload.DirRead].ShortIOs, d[workload.DirWrite].ShortIOs, d[workload.DirTrim].ShortIOs)
+	fmt.Fprintf(b, "     issued rwts: total=%d,%d,%d,0 short=%d,%d,%d,0 dropped=%d,%d,%d,0\n",
+		d[workload.DirRead].IOs, d[workload.DirWrite].IOs, d[workload.DirTrim].IOs, d[workload.DirRead].ShortIOs, d[workload.DirWrite].ShortIOs, d[workload.DirTrim].ShortIOs,
+		d[workload.DirRead].DropIOs, d[workload.DirWrite].DropIOs, d[workload.DirTrim].DropIOs)
 }

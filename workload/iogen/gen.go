@@ -481,6 +481,9 @@ type Pattern struct {
 	// strided zones).
 	byBytes bool
 	zones   *zones // zonemode=strided; nil otherwise
+	// files are the streams of a job of several files, one pair each
+	// (files_gen.go); nil for one file.
+	files *fileSet
 	// fixed: one direction (dir), one block size and one offset stream,
 	// none of the above; nextFixed draws such a job's I/O.
 	fixed bool
@@ -562,6 +565,20 @@ func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, e
 		p.byBytes = true
 	}
 	var err error
+	if n.MultiFiles() {
+		// Several files: each its own streams (files_gen.go).
+		fseed, frestart := FileSeed(&n, thread, entropy)
+		if p.files, _, err = newFileSet(&n, cfg, seed, fseed, frestart); err != nil {
+			return nil, err
+		}
+		// A loop of files that do not run out is their bytes as fio
+		// counts them: the regions' sizes as they are, at most size.
+		p.size = n.TotalSize()
+		p.off = p.files.offs[0]
+		p.shared = n.RW != workload.ReadWrite
+		p.restarts = n.RW.Mixed() && p.files.doneable
+		return p, nil
+	}
 	if p.off[0], err = NewOffsets(cfg); err != nil {
 		return nil, err
 	}
@@ -615,6 +632,9 @@ func (p *Pattern) NextIO(d workload.Dir) IO {
 	}
 	if p.seqN > 0 || p.percRand != nil {
 		return p.nextSequenced(d)
+	}
+	if p.files != nil {
+		return p.nextFile(d)
 	}
 	o := p.off[0]
 	if d == workload.DirWrite {
@@ -717,6 +737,8 @@ func (p *Pattern) Passes() int64 {
 		return p.trimPasses // the pass's last write is still to come
 	}
 	switch {
+	case p.files != nil:
+		return p.files.passes(p.bytes, p.size)
 	case p.byBytes:
 		return p.bytes / p.size
 	case p.shared:

@@ -237,7 +237,9 @@ func (e *VerifyError) Error() string {
 	fmt.Fprintf(&b, "workload: verify offset %d (%d bytes): %s", e.Offset, e.Len, e.Kind)
 	switch e.Kind {
 	case CorruptData:
-		fmt.Fprintf(&b, ": %d bad bytes from byte %d, %d bits flipped", e.BadBytes, e.FirstBad, e.FlippedBits)
+		if e.FirstBad >= 0 || e.BadBytes > 0 {
+			fmt.Fprintf(&b, ": %d bad bytes from byte %d, %d bits flipped", e.BadBytes, e.FirstBad, e.FlippedBits)
+		}
 	case CorruptMisdirected:
 		fmt.Fprintf(&b, ": the block holds data written for offset %d (seed %#x)", e.FoundOffset, e.FoundSeed)
 	case CorruptStale:

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"slices"
 
 	"stortest.dev/latency"
@@ -66,17 +67,26 @@ func (p *prioPicker) pick(d workload.Dir, bs int64) uint16 {
 	return 0
 }
 
-// prioSlots returns a direction's empty per-priority stats: the thread's
-// own priority first, then every priority the job's options can give,
-// each once, in ioprio order.
-func prioSlots(c *workload.CmdPrio, d workload.Dir, layout latency.Layout) []workload.PrioStats {
-	ps := []uint16{0}
+// prioSlots returns a direction's empty per-priority stats in fio 3.33's
+// order (its clat_prio array, which its outputs follow): the job's own
+// priority (own: prioclass and prio, else 0) first, then each priority
+// the cmdprio options can give, once, cmdprio_bssplit's entries taken by
+// block size (fio sorts them so) and in their order within one size.
+func prioSlots(c *workload.CmdPrio, d workload.Dir, own uint16, layout latency.Layout) []workload.PrioStats {
+	ps := []uint16{own}
+	add := func(p uint16) {
+		if !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
 	if d <= workload.DirWrite {
 		p := newPrioPicker(c, 1)
 		if p.pct[d] > 0 {
-			ps = append(ps, p.prio[d])
+			add(p.prio[d])
 		}
-		for _, s := range c.BSSplit[d] {
+		split := slices.Clone(c.BSSplit[d])
+		slices.SortStableFunc(split, func(a, b workload.PrioSplit) int { return cmp.Compare(a.Size, b.Size) })
+		for _, s := range split {
 			class, level := s.Class, s.Level
 			if class < 0 {
 				class = p.classes[d]
@@ -85,12 +95,10 @@ func prioSlots(c *workload.CmdPrio, d workload.Dir, layout latency.Layout) []wor
 				level = p.levels[d]
 			}
 			if s.Percent > 0 {
-				ps = append(ps, workload.IOPrio(class, level))
+				add(workload.IOPrio(class, level))
 			}
 		}
 	}
-	slices.Sort(ps)
-	ps = slices.Compact(ps)
 	out := make([]workload.PrioStats, len(ps))
 	for i, p := range ps {
 		out[i].Class, out[i].Level = workload.PrioOf(p)

@@ -2,13 +2,10 @@ package runner
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/fio"
-	"stortest.dev/internal/kernelfs"
 	"stortest.dev/workload"
 )
 
@@ -20,7 +17,7 @@ func setThreadCPUs(cpus []int) (restore func(), err error) {
 	if err := unix.SchedGetaffinity(0, &old); err != nil {
 		return nil, fmt.Errorf("sched_getaffinity: %w", err)
 	}
-	max := configuredCPUs()
+	max := workload.ConfiguredCPUs()
 	for _, c := range cpus {
 		if c >= max {
 			// fio: "CPU %d too large (max=%ld)", against the CPUs
@@ -33,26 +30,6 @@ func setThreadCPUs(cpus []int) (restore func(), err error) {
 		return nil, fmt.Errorf("cpus_allowed: sched_setaffinity to CPUs %v: %w", cpus, err)
 	}
 	return func() { _ = unix.SchedSetaffinity(0, &old) }, nil
-}
-
-// configuredCPUs is the number of CPUs configured, as fio counts them
-// (sysconf(_SC_NPROCESSORS_CONF): the highest possible CPU + 1), or
-// the ones this process may use when that cannot be read.
-func configuredCPUs() int {
-	s, err := kernelfs.ReadString(kernelfs.Default().SysPath("devices", "system", "cpu", "possible"))
-	if err == nil {
-		if i := strings.LastIndexAny(s, ",-"); i >= 0 {
-			s = s[i+1:]
-		}
-		if n, err := strconv.Atoi(s); err == nil {
-			return n + 1
-		}
-	}
-	var set unix.CPUSet
-	if unix.SchedGetaffinity(0, &set) == nil {
-		return set.Count()
-	}
-	return 1
 }
 
 // fioThread is fio's number (from 0) of the thread of clone of a job

@@ -18,7 +18,7 @@ import (
 // sets it: split gives the run's n-th thread (fio's numbering) the n-th
 // CPU of the list.
 func TestCPUsAffinity(t *testing.T) {
-	if configuredCPUs() < 2 {
+	if workload.ConfiguredCPUs() < 2 {
 		t.Skip("needs 2 workload.CPUs")
 	}
 	jobs, err := parseFile(strings.NewReader(`[global]
@@ -74,7 +74,7 @@ cpus_allowed_policy=split
 // The same jobs move what fio's do; fio refuses a CPU that is not
 // configured, and so does stortest.
 func TestCPUsMatchFio(t *testing.T) {
-	if configuredCPUs() < 2 {
+	if workload.ConfiguredCPUs() < 2 {
 		t.Skip("needs 2 workload.CPUs")
 	}
 	fio, ours := runBoth(t, "cpus.fio", `[global]

@@ -76,6 +76,7 @@ func anySync(j *workload.Job) bool {
 // is due, then records u as issued.
 func (w *worker) syncIfDue(u *engines.Unit) {
 	if op, ok := w.syncState.due(&w.job); ok {
+		w.syncUnit.File = u.File // fio syncs the file of the I/O it drew
 		w.syncOp(op)
 	}
 	w.syncState.issued(u)
@@ -107,14 +108,16 @@ func (w *worker) endSync() {
 		return
 	}
 	u := &w.syncUnit
-	u.Op, u.Offset, u.Buf, u.BufIndex, u.Index = engines.OpFsync, 0, nil, -1, -1
-	if err := w.engineSync(u); err != nil {
-		w.fail(fmt.Errorf("end_fsync: %w", err))
-		return
-	}
-	if u.Res < 0 {
-		w.fail(fmt.Errorf("end_fsync: %w", w.eng.Explain(u)))
-		return
+	for f := range 1 + len(w.more) { // each of the job's files
+		u.Op, u.Offset, u.Buf, u.BufIndex, u.Index, u.File = engines.OpFsync, 0, nil, -1, -1, int32(f)
+		if err := w.engineSync(u); err != nil {
+			w.fail(fmt.Errorf("end_fsync: %w", err))
+			return
+		}
+		if u.Res < 0 {
+			w.fail(fmt.Errorf("end_fsync: %w", w.eng.Explain(u)))
+			return
+		}
 	}
 	w.syncState.synced()
 	if w.syncState.writes > 0 {

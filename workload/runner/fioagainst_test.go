@@ -11,6 +11,7 @@ import (
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,6 +31,12 @@ type ranJob struct {
 type fioRun struct {
 	Jobs  []ranJob
 	Files map[string]int64
+	// IOLogs are the texts of the files named *.iolog it left (its
+	// write_iolog logs).
+	IOLogs map[string]string
+	// Alloc are the bytes the file system holds for each file left
+	// (st_blocks: a hole holds none).
+	Alloc map[string]int64
 }
 
 // runBoth runs the job file dir/name (text, written there, with the other
@@ -53,7 +60,7 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 		}
 		return dir
 	}
-	left := func(dir string) map[string]int64 {
+	left := func(dir string, run *fioRun) map[string]int64 {
 		m := map[string]int64{}
 		require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
@@ -63,9 +70,23 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 			if _, ok := files[rel]; ok || rel == "fio.json" {
 				return nil
 			}
+			if strings.HasSuffix(rel, ".iolog") {
+				b, err := os.ReadFile(p)
+				if run.IOLogs == nil {
+					run.IOLogs = map[string]string{}
+				}
+				run.IOLogs[rel] = string(b)
+				return err
+			}
 			st, err := d.Info()
 			if err == nil {
 				m[rel] = st.Size()
+				if run.Alloc == nil {
+					run.Alloc = map[string]int64{}
+				}
+				if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+					run.Alloc[rel] = sys.Blocks * 512
+				}
 			}
 			return err
 		}))
@@ -96,7 +117,7 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 		fio.Jobs = append(fio.Jobs, ranJob{j.Name, [workload.NumDirs]uint64{j.Read.IOs, j.Write.IOs, j.Trim.IOs},
 			[workload.NumDirs]uint64{j.Read.Bytes, j.Write.Bytes, j.Trim.Bytes}})
 	}
-	fio.Files = left(dir)
+	fio.Files = left(dir, &fio)
 
 	dir = setup()
 	t.Chdir(dir)
@@ -116,7 +137,7 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 		}
 		ours.Jobs = append(ours.Jobs, r)
 	}
-	ours.Files = left(dir)
+	ours.Files = left(dir, &ours)
 	return fio, ours
 }
 
@@ -182,4 +203,73 @@ verifysort_nr=64
 	}
 	assert.Equal(t, want, fio.Jobs, "fio")
 	assert.Equal(t, fio.Jobs, ours.Jobs, "stortest")
+}
+
+// clocksource takes fio 3.33's three names and changes no count, and
+// trim_verify_zero (which checks only the blocks trim_percentage trims;
+// fio on a regular file cannot trim with psync) changes none either: fio 3.33 and stortest move the same I/Os. An
+// unknown clock source is refused by both.
+func TestClockSourceAndTrimVerifyZeroMatchFio(t *testing.T) {
+	fio, ours := runBoth(t, "clock.fio", `[global]
+size=256k
+[gtod]
+clocksource=gettimeofday
+rw=randread
+[cgt]
+clocksource=clock_gettime
+rw=write
+[cpu]
+clocksource=cpu
+rw=read
+[tvz]
+rw=write
+verify=crc32c
+trim_verify_zero=1
+[tvz0]
+rw=randwrite
+trim_verify_zero=0
+`, nil)
+	want := []ranJob{
+		{Name: "gtod", IOs: [workload.NumDirs]uint64{64, 0, 0}, Bytes: [workload.NumDirs]uint64{256 << 10, 0, 0}},
+		{Name: "cgt", IOs: [workload.NumDirs]uint64{0, 64, 0}, Bytes: [workload.NumDirs]uint64{0, 256 << 10, 0}},
+		{Name: "cpu", IOs: [workload.NumDirs]uint64{64, 0, 0}, Bytes: [workload.NumDirs]uint64{256 << 10, 0, 0}},
+		{Name: "tvz", IOs: [workload.NumDirs]uint64{64, 64, 0}, Bytes: [workload.NumDirs]uint64{256 << 10, 256 << 10, 0}},
+		{Name: "tvz0", IOs: [workload.NumDirs]uint64{0, 64, 0}, Bytes: [workload.NumDirs]uint64{0, 256 << 10, 0}},
+	}
+	assert.Equal(t, want, fio.Jobs, "fio")
+	assert.Equal(t, fio.Jobs, ours.Jobs, "stortest")
+
+	bin := fioBinary(t)
+	for _, v := range []string{"CPU", "tsc", "cpux"} {
+		out, err := exec.Command(bin, "--parse-only", "--name=x", "--size=64k", "--clocksource="+v).CombinedOutput()
+		require.Error(t, err, "fio takes clocksource=%s: %s", v, out)
+		_, _, err = fiojob.Parse(strings.NewReader("[x]\nsize=64k\nclocksource="+v+"\n"), "x.fio", fiojob.Config{})
+		require.Error(t, err, "clocksource=%s", v)
+		assert.Contains(t, err.Error(), "x.fio:3")
+		assert.Contains(t, err.Error(), "unknown clocksource")
+	}
+}
+
+// fio's $keywords ($mb_memory, $ncpus, $pagesize) in a job file, with and
+// without arithmetic (which fio has bc compute, in whole numbers): fio
+// 3.33 and stortest move the same I/Os on the same host.
+func TestFioKeywordsMatchFio(t *testing.T) {
+	t.Setenv("PAGES", "8") // ${NAME} first, then the keywords
+	fio, ours := runBoth(t, "keywords.fio", `[global]
+bs=$pagesize
+[mem]
+rw=write
+size=($mb_memory%16+1)*$pagesize*4
+[cpus]
+rw=randread
+filesize=$ncpus*$pagesize*8
+numjobs=$ncpus
+[plain]
+rw=read
+size=${PAGES}*$pagesize
+`, nil)
+	require.Len(t, fio.Jobs, 2+workload.ConfiguredCPUs())
+	assert.Equal(t, uint64(32768), fio.Jobs[len(fio.Jobs)-1].Bytes[workload.DirRead])
+	assert.Equal(t, fio.Jobs, ours.Jobs)
+	t.Logf("fio: %+v", fio.Jobs)
 }

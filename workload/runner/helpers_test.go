@@ -1,17 +1,43 @@
 package runner
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/stretchr/testify/require"
-
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
 	"stortest.dev/workload/internal/jobtest"
 )
+
+// The helpers shared with the other packages' tests.
+var (
+	parseFile    = jobtest.ParseFile
+	parseArgs    = jobtest.ParseArgs
+	norm         = jobtest.Norm
+	dupFraction  = jobtest.DupFraction
+	at           = jobtest.At
+	flateRatio   = jobtest.FlateRatio
+	roundTrip    = jobtest.RoundTrip
+	roundTripJob = jobtest.RoundTripJob
+	fioOn        = jobtest.FioOn
+)
+
+// fioBinary is the installed fio; it skips the test without one.
+func fioBinary(t *testing.T) string {
+	return testenv.Fio(t, "the comparison with fio's own parser")
+}
+
+// fioJSON runs fio 3.33 on text as a job file with --output-format=json
+// (and args) and returns its decoded output; it stops the test (FailNow)
+// when fio fails.
+func fioJSON(t *testing.T, fio, text string, args ...string) map[string]any {
+	t.Helper()
+	ok, out := fioOn(t, fio, text, append([]string{"--output-format=json"}, args...)...)
+	if !ok {
+		t.Fatalf("fio failed on\n%s\n%s", text, out)
+	}
+	return jsonDoc(t, []byte(out))
+}
 
 // formatJobs prints each job with fiojob.Format, to compare jobs as the
 // job files they print as.
@@ -21,45 +47,4 @@ func formatJobs(js []workload.Job) []string {
 		s[i] = fiojob.Format(j)
 	}
 	return s
-}
-
-// roundTrip checks that fiojob.Parse reads fiojob.Format(j) back to
-// j.Normalized().
-func roundTrip(t *testing.T, j workload.Job) {
-	t.Helper()
-	s := fiojob.Format(j)
-	got, err := parseFile(strings.NewReader(s), "string")
-	if err != nil {
-		t.Fatalf("parseFile(fiojob.Format()): %v\n%s", err, s)
-	}
-	if diff := cmp.Diff([]workload.Job{j.Normalized()}, got); diff != "" {
-		t.Errorf("round trip of\n%s(-want +got):\n%s", s, diff)
-	}
-}
-
-// fioBinary is the installed fio; it skips the test without one.
-func fioBinary(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("fio")
-	if err != nil {
-		t.Skip("fio is not installed: skipping the comparison with fio's own parser")
-	}
-	return p
-}
-
-// The helpers shared with the other packages' tests.
-var (
-	parseFile   = jobtest.ParseFile
-	parseArgs   = jobtest.ParseArgs
-	norm        = jobtest.Norm
-	dupFraction = jobtest.DupFraction
-	at          = jobtest.At
-)
-
-// flateRatio is the DEFLATE-compressed size over the size.
-func flateRatio(t *testing.T, data []byte) float64 {
-	t.Helper()
-	r, err := jobtest.FlateRatio(data)
-	require.NoError(t, err)
-	return r
 }

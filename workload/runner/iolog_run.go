@@ -206,15 +206,22 @@ func (w *worker) logIO(u *engines.Unit) {
 		w.iolog.fileAct(u.Start, workload.LogClose)
 		w.iolog.fileAct(u.Start, workload.LogOpen)
 	}
+	w.iolog.cur = u.File
 	w.iolog.io(u.Start, iologOpAct(u.Op), u.Offset, int64(len(u.Buf)))
 }
 
-// iologFile is the name write_iolog gives the clone's file: its file,
-// or fio's default name for engines that open none (null: fio names its
-// file jobname.clone.0 all the same).
-func iologFile(j *workload.Job, clone int) string {
-	if j.Filename != "" {
-		return j.Filename
+// iologFiles are the names write_iolog gives the clone's files: its
+// files (names, of a job of several), its file, or fio's default name
+// for engines that open none (null: fio names its file jobname.clone.0
+// all the same).
+func iologFiles(j *workload.Job, names []string, clone int) []string {
+	switch {
+	case names != nil:
+		return names
+	case j.Filename != "":
+		return []string{j.Filename}
+	case j.MultiFiles():
+		return fileNames(j, clone) // null
 	}
-	return j.FileName(clone, 0)
+	return []string{j.FileName(clone, 0)}
 }

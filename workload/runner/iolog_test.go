@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 	"stortest.dev/workload/iogen"
 )
@@ -94,7 +95,7 @@ func TestWriteIOLogAppends(t *testing.T) {
 // Logging an I/O allocates nothing: it is formatted into the writer's
 // buffer.
 func TestIOLogWriterAllocs(t *testing.T) {
-	l, err := newIOLogWriter(filepath.Join(t.TempDir(), "a.log"), "/dev/somewhere", 0)
+	l, err := newIOLogWriter(filepath.Join(t.TempDir(), "a.log"), []string{"/dev/somewhere"}, 0)
 	require.NoError(t, err)
 	now := int64(0)
 	a := testing.AllocsPerRun(10000, func() {
@@ -309,7 +310,7 @@ func TestIOLogRoundTripFio(t *testing.T) {
 	assert.Equal(t, resultCounts(orig.Jobs[0]), resultCounts(mine.Jobs[0]), "stortest's replay of its own log")
 	assert.Equal(t, orig.Jobs[0].Sync.IOs, mine.Jobs[0].Sync.IOs, "fsyncs replayed")
 
-	fio, err := exec.LookPath("fio")
+	fio, err := testenv.FioPath()
 	if err != nil {
 		t.Skip("fio is not installed: the replays by fio are not compared")
 	}

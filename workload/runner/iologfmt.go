@@ -189,23 +189,24 @@ func iologAct(s string) (workload.IOLogAct, bool) {
 // into one reused buffer and written through a buffered writer, so
 // logging an I/O allocates nothing.
 type iologWriter struct {
-	f    *os.File
-	w    *bufio.Writer
-	buf  []byte
-	file string // the file's name in the log
-	t0   int64  // ns (clock.Now) the log started
-	off  int64  // offset of the last I/O logged: fio prints it in sync lines
-	err  error  // the first write error
+	f     *os.File
+	w     *bufio.Writer
+	buf   []byte
+	files []string // the files' names in the log: one, or a job's several
+	cur   int32    // the file of the next line (engines.Unit.File)
+	t0    int64    // ns (clock.Now) the log started
+	off   int64    // offset of the last I/O logged: fio prints it in sync lines
+	err   error    // the first write error
 }
 
 // newIOLogWriter opens path for appending, as fio does, and writes the
-// version line and the file's "add" at time now (ns).
-func newIOLogWriter(path, file string, now int64) (*iologWriter, error) {
+// version line and each file's "add" at time now (ns).
+func newIOLogWriter(path string, files []string, now int64) (*iologWriter, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("workload: write_iolog: %w", err)
 	}
-	l := &iologWriter{f: f, w: bufio.NewWriterSize(f, 8<<10), buf: make([]byte, 0, 128), file: file, t0: now}
+	l := &iologWriter{f: f, w: bufio.NewWriterSize(f, 8<<10), buf: make([]byte, 0, 128), files: files, t0: now}
 	l.w.WriteString(iologV3 + "\n")
 	l.fileAct(now, workload.LogAdd)
 	return l, nil
@@ -215,7 +216,7 @@ func newIOLogWriter(path, file string, now int64) (*iologWriter, error) {
 func (l *iologWriter) line(now int64, act workload.IOLogAct) {
 	b := strconv.AppendInt(l.buf[:0], max(now-l.t0, 0)/1000, 10)
 	b = append(b, ' ')
-	b = append(b, l.file...)
+	b = append(b, l.files[l.cur]...)
 	b = append(b, ' ')
 	l.buf = append(b, workload.IOLogActs[act]...)
 }
@@ -227,10 +228,15 @@ func (l *iologWriter) end() {
 	}
 }
 
-// fileAct logs add, open or close.
+// fileAct logs add, open or close, of each file.
 func (l *iologWriter) fileAct(now int64, act workload.IOLogAct) {
-	l.line(now, act)
-	l.end()
+	cur := l.cur
+	for i := range l.files {
+		l.cur = int32(i)
+		l.line(now, act)
+		l.end()
+	}
+	l.cur = cur
 }
 
 // io logs an I/O of n bytes at off; a sync logs the last I/O's offset and

@@ -29,7 +29,7 @@ func engineConfig(j *workload.Job, f *os.File, bufs [][]byte, size int64) engine
 // in the job's directory, else the working one, laid out to the job's
 // size as fio does.
 func withDefaultFile(j workload.Job, clone int) workload.Job {
-	if j.Filename == "" && engines.NeedsFile(j.Engine) {
+	if j.Filename == "" && engines.NeedsFile(j.Engine) && !j.MultiFiles() {
 		j.Filename = j.FileName(clone, 0)
 	}
 	return j

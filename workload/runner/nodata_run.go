@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"stortest.dev/engines"
 	"stortest.dev/workload"
 )
@@ -24,6 +26,8 @@ func (w *worker) setupNoFile(job workload.Job, clone int) (workload.Job, int64, 
 		return job, job.Offset + job.Size, nil
 	case job.Engine == "cpuio" || job.Engine == "exec":
 		return job, job.Offset + max(job.Size, job.MaxBlockSize()), nil
+	case workload.IsNetEngine(job.Engine):
+		return job, job.Offset + job.Size, nil // a stream: the region is the amount
 	}
 	per := job.PerFile()
 	w.files = engines.FileSet{Name: job.Filename, N: job.NumFiles(), Size: per}
@@ -83,6 +87,8 @@ func layoutFiles(s engines.FileSet) error {
 func (w *worker) unlinkFiles() error {
 	var paths []string
 	switch {
+	case w.names != nil:
+		paths = unlinkNames(w.names)
 	case w.files.N > 0:
 		for i := range w.files.N {
 			paths = append(paths, w.files.Path(i))
@@ -170,4 +176,60 @@ func (w *worker) stopEngine() {
 // without a filename, cpuio, and the file engines, which name their own.
 func opensNoFile(j *workload.Job) bool {
 	return (j.Engine == "null" && j.Filename == "") || (j.Engine != "null" && !engines.NeedsFile(j.Engine))
+}
+
+// unlinkLoop is unlink_each_loop at the first I/O of a loop after the
+// first, as fio 3.33 does between its loops: with nothing in flight,
+// each of the job's regular files is fsynced (fsync_on_close, as fio
+// closes it), removed and made again, empty (O_CREAT, mode 0600, as fio
+// opens a file it writes), at the descriptor the engine holds. false
+// when the job stalled or failed.
+func (w *worker) unlinkLoop() bool {
+	if !w.drainInFlight() {
+		return false
+	}
+	files := append([]*os.File{w.file}, w.more...)
+	names := w.names
+	if names == nil {
+		names = []string{w.job.Filename}
+	}
+	for i, f := range files {
+		if f == nil || !isRegular(f) {
+			continue
+		}
+		if err := w.reopenEmpty(f, names[i]); err != nil {
+			w.fail(fmt.Errorf("unlink_each_loop: %w", err))
+			return false
+		}
+	}
+	if r, ok := w.eng.(interface{ FilesReopened() }); ok {
+		r.FilesReopened()
+	}
+	return true
+}
+
+// reopenEmpty fsyncs f (fsync_on_close), removes name and makes it again
+// at f's descriptor.
+func (w *worker) reopenEmpty(f *os.File, name string) error {
+	if w.job.FsyncOnClose {
+		if err := unix.Fsync(int(f.Fd())); err != nil {
+			return fmt.Errorf("fsync %s: %w", name, err)
+		}
+	}
+	if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	flags := unix.O_RDWR | unix.O_CREAT | unix.O_CLOEXEC | w.job.SyncFlag()
+	if w.job.Direct {
+		flags |= unix.O_DIRECT
+	}
+	fd, err := unix.Open(name, flags, 0o600)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", name, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Dup3(fd, int(f.Fd()), unix.O_CLOEXEC); err != nil {
+		return fmt.Errorf("dup3 %s: %w", name, err)
+	}
+	return nil
 }

@@ -88,7 +88,7 @@ func TestFioEnginesErrors(t *testing.T) {
 		in, want    string
 		unsupported bool
 	}{
-		{"[a]\nnrfiles=2\n", `t.fio:2: job "a": nrfiles: nrfiles=2: several files per job (only with ioengine filecreate, filestat or filedelete) is not supported by stortest`, true},
+		{"[a]\nioengine=cpuio\ncpuload=10\nruntime=1\nnrfiles=2\n", `t.fio:5: job "a": nrfiles: nrfiles=2 with ioengine=cpuio (several files per job with ioengine`, true},
 		{"[a]\nioengine=cpuio\nruntime=1\n", `t.fio:1: job "a": cpuload: ioengine=cpuio needs cpuload, a percentage from 1 to 100 (got 0)`, false},
 		{"[a]\nioengine=cpuio\ncpuload=20\n", `runtime: ioengine=cpuio runs for its runtime: give one`, false},
 		{"[a]\nioengine=cpuio\ncpuload=101\n", `cpuload: invalid number "101": larger than 100`, false},

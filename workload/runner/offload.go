@@ -71,6 +71,7 @@ func (w *worker) startOffload() (*offload, error) {
 		span:   make([][2]int64, n),
 	}
 	cfg := engineConfig(j, w.file, w.bufs.All(), w.src.size)
+	cfg.More = w.more
 	for k := range n {
 		e, err := engines.New(j.Engine, cfg)
 		if err == nil && w.opts.Faults != nil {

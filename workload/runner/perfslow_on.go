@@ -19,6 +19,12 @@ var perfSlowIters = calibrate()
 
 var perfSlowSink uint64
 
+// perfSlowCalls counts the waits, for the test that every completion
+// spins whichever loop the job runs (one worker at a time: a plain
+// count, whose cost the calibration leaves out, as it is well under a
+// nanosecond).
+var perfSlowCalls uint64
+
 func spin(n int) {
 	s := perfSlowSink
 	for i := range n {
@@ -39,4 +45,7 @@ func calibrate() int {
 }
 
 // perfSlow spins for perfSlowNs.
-func perfSlow() { spin(perfSlowIters) }
+func perfSlow() {
+	spin(perfSlowIters)
+	perfSlowCalls++
+}

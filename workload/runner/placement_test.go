@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
 )
@@ -77,8 +80,13 @@ func TestFioMoreOptionsParse(t *testing.T) {
 
 func TestFioMoreErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"[a]\nnrfiles=2\n", "t.fio:2: job \"a\": nrfiles: nrfiles=2: several files per job (only with ioengine filecreate, filestat or filedelete) is not supported by stortest"},
-		{"[a]\nfilesize=1k-4k\n", "t.fio:2: job \"a\": filesize: filesize=1k-4k: a range of file sizes is not supported by stortest"},
+		{"[a]\nnrfiles=2\n", "t.fio:2: job \"a\": nrfiles: a job of 2 files needs size or filesize"},
+		{"[a]\nnrfiles=2\nsize=1m\nioengine=mmap\n", "t.fio:2: job \"a\": nrfiles: nrfiles=2 with ioengine=mmap (several files per job with ioengine sync, psync, pvsync2, libaio, io_uring, posixaio, null, filecreate, filestat or filedelete) is not supported by stortest"},
+		{"[a]\nnrfiles=2\nsize=1m\nverify=md5\n", "job \"a\": verify: verify with nrfiles=2 is not supported by stortest"},
+		{"[a]\nnrfiles=2\nsize=1m\nfile_service_type=pareto:1.5\n", "file_service_type \"pareto:1.5\": pareto's h must be between 0 and 1"},
+		{"[a]\nfile_service_type=roundrobin:x\nfile_service_type=rand\n", "unknown file_service_type \"rand\""},
+		{"[a]\nrw=rw\nsize=1m\nloops=2\nunlink_each_loop=1\n", "unlink_each_loop: unlink_each_loop with rw=rw (fio fails the second loop's reads: the file is gone) is not supported by stortest"},
+		{"[a]\nfilesize=1k-4k\n", "t.fio:2: job \"a\": filesize: filesize=1k-4k: a range of file sizes for one file is not supported by stortest"},
 		{"[a]\n[b]\nwait_for=c\n", "t.fio:3: job \"b\": wait_for: no job \"c\" before this one"},
 		{"[a]\nverify=pattern\n", "t.fio:2: job \"a\": verify: verify=pattern needs verify_pattern"},
 		{"[a]\nioengine=e4defrag\n", "t.fio:2: job \"a\": ioengine: fio ioengine e4defrag is not supported by stortest"},
@@ -95,21 +103,6 @@ func TestFioMoreErrors(t *testing.T) {
 			t.Errorf("%q: %v is not workload.ErrUnsupported", tc.in, err)
 		}
 	}
-}
-
-// roundTripJob parses fiojob.Format(j) (after the job j waits for, if any) and
-// returns the job read back.
-func roundTripJob(t *testing.T, j workload.Job) workload.Job {
-	t.Helper()
-	text := fiojob.Format(j)
-	if j.WaitFor != "" {
-		text = "[" + j.WaitFor + "]\n" + text
-	}
-	back, err := parseFile(strings.NewReader(text), "back.fio")
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", j.Name, err, text)
-	}
-	return back[len(back)-1]
 }
 
 func slicesContains(s []string, v string) bool {
@@ -378,4 +371,32 @@ size=100%
 	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
 		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
 	}
+}
+
+// name= renames a job as fio 3.33 does: the first clone takes the new
+// name, later clones keep the section's, and every clone's files are
+// named after the section (also through $jobname).
+func TestRenamedJobMatchesFio(t *testing.T) {
+	fio, ours := runBoth(t, "rn.fio", `[global]
+size=64k
+bs=4k
+rw=write
+[sec]
+name=custom
+numjobs=3
+[fmt]
+name=other
+numjobs=2
+filename_format=$jobname.f$jobnum
+`, nil)
+	want := []string{"custom", "sec", "sec", "other", "fmt"}
+	var names []string
+	for _, j := range fio.Jobs {
+		names = append(names, j.Name)
+	}
+	require.Equal(t, want, names, "fio's job names")
+	wantFiles := map[string]int64{"sec.0.0": 64 << 10, "sec.1.0": 64 << 10, "sec.2.0": 64 << 10, "fmt.f0": 64 << 10, "fmt.f1": 64 << 10}
+	require.Equal(t, wantFiles, fio.Files, "fio's files")
+	assert.Equal(t, fio.Jobs, ours.Jobs)
+	assert.Equal(t, fio.Files, ours.Files)
 }

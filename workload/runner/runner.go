@@ -96,7 +96,11 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 		if job.OffsetPercent > 0 {
 			job = job.WithOffsetOfPercent()
 		}
-		if err := prepareTarget(ctx, forClone(job, clone)); err != nil {
+		if cj, names := multiClone(forClone(job, clone), clone, jobNum); names != nil {
+			if err := prepareFiles(ctx, cj, names); err != nil {
+				return err
+			}
+		} else if err := prepareTarget(ctx, cj); err != nil {
 			return err
 		}
 		if err := w.init(job, clone, jobNum, layout, opts); err != nil {
@@ -129,8 +133,14 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 			}
 			job = withDefaultFile(job, i)
 			if opts.CheckFile != nil && !opensNoFile(&job) {
-				if err := opts.CheckFile(&job, job.Filename); err != nil {
-					return nil, err
+				names := []string{job.Filename}
+				if job.MultiFiles() {
+					names = fileNames(&job, i)
+				}
+				for _, name := range names {
+					if err := opts.CheckFile(&job, name); err != nil {
+						return nil, err
+					}
 				}
 			}
 			planned[k] = append(planned[k], cloneJob{job, tr})
@@ -272,19 +282,25 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 // worker runs one job clone. Every field is owned by the worker's
 // goroutine except pub, which the progress reporter reads.
 type worker struct {
-	job     workload.Job
-	thread  int // fio's number of the clone's thread in the run, from 0 (fioThread)
-	opts    workload.Options
-	res     *workload.JobResult
-	file    *os.File
-	eng     engines.Engine
-	bufs    *engines.Buffers
-	src     *ioSource
-	stop    *atomic.Bool
-	lbs     int
-	ss      *steadyRun // nil without steady-state options
-	minRate *minRate   // nil without rate_min and rate_iops_min
-	lat     *latTarget // nil without latency_target
+	job    workload.Job
+	thread int // fio's number of the clone's thread in the run, from 0 (fioThread)
+	opts   workload.Options
+	res    *workload.JobResult
+	file   *os.File
+	// more and names are a job of several files' further files and
+	// every file's name (files_run.go); nil for one file.
+	more  []*os.File
+	names []string
+	// unlinkedAt is the loop whose files unlink_each_loop made last.
+	unlinkedAt int64
+	eng        engines.Engine
+	bufs       *engines.Buffers
+	src        *ioSource
+	stop       *atomic.Bool
+	lbs        int
+	ss         *steadyRun // nil without steady-state options
+	minRate    *minRate   // nil without rate_min and rate_iops_min
+	lat        *latTarget // nil without latency_target
 	// files are a file engine's files (FlagFileOps); fileOps records
 	// latency as fio does for them: the file's call as clat, no lat.
 	files   engines.FileSet
@@ -384,6 +400,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		w.res = workload.NewJobResult(job, clone, layout)
 	}
 	job = forClone(job, clone) // the result keeps the job as given
+	job, w.names = multiClone(job, clone, jobNum)
 	w.job = job
 	for d := range workload.NumDirs {
 		w.clatPrev[d] = latency.New(layout)
@@ -406,6 +423,16 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 			return err
 		}
 		w.job = job
+	} else if w.names != nil {
+		// Several files: the pattern sizes their regions.
+		if err := w.openFiles(&job, w.names); err != nil {
+			w.closeIO()
+			return err
+		}
+		f = w.file
+		if lbs, err := engines.LogicalBlockSize(f); err == nil && lbs > 0 {
+			w.lbs = lbs
+		}
 	} else {
 		var err error
 		if f, err = engines.OpenFileFlags(job.Filename, writes(&job), job.Direct, job.SyncFlag()); err != nil {
@@ -439,7 +466,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	w.src = src
 	src.writers = w.writers
 	if f != nil && !job.CreateOnly {
-		if err := w.prepareCache(size); err != nil {
+		if err := w.prepareCaches(size); err != nil {
 			w.close()
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
@@ -461,6 +488,10 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	}
 	cfg := engineConfig(&job, f, w.bufs.All(), size)
 	cfg.Files = w.files
+	cfg.More = w.more
+	if workload.IsNetEngine(job.Engine) {
+		cfg.Net, cfg.Stop = netSpec(&job, clone), w.over
+	}
 	w.eng, err = engines.New(job.Engine, cfg)
 	if err != nil {
 		w.close()
@@ -477,7 +508,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		return err
 	}
 	if job.WriteIOLog != "" {
-		if w.iolog, err = newIOLogWriter(job.WriteIOLog, iologFile(&job, clone), clock.Now()); err != nil {
+		if w.iolog, err = newIOLogWriter(job.WriteIOLog, iologFiles(&job, w.names, clone), clock.Now()); err != nil {
 			w.close()
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
@@ -485,7 +516,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	if job.CmdPrio.On() {
 		w.prio = newPrioPicker(&job.CmdPrio, job.Seed(clone, uint64(jobNum)))
 		for d := range workload.NumDirs {
-			w.res.Prios[d] = prioSlots(&job.CmdPrio, d, layout)
+			w.res.Prios[d] = prioSlots(&job.CmdPrio, d, jobIOPrio(&job), layout)
 		}
 	}
 	if opts.Faults != nil {
@@ -577,6 +608,7 @@ func (w *worker) closeIO() {
 		w.file.Close()
 		w.file = nil
 	}
+	w.closeMore()
 }
 
 // run is the job's I/O loop: fill the queue, commit, reap, sample.
@@ -592,6 +624,20 @@ func (w *worker) run(start int64) {
 	if w.job.CreateOnly {
 		w.finish(false, nil) // the file is laid out: that was the job
 		return
+	}
+	runFrom := start // the runtime counts from here
+	if o, ok := w.eng.(engines.Opener); ok {
+		// net: the peer is reached first, and the job's measurement
+		// starts then (and its runtime, as fio's, for TCP and unix).
+		restart, err := o.Open()
+		if err != nil {
+			w.fail(err)
+			return
+		}
+		start = clock.Now()
+		if restart {
+			runFrom = start
+		}
 	}
 	if w.job.Offload {
 		w.runOffload(start) // io_submit_mode=offload: offload.go
@@ -628,6 +674,7 @@ func (w *worker) run(start int64) {
 		defer f.leave()
 	}
 	w.src.pacer.Start(start)
+	w.src.logsPasses = w.iolog != nil
 	w.src.settle()
 	if w.iolog != nil {
 		w.iolog.fileAct(start, workload.LogOpen)
@@ -637,7 +684,7 @@ func (w *worker) run(start int64) {
 		w.ramp.begin(start)
 	}
 	if j.Runtime > 0 {
-		w.deadline = w.measureStart + int64(j.Runtime)
+		w.deadline = max(runFrom+int64(j.RampTime)+int64(j.Runtime), w.measureStart)
 		w.endBy.Store(w.deadline + int64(w.grace))
 	}
 	w.initGates()
@@ -670,9 +717,11 @@ func (w *worker) run(start int64) {
 // engine (no commit), its issue time, which it returns (an async
 // engine's issue time is its commit's; stamp returns the start). A
 // synchronous engine's issue time is read again just before Queue, so
-// lat covers the time in between as fio's does; its start is an
-// unordered read (clock.NowUnordered), at half the cost of an ordered
-// one, which the ordered issue read that follows at once bounds.
+// lat covers the time in between as fio's does. Both are unordered
+// reads (clock.NowUnordered), as fio's own clock is a plain RDTSC: an
+// ordered read costs twice as much, twice an I/O, for ordering that
+// only the reorder window of a few ns could change; the issue time is
+// held at or after the start, so slat is never negative.
 func (w *worker) stamp(u *engines.Unit, hasCommit bool) int64 {
 	if hasCommit {
 		u.Start = clock.Now()
@@ -680,8 +729,15 @@ func (w *worker) stamp(u *engines.Unit, hasCommit bool) int64 {
 		return u.Start
 	}
 	u.Start = clock.NowUnordered()
-	u.Issue = clock.Now()
+	u.Issue = max(clock.NowUnordered(), u.Start)
 	return u.Issue
+}
+
+// syncDone reads the completion time of a unit a synchronous engine
+// completed inside Queue: unordered, as its issue time (see stamp), and
+// held at or after it, so clat is never negative.
+func syncDone(u *engines.Unit) int64 {
+	return max(clock.NowUnordered(), u.Issue)
 }
 
 // loopParams are what a job's I/O loop reads of its job and engine,
@@ -790,6 +846,13 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 			}
 			w.free = w.free[:len(w.free)-1] // u is taken: fsync may refill the list
 			w.sinceThink++
+			if j.UnlinkEachLoop && w.src.drawPass > w.unlinkedAt {
+				w.unlinkedAt = w.src.drawPass
+				if !w.unlinkLoop() {
+					w.free = append(w.free, u)
+					break
+				}
+			}
 			if syncing {
 				w.syncIfDue(u)
 				if w.stalled {
@@ -812,8 +875,13 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 					w.stalled = true // u stays out: it is outstanding
 					break
 				}
-				w.fail(fmt.Errorf("queue: %w", err))
 				w.free = append(w.free, u)
+				if errors.Is(err, engines.ErrEndOfStream) {
+					w.src.unget(u) // the peer is done: so is the job
+					w.ended = true
+					break
+				}
+				w.fail(fmt.Errorf("queue: %w", err))
 				break
 			}
 			if w.iolog != nil && st != engines.Busy {
@@ -821,7 +889,7 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 			}
 			switch st {
 			case engines.Completed:
-				now = clock.Now()
+				now = syncDone(u)
 				d := w.depthsAt(now)
 				d.Level[workload.LevelBucket(w.infl+len(w.staged)+1)]++
 				if !hasCommit {
@@ -889,7 +957,7 @@ func (w *worker) leanLoop(basePrio uint16) bool {
 	j := &w.job
 	return w.src.lean && j.RampTime == 0 && j.ThinkTime == 0 && w.prio == nil && basePrio == 0 && !anySync(j) &&
 		w.iolog == nil && w.lat == nil && j.MaxLatency == noMaxLatency && w.logs == nil &&
-		w.hist == nil && !w.fileOps && w.minRate == nil && !j.FillDevice
+		w.hist == nil && !w.fileOps && w.minRate == nil && !j.FillDevice && !j.UnlinkEachLoop
 }
 
 // loopLean is loopFull for a job that leanLoop admits: the same I/Os,
@@ -924,13 +992,18 @@ func (w *worker) loopLean(now int64, lp *loopParams) (stalled bool) {
 					w.stalled = true // u stays out: it is outstanding
 					break
 				}
-				w.fail(fmt.Errorf("queue: %w", err))
 				w.free = append(w.free, u)
+				if errors.Is(err, engines.ErrEndOfStream) {
+					w.src.unget(u) // the peer is done: so is the job
+					w.ended = true
+					break
+				}
+				w.fail(fmt.Errorf("queue: %w", err))
 				break
 			}
 			switch st {
 			case engines.Completed:
-				now = clock.Now()
+				now = syncDone(u)
 				if now >= w.measureStart {
 					d := &w.res.Depths
 					d.Level[workload.LevelBucket(w.infl+len(w.staged)+1)]++
@@ -1070,7 +1143,16 @@ func (w *worker) finish(measuring bool, ru0 *unix.Rusage) {
 	if w.lat != nil {
 		w.res.LatencyDepth = w.lat.qd
 	}
+	if w.src != nil && w.src.dry {
+		for d := range workload.NumDirs {
+			s := &w.res.Dirs[d]
+			s.IOs += w.src.dryIOs[d]
+			s.Bytes += w.src.dryBytes[d]
+			s.DryIOs, s.DryBytes = w.src.dryIOs[d], w.src.dryBytes[d]
+		}
+	}
 	w.verifyFailed()
+	w.netDrops()
 	if !w.foreign {
 		w.stopEngine()
 	}
@@ -1122,6 +1204,9 @@ func (w *worker) commit() int64 {
 
 // completeLean is complete for a job that leanLoop admits.
 func (w *worker) completeLean(u *engines.Unit, t int64) {
+	if perfSlowNs > 0 {
+		perfSlow() // a stortest_perfslow build only
+	}
 	w.free = append(w.free, u)
 	w.lastDone = t
 	if u.Res < 0 {
@@ -1261,27 +1346,8 @@ func (w *worker) drainForced() {
 // in Sync (fio's "sync" object: lat_ns has every kind, total_ios fsyncs
 // only, as fio 3.33 prints them).
 func (w *worker) syncOp(op engines.Op) {
-	for w.infl > 0 || len(w.staged) > 0 {
-		if len(w.staged) > 0 {
-			w.commit()
-		}
-		if w.infl == 0 {
-			break
-		}
-		n, err := w.getEvents(1, w.job.IODepth)
-		if w.stalled {
-			return
-		}
-		if err != nil {
-			w.fail(fmt.Errorf("getevents: %w", err))
-			w.drainForced()
-			return
-		}
-		t := clock.Now()
-		for i := range n {
-			w.infl--
-			w.complete(w.eng.Event(i), t)
-		}
+	if !w.drainInFlight() {
+		return
 	}
 	// A unit of its own: the free list changes while draining.
 	u := &w.syncUnit
@@ -1289,6 +1355,7 @@ func (w *worker) syncOp(op engines.Op) {
 	u.Start = clock.Now()
 	u.Issue = u.Start
 	if w.iolog != nil {
+		w.iolog.cur = u.File
 		w.iolog.io(u.Start, workload.LogSync, 0, 0)
 	}
 	var err error
@@ -1325,6 +1392,34 @@ func (w *worker) syncOp(op engines.Op) {
 // 384 KiB per clone (64 bytes a slice). Longer runs grow the slice by
 // append, a copy each time it doubles, never per I/O.
 const maxSliceRoom = int(10 * time.Minute / workload.SliceInterval)
+
+// drainInFlight commits what is staged and reaps every unit in flight;
+// false when the job stalled or failed meanwhile.
+func (w *worker) drainInFlight() bool {
+	for w.infl > 0 || len(w.staged) > 0 {
+		if len(w.staged) > 0 {
+			w.commit()
+		}
+		if w.infl == 0 {
+			break
+		}
+		n, err := w.getEvents(1, w.job.IODepth)
+		if w.stalled {
+			return false
+		}
+		if err != nil {
+			w.fail(fmt.Errorf("getevents: %w", err))
+			w.drainForced()
+			return false
+		}
+		t := clock.Now()
+		for i := range n {
+			w.infl--
+			w.complete(w.eng.Event(i), t)
+		}
+	}
+	return true
+}
 
 // sliceRoom is the number of slices to reserve for a job of runtime
 // (0: unknown, the job ends with its size): every slice and the final

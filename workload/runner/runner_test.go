@@ -73,8 +73,8 @@ func TestRunEveryEngineAndMode(t *testing.T) {
 	target := loopTarget(t, 16<<20)
 	modes := []workload.RW{workload.Read, workload.Write, workload.RandRead, workload.RandWrite, workload.ReadWrite, workload.RandRW}
 	for _, engine := range workload.Engines {
-		if slicesContains(noDataEngines, engine) {
-			continue // nodata_test.go
+		if slicesContains(noDataEngines, engine) || workload.IsNetEngine(engine) {
+			continue // nodata_test.go, net_test.go
 		}
 		for _, rw := range modes {
 			t.Run(engine+"/"+rw.String(), func(t *testing.T) {

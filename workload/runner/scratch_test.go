@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 )
 
@@ -22,7 +23,7 @@ func TestRunDirectoryAsFilename(t *testing.T) {
 	if err := os.Mkdir(target, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fio, fioErr := exec.LookPath("fio")
+	fio, fioErr := testenv.FioPath()
 	for _, rw := range []workload.RW{workload.Read, workload.Write, workload.RandRead, workload.RandWrite, workload.ReadWrite} {
 		for _, size := range []int64{0, 1 << 20} {
 			job := workload.Job{Name: "j", RW: rw, BlockSize: 4096, Size: size, Filename: target, Engine: "psync"}

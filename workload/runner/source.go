@@ -49,6 +49,10 @@ type ioSource struct {
 
 	pending    iogen.IO // drawn but not issued (Busy, or waiting on the rate)
 	hasPending bool
+	// pendingFile is pending's file (a job of several files); loopsToo:
+	// such a job ends at limit or after its loops, whichever is first.
+	pendingFile int32
+	loopsToo    bool
 
 	verifying bool           // in a verify pass
 	replay    *iogen.Pattern // the pattern again, one verify pass behind
@@ -75,13 +79,22 @@ type ioSource struct {
 	trace *replayCursor // read_iolog's replay (iolog.go); nil when off
 	// drawPass is the passes completed when the pending I/O was drawn:
 	// write_iolog logs a close and an open between passes, as fio
-	// closes and reopens the file for each loop.
-	drawPass int64
-	fill     *iogen.BufFill // data of unverified writes; nil when they reuse their buffer as is
+	// closes and reopens the file for each loop. The lean path keeps it
+	// only for a job that logs (logsPasses): it costs a division an I/O.
+	drawPass   int64
+	logsPasses bool
+	fill       *iogen.BufFill // data of unverified writes; nil when they reuse their buffer as is
 	// writers are the run's clones that write verified blocks (nil when
 	// this is the only one): a block one of them overwrote is told from
 	// a lost write (overwritten).
 	writers []verifyWriter
+
+	// dry: a verify_only job that writes (Job.VerifyOnly): the
+	// workload's I/Os are drawn and counted in dryIOs and dryBytes, not
+	// issued; the verify passes read back what they would have written.
+	dry      bool
+	dryIOs   [workload.NumDirs]uint64
+	dryBytes [workload.NumDirs]uint64
 
 	// lean: each I/O is the pattern's next as it is (Pattern.NextFixed),
 	// with none of the above to consult; endless: time based without
@@ -101,12 +114,18 @@ func newIOSource(job workload.Job, clone, thread int, size int64) (*ioSource, er
 	}
 	s := &ioSource{job: &job, pat: pat, pacer: iogen.NewJobPacer(&job), seed: seed, thread: thread, entropy: entropy,
 		mixed: job.RW.Mixed(), size: size, duty: newCPUDuty(&job),
-		holed: !job.RW.Random() && job.RWModifier != 0 && job.WriteBlocks == nil && job.MinBlockSize() == job.MaxBlockSize()}
+		holed: !job.RW.Random() && job.RWModifier != 0 && job.WriteBlocks == nil && job.MinBlockSize() == job.MaxBlockSize(),
+		dry:   job.VerifyOnly && job.RW.Writes()}
 	if job.Poisson {
 		s.pacer.SetPoisson(seed)
 	}
 	if !job.TimeBased {
 		s.limit = job.IOSize * int64(job.Loops)
+		if job.MultiFiles() && s.limit == 0 {
+			// fio stops issuing at size times loops, whatever the
+			// files' loops: a size below the files' regions cuts a loop.
+			s.limit, s.loopsToo = job.TotalSize()*int64(job.Loops), true
+		}
 	} else if job.Verify != workload.VerifyNone && job.RW.Writes() && !job.NoVerifyPhase {
 		s.phaseEnd = job.Size
 		if job.VerifyBacklog > 0 {
@@ -146,7 +165,7 @@ func (s *ioSource) settle() {
 	s.endless = j.TimeBased && j.NumberIOs == 0
 	dir, fixed := s.pat.Fixed()
 	s.lean = fixed && s.duty == nil && s.trace == nil && s.ver == nil && s.flow == nil &&
-		s.fill == nil && !s.pacer.Enabled()
+		s.fill == nil && !s.pacer.Enabled() && !s.dry
 	switch dir {
 	case workload.DirWrite:
 		s.op = engines.OpWrite
@@ -166,7 +185,9 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		if !s.endless && s.over() {
 			return srcDone, 0
 		}
-		s.drawPass = s.pat.Passes()
+		if s.logsPasses {
+			s.drawPass = s.pat.Passes()
+		}
 		io := s.pat.NextFixed()
 		s.issued++
 		s.moved += io.Len
@@ -175,6 +196,7 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		u.Op = s.op
 		return srcReady, 0
 	}
+again:
 	if s.duty != nil {
 		if w := s.duty.wait(now); w > 0 {
 			return srcWait, w
@@ -229,6 +251,7 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		}
 		s.drawPass = s.pat.Passes()
 		s.pending, s.hasPending = s.pat.NextIO(d), true
+		s.pendingFile = s.pat.File()
 		s.drawn()
 	} else if s.pending.Len < 0 {
 		if w := int64(s.pacer.Wait(s.pending.Dir, now)); w > 0 {
@@ -236,10 +259,19 @@ func (s *ioSource) next(u *engines.Unit, now int64, idle bool) (srcStatus, int64
 		}
 		s.drawPass = s.pat.Passes()
 		s.pending = s.pat.NextIO(s.pending.Dir)
+		s.pendingFile = s.pat.File()
 		s.drawn()
 	}
 	io := s.pending
 	s.hasPending = false
+	if s.dry {
+		// verify_only: counted as fio's dry run counts it, not issued.
+		s.dryIOs[io.Dir]++
+		s.dryBytes[io.Dir] += uint64(io.Len)
+		s.pacer.Issued(io.Dir, io.Len)
+		goto again
+	}
+	u.File = s.pendingFile
 	u.Offset = io.Offset
 	u.Buf = u.Buf[:io.Len]
 	switch io.Dir {
@@ -280,8 +312,10 @@ func (s *ioSource) over() bool {
 		return true
 	case s.job.TimeBased:
 		return false
-	case s.limit > 0:
+	case s.limit > 0 && !s.loopsToo:
 		return s.moved >= s.limit
+	case s.loopsToo && s.moved >= s.limit:
+		return true
 	}
 	return s.pat.Passes() >= int64(s.job.Loops)
 }
@@ -339,6 +373,7 @@ func (s *ioSource) unget(u *engines.Unit) {
 		return
 	}
 	s.pending, s.hasPending = iogen.IO{Dir: d, Offset: u.Offset, Len: int64(len(u.Buf))}, true
+	s.pendingFile = u.File
 }
 
 // startVerify starts the verify pass of the pass just written.
@@ -423,6 +458,14 @@ func (s *ioSource) check(u *engines.Unit, v *workload.VerifyStats) {
 	}
 	var err error
 	switch {
+	case s.verifying && s.job.VerifyOnly:
+		// What an earlier run wrote: fio's blocks or stortest's, of
+		// any generation.
+		if iogen.IsFioBlock(u.Buf) {
+			err = s.ver.CheckFio(u.Buf, u.Offset, int(s.job.MinBlockSize()))
+		} else {
+			err = s.ver.CheckWritten(u.Buf, u.Offset)
+		}
 	case s.verifying:
 		err = s.ver.Check(u.Buf, u.Offset, s.seed+s.gen)
 	case !s.job.RW.Writes() && !s.job.NoVerifyPhase:

@@ -3,13 +3,13 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 	"stortest.dev/workload/iogen"
 
@@ -75,7 +75,7 @@ func TestVerifyOverwrittenByAnotherJob(t *testing.T) {
 	jobs, err := parseFile(strings.NewReader(text), "x.fio")
 	require.NoError(t, err)
 	assert.Equal(t, []string{workload.FioMultipleWriters}, jobs[0].Warnings())
-	if fio, err := exec.LookPath("fio"); err == nil {
+	if fio, err := testenv.FioPath(); err == nil {
 		_, out := fioOn(t, fio, text, "--output-format=json")
 		assert.Contains(t, out, "fio: "+workload.FioMultipleWriters+"\n", "fio 3.33's notice")
 	}

@@ -1,17 +1,36 @@
 // Package jobtest holds what the tests of workload's sub-packages share:
-// reading fio jobs with fiojob.Parse, walking decoded JSON, and measures
-// of written data. Only tests import it.
+// reading fio jobs with fiojob.Parse and back from fiojob.Format, running
+// the installed fio on a job file, walking decoded JSON, and measures of
+// written data. Only tests import it.
+//
+// It does not import "testing" (nothing below the test API does; see
+// internal/lint): its helpers take a TB, the part of testing.TB they use.
 package jobtest
 
 import (
 	"bytes"
 	"compress/flate"
 	"crypto/sha256"
+	"errors"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
 
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
 )
+
+// TB is the part of testing.TB that jobtest uses.
+type TB interface {
+	Helper()
+	TempDir() string
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
 
 // ParseFile reads a job file's jobs with fiojob.Parse.
 func ParseFile(r io.Reader, name string) ([]workload.Job, error) {
@@ -23,6 +42,60 @@ func ParseFile(r io.Reader, name string) ([]workload.Job, error) {
 func ParseArgs(args []string) ([]workload.Job, error) {
 	jobs, _, err := fiojob.Parse(nil, "", fiojob.Config{Args: args})
 	return jobs, err
+}
+
+// RoundTrip checks that fiojob.Parse reads fiojob.Format(j) back to
+// j.Normalized(): it stops the test (FailNow) when the text does not
+// parse, and reports a difference and continues.
+func RoundTrip(t TB, j workload.Job) {
+	t.Helper()
+	s := fiojob.Format(j)
+	got, err := ParseFile(strings.NewReader(s), "string")
+	if err != nil {
+		t.Fatalf("parseFile(fiojob.Format()): %v\n%s", err, s)
+	}
+	if diff := cmp.Diff([]workload.Job{j.Normalized()}, got); diff != "" {
+		t.Errorf("round trip of\n%s(-want +got):\n%s", s, diff)
+	}
+}
+
+// RoundTripJob returns j as fiojob.Parse reads back what fiojob.Format(j)
+// prints (after the job j waits for, if any); it stops the test
+// (FailNow) when that does not parse.
+func RoundTripJob(t TB, j workload.Job) workload.Job {
+	t.Helper()
+	text := fiojob.Format(j)
+	if j.WaitFor != "" {
+		text = "[" + j.WaitFor + "]\n" + text
+	}
+	back, err := ParseFile(strings.NewReader(text), "back.fio")
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", j.Name, err, text)
+	}
+	return back[len(back)-1]
+}
+
+// FioOn runs the fio at path fio with args, and text as a job file after
+// them when text is not empty, in a temporary directory, and returns
+// whether fio succeeded and what it printed. It stops the test (FailNow)
+// when fio does not run.
+func FioOn(t TB, fio, text string, args ...string) (bool, string) {
+	t.Helper()
+	if text != "" {
+		f := filepath.Join(t.TempDir(), "j.fio")
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatalf("%v", err)
+		}
+		args = append(args, f)
+	}
+	cmd := exec.Command(fio, args...)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("%v", err)
+	}
+	return err == nil, string(out)
 }
 
 // Norm returns the jobs normalized.
@@ -70,18 +143,20 @@ func DupFraction(data []byte) float64 {
 	return float64(dups) / float64(len(data)/4096)
 }
 
-// FlateRatio is the DEFLATE-compressed size over the size.
-func FlateRatio(data []byte) (float64, error) {
+// FlateRatio is the DEFLATE-compressed size over the size; it stops the
+// test (FailNow) when the compressor fails.
+func FlateRatio(t TB, data []byte) float64 {
+	t.Helper()
 	var b bytes.Buffer
 	w, err := flate.NewWriter(&b, 6)
+	if err == nil {
+		_, err = w.Write(data)
+	}
+	if err == nil {
+		err = w.Close()
+	}
 	if err != nil {
-		return 0, err
+		t.Fatalf("flate: %v", err)
 	}
-	if _, err := w.Write(data); err != nil {
-		return 0, err
-	}
-	if err := w.Close(); err != nil {
-		return 0, err
-	}
-	return float64(b.Len()) / float64(len(data)), nil
+	return float64(b.Len()) / float64(len(data))
 }
