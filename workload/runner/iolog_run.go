@@ -179,21 +179,6 @@ func (s *ioSource) ungetReplay() {
 	s.moved -= r.io.Len
 }
 
-// iologOpAct is the log's action for an engine operation.
-func iologOpAct(op engines.Op) workload.IOLogAct {
-	switch op {
-	case engines.OpWrite:
-		return workload.LogWrite
-	case engines.OpTrim:
-		return workload.LogTrim
-	case engines.OpFsync:
-		return workload.LogSync
-	case engines.OpFdatasync:
-		return workload.LogDatasync
-	}
-	return workload.LogRead
-}
-
 // logIO writes u's I/O to the write_iolog, after a close and an open
 // when it starts a new phase: fio closes and reopens the file for each
 // pass (loops) and before each verify pass.
@@ -208,7 +193,7 @@ func (w *worker) logIO(u *engines.Unit) {
 		w.iolog.FileAct(u.Start, workload.LogOpen)
 	}
 	w.iolog.SetFile(u.File)
-	w.iolog.IO(u.Start, iologOpAct(u.Op), u.Offset, int64(len(u.Buf)))
+	w.iolog.IO(u.Start, u.Op.IOLogAct(), u.Offset, int64(len(u.Buf)))
 }
 
 // iologFiles are the names write_iolog gives the clone's files: its

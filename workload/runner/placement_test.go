@@ -91,7 +91,7 @@ func TestFioMoreErrors(t *testing.T) {
 		{"[a]\nverify=pattern\n", "t.fio:2: job \"a\": verify: verify=pattern needs verify_pattern"},
 		{"[a]\nioengine=e4defrag\n", "t.fio:2: job \"a\": ioengine: fio ioengine e4defrag is not supported by stortest"},
 		{"[a]\ndonorname=x\n", "t.fio:2: job \"a\": fio option donorname (ioengine e4defrag) is not supported by stortest"},
-		{"[a]\nport=8888\n", "t.fio:2: job \"a\": fio option port (ioengine net, netsplice or rdma) is not supported by stortest"},
+		{"[a]\nport=8888\n", "t.fio:2: job \"a\": port: ioengine=psync does not take it (only net)"},
 		{"[a]\ncmdprio_percentage=20\n", "t.fio:2: job \"a\": cmdprio_percentage: ioengine=psync does not take the cmdprio options (only libaio, io_uring)"},
 		{"[a]\nrandom_generator=mt\n", "unknown random_generator \"mt\""},
 	} {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"stortest.dev/fio"
 	"strings"
 	"syscall"
 	"testing"
@@ -268,7 +269,7 @@ func TestLogPrio(t *testing.T) {
 	assert.Contains(t, fiojob.Format(jobs[0]), "log_prio=1\n")
 	_, err = Run(context.Background(), jobs[0], workload.Options{})
 	require.NoError(t, err)
-	b, err := os.ReadFile(LogFileName(prefix, "clat", 1, false))
+	b, err := os.ReadFile(fio.LogFileName(prefix, "clat", 1, false))
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	require.Len(t, lines, 16)
