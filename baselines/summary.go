@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"stortest.dev/internal/human"
+	"stortest.dev/workload/fiojob"
 )
 
 // WriteSummary writes a human summary of b: where and what ran, then per
@@ -52,7 +53,7 @@ func (b *Baseline) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(&s, "  runs: %d in %d sessions, %s to %s\n", len(b.Runs), len(b.Sessions()),
 			first.Format("2006-01-02T15:04:05Z07:00"), last.Format("2006-01-02T15:04:05Z07:00"))
 	}
-	job := strings.Split(strings.TrimSpace(b.Job.String()), "\n")
+	job := strings.Split(strings.TrimSpace(fiojob.Format(b.Job)), "\n")
 	if len(job) > 0 {
 		job = job[1:] // the [name] header
 	}

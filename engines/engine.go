@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"stortest.dev/fio"
 )
 
 // Op is the operation of one I/O unit.
@@ -20,6 +22,21 @@ const (
 )
 
 var opNames = [...]string{"read", "write", "fsync", "fdatasync", "trim"}
+
+// IOLogAct is the operation's action in fio's I/O log (write_iolog).
+func (o Op) IOLogAct() fio.IOLogAct {
+	switch o {
+	case OpWrite:
+		return fio.LogWrite
+	case OpTrim:
+		return fio.LogTrim
+	case OpFsync:
+		return fio.LogSync
+	case OpFdatasync:
+		return fio.LogDatasync
+	}
+	return fio.LogRead
+}
 
 func (o Op) String() string {
 	if int(o) < len(opNames) {

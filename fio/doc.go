@@ -2,7 +2,10 @@
 // stortest: the value syntax of fio's options (sizes, times, booleans,
 // with one reading of every size suffix, fio 3.33's), the job-file lexer
 // (ParseJobFile and Lexer: sections, options with their file and line,
-// include, ${NAME}), every fio 3.33 option name (IsOption), and the one
+// include, ${NAME}), every fio 3.33 option name (IsOption), the values
+// with a syntax of their own (Distribution, ParseVerifyPattern,
+// ParseBufferPattern, ParseCPUList), fio's I/O log (version 2 and 3:
+// ReadIOLog, LoadIOLog, IOLogWriter), and the one
 // reader of fio's JSON output (leading text skipped, nan and inf read as
 // null). What an option means is not this package's: workload applies
 // the options it takes to a Job.

@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"errors"
 	"math"
 	"math/bits"
 	"strconv"
@@ -232,3 +233,17 @@ func FormatBool(b bool) string {
 	}
 	return "0"
 }
+
+// ErrUnsupported matches what fio reads but stortest does not (zones per
+// direction, a verify pattern with the offset): the values of fio's
+// syntax that this package refuses rather than reads differently.
+// Package workload's ErrUnsupported is this one.
+var ErrUnsupported = errors.New("workload: not supported by stortest")
+
+// unsupportedError is the error of a value stortest does not read.
+type unsupportedError struct{ what string }
+
+func (e *unsupportedError) Error() string { return e.what + " is not supported by stortest" }
+func (e *unsupportedError) Unwrap() error { return ErrUnsupported }
+
+func unsupported(what string) error { return &unsupportedError{what} }

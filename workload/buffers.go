@@ -2,7 +2,8 @@ package workload
 
 import (
 	"fmt"
-	"strings"
+
+	"stortest.dev/fio"
 )
 
 // Buffers are fio's options about what a job's writes carry; Job
@@ -59,7 +60,7 @@ type Buffers struct {
 // validateBuffers checks Buffers' fields of the normalized job: the
 // option and why, or "".
 func (j *Job) validateBuffers() (string, string) {
-	if _, err := ParseBufferPattern(j.BufferPattern); err != nil {
+	if _, err := fio.ParseBufferPattern(j.BufferPattern); err != nil {
 		return "buffer_pattern", err.Error()
 	}
 	switch {
@@ -99,51 +100,4 @@ func (j *Job) DedupeSetPercent() int {
 		return 5 // fio's default
 	}
 	return j.DedupeWorkingSetPercent
-}
-
-// buffersString prints Buffers' options in job-file syntax, for
-// Job.String.
-func (j *Job) buffersString() string {
-	var b strings.Builder
-	if j.BufferPattern != "" {
-		fmt.Fprintf(&b, "buffer_pattern=%s\n", j.BufferPattern)
-	}
-	if j.ZeroBuffers {
-		b.WriteString("zero_buffers=1\n")
-	}
-	if j.RefillBuffers {
-		b.WriteString("refill_buffers=1\n")
-	}
-	if j.NoScramble {
-		b.WriteString("scramble_buffers=0\n")
-	}
-	if j.BufferCompress != 0 {
-		fmt.Fprintf(&b, "buffer_compress_percentage=%d\n", j.BufferCompress)
-	}
-	if j.CompressChunk != 0 {
-		fmt.Fprintf(&b, "buffer_compress_chunk=%d\n", max(j.CompressChunk, 0))
-	}
-	if j.DedupePercentage != 0 {
-		fmt.Fprintf(&b, "dedupe_percentage=%d\n", j.DedupePercentage)
-	}
-	if j.DedupeWorkingSet {
-		b.WriteString("dedupe_mode=working_set\n")
-	}
-	if j.DedupeWorkingSetPercent != 0 {
-		fmt.Fprintf(&b, "dedupe_working_set_percentage=%d\n", j.DedupeWorkingSetPercent)
-	}
-	if j.DedupeGlobal {
-		b.WriteString("dedupe_global=1\n")
-	}
-	return b.String()
-}
-
-// ParseBufferPattern parses fio's buffer_pattern syntax: 0x-hexadecimal
-// byte strings, "double-quoted" text and decimal numbers (-2^31 to
-// 2^31-1, written little endian in as few bytes as hold them, one zero
-// byte for 0), concatenated in any order, at most 512 bytes. fio's
-// 'filename' (a pattern read from a file) is not supported. "" returns
-// nil.
-func ParseBufferPattern(s string) ([]byte, error) {
-	return parsePattern(s, true)
 }

@@ -2,9 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 
 	"stortest.dev/latency"
 )
@@ -37,7 +34,8 @@ func (c *CmdPrio) On() bool {
 	return c.Percentage != [2]int{} || len(c.BSSplit[0]) > 0 || len(c.BSSplit[1]) > 0
 }
 
-func (c *CmdPrio) isZero() bool {
+// IsZero reports whether no cmdprio option is set.
+func (c *CmdPrio) IsZero() bool {
 	return !c.On() && c.Class == [2]int{} && c.Level == [2]int{}
 }
 
@@ -47,53 +45,9 @@ func IOPrio(class, level int) uint16 { return uint16(class<<13 | level) }
 // prioOf returns the class and level of ioprio value p.
 func PrioOf(p uint16) (class, level int) { return int(p >> 13), int(p & 0x1fff) }
 
-// cmdprioString is the job-file text of the cmdprio options.
-func (c *CmdPrio) String() string {
-	if c.isZero() {
-		return ""
-	}
-	var b strings.Builder
-	pair := func(k string, v [2]int) {
-		if v == [2]int{} {
-			return
-		}
-		s := strconv.Itoa(v[0])
-		if v[1] != v[0] {
-			s += "," + strconv.Itoa(v[1])
-		}
-		b.WriteString(k + "=" + s + "\n")
-	}
-	pair("cmdprio_percentage", c.Percentage)
-	pair("cmdprio_class", c.Class)
-	pair("cmdprio", c.Level)
-	if len(c.BSSplit[0]) > 0 || len(c.BSSplit[1]) > 0 {
-		var lists [2]string
-		for d := range 2 {
-			var e []string
-			for _, s := range c.BSSplit[d] {
-				x := FormatSize(s.Size) + "/" + strconv.Itoa(s.Percent)
-				if s.Class >= 0 {
-					x += "/" + strconv.Itoa(s.Class)
-					if s.Level >= 0 {
-						x += "/" + strconv.Itoa(s.Level)
-					}
-				}
-				e = append(e, x)
-			}
-			lists[d] = strings.Join(e, ":")
-		}
-		v := lists[0]
-		if lists[1] != lists[0] {
-			v += "," + lists[1]
-		}
-		b.WriteString("cmdprio_bssplit=" + v + "\n")
-	}
-	return b.String()
-}
-
 // validate returns the option at fault and why, or "".
 func (c *CmdPrio) validate(engine string) (option, reason string) {
-	if c.isZero() {
+	if c.IsZero() {
 		return "", ""
 	}
 	if engine != "libaio" && engine != "io_uring" {
@@ -127,27 +81,4 @@ func (c *CmdPrio) validate(engine string) (option, reason string) {
 type PrioStats struct {
 	Class, Level int
 	Clat, Lat    *latency.Histogram
-}
-
-// MergePrios adds o's per-priority stats to s's, matching priorities; a
-// priority s lacks goes after s's, as fio 3.33 sums its clat_prio arrays.
-func MergePrios(s, o []PrioStats) []PrioStats {
-	for _, x := range o {
-		i := slices.IndexFunc(s, func(y PrioStats) bool { return y.Class == x.Class && y.Level == x.Level })
-		if i < 0 {
-			s = append(s, PrioStats{Class: x.Class, Level: x.Level, Clat: x.Clat.Clone(), Lat: x.Lat.Clone()})
-			continue
-		}
-		_ = s[i].Clat.Merge(x.Clat)
-		_ = s[i].Lat.Merge(x.Lat)
-	}
-	return s
-}
-
-func ClonePrios(s []PrioStats) []PrioStats {
-	out := make([]PrioStats, len(s))
-	for i, x := range s {
-		out[i] = PrioStats{Class: x.Class, Level: x.Level, Clat: x.Clat.Clone(), Lat: x.Lat.Clone()}
-	}
-	return out
 }

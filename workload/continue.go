@@ -2,8 +2,6 @@ package workload
 
 import (
 	"fmt"
-
-	"golang.org/x/sys/unix"
 )
 
 // ContinueOn is fio's continue_on_error: the failures a job keeps running
@@ -75,21 +73,4 @@ func (c *ContinueOn) UnmarshalText(b []byte) error {
 	}
 	*c = v
 	return nil
-}
-
-// Continues reports whether a job continues after an I/O in direction d
-// failed with errno, under fio's rules.
-func (c ContinueOn) Continues(d Dir, errno int) bool {
-	var class ContinueOn
-	switch {
-	case errno == int(unix.EILSEQ):
-		class = ContinueVerify
-	case errno != int(unix.EIO):
-		return false // fatal, as fio treats every errno but EIO and EILSEQ
-	case d == DirRead:
-		class = ContinueRead
-	default:
-		class = ContinueWrite
-	}
-	return c&class != 0
 }

@@ -1,13 +1,12 @@
 package workload
 
 import (
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"stortest.dev/fio"
 	"stortest.dev/internal/kernelfs"
 )
 
@@ -26,70 +25,6 @@ type CPUs struct {
 	CPUsSplit bool `json:"cpus_allowed_policy_split,omitempty"`
 }
 
-// maxCPUs is the largest CPU number + 1 a list may name: the kernel's
-// CPU_SETSIZE, fio's FIO_MAX_CPUS.
-const maxCPUs = 1024
-
-// ParseCPUList reads a cpus_allowed list as fio 3.33 does: comma-separated
-// CPUs and ranges a-b, each number read as C's atoi reads it (leading
-// digits, else 0), an empty entry ending the list. It returns the CPUs
-// in order, once each.
-func ParseCPUList(s string) ([]int, error) {
-	var cpus []int
-	for _, e := range strings.Split(strings.TrimSpace(s), ",") {
-		if e == "" {
-			break
-		}
-		lo, hi := e, ""
-		if a, b, ok := strings.Cut(e, "-"); ok {
-			lo, hi = a, b
-			if i := strings.IndexByte(hi, '-'); i >= 0 {
-				hi = hi[:i] // fio takes the last non-empty part; "a-b-" is a-b
-			}
-		}
-		a := atoi(lo)
-		b := a
-		if hi != "" {
-			b = atoi(hi)
-		}
-		for c := a; c <= b; c++ {
-			if c >= maxCPUs {
-				return nil, fmt.Errorf("CPU %d: at most %d CPUs", c, maxCPUs)
-			}
-			cpus = append(cpus, c)
-		}
-	}
-	slices.Sort(cpus)
-	return slices.Compact(cpus), nil
-}
-
-// atoi is C's atoi on the non-negative numbers of a CPU list: the leading
-// digits after blanks, 0 without any.
-func atoi(s string) int {
-	s = strings.TrimLeft(s, " \t")
-	n := 0
-	for i := 0; i < len(s) && s[i] >= '0' && s[i] <= '9' && n < maxCPUs; i++ {
-		n = n*10 + int(s[i]-'0')
-	}
-	return n
-}
-
-// CPUsFor returns the CPUs of the run's thread n (0-based, fio's
-// numbering), or nil when the job leaves affinity alone.
-func (j *Job) CPUsFor(n int) []int {
-	if j.CPUsAllowed == "" {
-		return nil
-	}
-	cpus, err := ParseCPUList(j.CPUsAllowed)
-	if err != nil || len(cpus) == 0 {
-		return cpus
-	}
-	if j.CPUsSplit {
-		return []int{cpus[n%len(cpus)]}
-	}
-	return cpus
-}
-
 // validateCPUs checks CPUs' fields: the option and why, or "".
 func (j *Job) validateCPUs() (string, string) {
 	if j.CPUsAllowed == "" {
@@ -98,27 +33,16 @@ func (j *Job) validateCPUs() (string, string) {
 		}
 		return "", ""
 	}
-	if _, err := ParseCPUList(j.CPUsAllowed); err != nil {
+	if _, err := fio.ParseCPUList(j.CPUsAllowed); err != nil {
 		return "cpus_allowed", err.Error()
 	}
 	return "", ""
 }
 
-// cpusString prints CPUs' options in job-file syntax, for Job.String.
-func (j *Job) cpusString() string {
-	var b strings.Builder
-	if j.CPUsAllowed != "" {
-		b.WriteString("cpus_allowed=" + j.CPUsAllowed + "\n")
-	}
-	if j.CPUsSplit {
-		b.WriteString("cpus_allowed_policy=split\n")
-	}
-	return b.String()
-}
-
 // ConfiguredCPUs is the number of CPUs configured, as fio counts them
 // (sysconf(_SC_NPROCESSORS_CONF): the highest possible CPU + 1), or
-// the ones this process may use when that cannot be read.
+// the ones this process may use when that cannot be read. The parser
+// ($ncpus) and the runner (cpus_allowed) both need it.
 func ConfiguredCPUs() int {
 	s, err := kernelfs.ReadString(kernelfs.Default().SysPath("devices", "system", "cpu", "possible"))
 	if err == nil {

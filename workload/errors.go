@@ -3,11 +3,14 @@ package workload
 import (
 	"errors"
 	"strings"
+
+	"stortest.dev/fio"
 )
 
 // ErrUnsupported matches what stortest does not do: an fio option, engine
-// or value it refuses rather than runs differently.
-var ErrUnsupported = errors.New("workload: not supported by stortest")
+// or value it refuses rather than runs differently. It is package fio's,
+// whose value parsers refuse such values too.
+var ErrUnsupported = fio.ErrUnsupported
 
 // msgError is an error with its own message that matches a sentinel.
 type msgError struct {
@@ -45,5 +48,5 @@ func NewMsgError(msg string, is error) error { return &msgError{msg, is} }
 func Classified(err error) bool {
 	var me *msgError
 	var ve *valueError
-	return errors.As(err, &me) || errors.As(err, &ve)
+	return errors.As(err, &me) || errors.As(err, &ve) || errors.Is(err, ErrUnsupported)
 }

@@ -306,19 +306,6 @@ func (j *Job) validateMultiFile() error {
 	return nil
 }
 
-// multiFileString prints MultiFile's options in job-file syntax, for
-// Job.String.
-func (j *Job) multiFileString() string {
-	var b strings.Builder
-	if j.FileService != (FileService{}) {
-		b.WriteString("file_service_type=" + j.FileService.String() + "\n")
-	}
-	if j.OpenFiles != 0 {
-		b.WriteString("openfiles=" + strconv.Itoa(j.OpenFiles) + "\n")
-	}
-	return b.String()
-}
-
 func contains(s []string, v string) bool {
 	for _, x := range s {
 		if x == v {

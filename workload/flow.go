@@ -2,8 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -39,21 +37,6 @@ const MaxFlowWeight = 1000
 // maxFlowValue bounds flow_id and flow_sleep: fio keeps them in 32-bit
 // unsigned ints.
 const MaxFlowValue = 1<<32 - 1
-
-// String is the job-file text of the flow options not at their default.
-func (f *Flow) String() string {
-	var b strings.Builder
-	if f.Weight != 0 {
-		b.WriteString("flow=" + strconv.Itoa(f.Weight) + "\n")
-	}
-	if f.ID != 0 {
-		b.WriteString("flow_id=" + strconv.FormatInt(f.ID, 10) + "\n")
-	}
-	if f.Sleep != 0 {
-		b.WriteString("flow_sleep=" + strconv.FormatInt(int64(f.Sleep/time.Microsecond), 10) + "\n")
-	}
-	return b.String()
-}
 
 // validate checks the flow options: the fio option at fault and why, or "".
 func (f *Flow) validate() (option, reason string) {

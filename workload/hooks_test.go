@@ -11,4 +11,5 @@ func init() {
 	workload.ParseJobs = func(r io.Reader, name string, args []string) ([]workload.Job, *workload.FioGiven, error) {
 		return fiojob.Parse(r, name, fiojob.Config{Args: args})
 	}
+	workload.FormatJob = fiojob.Format
 }

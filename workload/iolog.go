@@ -2,12 +2,12 @@ package workload
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
+
+	"stortest.dev/fio"
 )
 
 // IOLogs are fio's options that record a job's I/O to a log and replay
-// a log (iologfmt.go has the format); Job embeds it, so the fields read
+// a log (package fio reads and writes the format); Job embeds it, so the fields read
 // as Job's.
 type IOLogs struct {
 	// WriteIOLog is fio's write_iolog: every I/O the job issues, in
@@ -67,66 +67,22 @@ func (j *Job) validateIOLog() (string, string) {
 	return "", ""
 }
 
-// iologString prints IOLogs's options in job-file syntax, for
-// Job.String.
-func (j *Job) iologString() string {
-	var b strings.Builder
-	str := func(k, v string) {
-		if v != "" {
-			b.WriteString(k + "=" + v + "\n")
-		}
-	}
-	num := func(k string, v int64) {
-		if v != 0 {
-			b.WriteString(k + "=" + strconv.FormatInt(v, 10) + "\n")
-		}
-	}
-	str("write_iolog", j.WriteIOLog)
-	str("read_iolog", strings.ReplaceAll(j.ReadIOLog, ":", `\:`))
-	if j.ReplayNoStall {
-		b.WriteString("replay_no_stall=1\n")
-	}
-	str("replay_redirect", j.ReplayRedirect)
-	num("replay_scale", j.ReplayScale)
-	num("replay_align", j.ReplayAlign)
-	num("replay_time_scale", int64(j.ReplayTimeScale))
-	if j.ReplaySkip != 0 {
-		var w []string
-		for _, s := range ReplaySkipNames {
-			if j.ReplaySkip&s.Bits != 0 {
-				w = append(w, s.Name)
-			}
-		}
-		str("replay_skip", strings.Join(w, ","))
-	}
-	return b.String()
-}
+// IOLogAct is one action of an I/O log line (fio.IOLogAct).
+type IOLogAct = fio.IOLogAct
 
-// IOLogAct is one action of an I/O log line.
-type IOLogAct uint8
-
+// The actions, as fio's I/O log names them.
 const (
-	LogAdd      IOLogAct = iota // add the file to the trace
-	LogOpen                     // open the file
-	LogClose                    // close the file
-	LogRead                     // read LENGTH bytes at OFFSET
-	LogWrite                    // write LENGTH bytes at OFFSET
-	LogTrim                     // trim LENGTH bytes at OFFSET
-	LogSync                     // fsync the file
-	LogDatasync                 // fdatasync the file
-	LogWait                     // wait OFFSET µs (version 2 only)
-	NumIOLogActs
+	LogAdd       = fio.LogAdd
+	LogOpen      = fio.LogOpen
+	LogClose     = fio.LogClose
+	LogRead      = fio.LogRead
+	LogWrite     = fio.LogWrite
+	LogTrim      = fio.LogTrim
+	LogSync      = fio.LogSync
+	LogDatasync  = fio.LogDatasync
+	LogWait      = fio.LogWait
+	NumIOLogActs = fio.NumIOLogActs
 )
 
 // IOLogActs are the actions' names in the log.
-var IOLogActs = [NumIOLogActs]string{"add", "open", "close", "read", "write", "trim", "sync", "datasync", "wait"}
-
-func (a IOLogAct) String() string {
-	if a < NumIOLogActs {
-		return IOLogActs[a]
-	}
-	return "IOLogAct(" + strconv.Itoa(int(a)) + ")"
-}
-
-// IsFileAct reports whether the action takes no offset and length.
-func (a IOLogAct) IsFileAct() bool { return a <= LogClose }
+var IOLogActs = fio.IOLogActs

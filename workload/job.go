@@ -1,6 +1,6 @@
 // Package workload describes storage workloads the way fio does: the Job
 // (fio's options under Go names, in sub-structs named for what they hold),
-// its defaults, validation and fio job-file printing, and the Result of a
+// its defaults and validation, and the Result of a
 // run with its per-second series. Package workload/fiojob reads fio's job
 // files and command lines, package workload/iogen makes the per-I/O
 // decisions, package workload/runner runs jobs and package workload/fioout
@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"stortest.dev/engines"
+	"stortest.dev/fio"
 	"stortest.dev/latency"
 	"stortest.dev/steady"
 )
@@ -212,7 +213,7 @@ type BlockSizeSplit struct {
 // Job describes one workload with fio's options under Go names. The zero
 // value of a field means fio's default (see Normalized); Parse returns
 // normalized jobs. A Job validates (Validate), prints as a fio job file
-// (String, which Parse reads back to the same Job) and marshals to
+// (fiojob.Format, which Parse reads back to the same Job) and marshals to
 // deterministic JSON (MarshalJSON): it is stored in baselines so that runs
 // compare like with like.
 type Job struct {
@@ -754,8 +755,8 @@ func (j *Job) Validate() error {
 		if err := wj.validateBlockSizes(); err != nil {
 			return &FieldError{Job: j.Name, Field: err.field, Reason: "write: " + err.reason}
 		}
-		rk, _ := n.BlocksOf().option()
-		wk, _ := w.option()
+		rk := n.BlocksOf().Option()
+		wk := w.Option()
 		switch {
 		case !n.RW.Mixed():
 			return bad(rk, "write block sizes of their own are for jobs that read and write (rw, randrw), not rw=%s", n.RW)
@@ -868,7 +869,7 @@ func (j *Job) Validate() error {
 	if n.Verify == VerifyPatternKind && n.VerifyPattern == "" {
 		return bad("verify", "verify=pattern needs verify_pattern")
 	}
-	if _, err := ParseVerifyPattern(n.VerifyPattern); err != nil {
+	if _, err := fio.ParseVerifyPattern(n.VerifyPattern); err != nil {
 		return bad("verify_pattern", "%v", err)
 	}
 	if !n.ContinueOnError.valid() {
@@ -1002,147 +1003,6 @@ func checkChars(s string) string {
 	return ""
 }
 
-// String prints the job as a fio job-file section that Parse reads back
-// to j.Normalized(). Options at their default are left out, except
-// ioengine, rw and the block size.
-func (j Job) String() string {
-	n := j.Normalized()
-	var b strings.Builder
-	kv := func(k, v string) { b.WriteString(k + "=" + v + "\n") }
-	if n.Section != "" {
-		b.WriteString("[" + n.Section + "]\n")
-		kv("name", n.Name)
-	} else {
-		b.WriteString("[" + n.Name + "]\n")
-	}
-	str := func(k, v string) {
-		if v != "" {
-			kv(k, v)
-		}
-	}
-	flag := func(k string, on bool) {
-		if on {
-			kv(k, "1")
-		}
-	}
-	num := func(k string, v, def int64) {
-		if v != def {
-			kv(k, strconv.FormatInt(v, 10))
-		}
-	}
-	dur := func(k string, d time.Duration) {
-		if d != 0 {
-			kv(k, FormatTime(d))
-		}
-	}
-	str("description", n.Description)
-	str("filename", strings.ReplaceAll(n.Filename, ":", `\:`))
-	flag("allow_mounted_write", n.AllowMountedWrite)
-	kv("ioengine", n.Engine)
-	kv("rw", n.rwString())
-	num("rwmixread", int64(n.RWMixRead), DefaultRWMixRead)
-	k, v := n.BlocksOf().option()
-	if w := n.WriteBlocks; w != nil {
-		_, wv := w.option() // the same option: Validate checks it
-		v += "," + wv
-	}
-	kv(k, v)
-	num("iodepth", int64(n.IODepth), 1)
-	num("iodepth_batch_submit", int64(n.IODepthBatch), 1)
-	num("iodepth_batch_complete_min", int64(n.IODepthBatchCompleteMin), 1)
-	num("iodepth_batch_complete_max", int64(n.IODepthBatchCompleteMax), 0)
-	num("iodepth_low", int64(n.IODepthLow), 0)
-	num("numjobs", int64(n.NumJobs), 1)
-	if n.Size != 0 {
-		kv("size", FormatSize(n.Size))
-	}
-	if n.Offset != 0 {
-		kv("offset", FormatSize(n.Offset))
-	}
-	flag("direct", n.Direct)
-	dur("runtime", n.Runtime)
-	flag("time_based", n.TimeBased)
-	dur("ramp_time", n.RampTime)
-	num("loops", int64(n.Loops), 1)
-	if n.RateIOPS != [3]int{} {
-		kv("rate_iops", formatTriple([3]int64{int64(n.RateIOPS[0]), int64(n.RateIOPS[1]), int64(n.RateIOPS[2])}, strconv.FormatInt))
-	}
-	if n.Rate != [3]int64{} {
-		kv("rate", formatTriple(n.Rate, func(v int64, _ int) string { return FormatSize(v) }))
-	}
-	num("fsync", int64(n.FsyncEvery), 0)
-	flag("norandommap", n.NoRandomMap)
-	if !*n.RandRepeat {
-		kv("randrepeat", "0")
-	}
-	if n.RandSeed != 0 {
-		kv("randseed", strconv.FormatUint(n.RandSeed, 10))
-	}
-	if n.RandomDistribution != (Distribution{}) {
-		kv("random_distribution", n.RandomDistribution.String())
-	}
-	if n.Verify != VerifyNone {
-		kv("verify", n.Verify.String())
-	}
-	str("verify_pattern", n.VerifyPattern)
-	b.WriteString(n.moreString())
-	b.WriteString(n.extraString())
-	b.WriteString(n.cpusString())
-	b.WriteString(n.enginesString())
-	b.WriteString(n.multiFileString())
-	b.WriteString(n.netString())
-	b.WriteString(n.submitString())
-	b.WriteString(n.filesString())
-	b.WriteString(n.iologString())
-	b.WriteString(n.latencyString())
-	b.WriteString(n.buffersString())
-	if n.ContinueOnError != ContinueNone {
-		kv("continue_on_error", n.ContinueOnError.String())
-	}
-	flag("hipri", n.Hipri)
-	flag("fixedbufs", n.FixedBufs)
-	flag("registerfiles", n.RegisterFiles)
-	flag("sqthread_poll", n.SQThreadPoll)
-	flag("nowait", n.NoWait)
-	if !slices.Equal(n.PercentileList, DefaultPercentiles) {
-		parts := make([]string, len(n.PercentileList))
-		for i, p := range n.PercentileList {
-			parts[i] = strconv.FormatFloat(p, 'g', -1, 64)
-		}
-		kv("percentile_list", strings.Join(parts, ":"))
-	}
-	flag("lat_percentiles", n.LatPercentiles)
-	flag("slat_percentiles", n.SlatPercentiles)
-	str("write_hist_log", n.WriteHistLog)
-	num("log_hist_msec", int64(n.LogHistMsec), 0)
-	if n.SS != "" && !(n.SS == DefaultSS && n.SSDur > 0) {
-		kv("steadystate", n.SS)
-	}
-	dur("ss_dur", n.SSDur)
-	dur("ss_ramp", n.SSRamp)
-	b.WriteString(n.reportingString())
-	return b.String()
-}
-
-// formatTriple prints a per-direction (read, write, trim) value in fio's
-// shortest syntax: "v" when all three are equal, "r,w" when trim equals
-// write, else "r,w,t"; zeros print empty ("100," limits reads only).
-func formatTriple(v [3]int64, f func(int64, int) string) string {
-	s := func(x int64) string {
-		if x == 0 {
-			return ""
-		}
-		return f(x, 10)
-	}
-	switch {
-	case v[0] == v[1] && v[1] == v[2]:
-		return s(v[0])
-	case v[1] == v[2] && v[2] != 0:
-		return s(v[0]) + "," + s(v[1])
-	}
-	return s(v[0]) + "," + s(v[1]) + "," + s(v[2])
-}
-
 // jobJSON is Job without its methods, so MarshalJSON can use the default
 // encoding.
 type jobJSON Job
@@ -1158,4 +1018,13 @@ func (j *Job) Percentiles() []float64 {
 		return DefaultPercentiles
 	}
 	return j.PercentileList
+}
+
+// splitmix is SplitMix64's finalizer: a bijective 64-bit mix used to
+// derive independent seeds.
+func SplitMix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }

@@ -247,8 +247,8 @@ func TestValidate(t *testing.T) {
 
 func TestJobStringGolden(t *testing.T) {
 	j := fullJob()
-	golden(t, "full.fio", []byte(j.String()))
-	golden(t, "defaults.fio", []byte(Job{Name: "defaults"}.String()))
+	golden(t, "full.fio", []byte(FormatJob(j)))
+	golden(t, "defaults.fio", []byte(FormatJob(Job{Name: "defaults"})))
 }
 
 func TestJobJSON(t *testing.T) {

@@ -2,9 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
-	"syscall"
 	"time"
 )
 
@@ -60,28 +57,6 @@ func (j *Job) validateLatency() (string, string) {
 	return "", ""
 }
 
-// latencyString prints LatencyLimits's options in job-file syntax, for
-// Job.String.
-func (j *Job) latencyString() string {
-	var b strings.Builder
-	if j.LatencyTarget > 0 {
-		fmt.Fprintf(&b, "latency_target=%s\n", FormatTime(j.LatencyTarget))
-	}
-	if j.LatencyWindow > 0 {
-		fmt.Fprintf(&b, "latency_window=%s\n", FormatTime(j.LatencyWindow))
-	}
-	if j.LatencyPercentile > 0 && j.LatencyPercentile != 100 {
-		fmt.Fprintf(&b, "latency_percentile=%s\n", strconv.FormatFloat(j.LatencyPercentile, 'g', -1, 64))
-	}
-	if j.LatencyRun {
-		b.WriteString("latency_run=1\n")
-	}
-	if j.MaxLatency != [NumDirs]time.Duration{} {
-		fmt.Fprintf(&b, "max_latency=%s,%s,%s\n", FormatTime(j.MaxLatency[0]), FormatTime(j.MaxLatency[1]), FormatTime(j.MaxLatency[2]))
-	}
-	return b.String()
-}
-
 // latencyPercentile is the percentile the search holds the target to.
 func (j *Job) TargetPercentile() float64 {
 	if j.LatencyPercentile == 0 {
@@ -89,26 +64,3 @@ func (j *Job) TargetPercentile() float64 {
 	}
 	return j.LatencyPercentile
 }
-
-// LatencyError is the failure of an I/O whose latency exceeded
-// max_latency (or, at depth 1 with latency_percentile=100, the
-// latency_target): fio's "max latency exceeded", errno ETIMEDOUT.
-type LatencyError struct {
-	Lat, Max time.Duration
-	File     string
-	Op       string
-	Offset   int64
-	Len      int
-}
-
-func (e *LatencyError) Error() string {
-	return fmt.Sprintf("latency of %d nsec exceeds specified max (%d nsec): %s %s %d %d",
-		int64(e.Lat), int64(e.Max), e.File, e.Op, e.Offset, e.Len)
-}
-
-// Unwrap makes errors.Is(err, syscall.ETIMEDOUT) hold, and the job's
-// error number in fio's JSON 110.
-func (e *LatencyError) Unwrap() error { return syscall.ETIMEDOUT }
-
-// noMaxLatency is MaxLatency unset.
-var NoMaxLatency [NumDirs]time.Duration

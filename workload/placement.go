@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"os"
-
 	"path/filepath"
-	"stortest.dev/engines"
 	"strconv"
 	"strings"
 	"time"
+
+	"stortest.dev/engines"
 )
 
 // Placement are fio's options about where a job's file is and how much
@@ -121,61 +121,6 @@ func (j *Job) validateMore() (string, string) {
 		}
 	}
 	return "", ""
-}
-
-// moreString prints Placement's and Ordering's options and the verify options beside them
-// in job-file syntax, for Job.String.
-func (j *Job) moreString() string {
-	var b strings.Builder
-	kv := func(k, v string) { b.WriteString(k + "=" + v + "\n") }
-	if j.NoVerifyPhase {
-		kv("do_verify", "0")
-	}
-	if j.VerifyBacklog != 0 {
-		kv("verify_backlog", strconv.FormatInt(j.VerifyBacklog, 10))
-	}
-	if j.VerifyOnly {
-		kv("verify_only", "1")
-	}
-	if j.Directory != "" {
-		kv("directory", strings.ReplaceAll(j.Directory, ":", `\:`))
-	}
-	if j.FilenameFormat != "" {
-		kv("filename_format", j.FilenameFormat)
-	}
-	if j.SizePercent != 0 {
-		kv("size", strconv.Itoa(j.SizePercent)+"%")
-	}
-	if j.OffsetPercent != 0 {
-		kv("offset", strconv.Itoa(j.OffsetPercent)+"%")
-	}
-	if j.OffsetAlign != 0 {
-		kv("offset_align", FormatSize(j.OffsetAlign))
-	}
-	if j.FileSize != 0 {
-		v := FormatSize(j.FileSize)
-		if j.FileSizeMax != 0 {
-			v += "-" + FormatSize(j.FileSizeMax)
-		}
-		kv("filesize", v)
-	}
-	if j.IOSize != 0 {
-		kv("io_size", FormatSize(j.IOSize))
-	}
-	if j.Stonewall {
-		kv("stonewall", "1")
-	}
-	if j.NewGroup {
-		kv("new_group", "1")
-	}
-	if j.WaitFor != "" {
-		kv("wait_for", j.WaitFor)
-	}
-	if j.StartDelay != 0 {
-		kv("startdelay", FormatTime(j.StartDelay))
-	}
-	b.WriteString(j.Flow.String())
-	return b.String()
 }
 
 // dirFile returns name in the job's directory unless it is absolute.

@@ -1,11 +1,8 @@
 package workload
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -125,20 +122,6 @@ type Zones struct {
 	ZoneSkip  int64  `json:"zoneskip,omitempty"`
 }
 
-// rwString prints rw with its modifier, as fio writes it.
-func (j *Job) rwString() string {
-	if j.RWModifier == 0 {
-		return j.RW.String()
-	}
-	if j.RWModifier < 0 {
-		return j.RW.String() + ":-" + FormatSize(-j.RWModifier)
-	}
-	if j.RW.Random() {
-		return j.RW.String() + ":" + strconv.FormatInt(j.RWModifier, 10)
-	}
-	return j.RW.String() + ":" + FormatSize(j.RWModifier)
-}
-
 // validateExtra checks the fields of OffsetPattern, Measurement,
 // RateFloor, Priority, Think, Ending and Zones of the normalized job: the
 // option and why, or "".
@@ -193,74 +176,6 @@ func (j *Job) validateExtra() (string, string) {
 	return "", ""
 }
 
-// extraString prints those options but rw's modifier (see rwString).
-func (j *Job) extraString() string {
-	var b strings.Builder
-	if j.RWSequencer != "" && j.RWSequencer != "sequential" {
-		b.WriteString("rw_sequencer=" + j.RWSequencer + "\n")
-	}
-	if j.BlockAlign != 0 {
-		b.WriteString("blockalign=" + FormatSize(j.BlockAlign) + "\n")
-	}
-	if j.FillDevice {
-		b.WriteString("fill_device=1\n")
-	}
-	if j.ThinkTime != 0 {
-		b.WriteString("thinktime=" + FormatTime(j.ThinkTime) + "\n")
-	}
-	if j.ThinkTimeSpin != 0 {
-		b.WriteString("thinktime_spin=" + FormatTime(j.ThinkTimeSpin) + "\n")
-	}
-	if j.ThinkTimeBlocks > 1 {
-		b.WriteString("thinktime_blocks=" + strconv.Itoa(j.ThinkTimeBlocks) + "\n")
-	}
-	if j.NumberIOs != 0 {
-		b.WriteString("number_ios=" + strconv.FormatInt(j.NumberIOs, 10) + "\n")
-	}
-	if j.ExitAll {
-		b.WriteString("exitall=1\n")
-	}
-	if j.ExitWhat != "" && j.ExitWhat != "group" {
-		b.WriteString("exit_what=" + j.ExitWhat + "\n")
-	}
-	if j.Strided() {
-		b.WriteString("zonemode=strided\nzonesize=" + FormatSize(j.ZoneSize) + "\n")
-		if j.ZoneRange != 0 {
-			b.WriteString("zonerange=" + FormatSize(j.ZoneRange) + "\n")
-		}
-		if j.ZoneSkip != 0 {
-			b.WriteString("zoneskip=" + FormatSize(j.ZoneSkip) + "\n")
-		}
-	}
-	if j.PrioClass != 0 {
-		b.WriteString("prioclass=" + strconv.Itoa(j.PrioClass) + "\nprio=" + strconv.Itoa(j.PrioLevel) + "\n")
-	}
-	if j.RateMin != [3]int64{} {
-		b.WriteString("rate_min=" + formatTriple(j.RateMin, func(v int64, _ int) string { return FormatSize(v) }) + "\n")
-	}
-	if j.RateIOPSMin != [3]int64{} {
-		b.WriteString("rate_iops_min=" + formatTriple(j.RateIOPSMin, strconv.FormatInt) + "\n")
-	}
-	if j.RateCycle != 0 {
-		b.WriteString("rate_cycle=" + strconv.FormatInt(j.RateCycle.Milliseconds(), 10) + "\n")
-	}
-	if j.BWAvgTime != 0 {
-		b.WriteString("bwavgtime=" + strconv.FormatInt(j.BWAvgTime.Milliseconds(), 10) + "\n")
-	}
-	if j.IOPSAvgTime != 0 {
-		b.WriteString("iopsavgtime=" + strconv.FormatInt(j.IOPSAvgTime.Milliseconds(), 10) + "\n")
-	}
-	for _, f := range [...]struct {
-		name string
-		on   bool
-	}{{"disable_lat", j.DisableLat}, {"disable_clat", j.DisableClat}, {"disable_slat", j.DisableSlat}, {"disable_bw_measurement", j.DisableBW}} {
-		if f.on {
-			b.WriteString(f.name + "=1\n")
-		}
-	}
-	return b.String()
-}
-
 // BlockSpec is one direction's block sizes: BlockSize, or a range, or a
 // split (Job's fields of the same names).
 type BlockSpec struct {
@@ -287,24 +202,16 @@ func (j Job) WithBlocks(b BlockSpec) Job {
 
 func ptr[T any](v T) *T { return &v }
 
-// option returns the fio option and value that give b.
-func (b BlockSpec) option() (string, string) {
+// Option returns the name of the fio option that gives b: bssplit,
+// bsrange or bs.
+func (b BlockSpec) Option() string {
 	switch {
 	case len(b.BlockSizeSplit) > 0:
-		return "bssplit", b.asSplit()
+		return "bssplit"
 	case !b.BlockSizeRange.IsZero():
-		return "bsrange", b.BlockSizeRange.String()
+		return "bsrange"
 	}
-	return "bs", FormatSize(cmp.Or(b.BlockSize, DefaultBlockSize))
-}
-
-// asSplit prints b's split in bssplit's syntax.
-func (b BlockSpec) asSplit() string {
-	parts := make([]string, len(b.BlockSizeSplit))
-	for i, s := range b.BlockSizeSplit {
-		parts[i] = FormatSize(s.Size) + "/" + strconv.Itoa(s.Percent)
-	}
-	return strings.Join(parts, ":")
+	return "bs"
 }
 
 // Issues reports whether the pattern issues I/O in direction d.

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"time"
 
 	"stortest.dev/latency"
@@ -73,31 +72,4 @@ type SteadyLatency struct {
 	// every direction's merged.
 	Clat [NumDirs]*latency.Histogram
 	All  *latency.Histogram
-}
-
-// SteadyConfig returns the detector configuration of job j's SS, SSDur
-// and SSRamp. ok is false when the job has no steady-state detection:
-// SSDur is 0 (fio's switch) and SS does not consist of PTS criteria
-// only, which need no window. Errors wrap steady.ErrSyntax for a bad SS.
-func (j Job) SteadyConfig() (cfg steady.Config, ok bool, err error) {
-	n := j.Normalized()
-	if n.SS == "" {
-		return steady.Config{}, false, nil
-	}
-	set, err := steady.ParseSet(n.SS)
-	if err != nil {
-		return steady.Config{}, false, fmt.Errorf("workload: job %s: steadystate: %w", j.Name, err)
-	}
-	if n.SSDur == 0 {
-		for _, c := range set {
-			if c.Method != steady.PTS {
-				return steady.Config{}, false, nil
-			}
-		}
-	}
-	cfg = steady.Config{Criteria: set, Window: n.SSDur, Ramp: n.SSRamp}
-	if _, err := steady.NewDetector(cfg); err != nil {
-		return steady.Config{}, false, fmt.Errorf("workload: job %s: %w", j.Name, err)
-	}
-	return cfg, true, nil
 }

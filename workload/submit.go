@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"strings"
 )
 
 // Submission are fio's options about how and when a job hands its I/O to
@@ -48,20 +47,4 @@ func syncEngine(name string) bool {
 		return true
 	}
 	return false
-}
-
-// submitString prints Submission's options in job-file syntax, for
-// Job.String.
-func (j *Job) submitString() string {
-	var b strings.Builder
-	if j.Offload {
-		b.WriteString("io_submit_mode=offload\n")
-	}
-	if j.Poisson {
-		b.WriteString("rate_process=poisson\n")
-	}
-	if j.SerializeOverlap {
-		b.WriteString("serialize_overlap=1\n")
-	}
-	return b.String()
 }

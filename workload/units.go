@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"errors"
-	"strconv"
 	"time"
 
 	"stortest.dev/fio"
@@ -10,55 +8,16 @@ import (
 
 // The value syntax of fio's options is package fio's: one reading of
 // sizes, times and booleans for job files, steady-state criteria and
-// every other place that takes fio's values. These wrappers keep
-// workload's error contract: a malformed value matches ErrInvalid.
-
-// ParseSize parses a byte count in fio's syntax ("4k", "1m", "0x1000",
-// "512b"; "4KiB" is 4000, as fio 3.33 reads it): see package fio.
-func ParseSize(s string) (int64, error) {
-	v, err := fio.ParseSize(s)
-	return v, Invalid(err)
-}
+// every other place that takes fio's values (fiojob's ParseSize,
+// ParseCount, ParseTime and ParseBool read them for the parser).
 
 // FormatSize prints n with the largest fio suffix that divides it exactly
 // (4096 -> "4k", 1536 -> "1536"), so ParseSize(FormatSize(n)) == n.
 func FormatSize(n int64) string { return fio.FormatSize(n) }
 
-// ParseCount parses a count (iodepth, numjobs, rate_iops, ...). fio accepts
-// the size suffixes on every integer option (iodepth=1k is 1024), and so
-// does ParseCount; max bounds the result.
-func ParseCount(s string, max int64) (int64, error) {
-	v, err := fio.ParseSize(s)
-	if err != nil {
-		var ve *fio.ValueError
-		if errors.As(err, &ve) {
-			ve.Kind = "number"
-		}
-		return 0, Invalid(err)
-	}
-	if v > max {
-		return 0, Invalid(&fio.ValueError{Kind: "number", Value: s, Why: "larger than " + strconv.FormatInt(max, 10)})
-	}
-	return v, nil
-}
-
-// ParseTime parses a time in fio's syntax ("10", "500ms", "2m", "1h");
-// unit is the unit of a bare number.
-func ParseTime(s string, unit time.Duration) (time.Duration, error) {
-	d, err := fio.ParseTime(s, unit)
-	return d, Invalid(err)
-}
-
 // FormatTime prints d with the largest fio unit that divides it exactly
 // (90s -> "90s", 2m -> "2m", 1500us -> "1500us").
 func FormatTime(d time.Duration) string { return fio.FormatTime(d) }
-
-// ParseBool parses a boolean: 1/0, true/false, yes/no, on/off, any case.
-// fio 3.33 itself accepts only 1 and 0; Job.String prints those.
-func ParseBool(s string) (bool, error) {
-	b, err := fio.ParseBool(s)
-	return b, Invalid(err)
-}
 
 func formatBool(b bool) string { return fio.FormatBool(b) }
 
@@ -68,8 +27,4 @@ func Invalid(err error) error {
 		return nil
 	}
 	return &valueError{err}
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }

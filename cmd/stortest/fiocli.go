@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 	"stortest.dev/workload/fioout"
 )
 
@@ -158,7 +159,7 @@ func steadyParseDebug(ss string) string {
 		}
 		return fmt.Sprintf("set steady state IOPS threshold to %f", v)
 	}
-	v, err := workload.ParseSize(limit)
+	v, err := fiojob.ParseSize(limit)
 	if err != nil {
 		return ""
 	}

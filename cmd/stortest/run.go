@@ -81,7 +81,7 @@ func splitRunArgs(args []string) (runFlags, []string, error) {
 		case "scratch-size":
 			var s string
 			if s, err = take(); err == nil {
-				f.scratchSize, err = workload.ParseSize(s)
+				f.scratchSize, err = fiojob.ParseSize(s)
 			}
 		case "ss-continue":
 			f.ssContinue = true

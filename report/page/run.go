@@ -13,6 +13,7 @@ import (
 	"stortest.dev/internal/human"
 	"stortest.dev/iostat"
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 )
 
 // Run is what a run's page shows.
@@ -207,7 +208,7 @@ func (d *doc) runJob(i int, j RunJob) {
 	d.latencyOverTime(id, b)
 	d.distributions(id, b)
 	d.h3("Job")
-	d.b.WriteString("<pre>" + esc(b.Job.String()) + "</pre>\n")
+	d.b.WriteString("<pre>" + esc(fiojob.Format(b.Job)) + "</pre>\n")
 	d.h3("Fingerprint")
 	d.kv(fingerprintRows(b.Fingerprint))
 }

@@ -88,3 +88,47 @@ func parsePrioSplit(v string) ([2][]workload.PrioSplit, error) {
 	}
 	return out, nil
 }
+
+// cmdprioString is the job-file text of the cmdprio options.
+func cmdprioString(c *workload.CmdPrio) string {
+	if c.IsZero() {
+		return ""
+	}
+	var b strings.Builder
+	pair := func(k string, v [2]int) {
+		if v == [2]int{} {
+			return
+		}
+		s := strconv.Itoa(v[0])
+		if v[1] != v[0] {
+			s += "," + strconv.Itoa(v[1])
+		}
+		b.WriteString(k + "=" + s + "\n")
+	}
+	pair("cmdprio_percentage", c.Percentage)
+	pair("cmdprio_class", c.Class)
+	pair("cmdprio", c.Level)
+	if len(c.BSSplit[0]) > 0 || len(c.BSSplit[1]) > 0 {
+		var lists [2]string
+		for d := range 2 {
+			var e []string
+			for _, s := range c.BSSplit[d] {
+				x := workload.FormatSize(s.Size) + "/" + strconv.Itoa(s.Percent)
+				if s.Class >= 0 {
+					x += "/" + strconv.Itoa(s.Class)
+					if s.Level >= 0 {
+						x += "/" + strconv.Itoa(s.Level)
+					}
+				}
+				e = append(e, x)
+			}
+			lists[d] = strings.Join(e, ":")
+		}
+		v := lists[0]
+		if lists[1] != lists[0] {
+			v += "," + lists[1]
+		}
+		b.WriteString("cmdprio_bssplit=" + v + "\n")
+	}
+	return b.String()
+}

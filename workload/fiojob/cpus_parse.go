@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"stortest.dev/workload"
 )
 
 // Reading fio's CPU affinity option cpumask and the percentages of
@@ -33,4 +35,16 @@ func parseSizePercent(v string) (int, bool, error) {
 		return 0, true, fmt.Errorf("%q is not a percentage from 1%% to 100%%", v)
 	}
 	return n, true, nil
+}
+
+// cpusString prints CPUs' options in job-file syntax, for Format.
+func cpusString(j *workload.Job) string {
+	var b strings.Builder
+	if j.CPUsAllowed != "" {
+		b.WriteString("cpus_allowed=" + j.CPUsAllowed + "\n")
+	}
+	if j.CPUsSplit {
+		b.WriteString("cpus_allowed_policy=split\n")
+	}
+	return b.String()
 }

@@ -8,7 +8,7 @@
 // # Jobs
 //
 // A Job's zero fields take fio's defaults (Job.Normalized). Validate names
-// the first bad field by its fio option; String prints a fio job-file
+// the first bad field by its fio option; Format prints a fio job-file
 // section that Parse reads back to the same Job; MarshalJSON writes the
 // normalized Job in a fixed order, so the same workload always encodes to
 // the same bytes (baselines store it).

@@ -34,7 +34,7 @@ random_distribution=zipf:1.2
 		return
 	}
 	for _, j := range jobs {
-		fmt.Print(j)
+		fmt.Print(fiojob.Format(j))
 	}
 	j := jobs[1]
 	fmt.Println(j.RW, j.RWMixRead, j.BlockSize, j.IODepth, j.Runtime, j.RandomDistribution)

@@ -522,7 +522,7 @@ func setString(f func(*workload.Job) *string) func(*jobState, string) error {
 
 func setBool(f func(*workload.Job) *bool) func(*jobState, string) error {
 	return func(st *jobState, v string) error {
-		b, err := workload.ParseBool(v)
+		b, err := ParseBool(v)
 		*f(&st.job) = b
 		return err
 	}
@@ -530,7 +530,7 @@ func setBool(f func(*workload.Job) *bool) func(*jobState, string) error {
 
 func setSize(f func(*workload.Job) *int64) func(*jobState, string) error {
 	return func(st *jobState, v string) error {
-		n, err := workload.ParseSize(v)
+		n, err := ParseSize(v)
 		*f(&st.job) = n
 		return err
 	}
@@ -538,7 +538,7 @@ func setSize(f func(*workload.Job) *int64) func(*jobState, string) error {
 
 func setInt(lo, hi int64, f func(*workload.Job) *int) func(*jobState, string) error {
 	return func(st *jobState, v string) error {
-		n, err := workload.ParseCount(v, hi)
+		n, err := ParseCount(v, hi)
 		if err != nil {
 			return err
 		}
@@ -552,7 +552,7 @@ func setInt(lo, hi int64, f func(*workload.Job) *int) func(*jobState, string) er
 
 func setTime(f func(*workload.Job) *time.Duration) func(*jobState, string) error {
 	return func(st *jobState, v string) error {
-		d, err := workload.ParseTime(v, time.Second)
+		d, err := ParseTime(v, time.Second)
 		*f(&st.job) = d
 		return err
 	}
@@ -666,7 +666,7 @@ func (st *jobState) lenientBlockSize(option, whole, v string) (int64, error) {
 }
 
 func parseBlockSize(v string) (int64, error) {
-	n, err := workload.ParseSize(v)
+	n, err := ParseSize(v)
 	if err == nil && n == 0 {
 		err = errors.New("a block size of 0")
 	}

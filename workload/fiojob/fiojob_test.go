@@ -283,10 +283,10 @@ func TestParseFioArgsErrors(t *testing.T) {
 	}
 }
 
-// roundTrip checks that ParseFio reads j.String() back to j.Normalized().
+// roundTrip checks that ParseFio reads Format(j) back to j.Normalized().
 func roundTrip(t *testing.T, j workload.Job) {
 	t.Helper()
-	s := j.String()
+	s := Format(j)
 	got, err := parseFile(strings.NewReader(s), "string")
 	if err != nil {
 		t.Fatalf("parseFile(String()): %v\n%s", err, s)
@@ -373,7 +373,7 @@ func fioBinary(t *testing.T) string {
 // TestFioInterop compares ParseFio with the installed fio: fio --showcmd
 // turns each job file under testdata/jobs into a command line, which
 // ParseFioArgs must read to the same jobs; and fio --parse-only must
-// accept what Job.String prints.
+// accept what Format prints.
 func TestFioInterop(t *testing.T) {
 	fio := fioBinary(t)
 	files, err := filepath.Glob("../testdata/jobs/*.fio")
@@ -408,7 +408,7 @@ func TestFioInterop(t *testing.T) {
 			}
 			var all strings.Builder
 			for _, j := range jobs {
-				all.WriteString(j.String())
+				all.WriteString(Format(j))
 			}
 			printed := filepath.Join(t.TempDir(), "printed.fio")
 			if err := os.WriteFile(printed, []byte(all.String()), 0o644); err != nil {
@@ -416,7 +416,7 @@ func TestFioInterop(t *testing.T) {
 			}
 			out, err = exec.Command(fio, "--parse-only", printed).CombinedOutput()
 			if err != nil || len(out) > 0 {
-				t.Errorf("fio --parse-only rejects Job.String():\n%s\n%v: %s", all.String(), err, out)
+				t.Errorf("fio --parse-only rejects Format():\n%s\n%v: %s", all.String(), err, out)
 			}
 			back, err := parseFile(strings.NewReader(all.String()), "printed.fio")
 			if err != nil {

@@ -17,12 +17,12 @@ import (
 )
 
 // checkJobs asserts what every accepted job must satisfy: it validates,
-// String reads back to itself, and JSON round-trips.
+// Format reads back to itself, and JSON round-trips.
 func checkJobs(t *testing.T, jobs []workload.Job) {
 	t.Helper()
 	for _, j := range jobs {
 		if err := j.Validate(); err != nil {
-			t.Fatalf("accepted an invalid job: %v\n%s", err, j)
+			t.Fatalf("accepted an invalid job: %v\n%s", err, Format(j))
 		}
 		back := []workload.Job{roundTripJob(t, j)} // after the job it waits for, if any
 		// Notes say how the text was read (a size with trailing text read

@@ -7,10 +7,20 @@ import (
 	"stortest.dev/workload"
 )
 
-// roundTripJob returns j as Parse reads back what j.String() prints.
+// formatJobs prints each job with Format, to compare jobs as the job
+// files they print as.
+func formatJobs(js []workload.Job) []string {
+	s := make([]string, len(js))
+	for i, j := range js {
+		s[i] = Format(j)
+	}
+	return s
+}
+
+// roundTripJob returns j as Parse reads back what Format(j) prints.
 func roundTripJob(t *testing.T, j workload.Job) workload.Job {
 	t.Helper()
-	text := j.String()
+	text := Format(j)
 	if j.WaitFor != "" {
 		text = "[" + j.WaitFor + "]\n" + text
 	}

@@ -65,13 +65,13 @@ rw=read
 	}
 	// The job prints and reads back the same.
 	for _, j := range jobs {
-		back, err := parseFile(strings.NewReader(j.String()), "back.fio")
+		back, err := parseFile(strings.NewReader(Format(j)), "back.fio")
 		if err != nil {
-			t.Fatalf("%s reads back: %v\n%s", j.Name, err, j.String())
+			t.Fatalf("%s reads back: %v\n%s", j.Name, err, Format(j))
 		}
 		if b := back[0]; b.Filename != j.Filename || b.Net.Port != j.Port || b.NetTTL() != j.NetTTL() || b.Listen != j.Listen ||
 			b.PingPong != j.PingPong || b.Interface != j.Interface || b.WindowSize != j.WindowSize {
-			t.Errorf("%s read back differently:\n%s", j.Name, j.String())
+			t.Errorf("%s read back differently:\n%s", j.Name, Format(j))
 		}
 	}
 }

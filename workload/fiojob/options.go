@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"stortest.dev/engines"
+	"stortest.dev/fio"
 	"stortest.dev/workload"
 )
 
@@ -60,13 +61,13 @@ var optionTable = []fioOption{
 		set: setString(func(j *workload.Job) *string { return &j.FilenameFormat })},
 	{name: "cpus_allowed", field: "cpus_allowed", doc: "CPUsAllowed: CPUs and ranges, 0-3,6",
 		set: func(st *jobState, v string) error {
-			_, err := workload.ParseCPUList(v)
+			_, err := fio.ParseCPUList(v)
 			st.job.CPUsAllowed = v
 			return err
 		}},
 	{name: "cpumask", field: "cpus_allowed", doc: "CPUsAllowed: a bit per CPU (the low 32)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, math.MaxInt64)
+			n, err := ParseCount(v, math.MaxInt64)
 			st.job.CPUsAllowed = cpuMaskList(n)
 			return err
 		}},
@@ -94,13 +95,13 @@ var optionTable = []fioOption{
 		}},
 	{name: "rwmixread", field: "rwmixread", doc: "RWMixRead (percent)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 100)
+			n, err := ParseCount(v, 100)
 			st.job.RWMixRead, st.mixZero = int(n), n == 0
 			return err
 		}},
 	{name: "rwmixwrite", field: "rwmixread", doc: "RWMixRead = 100 - value",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 100)
+			n, err := ParseCount(v, 100)
 			st.job.RWMixRead, st.mixZero = 100-int(n), n == 100
 			return err
 		}},
@@ -145,7 +146,7 @@ var optionTable = []fioOption{
 		set: setInt(1, workload.MaxIODepth, func(j *workload.Job) *int { return &j.IODepth })},
 	{name: "iodepth_batch_submit", aliases: []string{"iodepth_batch"}, field: "iodepth_batch_submit", doc: "IODepthBatch; 0 means iodepth",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, workload.MaxIODepth)
+			n, err := ParseCount(v, workload.MaxIODepth)
 			st.job.IODepthBatch, st.batchZero = int(n), n == 0
 			return err
 		}},
@@ -185,7 +186,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.Direct })},
 	{name: "buffered", field: "direct", isBool: true, doc: "Direct = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.Direct = !b
 			return err
 		}},
@@ -199,13 +200,13 @@ var optionTable = []fioOption{
 		set: setInt(1, 1<<31-1, func(j *workload.Job) *int { return &j.Loops })},
 	{name: "rate_iops", field: "rate_iops", doc: "RateIOPS: r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, func(s string) (int64, error) { return workload.ParseCount(s, 1<<31-1) })
+			t, err := parseTriple(v, func(s string) (int64, error) { return ParseCount(s, 1<<31-1) })
 			st.job.RateIOPS = [3]int{int(t[0]), int(t[1]), int(t[2])}
 			return err
 		}},
 	{name: "rate", field: "rate", doc: "Rate (bytes/s): r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, workload.ParseSize)
+			t, err := parseTriple(v, ParseSize)
 			st.job.Rate = t
 			return err
 		}},
@@ -215,7 +216,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.NoRandomMap })},
 	{name: "randrepeat", field: "randrepeat", isBool: true, doc: "RandRepeat",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.RandRepeat = workload.Bool(b)
 			return err
 		}},
@@ -236,7 +237,7 @@ var optionTable = []fioOption{
 		}},
 	{name: "random_distribution", field: "random_distribution", doc: "RandomDistribution: random, zipf:theta[:c], pareto:h[:c], normal:dev[:c], zoned:a/r:..., zoned_abs:a/size:...",
 		set: func(st *jobState, v string) error {
-			d, err := workload.ParseDistribution(v)
+			d, err := fio.ParseDistribution(v)
 			st.job.RandomDistribution = d
 			return err
 		}},
@@ -248,7 +249,7 @@ var optionTable = []fioOption{
 		}},
 	{name: "verify_pattern", field: "verify_pattern", doc: `VerifyPattern: 0x hex and "quoted" text`,
 		set: func(st *jobState, v string) error {
-			_, err := workload.ParseVerifyPattern(v)
+			_, err := fio.ParseVerifyPattern(v)
 			st.job.VerifyPattern = v
 			return err
 		}},
@@ -315,13 +316,13 @@ var optionTable = []fioOption{
 	// UnifiedRW, GroupReporting, ...).
 	{name: "clat_percentiles", field: "clat_percentiles", isBool: true, doc: "NoClatPercentiles = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoClatPercentiles = !b
 			return err
 		}},
 	{name: "unified_rw_reporting", field: "unified_rw_reporting", doc: "UnifiedRW: none, mixed, both (0, 1, 2)",
 		set: func(st *jobState, v string) error {
-			u, err := workload.ParseUnifiedRW(v)
+			u, err := parseUnifiedRW(v)
 			st.job.UnifiedRW = u
 			return err
 		}},
@@ -344,7 +345,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.Logs.Prio })},
 	{name: "per_job_logs", field: "per_job_logs", isBool: true, doc: "Logs.Shared = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.Logs.Shared = !b
 			return err
 		}},
@@ -391,12 +392,12 @@ var optionTable = []fioOption{
 			if !isRange {
 				lo, hi, isRange = strings.Cut(v, ":")
 			}
-			n, err := workload.ParseSize(lo)
+			n, err := ParseSize(lo)
 			st.job.FileSize, st.job.FileSizeMax = n, 0
 			if err != nil || !isRange {
 				return err
 			}
-			m, err := workload.ParseSize(hi)
+			m, err := ParseSize(hi)
 			if m != n {
 				st.job.FileSizeMax = m
 			}
@@ -415,25 +416,25 @@ var optionTable = []fioOption{
 			if strings.Contains(v, "-") {
 				return workload.Unsupported("startdelay=" + v + ": a random delay")
 			}
-			d, err := workload.ParseTime(v, time.Second)
+			d, err := ParseTime(v, time.Second)
 			st.job.StartDelay = d
 			return err
 		}},
 	{name: "do_verify", field: "do_verify", isBool: true, doc: "NoVerifyPhase = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoVerifyPhase = !b
 			return err
 		}},
 	{name: "verify_only", field: "verify_only", isBool: true, doc: "VerifyOnly: issue no workload I/O, read back what the writes would write (fio's or stortest's blocks); not time based",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.VerifyOnly = b
 			return err
 		}},
 	{name: "verify_backlog", field: "verify_backlog", doc: "VerifyBacklog (blocks)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseSize(v) // fio reads it as a number with size suffixes
+			n, err := ParseSize(v) // fio reads it as a number with size suffixes
 			st.job.VerifyBacklog = n
 			return err
 		}},
@@ -464,7 +465,7 @@ var optionTable = []fioOption{
 	{name: "experimental_verify", field: "experimental_verify", isBool: true, doc: "No effect: blocks are read back the same way",
 		set: noEffect(true)},
 	{name: "verify_interval", field: "verify_interval", doc: "No effect: one header per block (the I/O is the same)",
-		set: func(_ *jobState, v string) error { _, err := workload.ParseSize(v); return err }},
+		set: func(_ *jobState, v string) error { _, err := ParseSize(v); return err }},
 	{name: "create_serialize", field: "create_serialize", isBool: true, doc: "No effect: files are laid out one at a time",
 		set: noEffect(true)},
 	{name: "clocksource", field: "clocksource", doc: "gettimeofday, clock_gettime, cpu: no effect; stortest times every I/O with its own clock whatever the value (the calibrated TSC when invariant, as fio's cpu, else CLOCK_MONOTONIC; STORTEST_CLOCK=tsc|runtime chooses)",
@@ -477,7 +478,7 @@ var optionTable = []fioOption{
 		set: setInt(0, workload.MaxFlowWeight, func(j *workload.Job) *int { return &j.Flow.Weight })},
 	{name: "flow_id", field: "flow_id", doc: "Flow.ID (default 0)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, workload.MaxFlowValue)
+			n, err := ParseCount(v, workload.MaxFlowValue)
 			st.job.Flow.ID = n
 			return err
 		}},
@@ -485,12 +486,12 @@ var optionTable = []fioOption{
 		set: func(st *jobState, v string) error {
 			// fio reads flow_sleep as a plain integer: "10ms" is not a
 			// time to it (it sleeps 10 s), so a unit is refused here.
-			n, err := workload.ParseCount(v, workload.MaxFlowValue)
+			n, err := ParseCount(v, workload.MaxFlowValue)
 			st.job.Flow.Sleep = time.Duration(n) * time.Microsecond
 			return err
 		}},
 	{name: "flow_watermark", field: "flow_watermark", doc: "No effect: fio 3.33 ignores it (deprecated)",
-		set: func(_ *jobState, v string) error { _, err := workload.ParseCount(v, workload.MaxFlowValue); return err }},
+		set: func(_ *jobState, v string) error { _, err := ParseCount(v, workload.MaxFlowValue); return err }},
 
 	// Submission.
 	{name: "io_submit_mode", field: "io_submit_mode", doc: "Offload: inline (false, the default) or offload (true)",
@@ -525,7 +526,7 @@ var optionTable = []fioOption{
 		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.FdatasyncEvery })},
 	{name: "sync_file_range", field: "sync_file_range", doc: "SyncFileRange: wait_before,write,wait_after[:N]",
 		set: func(st *jobState, v string) error {
-			s, err := workload.ParseSyncFileRange(v)
+			s, err := parseSyncFileRange(v)
 			st.job.SyncFileRange = s
 			return err
 		}},
@@ -535,7 +536,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.FsyncOnClose })},
 	{name: "create_fsync", field: "create_fsync", isBool: true, doc: "NoCreateFsync = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoCreateFsync = !b
 			return err
 		}},
@@ -545,7 +546,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.PreRead })},
 	{name: "invalidate", field: "invalidate", isBool: true, doc: "NoInvalidate = !value (fio's default invalidates)",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoInvalidate = !b
 			return err
 		}},
@@ -568,7 +569,7 @@ var optionTable = []fioOption{
 			if strings.HasSuffix(strings.TrimSpace(v), "%") {
 				return workload.Unsupported("offset_increment=" + v + ": a percentage of the file")
 			}
-			n, err := workload.ParseSize(v)
+			n, err := ParseSize(v)
 			st.job.OffsetIncrement = n
 			return err
 		}},
@@ -600,7 +601,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.FileAppend })},
 	{name: "overwrite", field: "overwrite", isBool: true, doc: "NoOverwrite = !value (without it, files are laid out by writing them, as fio's overwrite=1)",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoOverwrite = !b
 			return err
 		}},
@@ -620,13 +621,13 @@ var optionTable = []fioOption{
 		}},
 	{name: "allow_file_create", field: "allow_file_create", isBool: true, doc: "NoFileCreate = !value",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoFileCreate = !b
 			return err
 		}},
 	{name: "percentage_random", field: "percentage_random", doc: "PercentSequential = 100 - value: r[,w[,t]] percent (default 100)",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, func(s string) (int64, error) { return workload.ParseCount(s, 100) })
+			t, err := parseTriple(v, func(s string) (int64, error) { return ParseCount(s, 100) })
 			if err != nil {
 				return err
 			}
@@ -663,7 +664,7 @@ var optionTable = []fioOption{
 		set: setString(func(j *workload.Job) *string { return &j.ReplayRedirect })},
 	{name: "replay_scale", field: "replay_scale", doc: "ReplayScale",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 1<<62)
+			n, err := ParseCount(v, 1<<62)
 			st.job.ReplayScale = n
 			return err
 		}},
@@ -713,7 +714,7 @@ var optionTable = []fioOption{
 	{name: "max_latency", field: "max_latency", doc: "MaxLatency: read[,write[,trim]] (default unit us)",
 		set: func(st *jobState, v string) error {
 			t, err := parseTriple(v, func(s string) (int64, error) {
-				d, err := workload.ParseTime(s, time.Microsecond)
+				d, err := ParseTime(s, time.Microsecond)
 				return int64(d), err
 			})
 			for d := range workload.NumDirs {
@@ -725,7 +726,7 @@ var optionTable = []fioOption{
 	// Buffers: what writes carry.
 	{name: "buffer_pattern", field: "buffer_pattern", doc: "BufferPattern: 0x hex, \"text\", decimal numbers, concatenated",
 		set: func(st *jobState, v string) error {
-			if _, err := workload.ParseBufferPattern(v); err != nil {
+			if _, err := fio.ParseBufferPattern(v); err != nil {
 				return err
 			}
 			st.job.BufferPattern = v
@@ -737,7 +738,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.RefillBuffers })},
 	{name: "scramble_buffers", field: "scramble_buffers", isBool: true, doc: "NoScramble = !value (default 1)",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.NoScramble = !b
 			return err
 		}},
@@ -745,7 +746,7 @@ var optionTable = []fioOption{
 		set: setInt(0, 100, func(j *workload.Job) *int { return &j.BufferCompress })},
 	{name: "buffer_compress_chunk", field: "buffer_compress_chunk", doc: "CompressChunk (bytes, default 512; 0: the block)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseSize(v)
+			n, err := ParseSize(v)
 			if err != nil {
 				return err
 			}
@@ -791,7 +792,7 @@ var optionTable = []fioOption{
 			if err != nil {
 				return err
 			}
-			n, err := workload.ParseSize(v)
+			n, err := ParseSize(v)
 			if err == nil && n == 0 {
 				// 0 is the model's "the block size"; fio's least value is 1.
 				return fmt.Errorf("0 is out of range (at least 1), which fio refuses (\"min value out of range: 0 (1 min)\")")
@@ -801,25 +802,25 @@ var optionTable = []fioOption{
 		}},
 	{name: "rate_min", aliases: []string{"ratemin"}, field: "rate_min", doc: "RateMin (bytes/s): r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, workload.ParseSize)
+			t, err := parseTriple(v, ParseSize)
 			st.job.RateMin = t
 			return err
 		}},
 	{name: "rate_iops_min", field: "rate_iops_min", doc: "RateIOPSMin: r[,w[,t]]",
 		set: func(st *jobState, v string) error {
-			t, err := parseTriple(v, workload.ParseSize)
+			t, err := parseTriple(v, ParseSize)
 			st.job.RateIOPSMin = t
 			return err
 		}},
 	{name: "rate_cycle", aliases: []string{"ratecycle"}, field: "rate_cycle", doc: "RateCycle (ms)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 1<<31-1)
+			n, err := ParseCount(v, 1<<31-1)
 			st.job.RateCycle = time.Duration(n) * time.Millisecond
 			return err
 		}},
 	{name: "prioclass", field: "prioclass", doc: "PrioClass: 1 real time, 2 best effort, 3 idle",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 3)
+			n, err := ParseCount(v, 3)
 			if err == nil && n == 0 {
 				err = valueErr("class 0 is the thread's own: leave prioclass out")
 			}
@@ -828,7 +829,7 @@ var optionTable = []fioOption{
 		}},
 	{name: "prio", field: "prio", doc: "PrioLevel: 0-7 (best effort without prioclass)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 7)
+			n, err := ParseCount(v, 7)
 			st.job.PrioLevel = int(n)
 			if st.job.PrioClass == 0 {
 				st.job.PrioClass = 2
@@ -845,7 +846,7 @@ var optionTable = []fioOption{
 		set: setInt(1, 1<<31-1, func(j *workload.Job) *int { return &j.ThinkTimeBlocks })},
 	{name: "number_ios", field: "number_ios", doc: "NumberIOs",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 1<<62)
+			n, err := ParseCount(v, 1<<62)
 			st.job.NumberIOs = n
 			return err
 		}},
@@ -879,7 +880,7 @@ var optionTable = []fioOption{
 		set: setSize(func(j *workload.Job) *int64 { return &j.ZoneSkip })},
 	{name: "gtod_reduce", field: "gtod_reduce", isBool: true, doc: "DisableLat, DisableClat, DisableSlat and DisableBW",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			j := &st.job
 			j.DisableLat, j.DisableClat, j.DisableSlat, j.DisableBW = b, b, b, b
 			return err
@@ -892,13 +893,13 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.DisableSlat })},
 	{name: "bwavgtime", field: "bwavgtime", doc: "BWAvgTime (ms)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 1<<31-1)
+			n, err := ParseCount(v, 1<<31-1)
 			st.job.BWAvgTime = time.Duration(n) * time.Millisecond
 			return err
 		}},
 	{name: "iopsavgtime", field: "iopsavgtime", doc: "IOPSAvgTime (ms)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 1<<31-1)
+			n, err := ParseCount(v, 1<<31-1)
 			st.job.IOPSAvgTime = time.Duration(n) * time.Millisecond
 			return err
 		}},
@@ -934,7 +935,7 @@ var optionTable = []fioOption{
 		set: setInt(1, 100, func(j *workload.Job) *int { return &j.CPULoad })},
 	{name: "cpuchunks", field: "cpuchunks", doc: "CPUChunks (microseconds; cpuio)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, int64(time.Hour/time.Microsecond))
+			n, err := ParseCount(v, int64(time.Hour/time.Microsecond))
 			st.job.CPUChunks = time.Duration(n) * time.Microsecond
 			return err
 		}},
@@ -948,13 +949,13 @@ var optionTable = []fioOption{
 		set: setString(func(j *workload.Job) *string { return &j.ExecArguments })},
 	{name: "grace_time", field: "grace_time", doc: "ExecGrace (default unit s; exec)",
 		set: func(st *jobState, v string) error {
-			d, err := workload.ParseTime(v, time.Second)
+			d, err := ParseTime(v, time.Second)
 			st.job.ExecGrace = &d
 			return err
 		}},
 	{name: "std_redirect", field: "std_redirect", isBool: true, doc: "ExecNoRedirect = !value (exec)",
 		set: func(st *jobState, v string) error {
-			b, err := workload.ParseBool(v)
+			b, err := ParseBool(v)
 			st.job.ExecNoRedirect = !b
 			return err
 		}},
@@ -980,7 +981,7 @@ var optionTable = []fioOption{
 		set: setBool(func(j *workload.Job) *bool { return &j.NoDelay })},
 	{name: "ttl", field: "ttl", doc: "TTL of UDP multicast (net; default 1)",
 		set: func(st *jobState, v string) error {
-			n, err := workload.ParseCount(v, 255)
+			n, err := ParseCount(v, 255)
 			ttl := int(n)
 			st.job.TTL = &ttl
 			return err

@@ -34,8 +34,8 @@ func TestParseContinueOn(t *testing.T) {
 	jobs, err := parseFile(strings.NewReader("[j]\nfilename=/dev/null\ncontinue_on_error=io\n"), "j.fio")
 	require.NoError(t, err)
 	require.Equal(t, workload.ContinueIO, jobs[0].ContinueOnError)
-	assert.Contains(t, jobs[0].String(), "continue_on_error=io\n")
-	back, err := parseFile(strings.NewReader(jobs[0].String()), "back.fio")
+	assert.Contains(t, Format(jobs[0]), "continue_on_error=io\n")
+	back, err := parseFile(strings.NewReader(Format(jobs[0])), "back.fio")
 	require.NoError(t, err)
 	assert.Equal(t, jobs[0], back[0])
 	b, err := json.Marshal(jobs[0])
@@ -118,7 +118,7 @@ func TestParseFioWithArgs(t *testing.T) {
 	}
 	want := norm(workload.Job{Name: "a", BlockSize: 8192, IODepth: 4, Runtime: 5 * time.Second, TimeBased: true},
 		workload.Job{Name: "b", BlockSize: 8192, IODepth: 2, Runtime: time.Second, TimeBased: true})
-	if fmt.Sprint(jobs) != fmt.Sprint(want) {
+	if fmt.Sprint(formatJobs(jobs)) != fmt.Sprint(formatJobs(want)) {
 		t.Errorf("got\n%v\nwant\n%v", jobs, want)
 	}
 	for _, tc := range []struct {

@@ -1,7 +1,9 @@
 package fiojob
 
 import (
+	"cmp"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +23,7 @@ func parseRWModifier(v string) (workload.RW, int64, error) {
 		return rw, 0, err
 	}
 	neg := strings.HasPrefix(mod, "-")
-	n, err := workload.ParseSize(strings.TrimPrefix(mod, "-"))
+	n, err := ParseSize(strings.TrimPrefix(mod, "-"))
 	if err != nil {
 		return rw, 0, fmt.Errorf("rw=%s: bad offset modifier: %w", v, err)
 	}
@@ -121,8 +123,110 @@ func (p *parser) finishBlockSizes(st *jobState) error {
 // setMicros parses a time whose bare numbers are microseconds.
 func setMicros(f func(*workload.Job) *time.Duration) func(*jobState, string) error {
 	return func(st *jobState, v string) error {
-		d, err := workload.ParseTime(v, time.Microsecond)
+		d, err := ParseTime(v, time.Microsecond)
 		*f(&st.job) = d
 		return err
 	}
+}
+
+// option returns the fio option and value that give b.
+func blockOption(b workload.BlockSpec) (string, string) {
+	switch {
+	case len(b.BlockSizeSplit) > 0:
+		return "bssplit", asSplit(b)
+	case !b.BlockSizeRange.IsZero():
+		return "bsrange", b.BlockSizeRange.String()
+	}
+	return "bs", workload.FormatSize(cmp.Or(b.BlockSize, workload.DefaultBlockSize))
+}
+
+// asSplit prints b's split in bssplit's syntax.
+func asSplit(b workload.BlockSpec) string {
+	parts := make([]string, len(b.BlockSizeSplit))
+	for i, s := range b.BlockSizeSplit {
+		parts[i] = workload.FormatSize(s.Size) + "/" + strconv.Itoa(s.Percent)
+	}
+	return strings.Join(parts, ":")
+}
+
+// extraString prints those options but rw's modifier (see rwString).
+func extraString(j *workload.Job) string {
+	var b strings.Builder
+	if j.RWSequencer != "" && j.RWSequencer != "sequential" {
+		b.WriteString("rw_sequencer=" + j.RWSequencer + "\n")
+	}
+	if j.BlockAlign != 0 {
+		b.WriteString("blockalign=" + workload.FormatSize(j.BlockAlign) + "\n")
+	}
+	if j.FillDevice {
+		b.WriteString("fill_device=1\n")
+	}
+	if j.ThinkTime != 0 {
+		b.WriteString("thinktime=" + workload.FormatTime(j.ThinkTime) + "\n")
+	}
+	if j.ThinkTimeSpin != 0 {
+		b.WriteString("thinktime_spin=" + workload.FormatTime(j.ThinkTimeSpin) + "\n")
+	}
+	if j.ThinkTimeBlocks > 1 {
+		b.WriteString("thinktime_blocks=" + strconv.Itoa(j.ThinkTimeBlocks) + "\n")
+	}
+	if j.NumberIOs != 0 {
+		b.WriteString("number_ios=" + strconv.FormatInt(j.NumberIOs, 10) + "\n")
+	}
+	if j.ExitAll {
+		b.WriteString("exitall=1\n")
+	}
+	if j.ExitWhat != "" && j.ExitWhat != "group" {
+		b.WriteString("exit_what=" + j.ExitWhat + "\n")
+	}
+	if j.Strided() {
+		b.WriteString("zonemode=strided\nzonesize=" + workload.FormatSize(j.ZoneSize) + "\n")
+		if j.ZoneRange != 0 {
+			b.WriteString("zonerange=" + workload.FormatSize(j.ZoneRange) + "\n")
+		}
+		if j.ZoneSkip != 0 {
+			b.WriteString("zoneskip=" + workload.FormatSize(j.ZoneSkip) + "\n")
+		}
+	}
+	if j.PrioClass != 0 {
+		b.WriteString("prioclass=" + strconv.Itoa(j.PrioClass) + "\nprio=" + strconv.Itoa(j.PrioLevel) + "\n")
+	}
+	if j.RateMin != [3]int64{} {
+		b.WriteString("rate_min=" + formatTriple(j.RateMin, func(v int64, _ int) string { return workload.FormatSize(v) }) + "\n")
+	}
+	if j.RateIOPSMin != [3]int64{} {
+		b.WriteString("rate_iops_min=" + formatTriple(j.RateIOPSMin, strconv.FormatInt) + "\n")
+	}
+	if j.RateCycle != 0 {
+		b.WriteString("rate_cycle=" + strconv.FormatInt(j.RateCycle.Milliseconds(), 10) + "\n")
+	}
+	if j.BWAvgTime != 0 {
+		b.WriteString("bwavgtime=" + strconv.FormatInt(j.BWAvgTime.Milliseconds(), 10) + "\n")
+	}
+	if j.IOPSAvgTime != 0 {
+		b.WriteString("iopsavgtime=" + strconv.FormatInt(j.IOPSAvgTime.Milliseconds(), 10) + "\n")
+	}
+	for _, f := range [...]struct {
+		name string
+		on   bool
+	}{{"disable_lat", j.DisableLat}, {"disable_clat", j.DisableClat}, {"disable_slat", j.DisableSlat}, {"disable_bw_measurement", j.DisableBW}} {
+		if f.on {
+			b.WriteString(f.name + "=1\n")
+		}
+	}
+	return b.String()
+}
+
+// rwString prints rw with its modifier, as fio writes it.
+func rwString(j *workload.Job) string {
+	if j.RWModifier == 0 {
+		return j.RW.String()
+	}
+	if j.RWModifier < 0 {
+		return j.RW.String() + ":-" + workload.FormatSize(-j.RWModifier)
+	}
+	if j.RW.Random() {
+		return j.RW.String() + ":" + strconv.FormatInt(j.RWModifier, 10)
+	}
+	return j.RW.String() + ":" + workload.FormatSize(j.RWModifier)
 }

@@ -68,12 +68,12 @@ func sumJobs(clones []*workload.JobResult) *workload.JobResult {
 	}
 	s.Sync = cloneDir(first.Sync)
 	for d := range workload.NumDirs {
-		s.Prios[d] = workload.ClonePrios(first.Prios[d])
+		s.Prios[d] = clonePrios(first.Prios[d])
 	}
 	for _, c := range clones[1:] {
 		for d := range workload.NumDirs {
 			addDir(&s.Dirs[d], &c.Dirs[d])
-			s.Prios[d] = workload.MergePrios(s.Prios[d], c.Prios[d])
+			s.Prios[d] = mergePrios(s.Prios[d], c.Prios[d])
 		}
 		addDir(&s.Sync, &c.Sync)
 		s.Runtime = max(s.Runtime, c.Runtime)
@@ -147,10 +147,10 @@ func addDir(s, o *workload.DirStats) {
 func mixed(j *workload.JobResult) *workload.JobResult {
 	m := *j
 	m.Dirs[workload.DirRead] = cloneDir(j.Dirs[workload.DirRead])
-	m.Prios[workload.DirRead] = workload.ClonePrios(j.Prios[workload.DirRead])
+	m.Prios[workload.DirRead] = clonePrios(j.Prios[workload.DirRead])
 	for d := workload.DirWrite; d < workload.NumDirs; d++ {
 		addDir(&m.Dirs[workload.DirRead], &j.Dirs[d])
-		m.Prios[workload.DirRead] = workload.MergePrios(m.Prios[workload.DirRead], j.Prios[d])
+		m.Prios[workload.DirRead] = mergePrios(m.Prios[workload.DirRead], j.Prios[d])
 	}
 	m.Seconds = slices.Clone(j.Seconds)
 	for i := range m.Seconds {

@@ -3,6 +3,7 @@ package iogen
 import (
 	"encoding/binary"
 
+	"stortest.dev/fio"
 	"stortest.dev/workload"
 )
 
@@ -45,7 +46,7 @@ func NewBufFill(j *workload.Job, jobNum, clones int) *BufFill {
 		base:   j.Seed(0, 1),
 	}
 	f.rng = workload.SplitMix64(f.base ^ (f.self+1)*0xd1b54a32d192ed03)
-	f.pattern, _ = workload.ParseBufferPattern(j.BufferPattern) // validated
+	f.pattern, _ = fio.ParseBufferPattern(j.BufferPattern) // validated
 	if f.pattern != nil {
 		f.zero = false
 		f.refill = f.refill || j.BufferCompress > 0 || j.RW.Reads()

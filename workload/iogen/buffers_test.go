@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/fio"
 	"stortest.dev/workload"
 )
 
@@ -29,7 +30,7 @@ func TestParseBufferPattern(t *testing.T) {
 		{`0xdeadface"abcd"-12`, []byte{0xde, 0xad, 0xfa, 0xce, 'a', 'b', 'c', 'd', 0xf4, 0xff, 0xff, 0xff}},
 		{`12"x"0x01`, []byte{12, 'x', 1}},
 	} {
-		got, err := workload.ParseBufferPattern(tc.in)
+		got, err := fio.ParseBufferPattern(tc.in)
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
 	}
@@ -40,13 +41,13 @@ func TestParseBufferPattern(t *testing.T) {
 		{"-", "32-bit"},
 		{"%o", "%o"},
 	} {
-		_, err := workload.ParseBufferPattern(tc.in)
+		_, err := fio.ParseBufferPattern(tc.in)
 		if assert.Error(t, err, tc.in) {
 			assert.Contains(t, err.Error(), tc.want, tc.in)
 		}
 	}
 	// verify_pattern keeps refusing decimals.
-	_, err := workload.ParseVerifyPattern("12")
+	_, err := fio.ParseVerifyPattern("12")
 	assert.Error(t, err)
 }
 
@@ -253,11 +254,11 @@ func FuzzParseBufferPattern(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := workload.ParseBufferPattern(s)
+		p, err := fio.ParseBufferPattern(s)
 		if err != nil {
 			return
 		}
-		if len(p) > workload.MaxPattern || (s != "" && len(p) == 0) {
+		if len(p) > fio.MaxPattern || (s != "" && len(p) == 0) {
 			t.Fatalf("ParseBufferPattern(%q) = %d bytes", s, len(p))
 		}
 	})

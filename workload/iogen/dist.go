@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
+	"stortest.dev/fio"
 	"stortest.dev/workload"
 )
 
@@ -199,7 +200,7 @@ func unit(r *rand.PCG) float64 { return float64(r.Uint64()>>11) * 0x1p-53 }
 // taken as shares of their sum. A zone left with no block takes the
 // region's last block.
 func (s *Sampler) zones(d workload.Distribution, n uint64, blockBytes int64) {
-	zs, _ := workload.SplitZones(d.String(), d.Kind, d.Zones) // validated
+	zs, _ := fio.SplitZones(d.String(), d.Kind, d.Zones) // validated
 	total, unit := uint64(100), uint64(0)
 	if d.Kind == workload.DistZonedAbs {
 		if blockBytes > 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"stortest.dev/fio"
 	"stortest.dev/workload"
 )
 
@@ -31,7 +32,7 @@ func TestParseDistribution(t *testing.T) {
 		{"zoned_abs=60/20G:40/1024m", workload.Distribution{Kind: workload.DistZonedAbs, Zones: "60/20g:40/1g"}, "zoned_abs:60/20g:40/1g"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := workload.ParseDistribution(tc.in)
+			got, err := fio.ParseDistribution(tc.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +56,7 @@ func TestParseDistribution(t *testing.T) {
 		"zipf:1.2:2", "zipf:1.2:0.5:1", "pareto:1", "pareto:0", "normal:0", "normal:101", "normal:NaN",
 		"zipf:Inf", "zoned_abs=60/20G", "zoned:60/10:30/20", "zoned:50/60:50/50", "zoned:50/:50/",
 		"zoned:100/100:0/", "zoned:50/10,w:50/10", "zoned:50", "zoned:x/10:100/10", "zoned_abs:50/10g:50/", "zoned:101/10"} {
-		if d, err := workload.ParseDistribution(bad); err == nil {
+		if d, err := fio.ParseDistribution(bad); err == nil {
 			t.Errorf("ParseDistribution(%q) = %+v, want an error", bad, d)
 		}
 	}
@@ -66,7 +67,7 @@ func TestParseDistribution(t *testing.T) {
 // generator's block size.
 func TestZonedSampler(t *testing.T) {
 	const blocks, n = 1000, 200000
-	d, err := workload.ParseDistribution("zoned:60/10:30/20:8/30:2/40")
+	d, err := fio.ParseDistribution("zoned:60/10:30/20:8/30:2/40")
 	if err != nil {
 		t.Fatal(err)
 	}

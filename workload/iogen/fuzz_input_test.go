@@ -10,7 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"stortest.dev/fio"
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 )
 
 // Fuzz targets for the parsers of outside input beyond job files: the
@@ -23,7 +25,7 @@ func FuzzParseSize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, err := workload.ParseSize(s)
+		n, err := fiojob.ParseSize(s)
 		if err != nil {
 			if !errors.Is(err, workload.ErrInvalid) {
 				t.Fatalf("ParseSize(%q): %v does not wrap ErrInvalid", s, err)
@@ -33,7 +35,7 @@ func FuzzParseSize(f *testing.F) {
 		if n < 0 {
 			t.Fatalf("ParseSize(%q) = %d", s, n)
 		}
-		if back, err := workload.ParseSize(workload.FormatSize(n)); err != nil || back != n {
+		if back, err := fiojob.ParseSize(workload.FormatSize(n)); err != nil || back != n {
 			t.Fatalf("ParseSize(FormatSize(%d) = %q) = %d, %v", n, workload.FormatSize(n), back, err)
 		}
 	})
@@ -44,7 +46,7 @@ func FuzzParseTime(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := workload.ParseTime(s, time.Second)
+		d, err := fiojob.ParseTime(s, time.Second)
 		if err != nil {
 			if !errors.Is(err, workload.ErrInvalid) {
 				t.Fatalf("ParseTime(%q): %v does not wrap ErrInvalid", s, err)
@@ -55,7 +57,7 @@ func FuzzParseTime(f *testing.F) {
 			t.Fatalf("ParseTime(%q) = %v", s, d)
 		}
 		if d%time.Microsecond == 0 {
-			if back, err := workload.ParseTime(workload.FormatTime(d), time.Second); err != nil || back != d {
+			if back, err := fiojob.ParseTime(workload.FormatTime(d), time.Second); err != nil || back != d {
 				t.Fatalf("ParseTime(FormatTime(%v) = %q) = %v, %v", d, workload.FormatTime(d), back, err)
 			}
 		}
@@ -67,14 +69,14 @@ func FuzzParseDistribution(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := workload.ParseDistribution(s)
+		d, err := fio.ParseDistribution(s)
 		if err != nil {
 			return
 		}
 		if msg := d.Validate(); msg != "" {
 			t.Fatalf("ParseDistribution(%q) accepted an invalid %+v: %s", s, d, msg)
 		}
-		back, err := workload.ParseDistribution(d.String())
+		back, err := fio.ParseDistribution(d.String())
 		if err != nil || back != d {
 			t.Fatalf("round trip of %q through %q: %+v, %v", s, d.String(), back, err)
 		}
@@ -86,11 +88,11 @@ func FuzzParseVerifyPattern(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := workload.ParseVerifyPattern(s)
+		p, err := fio.ParseVerifyPattern(s)
 		if err != nil {
 			return
 		}
-		if len(p) > workload.MaxPattern || (s != "" && len(p) == 0) {
+		if len(p) > fio.MaxPattern || (s != "" && len(p) == 0) {
 			t.Fatalf("ParseVerifyPattern(%q) = %d bytes", s, len(p))
 		}
 	})

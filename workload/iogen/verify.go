@@ -16,6 +16,7 @@ import (
 	"math/bits"
 	"strings"
 
+	"stortest.dev/fio"
 	"stortest.dev/workload"
 )
 
@@ -61,7 +62,7 @@ func NewVerifier(kind workload.VerifyKind, pattern string) (*Verifier, error) {
 	if kind == workload.VerifyNone || kind >= workload.NumVerifyKinds {
 		return nil, fmt.Errorf("workload: verifier for verify=%s: want crc32c or sha256", kind)
 	}
-	p, err := workload.ParseVerifyPattern(pattern)
+	p, err := fio.ParseVerifyPattern(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("workload: verify_pattern: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"stortest.dev/fio"
 	"stortest.dev/workload"
 )
 
@@ -171,7 +172,7 @@ func TestParseVerifyPattern(t *testing.T) {
 		{`"abc"`, []byte("abc")},
 		{`0x01"ab"0x0203`, []byte{1, 'a', 'b', 2, 3}},
 	} {
-		got, err := workload.ParseVerifyPattern(tc.in)
+		got, err := fio.ParseVerifyPattern(tc.in)
 		if err != nil || !bytes.Equal(got, tc.want) {
 			t.Errorf("ParseVerifyPattern(%q) = %x, %v; want %x", tc.in, got, err, tc.want)
 		}
@@ -186,7 +187,7 @@ func TestParseVerifyPattern(t *testing.T) {
 		{"abc", "unexpected"},
 		{"0x" + strings.Repeat("ab", 513), "longer than 512"},
 	} {
-		_, err := workload.ParseVerifyPattern(tc.in)
+		_, err := fio.ParseVerifyPattern(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("ParseVerifyPattern(%q) = %v, want an error mentioning %q", tc.in, err, tc.msg)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 )
 
 // allow_mounted_write is fio's option with fio's values; it prints back
@@ -26,9 +27,9 @@ func TestAllowMountedWriteOption(t *testing.T) {
 		if jobs[0].AllowMountedWrite != tc.want {
 			t.Errorf("%s: AllowMountedWrite = %v", tc.arg, jobs[0].AllowMountedWrite)
 		}
-		again, err := parseFile(strings.NewReader(jobs[0].String()), "printed")
+		again, err := parseFile(strings.NewReader(fiojob.Format(jobs[0])), "printed")
 		if err != nil || again[0].AllowMountedWrite != tc.want {
-			t.Errorf("%s: printed %q, read back %v, %v", tc.arg, jobs[0].String(), again, err)
+			t.Errorf("%s: printed %q, read back %v, %v", tc.arg, fiojob.Format(jobs[0]), again, err)
 		}
 	}
 	if _, err := parseArgs([]string{"--name=w", "--allow_mounted_write=maybe"}); err == nil || !strings.Contains(err.Error(), "allow_mounted_write") {

@@ -38,7 +38,7 @@ func TestContinueOnClasses(t *testing.T) {
 		{workload.ContinueVerify, workload.DirRead, eilseq, true},
 		{workload.ContinueAll, workload.DirRead, eilseq, true},
 	} {
-		assert.Equal(t, tc.want, tc.c.Continues(tc.d, tc.errno), "%v %v errno %d", tc.c, tc.d, tc.errno)
+		assert.Equal(t, tc.want, continues(tc.c, tc.d, tc.errno), "%v %v errno %d", tc.c, tc.d, tc.errno)
 	}
 }
 

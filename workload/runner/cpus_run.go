@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"stortest.dev/fio"
 	"stortest.dev/workload"
 )
 
@@ -39,4 +40,20 @@ func fioThread(first, clone, numJobs int) int {
 		return first
 	}
 	return first + numJobs - clone
+}
+
+// cpusFor returns the CPUs of the run's thread n (0-based, fio's
+// numbering), or nil when the job leaves affinity alone.
+func cpusFor(j *workload.Job, n int) []int {
+	if j.CPUsAllowed == "" {
+		return nil
+	}
+	cpus, err := fio.ParseCPUList(j.CPUsAllowed)
+	if err != nil || len(cpus) == 0 {
+		return cpus
+	}
+	if j.CPUsSplit {
+		return []int{cpus[n%len(cpus)]}
+	}
+	return cpus
 }

@@ -4,7 +4,8 @@
 // latencies (runner.go), with submission offloaded to other threads
 // (offload.go), syncs (filesync_run.go), flows (flow_run.go), fio's logs
 // and histogram logs (fiolog.go, histlog.go), I/O logs to write and
-// replay (iologfmt.go, iolog_run.go), steady-state stops, the latency
+// replay (iolog_run.go; package fio reads and writes the format),
+// steady-state stops, the latency
 // target's depth search, and a device that stops answering (stall.go).
 // NewScratch makes throw-away targets and CleanOrphans removes what dead
 // processes left behind.

@@ -4,99 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
+	"stortest.dev/fio"
 
 	"stortest.dev/workload"
 )
-
-// logKind is one of fio's log files.
-type logKind int
-
-const (
-	logSlat logKind = iota
-	logClat
-	logLat
-	logBW
-	logIOPS
-	numLogKinds
-)
-
-var logSuffixes = [numLogKinds]string{"slat", "clat", "lat", "bw", "iops"}
-
-// LogFileName is the name fio gives a log: prefix_kind.N.log, or
-// prefix_kind.log when shared (per_job_logs=0). kind is slat, clat, lat,
-// bw or iops; jobNum is 1-based.
-func LogFileName(prefix, kind string, jobNum int, shared bool) string {
-	if shared {
-		return prefix + "_" + kind + ".log"
-	}
-	return prefix + "_" + kind + "." + strconv.Itoa(jobNum) + ".log"
-}
-
-// Log buffer sizes: lines collect in a buffer per file, written out when
-// fewer than logLineMax bytes are left, so that a line per I/O costs no
-// allocation and one write(2) per some ten thousand I/Os.
-const (
-	logBufSize = 256 << 10
-	logLineMax = 6 * 21 // six numbers of at most 20 digits and their ", "
-)
-
-// logFile is one log being written by one job clone.
-type logFile struct {
-	f       *os.File
-	buf     []byte
-	hexPrio bool // log_prio: the whole ioprio value, 0x%04x
-}
-
-func (l *logFile) flush() error {
-	if len(l.buf) == 0 {
-		return nil
-	}
-	_, err := l.f.Write(l.buf)
-	l.buf = l.buf[:0]
-	return err
-}
-
-// line appends one line; it writes the buffer out when it is nearly full.
-// prio is the I/O's ioprio value.
-func (l *logFile) line(ms, value uint64, d workload.Dir, bs uint64, offset int64, withOffset bool, prio uint64) error {
-	b := l.buf
-	b = strconv.AppendUint(b, ms, 10)
-	b = append(b, ", "...)
-	b = strconv.AppendUint(b, value, 10)
-	b = append(b, ", "...)
-	b = strconv.AppendUint(b, uint64(d), 10)
-	b = append(b, ", "...)
-	b = strconv.AppendUint(b, bs, 10)
-	if withOffset {
-		b = append(b, ", "...)
-		b = strconv.AppendInt(b, offset, 10)
-	}
-	b = append(b, ", "...)
-	if l.hexPrio {
-		b = append(b, "0x"...)
-		for sh := 12; sh >= 0; sh -= 4 {
-			b = append(b, "0123456789abcdef"[prio>>sh&0xf])
-		}
-	} else {
-		b = strconv.AppendUint(b, logPrio(uint16(prio)), 10)
-	}
-	b = append(b, '\n')
-	l.buf = b
-	if cap(b)-len(b) < logLineMax {
-		return l.flush()
-	}
-	return nil
-}
-
-// logPrio is a line's priority column as fio 3.33 writes it without
-// log_prio: 1 for a real-time (class 1) I/O, else 0.
-func logPrio(p uint16) uint64 {
-	if p>>13 == 1 {
-		return 1
-	}
-	return 0
-}
 
 // avgAcc sums one direction's latencies over a log_avg_msec interval.
 type avgAcc struct {
@@ -109,8 +20,8 @@ func (a *avgAcc) add(v uint64) { a.sum += v; a.n++ }
 // goroutine; none allocates.
 type ioLogs struct {
 	opts  workload.LogOptions
-	files [numLogKinds]*logFile  // nil when that kind is off
-	dirs  [workload.NumDirs]bool // directions the job issues (bw/iops lines)
+	files [fio.NumLogKinds]*fio.LogWriter // nil when that kind is off
+	dirs  [workload.NumDirs]bool          // directions the job issues (bw/iops lines)
 
 	// Averaging (AvgMsec > 0).
 	every    int64 // ns
@@ -135,12 +46,13 @@ func newIOLogs(job *workload.Job, jobNum int) (*ioLogs, error) {
 	l.dirs[workload.DirRead] = job.RW.Reads()
 	l.dirs[workload.DirWrite] = job.RW.Writes()
 	l.dirs[workload.DirTrim] = job.RW.Trims()
-	prefixes := [numLogKinds]string{o.Lat, o.Lat, o.Lat, o.BW, o.IOPS}
+	prefixes := [fio.NumLogKinds]string{o.Lat, o.Lat, o.Lat, o.BW, o.IOPS}
 	for k, p := range prefixes {
+		k := fio.LogKind(k)
 		if p == "" {
 			continue
 		}
-		name := LogFileName(p, logSuffixes[k], jobNum, o.Shared)
+		name := fio.LogFileName(p, k.String(), jobNum, o.Shared)
 		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 		if o.Shared {
 			// Jobs share the file: each appends whole buffers of whole
@@ -153,9 +65,9 @@ func newIOLogs(job *workload.Job, jobNum int) (*ioLogs, error) {
 		f, err := os.OpenFile(name, flags, 0o644)
 		if err != nil {
 			l.close(0)
-			return nil, fmt.Errorf("workload: job %s: %s log: %w", job.Name, logSuffixes[k], err)
+			return nil, fmt.Errorf("workload: job %s: %s log: %w", job.Name, k.String(), err)
 		}
-		l.files[k] = &logFile{f: f, buf: make([]byte, 0, logBufSize), hexPrio: o.Prio}
+		l.files[k] = fio.NewLogWriter(f, o.Prio)
 	}
 	return l, nil
 }
@@ -169,24 +81,24 @@ func (l *ioLogs) fail(err error) {
 // slat records one submission latency; t is the commit time (ns since the
 // measured start).
 func (l *ioLogs) slat(t int64, d workload.Dir, ns uint64, bs uint64, offset int64, prio uint16) {
-	f := l.files[logSlat]
+	f := l.files[fio.LogSlat]
 	if f == nil {
 		return
 	}
 	if l.every == 0 {
-		l.fail(f.line(uint64(t/1e6), ns, d, bs, offset, l.opts.Offset, uint64(prio)))
+		l.fail(f.Line(uint64(t/1e6), ns, int(d), bs, offset, l.opts.Offset, uint64(prio)))
 		return
 	}
 	l.roll(t)
-	l.lat[logSlat][d].add(ns)
+	l.lat[fio.LogSlat][d].add(ns)
 }
 
 // done records one completed I/O at t (ns since the measured start).
 func (l *ioLogs) done(t int64, d workload.Dir, clat, lat uint64, bytes uint64, bs uint64, offset int64, prio uint16) {
 	if l.every > 0 {
 		l.roll(t)
-		l.lat[logClat][d].add(clat)
-		l.lat[logLat][d].add(lat)
+		l.lat[fio.LogClat][d].add(clat)
+		l.lat[fio.LogLat][d].add(lat)
 		l.ios[d]++
 		l.bytes[d] += bytes
 		l.lastDone = t
@@ -195,18 +107,18 @@ func (l *ioLogs) done(t int64, d workload.Dir, clat, lat uint64, bytes uint64, b
 	ms := uint64(t / 1e6)
 	off := l.opts.Offset
 	p := uint64(prio)
-	if f := l.files[logClat]; f != nil {
-		l.fail(f.line(ms, clat, d, bs, offset, off, p))
+	if f := l.files[fio.LogClat]; f != nil {
+		l.fail(f.Line(ms, clat, int(d), bs, offset, off, p))
 	}
-	if f := l.files[logLat]; f != nil {
-		l.fail(f.line(ms, lat, d, bs, offset, off, p))
+	if f := l.files[fio.LogLat]; f != nil {
+		l.fail(f.Line(ms, lat, int(d), bs, offset, off, p))
 	}
-	if f := l.files[logBW]; f != nil {
+	if f := l.files[fio.LogBW]; f != nil {
 		// fio's per-I/O rate: bytes over the I/O's completion latency.
-		l.fail(f.line(ms, bytes*1_000_000/max(clat, 1), d, bs, offset, off, p))
+		l.fail(f.Line(ms, bytes*1_000_000/max(clat, 1), int(d), bs, offset, off, p))
 	}
-	if f := l.files[logIOPS]; f != nil {
-		l.fail(f.line(ms, 1, d, bs, offset, off, p))
+	if f := l.files[fio.LogIOPS]; f != nil {
+		l.fail(f.Line(ms, 1, int(d), bs, offset, off, p))
 	}
 	l.lastDone = t
 }
@@ -224,12 +136,12 @@ func (l *ioLogs) roll(t int64) {
 // only for a whole interval.
 func (l *ioLogs) writeAvg(end int64, whole bool) {
 	ms := uint64(end / 1e6)
-	for k := logSlat; k <= logLat; k++ {
+	for k := fio.LogSlat; k <= fio.LogLat; k++ {
 		f := l.files[k]
 		for d := range workload.NumDirs {
 			a := &l.lat[k][d]
 			if f != nil && a.n > 0 {
-				l.fail(f.line(ms, a.sum/a.n, d, 0, 0, l.opts.Offset, 0))
+				l.fail(f.Line(ms, a.sum/a.n, int(d), 0, 0, l.opts.Offset, 0))
 			}
 			*a = avgAcc{}
 		}
@@ -237,11 +149,11 @@ func (l *ioLogs) writeAvg(end int64, whole bool) {
 	span := end - l.prev
 	for d := range workload.NumDirs {
 		if whole && span > 0 && (l.dirs[d] || l.ios[d] > 0) {
-			if f := l.files[logBW]; f != nil {
-				l.fail(f.line(ms, l.bytes[d]*1e9/uint64(span)/1024, d, 0, 0, l.opts.Offset, 0))
+			if f := l.files[fio.LogBW]; f != nil {
+				l.fail(f.Line(ms, l.bytes[d]*1e9/uint64(span)/1024, int(d), 0, 0, l.opts.Offset, 0))
 			}
-			if f := l.files[logIOPS]; f != nil {
-				l.fail(f.line(ms, l.ios[d]*1e9/uint64(span), d, 0, 0, l.opts.Offset, 0))
+			if f := l.files[fio.LogIOPS]; f != nil {
+				l.fail(f.Line(ms, l.ios[d]*1e9/uint64(span), int(d), 0, 0, l.opts.Offset, 0))
 			}
 		}
 		l.ios[d], l.bytes[d] = 0, 0
@@ -257,7 +169,7 @@ func (l *ioLogs) close(end int64) error {
 	err := l.err
 	for _, f := range l.files {
 		if f != nil {
-			err = errors.Join(err, f.flush(), f.f.Close())
+			err = errors.Join(err, f.Close())
 		}
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"stortest.dev/fio"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestFioLogsPerIO(t *testing.T) {
 	require.NoError(t, res.Err())
 	require.EqualValues(t, 16, res.Jobs[0].Dirs[workload.DirRead].IOs)
 	for _, kind := range []string{"slat", "clat", "lat", "bw", "iops"} {
-		name := LogFileName(prefix, kind, 1, false)
+		name := fio.LogFileName(prefix, kind, 1, false)
 		require.Equal(t, filepath.Join(dir, "seq_"+kind+".1.log"), name)
 		got := logRows(t, name)
 		want := logRows(t, filepath.Join("testdata/fio333/logs", "seq_"+kind+".1.log"))
@@ -86,7 +87,7 @@ func TestFioLogsNoOffset(t *testing.T) {
 	require.NoError(t, err)
 	for i, r := range res.Jobs {
 		var n [workload.NumDirs]uint64
-		for _, row := range logRows(t, LogFileName(prefix, "lat", i+1, false)) {
+		for _, row := range logRows(t, fio.LogFileName(prefix, "lat", i+1, false)) {
 			require.Len(t, row, 5)
 			n[row[2]]++
 		}
@@ -125,7 +126,7 @@ func TestFioLogsAveraged(t *testing.T) {
 	_, err := Run(context.Background(), job, workload.Options{})
 	require.NoError(t, err)
 	for _, kind := range []string{"clat", "lat", "bw", "iops"} {
-		rows := logRows(t, LogFileName(prefix, kind, 1, false))
+		rows := logRows(t, fio.LogFileName(prefix, kind, 1, false))
 		want := logRows(t, "testdata/fio333/logs/avg_"+kind+".1.log")
 		wantRows := 4 // 1000 and 2000, read and write
 		if kind == "clat" || kind == "lat" {
@@ -144,7 +145,7 @@ func TestFioLogsAveraged(t *testing.T) {
 		}
 		assert.EqualValues(t, 1000, rows[0][0])
 	}
-	assert.Empty(t, logRows(t, LogFileName(prefix, "slat", 1, false)), "a sync engine has no slat")
+	assert.Empty(t, logRows(t, fio.LogFileName(prefix, "slat", 1, false)), "a sync engine has no slat")
 }
 
 // clat_percentiles=0, lat_percentiles=1, unified_rw_reporting=1 and

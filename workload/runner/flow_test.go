@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 )
 
 func TestFlowOptionsParse(t *testing.T) {
@@ -42,10 +43,10 @@ flow_sleep=1k
 			t.Errorf("%s: Flow = %+v, want %+v", j.Name, j.Flow, want[i])
 		}
 		if back := roundTripJob(t, j); back.Flow != j.Flow {
-			t.Errorf("%s reads back with Flow %+v, want %+v\n%s", j.Name, back.Flow, j.Flow, j.String())
+			t.Errorf("%s reads back with Flow %+v, want %+v\n%s", j.Name, back.Flow, j.Flow, fiojob.Format(j))
 		}
 	}
-	if s := got[0].String(); !strings.Contains(s, "flow=1\nflow_id=1\nflow_sleep=100\n") {
+	if s := fiojob.Format(got[0]); !strings.Contains(s, "flow=1\nflow_id=1\nflow_sleep=100\n") {
 		t.Errorf("job a prints\n%s\nwithout its flow options", s)
 	}
 	b, err := json.Marshal(got[1])

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"stortest.dev/internal/testenv"
+	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 	"stortest.dev/workload/internal/jobtest"
 )
 
@@ -35,4 +37,14 @@ func fioJSON(t *testing.T, fio, text string, args ...string) map[string]any {
 		t.Fatalf("fio failed on\n%s\n%s", text, out)
 	}
 	return jsonDoc(t, []byte(out))
+}
+
+// formatJobs prints each job with fiojob.Format, to compare jobs as the
+// job files they print as.
+func formatJobs(js []workload.Job) []string {
+	s := make([]string, len(js))
+	for i, j := range js {
+		s[i] = fiojob.Format(j)
+	}
+	return s
 }

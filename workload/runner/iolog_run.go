@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"stortest.dev/engines"
+	"stortest.dev/fio"
 	"stortest.dev/workload"
 	"stortest.dev/workload/iogen"
 )
@@ -34,7 +35,7 @@ func withReplay(j workload.Job) (workload.Job, *replayTrace, error) {
 	if j.ReadIOLog == "" {
 		return j, nil, nil
 	}
-	log, err := LoadIOLog(j.ReadIOLog)
+	log, err := fio.LoadIOLog(j.ReadIOLog)
 	if err != nil {
 		return j, nil, fmt.Errorf("%w (job %s)", err, j.Name) // err names the package, the file and the line
 	}
@@ -66,7 +67,7 @@ func withReplay(j workload.Job) (workload.Job, *replayTrace, error) {
 }
 
 // buildReplay turns the log into the actions to replay.
-func buildReplay(j *workload.Job, log *IOLog) (*replayTrace, error) {
+func buildReplay(j *workload.Job, log *fio.IOLog) (*replayTrace, error) {
 	if len(log.Files) > 1 && j.ReplayRedirect == "" {
 		return nil, &workload.FieldError{Job: j.Name, Field: "read_iolog", Reason: fmt.Sprintf("%s names %d files: stortest replays one (or give replay_redirect)", j.ReadIOLog, len(log.Files))}
 	}
@@ -178,21 +179,6 @@ func (s *ioSource) ungetReplay() {
 	s.moved -= r.io.Len
 }
 
-// iologOpAct is the log's action for an engine operation.
-func iologOpAct(op engines.Op) workload.IOLogAct {
-	switch op {
-	case engines.OpWrite:
-		return workload.LogWrite
-	case engines.OpTrim:
-		return workload.LogTrim
-	case engines.OpFsync:
-		return workload.LogSync
-	case engines.OpFdatasync:
-		return workload.LogDatasync
-	}
-	return workload.LogRead
-}
-
 // logIO writes u's I/O to the write_iolog, after a close and an open
 // when it starts a new phase: fio closes and reopens the file for each
 // pass (loops) and before each verify pass.
@@ -203,11 +189,11 @@ func (w *worker) logIO(u *engines.Unit) {
 	}
 	if phase > w.iologPhase {
 		w.iologPhase = phase
-		w.iolog.fileAct(u.Start, workload.LogClose)
-		w.iolog.fileAct(u.Start, workload.LogOpen)
+		w.iolog.FileAct(u.Start, workload.LogClose)
+		w.iolog.FileAct(u.Start, workload.LogOpen)
 	}
-	w.iolog.cur = u.File
-	w.iolog.io(u.Start, iologOpAct(u.Op), u.Offset, int64(len(u.Buf)))
+	w.iolog.SetFile(u.File)
+	w.iolog.IO(u.Start, u.Op.IOLogAct(), u.Offset, int64(len(u.Buf)))
 }
 
 // iologFiles are the names write_iolog gives the clone's files: its

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"stortest.dev/fio"
 	"strings"
 	"testing"
 	"time"
@@ -70,7 +71,7 @@ func TestWriteIOLogAsFio(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, stripIOLogTimes(want), stripIOLogTimes(got))
 			// The timestamps are µs since the start, never decreasing.
-			log, err := ReadIOLog(bytes.NewReader(got), "got.log")
+			log, err := fio.ReadIOLog(bytes.NewReader(got), "got.log")
 			require.NoError(t, err)
 			assert.Equal(t, 3, log.Version)
 			for i := 1; i < len(log.Entries); i++ {
@@ -89,45 +90,45 @@ func TestWriteIOLogAppends(t *testing.T) {
 	}
 	b, err := os.ReadFile("a.log")
 	require.NoError(t, err)
-	assert.Equal(t, 2, strings.Count(string(b), iologV3+"\n"))
+	assert.Equal(t, 2, strings.Count(string(b), fio.IOLogV3+"\n"))
 }
 
 // Logging an I/O allocates nothing: it is formatted into the writer's
 // buffer.
 func TestIOLogWriterAllocs(t *testing.T) {
-	l, err := newIOLogWriter(filepath.Join(t.TempDir(), "a.log"), []string{"/dev/somewhere"}, 0)
+	l, err := fio.NewIOLogWriter(filepath.Join(t.TempDir(), "a.log"), []string{"/dev/somewhere"}, 0)
 	require.NoError(t, err)
 	now := int64(0)
 	a := testing.AllocsPerRun(10000, func() {
 		now += 1000
-		l.io(now, workload.LogWrite, now*4096, 4096)
+		l.IO(now, workload.LogWrite, now*4096, 4096)
 		if now%7 == 0 {
-			l.io(now, workload.LogSync, 0, 0)
+			l.IO(now, workload.LogSync, 0, 0)
 		}
 	})
 	assert.Zero(t, a)
-	require.NoError(t, l.close(now))
+	require.NoError(t, l.Close(now))
 }
 
 // TestReadIOLog parses both versions; TestReadIOLogErrors the errors,
 // which name the file and the line.
 func TestReadIOLog(t *testing.T) {
 	v2 := "fio version 2 iolog\n/dev/x add\n/dev/x open\n/dev/x read 4096 512\n/dev/x wait 150 0\n\n/dev/x write 0 8192\n/dev/x sync 0 0\n/dev/x trim 8192 4096\n/dev/x close\n"
-	log, err := ReadIOLog(strings.NewReader(v2), "v2")
+	log, err := fio.ReadIOLog(strings.NewReader(v2), "v2")
 	require.NoError(t, err)
-	assert.Equal(t, &IOLog{Version: 2, Files: []string{"/dev/x"}, Entries: []IOLogEntry{
+	assert.Equal(t, &fio.IOLog{Version: 2, Files: []string{"/dev/x"}, Entries: []fio.IOLogEntry{
 		{Act: workload.LogAdd}, {Act: workload.LogOpen}, {Act: workload.LogRead, Offset: 4096, Len: 512}, {Act: workload.LogWait, Offset: 150},
 		{Act: workload.LogWrite, Len: 8192}, {Act: workload.LogSync}, {Act: workload.LogTrim, Offset: 8192, Len: 4096}, {Act: workload.LogClose},
 	}}, log)
 	v3 := "fio version 3 iolog\n1 a add\n2 b add\n5 b open\n9 b read 0 4096\n10 b wait 100 0\n12 b datasync 4096 0\n"
-	log, err = ReadIOLog(strings.NewReader(v3), "v3")
+	log, err = fio.ReadIOLog(strings.NewReader(v3), "v3")
 	require.NoError(t, err)
-	assert.Equal(t, &IOLog{Version: 3, Files: []string{"a", "b"}, Entries: []IOLogEntry{
+	assert.Equal(t, &fio.IOLog{Version: 3, Files: []string{"a", "b"}, Entries: []fio.IOLogEntry{
 		{Time: 1, Act: workload.LogAdd}, {Time: 2, File: 1, Act: workload.LogAdd}, {Time: 5, File: 1, Act: workload.LogOpen},
 		{Time: 9, File: 1, Act: workload.LogRead, Len: 4096}, {Time: 12, File: 1, Act: workload.LogDatasync, Offset: 4096},
 	}}, log, "a version 3 wait is skipped, as fio does")
 	for _, f := range []string{"write.log", "randrw.log", "verify.log"} {
-		log, err := LoadIOLog(filepath.Join("testdata/iolog", f))
+		log, err := fio.LoadIOLog(filepath.Join("testdata/iolog", f))
 		require.NoError(t, err, "fio's own log %s", f)
 		assert.Equal(t, []string{"f"}, log.Files)
 	}
@@ -154,14 +155,14 @@ func TestReadIOLogErrors(t *testing.T) {
 		{"v3 fields", "fio version 3 iolog\n1 f add\n2 f read 0\n", "line 3: 4 fields"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadIOLog(strings.NewReader(tc.in), "t.log")
+			_, err := fio.ReadIOLog(strings.NewReader(tc.in), "t.log")
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.True(t, strings.HasPrefix(err.Error(), "workload: iolog t.log"), err.Error())
 		})
 	}
-	_, err := ReadIOLog(bytes.NewReader(le), "b")
-	assert.ErrorIs(t, err, ErrBlktrace)
+	_, err := fio.ReadIOLog(bytes.NewReader(le), "b")
+	assert.ErrorIs(t, err, fio.ErrBlktrace)
 }
 
 func FuzzReadIOLog(f *testing.F) {
@@ -176,7 +177,7 @@ func FuzzReadIOLog(f *testing.F) {
 	f.Add([]byte("fio version 2 iolog\nf add\nf open\nf wait 1000 0\nf read 0 1\nf close\n"))
 	f.Add([]byte("fio version 3 iolog\n0 f add\n1 f trim 0 1\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		log, err := ReadIOLog(bytes.NewReader(b), "fuzz.log")
+		log, err := fio.ReadIOLog(bytes.NewReader(b), "fuzz.log")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "workload: iolog fuzz.log") {
 				t.Fatalf("error without the file: %v", err)
@@ -184,7 +185,7 @@ func FuzzReadIOLog(f *testing.F) {
 			return
 		}
 		for _, e := range log.Entries {
-			if e.File < 0 || e.File >= len(log.Files) || e.Offset < 0 || e.Len < 0 || e.Len > maxIOLogLen {
+			if e.File < 0 || e.File >= len(log.Files) || e.Offset < 0 || e.Len < 0 || e.Len > fio.MaxIOLogLen {
 				t.Fatalf("bad entry %+v", e)
 			}
 		}
@@ -340,7 +341,7 @@ func TestWriteIOLogAllocationsPerIO(t *testing.T) {
 	assert.Less(t, perIO, 0.001)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(stripIOLogTimes(b), iologV3+"\nnull.0.0 add\nnull.0.0 open\nnull.0.0 "), "%.200s", b)
+	assert.True(t, strings.HasPrefix(stripIOLogTimes(b), fio.IOLogV3+"\nnull.0.0 add\nnull.0.0 open\nnull.0.0 "), "%.200s", b)
 }
 
 // fio's t/jobs/t0007-37cf9e3c.fio (without direct=1, which a tmpfs
@@ -373,7 +374,7 @@ func TestReplayErrors(t *testing.T) {
 	assert.Equal(t, `workload: iolog bad.log line 5: action "reed": want one of add, open, close, read, write, trim, sync, datasync, wait (job r)`, err.Error())
 	jobs[0].ReadIOLog = "bt.bin"
 	_, err = RunJobs(t.Context(), jobs, workload.Options{})
-	assert.ErrorIs(t, err, ErrBlktrace)
+	assert.ErrorIs(t, err, fio.ErrBlktrace)
 	_, err = parseArgs([]string{"--name=r", "--read_iolog=bad.log", "--io_submit_mode=offload"})
 	assert.ErrorContains(t, err, "io_submit_mode: offload with read_iolog")
 	_, err = parseArgs([]string{"--name=r", "--read_iolog=bad.log", "--verify=md5"})

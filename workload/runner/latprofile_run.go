@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"fmt"
 	"math"
+	"syscall"
 	"time"
 
 	"stortest.dev/engines"
@@ -163,7 +165,7 @@ func (w *worker) latencyCheck(u *engines.Unit, t int64) {
 // is counted as usual and not as a failed I/O (as in fio).
 func (w *worker) latencyFail(u *engines.Unit, lat, limit int64) {
 	if w.res.Err == nil {
-		w.res.Err = &workload.LatencyError{Lat: time.Duration(lat), Max: time.Duration(limit),
+		w.res.Err = &LatencyError{Lat: time.Duration(lat), Max: time.Duration(limit),
 			File: w.job.Filename, Op: u.Op.String(), Offset: u.Offset, Len: len(u.Buf)}
 	}
 	w.ended = true
@@ -249,3 +251,26 @@ func resetDirStats(s *workload.DirStats) {
 	s.Clat.Reset()
 	s.Lat.Reset()
 }
+
+// LatencyError is the failure of an I/O whose latency exceeded
+// max_latency (or, at depth 1 with latency_percentile=100, the
+// latency_target): fio's "max latency exceeded", errno ETIMEDOUT.
+type LatencyError struct {
+	Lat, Max time.Duration
+	File     string
+	Op       string
+	Offset   int64
+	Len      int
+}
+
+func (e *LatencyError) Error() string {
+	return fmt.Sprintf("latency of %d nsec exceeds specified max (%d nsec): %s %s %d %d",
+		int64(e.Lat), int64(e.Max), e.File, e.Op, e.Offset, e.Len)
+}
+
+// Unwrap makes errors.Is(err, syscall.ETIMEDOUT) hold, and the job's
+// error number in fio's JSON 110.
+func (e *LatencyError) Unwrap() error { return syscall.ETIMEDOUT }
+
+// noMaxLatency is MaxLatency unset.
+var noMaxLatency [workload.NumDirs]time.Duration

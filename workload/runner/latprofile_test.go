@@ -20,6 +20,7 @@ import (
 	"stortest.dev/engines"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 	"stortest.dev/workload/fioout"
 )
 
@@ -45,9 +46,9 @@ func TestLatencyOptionsParse(t *testing.T) {
 	assert.Equal(t, 100.0, j.TargetPercentile(), "the default")
 	assert.Equal(t, [workload.NumDirs]time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}, j.MaxLatency)
 
-	back, err := parseFile(strings.NewReader(j.String()), "back.fio")
-	require.NoError(t, err, "job:\n%s", j.String())
-	assert.Equal(t, j.LatencyLimits, back[0].LatencyLimits, "round trip through\n%s", j.String())
+	back, err := parseFile(strings.NewReader(fiojob.Format(j)), "back.fio")
+	require.NoError(t, err, "job:\n%s", fiojob.Format(j))
+	assert.Equal(t, j.LatencyLimits, back[0].LatencyLimits, "round trip through\n%s", fiojob.Format(j))
 }
 
 // depthJob is a null-engine job whose device (Faults.DepthLatency, 10 ms
@@ -126,7 +127,7 @@ func TestMaxLatencyFailsJobAsFio(t *testing.T) {
 	require.NoError(t, err)
 	r := res.Jobs[0]
 	require.Error(t, r.Err)
-	var le *workload.LatencyError
+	var le *LatencyError
 	require.ErrorAs(t, r.Err, &le)
 	assert.Equal(t, time.Microsecond, le.Max)
 	assert.Regexp(t, `^latency of \d+ nsec exceeds specified max \(1000 nsec\): .*/\S+ read \d+ 4096$`, r.Err.Error())

@@ -179,6 +179,12 @@ func (w *worker) stopEngine() {
 	}
 }
 
+// opensNoFile reports whether the job's worker opens no file: null
+// without a filename, cpuio, and the file engines, which name their own.
+func opensNoFile(j *workload.Job) bool {
+	return (j.Engine == "null" && j.Filename == "") || (j.Engine != "null" && !engines.NeedsFile(j.Engine))
+}
+
 // unlinkLoop is unlink_each_loop at the first I/O of a loop after the
 // first, as fio 3.33 does between its loops: with nothing in flight,
 // each of the job's regular files is fsynced (fsync_on_close, as fio

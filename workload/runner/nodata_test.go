@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 	"stortest.dev/workload/fioout"
 )
 
@@ -72,7 +73,7 @@ unlink=1
 	assert.True(t, trunc.Unlink)
 	for _, j := range jobs {
 		back := roundTripJob(t, j)
-		assert.Equal(t, j.String(), back.String())
+		assert.Equal(t, fiojob.Format(j), fiojob.Format(back))
 		assert.Equal(t, j.NoDataEngines, back.NoDataEngines, j.Name)
 	}
 

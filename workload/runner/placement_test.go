@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 )
 
 func TestFioMoreOptionsParse(t *testing.T) {
@@ -63,13 +64,13 @@ func TestFioMoreOptionsParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			if fmt.Sprint(formatJobs(got)) != fmt.Sprint(formatJobs(tc.want)) {
 				t.Errorf("got\n%v\nwant\n%v", got, tc.want)
 			}
 			// Each job prints as a section that reads back the same.
 			for _, j := range got {
 				back := roundTripJob(t, j)
-				if fmt.Sprint(back) != fmt.Sprint(j) {
+				if fiojob.Format(back) != fiojob.Format(j) {
 					t.Errorf("%s reads back as\n%v\nwant\n%v", j.Name, back, j)
 				}
 			}
@@ -90,7 +91,7 @@ func TestFioMoreErrors(t *testing.T) {
 		{"[a]\nverify=pattern\n", "t.fio:2: job \"a\": verify: verify=pattern needs verify_pattern"},
 		{"[a]\nioengine=e4defrag\n", "t.fio:2: job \"a\": ioengine: fio ioengine e4defrag is not supported by stortest"},
 		{"[a]\ndonorname=x\n", "t.fio:2: job \"a\": fio option donorname (ioengine e4defrag) is not supported by stortest"},
-		{"[a]\nport=8888\n", "t.fio:2: job \"a\": fio option port (ioengine net, netsplice or rdma) is not supported by stortest"},
+		{"[a]\nport=8888\n", "t.fio:2: job \"a\": port: ioengine=psync does not take it (only net)"},
 		{"[a]\ncmdprio_percentage=20\n", "t.fio:2: job \"a\": cmdprio_percentage: ioengine=psync does not take the cmdprio options (only libaio, io_uring)"},
 		{"[a]\nrandom_generator=mt\n", "unknown random_generator \"mt\""},
 	} {

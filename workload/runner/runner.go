@@ -15,6 +15,7 @@ import (
 
 	"stortest.dev/clock"
 	"stortest.dev/engines"
+	"stortest.dev/fio"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/iogen"
@@ -132,7 +133,7 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 				return nil, err
 			}
 			job = withDefaultFile(job, i)
-			if opts.CheckFile != nil && !job.OpensNoFile() {
+			if opts.CheckFile != nil && !opensNoFile(&job) {
 				names := []string{job.Filename}
 				if job.MultiFiles() {
 					names = fileNames(&job, i)
@@ -330,17 +331,17 @@ type worker struct {
 	clatNow   [workload.NumDirs]*latency.Histogram // clats' array
 	clatArena []byte                               // backs the per-second clat samples (secondClat)
 
-	hist       *histLog       // write_hist_log, nil when off
-	logs       *ioLogs        // write_lat_log, write_bw_log, write_iops_log; nil when off
-	iolog      *iologWriter   // write_iolog; nil when off
-	iologPhase int64          // the phase write_iolog last logged (logIO)
-	prio       *prioPicker    // cmdprio options; nil when off
-	syncUnit   engines.Unit   // fsync's own unit
-	syncState  syncs          // fsync, fdatasync, sync_file_range: which is due
-	held       bool           // reap before issuing more (rate limit, drain)
-	sinceThink int            // I/Os issued since the last thinktime
-	clones     int            // job clones in the run (dedupe_global's spread)
-	writers    []verifyWriter // the run's writers of verified blocks (verify_run.go)
+	hist       *histLog         // write_hist_log, nil when off
+	logs       *ioLogs          // write_lat_log, write_bw_log, write_iops_log; nil when off
+	iolog      *fio.IOLogWriter // write_iolog; nil when off
+	iologPhase int64            // the phase write_iolog last logged (logIO)
+	prio       *prioPicker      // cmdprio options; nil when off
+	syncUnit   engines.Unit     // fsync's own unit
+	syncState  syncs            // fsync, fdatasync, sync_file_range: which is due
+	held       bool             // reap before issuing more (rate limit, drain)
+	sinceThink int              // I/Os issued since the last thinktime
+	clones     int              // job clones in the run (dedupe_global's spread)
+	writers    []verifyWriter   // the run's writers of verified blocks (verify_run.go)
 
 	measuring bool        // past ramp_time (and latency_target's search)
 	ru0       unix.Rusage // the thread's usage when measuring started
@@ -418,7 +419,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 	var f *os.File
 	var size int64
 	w.lbs = 512
-	if job.OpensNoFile() {
+	if opensNoFile(&job) {
 		if job, size, err = w.setupNoFile(job, clone); err != nil {
 			return err
 		}
@@ -508,7 +509,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		return err
 	}
 	if job.WriteIOLog != "" {
-		if w.iolog, err = newIOLogWriter(job.WriteIOLog, iologFiles(&job, w.names, clone), clock.Now()); err != nil {
+		if w.iolog, err = fio.NewIOLogWriter(job.WriteIOLog, iologFiles(&job, w.names, clone), clock.Now()); err != nil {
 			w.close()
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
@@ -581,7 +582,7 @@ func (w *worker) closeLogs() {
 		w.logs = nil
 	}
 	if w.iolog != nil {
-		if err := w.iolog.close(clock.Now()); err != nil && w.res.Err == nil {
+		if err := w.iolog.Close(clock.Now()); err != nil && w.res.Err == nil {
 			w.res.Err = err
 		}
 		w.iolog = nil
@@ -656,7 +657,7 @@ func (w *worker) run(start int64) {
 		}
 		defer restore()
 	}
-	if cpus := w.job.CPUsFor(w.thread); cpus != nil {
+	if cpus := cpusFor(&w.job, w.thread); cpus != nil {
 		restore, err := setThreadCPUs(cpus)
 		if err != nil {
 			w.fail(err)
@@ -677,7 +678,7 @@ func (w *worker) run(start int64) {
 	w.src.logsPasses = w.iolog != nil
 	w.src.settle()
 	if w.iolog != nil {
-		w.iolog.fileAct(start, workload.LogOpen)
+		w.iolog.FileAct(start, workload.LogOpen)
 	}
 	w.measureStart = start + int64(j.RampTime)
 	if j.RampTime > 0 {
@@ -956,7 +957,7 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 func (w *worker) leanLoop(basePrio uint16) bool {
 	j := &w.job
 	return w.src.lean && j.RampTime == 0 && j.ThinkTime == 0 && w.prio == nil && basePrio == 0 && !anySync(j) &&
-		w.iolog == nil && w.lat == nil && j.MaxLatency == workload.NoMaxLatency && w.logs == nil &&
+		w.iolog == nil && w.lat == nil && j.MaxLatency == noMaxLatency && w.logs == nil &&
 		w.hist == nil && !w.fileOps && w.minRate == nil && !j.FillDevice && !j.UnlinkEachLoop
 }
 
@@ -1252,7 +1253,7 @@ func (w *worker) complete(u *engines.Unit, t int64) {
 		w.ramp.done(d, u.Res, len(u.Buf))
 		return
 	}
-	if w.lat != nil || w.job.MaxLatency != workload.NoMaxLatency {
+	if w.lat != nil || w.job.MaxLatency != noMaxLatency {
 		w.latencyCheck(u, t) // after ramp_time only, as fio
 	}
 	s := &w.res.Dirs[d]
@@ -1304,7 +1305,7 @@ func (w *worker) ioError(u *engines.Unit) {
 	errno := int(-u.Res)
 	w.res.Dirs[d].Errors++
 	w.res.ErrnoCounts[errno]++
-	fatal := !w.opts.ContinueOnError && !w.job.ContinueOnError.Continues(d, errno)
+	fatal := !w.opts.ContinueOnError && !continues(w.job.ContinueOnError, d, errno)
 	if len(w.res.FirstErrors) >= workload.MaxRecordedErrors && !fatal {
 		return // counted; explaining it would allocate for nothing
 	}
@@ -1355,8 +1356,8 @@ func (w *worker) syncOp(op engines.Op) {
 	u.Start = clock.Now()
 	u.Issue = u.Start
 	if w.iolog != nil {
-		w.iolog.cur = u.File
-		w.iolog.io(u.Start, workload.LogSync, 0, 0)
+		w.iolog.SetFile(u.File)
+		w.iolog.IO(u.Start, workload.LogSync, 0, 0)
 	}
 	var err error
 	if op == workload.OpSyncFileRange {

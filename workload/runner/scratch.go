@@ -141,7 +141,7 @@ func (s *Scratch) Close() error {
 // or smaller than the job's region, as fio does before reading it.
 // Devices are left alone.
 func prepareTarget(ctx context.Context, job workload.Job) error {
-	if job.OpensNoFile() {
+	if opensNoFile(&job) {
 		return nil // no file: null, cpuio; the file engines lay out their own
 	}
 	if job.Filename == "" {

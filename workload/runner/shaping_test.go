@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"stortest.dev/fio"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"stortest.dev/latency"
 	"stortest.dev/workload"
+	"stortest.dev/workload/fiojob"
 	"stortest.dev/workload/fioout"
 	"stortest.dev/workload/iogen"
 
@@ -97,7 +99,7 @@ func TestRWModifierParse(t *testing.T) {
 	} {
 		jobs, err := parseFile(strings.NewReader(tc.in), "job.fio")
 		require.NoError(t, err, tc.in)
-		s := jobs[0].String()
+		s := fiojob.Format(jobs[0])
 		assert.Contains(t, s, tc.rw+"\n")
 		back, err := parseFile(strings.NewReader(s), "back.fio")
 		require.NoError(t, err, s)
@@ -196,7 +198,7 @@ func TestGtodReduce(t *testing.T) {
 	assert.EqualValues(t, 0, rd["bw_samples"])
 	assert.EqualValues(t, 0, rd["iops_samples"])
 	assert.EqualValues(t, 0, rd["clat_ns"].(map[string]any)["N"])
-	assert.Contains(t, jobs[0].String(), "disable_clat=1\n")
+	assert.Contains(t, fiojob.Format(jobs[0]), "disable_clat=1\n")
 }
 
 // TestRateMin: from 2 s after the start, the first completion sets the
@@ -263,11 +265,11 @@ func TestLogPrio(t *testing.T) {
 	prefix := filepath.Join(t.TempDir(), "p")
 	jobs, err := parseFile(strings.NewReader("[p]\nioengine=null\nrw=randread\nsize=64k\nprioclass=3\nprio=2\nlog_prio=1\nwrite_lat_log="+prefix+"\n"), "job.fio")
 	require.NoError(t, err)
-	assert.Contains(t, jobs[0].String(), "prioclass=3\nprio=2\n")
-	assert.Contains(t, jobs[0].String(), "log_prio=1\n")
+	assert.Contains(t, fiojob.Format(jobs[0]), "prioclass=3\nprio=2\n")
+	assert.Contains(t, fiojob.Format(jobs[0]), "log_prio=1\n")
 	_, err = Run(context.Background(), jobs[0], workload.Options{})
 	require.NoError(t, err)
-	b, err := os.ReadFile(LogFileName(prefix, "clat", 1, false))
+	b, err := os.ReadFile(fio.LogFileName(prefix, "clat", 1, false))
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	require.Len(t, lines, 16)
@@ -309,7 +311,7 @@ func TestFillDevice(t *testing.T) {
 		"[write-phase]\nfilename="+file+"\nrw=write\nfill_device=1\ndo_verify=0\n"+
 		"[verify-phase]\nstonewall\nfilename="+file+"\nrw=read\ndo_verify=1\n"), "surface-scan.fio")
 	require.NoError(t, err)
-	assert.Contains(t, jobs[0].String(), "fill_device=1\n")
+	assert.Contains(t, fiojob.Format(jobs[0]), "fill_device=1\n")
 	// Both phases in one run, as the job file runs them: the read phase
 	// takes its size from the file the write phase fills, so it is set up
 	// when the stonewall releases it.
@@ -348,7 +350,7 @@ func TestThinkTimeAndNumberIOs(t *testing.T) {
 	jobs, err := parseFile(strings.NewReader("[a]\nioengine=null\nsize=1g\nnumber_ios=20\nthinktime=10ms\nthinktime_spin=1ms\n"+
 		"[b]\nioengine=null\nsize=1g\nnumber_ios=20\nthinktime=10000\nthinktime_blocks=5\n"), "job.fio")
 	require.NoError(t, err)
-	assert.Contains(t, jobs[0].String(), "thinktime=10ms\nthinktime_spin=1ms\nnumber_ios=20\n")
+	assert.Contains(t, fiojob.Format(jobs[0]), "thinktime=10ms\nthinktime_spin=1ms\nnumber_ios=20\n")
 	for i, want := range []time.Duration{190 * time.Millisecond, 30 * time.Millisecond} {
 		r := runJob(t, jobs[i], workload.Options{})
 		require.NoError(t, r.Err)
@@ -450,7 +452,7 @@ func TestWriteBlocks(t *testing.T) {
 	assert.Equal(t, int64(64<<10), a.MinBlockSize())
 	assert.Equal(t, int64(1<<20), a.MaxBlockSize())
 	for i, want := range []string{"bssplit=64k/40:1m/60,1m/100\n", "bs=4k,16k\n", "bsrange=4k-8k,16k-32k\n"} {
-		s := jobs[i].String()
+		s := fiojob.Format(jobs[i])
 		assert.Contains(t, s, want)
 		back, err := parseFile(strings.NewReader(s), "back.fio")
 		require.NoError(t, err, s)

@@ -59,7 +59,7 @@ type steadyRun struct {
 
 // newSteadyRun returns nil, nil for a job without steady-state options.
 func newSteadyRun(job workload.Job, layout latency.Layout, opts workload.Options) (*steadyRun, error) {
-	cfg, ok, err := job.SteadyConfig()
+	cfg, ok, err := SteadyConfig(job)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -236,4 +236,31 @@ func (s *steadyRun) result() *workload.SteadyResult {
 		r.Last = "no sample judged"
 	}
 	return &r
+}
+
+// SteadyConfig returns the detector configuration of job j's SS, SSDur
+// and SSRamp. ok is false when the job has no steady-state detection:
+// SSDur is 0 (fio's switch) and SS does not consist of PTS criteria
+// only, which need no window. Errors wrap steady.ErrSyntax for a bad SS.
+func SteadyConfig(j workload.Job) (cfg steady.Config, ok bool, err error) {
+	n := j.Normalized()
+	if n.SS == "" {
+		return steady.Config{}, false, nil
+	}
+	set, err := steady.ParseSet(n.SS)
+	if err != nil {
+		return steady.Config{}, false, fmt.Errorf("workload: job %s: steadystate: %w", j.Name, err)
+	}
+	if n.SSDur == 0 {
+		for _, c := range set {
+			if c.Method != steady.PTS {
+				return steady.Config{}, false, nil
+			}
+		}
+	}
+	cfg = steady.Config{Criteria: set, Window: n.SSDur, Ramp: n.SSRamp}
+	if _, err := steady.NewDetector(cfg); err != nil {
+		return steady.Config{}, false, fmt.Errorf("workload: job %s: %w", j.Name, err)
+	}
+	return cfg, true, nil
 }

@@ -39,7 +39,7 @@ func TestSteadyConfig(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.job.Name = "j"
-			cfg, ok, err := tc.job.SteadyConfig()
+			cfg, ok, err := SteadyConfig(tc.job)
 			if tc.wantErr != nil {
 				require.Error(t, err)
 				if tc.wantErr != errAny {
@@ -510,14 +510,14 @@ func TestRunSteadyStatePerClone(t *testing.T) {
 	checkFioRoundTrip(t, res)
 }
 
-func ExampleJob_SteadyConfig() {
+func ExampleSteadyConfig() {
 	job := workload.Job{Name: "randread", SS: "iops_slope:0.3%,clat_p99:5%", SSDur: 30 * time.Second, SSRamp: 10 * time.Second}
-	cfg, ok, err := job.SteadyConfig()
+	cfg, ok, err := SteadyConfig(job)
 	fmt.Println(ok, err)
 	fmt.Printf("criteria %s over %v after %v\n", cfg.Criteria, cfg.Window, cfg.Ramp)
 
 	job.SSDur = 0 // fio's switch: no window, no detection
-	_, ok, _ = job.SteadyConfig()
+	_, ok, _ = SteadyConfig(job)
 	fmt.Println(ok)
 	// Output:
 	// true <nil>

@@ -1,11 +1,11 @@
 package runner
 
 import (
-	"stortest.dev/workload"
-	"stortest.dev/workload/iogen"
-
 	"errors"
 	"fmt"
+
+	"stortest.dev/workload"
+	"stortest.dev/workload/iogen"
 )
 
 // verifyWriter is a clone of the run that writes verified blocks: the
@@ -23,7 +23,7 @@ const genSpan = 1 << 32
 // addWriter appends clone (of j, as it runs) to ws if it writes verified
 // blocks.
 func addWriter(ws []verifyWriter, j *workload.Job, clone int) []verifyWriter {
-	if j.Verify == workload.VerifyNone || !j.RW.Writes() || j.OpensNoFile() {
+	if j.Verify == workload.VerifyNone || !j.RW.Writes() || opensNoFile(j) {
 		return ws
 	}
 	return append(ws, verifyWriter{seed: j.Seed(clone, uint64(clone)+1), name: fmt.Sprintf("%s.%d", j.Name, clone), file: j.Filename})

@@ -1,5 +1,5 @@
 // Package jobtest holds what the tests of workload's sub-packages share:
-// reading fio jobs with fiojob.Parse and back from Job.String, running
+// reading fio jobs with fiojob.Parse and back from fiojob.Format, running
 // the installed fio on a job file, walking decoded JSON, and measures of
 // written data. Only tests import it.
 //
@@ -44,27 +44,27 @@ func ParseArgs(args []string) ([]workload.Job, error) {
 	return jobs, err
 }
 
-// RoundTrip checks that fiojob.Parse reads j.String() back to
+// RoundTrip checks that fiojob.Parse reads fiojob.Format(j) back to
 // j.Normalized(): it stops the test (FailNow) when the text does not
 // parse, and reports a difference and continues.
 func RoundTrip(t TB, j workload.Job) {
 	t.Helper()
-	s := j.String()
+	s := fiojob.Format(j)
 	got, err := ParseFile(strings.NewReader(s), "string")
 	if err != nil {
-		t.Fatalf("parseFile(String()): %v\n%s", err, s)
+		t.Fatalf("parseFile(fiojob.Format()): %v\n%s", err, s)
 	}
 	if diff := cmp.Diff([]workload.Job{j.Normalized()}, got); diff != "" {
 		t.Errorf("round trip of\n%s(-want +got):\n%s", s, diff)
 	}
 }
 
-// RoundTripJob returns j as fiojob.Parse reads back what j.String()
+// RoundTripJob returns j as fiojob.Parse reads back what fiojob.Format(j)
 // prints (after the job j waits for, if any); it stops the test
 // (FailNow) when that does not parse.
 func RoundTripJob(t TB, j workload.Job) workload.Job {
 	t.Helper()
-	text := j.String()
+	text := fiojob.Format(j)
 	if j.WaitFor != "" {
 		text = "[" + j.WaitFor + "]\n" + text
 	}

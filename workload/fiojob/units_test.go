@@ -1,4 +1,4 @@
-package workload
+package fiojob
 
 import (
 	"bytes"
@@ -11,19 +11,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"stortest.dev/workload"
 )
 
 // workload's value parsers are package fio's, with workload's error
-// contract: a malformed value matches ErrInvalid and reads as fio's.
+// contract: a malformed value matches workload.ErrInvalid and reads as fio's.
 func TestValueErrorsMatchErrInvalid(t *testing.T) {
 	_, err := ParseSize("1.5k")
-	if !errors.Is(err, ErrInvalid) || err.Error() != `invalid size "1.5k": fractions are not allowed` {
+	if !errors.Is(err, workload.ErrInvalid) || err.Error() != `invalid size "1.5k": fractions are not allowed` {
 		t.Errorf("ParseSize(1.5k): %v", err)
 	}
-	if _, err := ParseTime("10sec", time.Second); !errors.Is(err, ErrInvalid) {
+	if _, err := ParseTime("10sec", time.Second); !errors.Is(err, workload.ErrInvalid) {
 		t.Errorf("ParseTime(10sec): %v", err)
 	}
-	if _, err := ParseBool("y"); !errors.Is(err, ErrInvalid) {
+	if _, err := ParseBool("y"); !errors.Is(err, workload.ErrInvalid) {
 		t.Errorf("ParseBool(y): %v", err)
 	}
 	if _, err := ParseSize("4k"); err != nil {

@@ -1,4 +1,4 @@
-package runner
+package fio
 
 import (
 	"bufio"
@@ -10,8 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
-	"stortest.dev/workload"
 )
 
 // fio's I/O log (write_iolog, read_iolog): a text file, one action a line,
@@ -19,20 +17,20 @@ import (
 // close) and "FILE ACTION OFFSET LENGTH" (read, write, trim, sync,
 // datasync, wait); version 3, which fio 3.31 and later write, puts a
 // timestamp (µs since the log was started) before each. The writer and
-// the reader below share workload.IOLogActs.
+// the reader below share IOLogActs.
 
 // The version lines fio writes and reads.
 const (
-	iologV2 = "fio version 2 iolog"
-	iologV3 = "fio version 3 iolog"
+	IOLogV2 = "fio version 2 iolog"
+	IOLogV3 = "fio version 3 iolog"
 )
 
 // IOLogEntry is one line of an I/O log.
 type IOLogEntry struct {
 	Time   int64 // µs since the log's start (version 3; 0 in version 2)
 	File   int   // index in IOLog.Files
-	Act    workload.IOLogAct
-	Offset int64 // bytes; µs for workload.LogWait
+	Act    IOLogAct
+	Offset int64 // bytes; µs for LogWait
 	Len    int64 // bytes
 }
 
@@ -43,9 +41,9 @@ type IOLog struct {
 	Entries []IOLogEntry
 }
 
-// maxIOLogLen bounds one I/O's length in a log: the replay allocates
+// MaxIOLogLen bounds one I/O's length in a log: the replay allocates
 // buffers of the largest.
-const maxIOLogLen = 1 << 30 // 1 GiB
+const MaxIOLogLen = 1 << 30 // 1 GiB
 
 // maxIOLogLine bounds a line of a log (fio reads 4 KiB lines).
 const maxIOLogLine = 64 << 10
@@ -91,17 +89,17 @@ func ReadIOLog(r io.Reader, name string) (*IOLog, error) {
 		if err := sc.Err(); err != nil {
 			return nil, fmt.Errorf("workload: iolog %s line 1: %w", name, err)
 		}
-		return nil, bad(1, "empty file (want %q)", iologV2)
+		return nil, bad(1, "empty file (want %q)", IOLogV2)
 	}
 	log := &IOLog{}
 	head := sc.Text()
 	switch {
-	case strings.HasPrefix(head, iologV2):
+	case strings.HasPrefix(head, IOLogV2):
 		log.Version = 2
-	case strings.HasPrefix(head, iologV3):
+	case strings.HasPrefix(head, IOLogV3):
 		log.Version = 3
 	default:
-		return nil, bad(1, "version line %.40q: want %q or %q (version 1 logs are not supported, nor by fio)", head, iologV2, iologV3)
+		return nil, bad(1, "version line %.40q: want %q or %q (version 1 logs are not supported, nor by fio)", head, IOLogV2, IOLogV3)
 	}
 	files := map[string]int{}
 	for n := 2; sc.Scan(); n++ {
@@ -122,7 +120,7 @@ func ReadIOLog(r io.Reader, name string) (*IOLog, error) {
 		}
 		act, ok := iologAct(fields[1])
 		if !ok {
-			return nil, bad(n, "action %.40q: want one of %s", fields[1], strings.Join(workload.IOLogActs[:], ", "))
+			return nil, bad(n, "action %.40q: want one of %s", fields[1], strings.Join(IOLogActs[:], ", "))
 		}
 		if act.IsFileAct() != (len(fields) == 2) {
 			if act.IsFileAct() {
@@ -130,15 +128,15 @@ func ReadIOLog(r io.Reader, name string) (*IOLog, error) {
 			}
 			return nil, bad(n, "action %s needs an offset and a length", act)
 		}
-		if act == workload.LogWait && log.Version == 3 {
+		if act == LogWait && log.Version == 3 {
 			continue // fio ignores wait in version 3: timestamps do it
 		}
 		e.Act = act
 		idx, known := files[fields[0]]
 		switch {
-		case act == workload.LogAdd && known:
+		case act == LogAdd && known:
 			return nil, bad(n, "file %.60q added twice", fields[0])
-		case act == workload.LogAdd:
+		case act == LogAdd:
 			idx = len(log.Files)
 			files[fields[0]] = idx
 			log.Files = append(log.Files, fields[0])
@@ -155,10 +153,10 @@ func ReadIOLog(r io.Reader, name string) (*IOLog, error) {
 			if err != nil {
 				return nil, bad(n, "length %.40q: not a number of bytes", fields[3])
 			}
-			if l > maxIOLogLen {
-				return nil, bad(n, "length %d: more than %d", l, maxIOLogLen)
+			if l > MaxIOLogLen {
+				return nil, bad(n, "length %d: more than %d", l, MaxIOLogLen)
 			}
-			if l == 0 && (act == workload.LogRead || act == workload.LogWrite || act == workload.LogTrim) {
+			if l == 0 && (act == LogRead || act == LogWrite || act == LogTrim) {
 				return nil, bad(n, "length 0 for a %s", act)
 			}
 			if off+l > 1<<63-1 {
@@ -174,21 +172,21 @@ func ReadIOLog(r io.Reader, name string) (*IOLog, error) {
 	return log, nil
 }
 
-func iologAct(s string) (workload.IOLogAct, bool) {
-	for a, n := range workload.IOLogActs {
+func iologAct(s string) (IOLogAct, bool) {
+	for a, n := range IOLogActs {
 		if n == s {
-			return workload.IOLogAct(a), true
+			return IOLogAct(a), true
 		}
 	}
 	return 0, false
 }
 
-// iologWriter writes a version 3 I/O log as fio 3.33 does (write_iolog):
+// IOLogWriter writes a version 3 I/O log as fio 3.33 does (write_iolog):
 // the version line, "add" for the job's file, then one line per action,
 // each stamped with the µs since the writer started. Lines are formatted
 // into one reused buffer and written through a buffered writer, so
 // logging an I/O allocates nothing.
-type iologWriter struct {
+type IOLogWriter struct {
 	f     *os.File
 	w     *bufio.Writer
 	buf   []byte
@@ -199,37 +197,41 @@ type iologWriter struct {
 	err   error    // the first write error
 }
 
-// newIOLogWriter opens path for appending, as fio does, and writes the
+// NewIOLogWriter opens path for appending, as fio does, and writes the
 // version line and each file's "add" at time now (ns).
-func newIOLogWriter(path string, files []string, now int64) (*iologWriter, error) {
+func NewIOLogWriter(path string, files []string, now int64) (*IOLogWriter, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("workload: write_iolog: %w", err)
 	}
-	l := &iologWriter{f: f, w: bufio.NewWriterSize(f, 8<<10), buf: make([]byte, 0, 128), files: files, t0: now}
-	l.w.WriteString(iologV3 + "\n")
-	l.fileAct(now, workload.LogAdd)
+	l := &IOLogWriter{f: f, w: bufio.NewWriterSize(f, 8<<10), buf: make([]byte, 0, 128), files: files, t0: now}
+	l.w.WriteString(IOLogV3 + "\n")
+	l.FileAct(now, LogAdd)
 	return l, nil
 }
 
+// SetFile makes file (an index in the writer's files, as
+// engines.Unit.File) the file of the next line.
+func (l *IOLogWriter) SetFile(file int32) { l.cur = file }
+
 // line starts a line at time now (ns): timestamp, file, action.
-func (l *iologWriter) line(now int64, act workload.IOLogAct) {
+func (l *IOLogWriter) line(now int64, act IOLogAct) {
 	b := strconv.AppendInt(l.buf[:0], max(now-l.t0, 0)/1000, 10)
 	b = append(b, ' ')
 	b = append(b, l.files[l.cur]...)
 	b = append(b, ' ')
-	l.buf = append(b, workload.IOLogActs[act]...)
+	l.buf = append(b, IOLogActs[act]...)
 }
 
-func (l *iologWriter) end() {
+func (l *IOLogWriter) end() {
 	l.buf = append(l.buf, '\n')
 	if _, err := l.w.Write(l.buf); err != nil && l.err == nil {
 		l.err = err
 	}
 }
 
-// fileAct logs add, open or close, of each file.
-func (l *iologWriter) fileAct(now int64, act workload.IOLogAct) {
+// FileAct logs add, open or close, of each file.
+func (l *IOLogWriter) FileAct(now int64, act IOLogAct) {
 	cur := l.cur
 	for i := range l.files {
 		l.cur = int32(i)
@@ -239,10 +241,10 @@ func (l *iologWriter) fileAct(now int64, act workload.IOLogAct) {
 	l.cur = cur
 }
 
-// io logs an I/O of n bytes at off; a sync logs the last I/O's offset and
+// IO logs an I/O of n bytes at off; a sync logs the last I/O's offset and
 // a length of 0, as fio's does.
-func (l *iologWriter) io(now int64, act workload.IOLogAct, off, n int64) {
-	if act == workload.LogSync || act == workload.LogDatasync {
+func (l *IOLogWriter) IO(now int64, act IOLogAct, off, n int64) {
+	if act == LogSync || act == LogDatasync {
 		off, n = l.off, 0
 	} else {
 		l.off = off
@@ -255,9 +257,9 @@ func (l *iologWriter) io(now int64, act workload.IOLogAct, off, n int64) {
 	l.end()
 }
 
-// close logs the file's close at now, flushes and closes the log.
-func (l *iologWriter) close(now int64) error {
-	l.fileAct(now, workload.LogClose)
+// Close logs the file's close at now, flushes and closes the log.
+func (l *IOLogWriter) Close(now int64) error {
+	l.FileAct(now, LogClose)
 	err := cmp.Or(l.err, l.w.Flush())
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
@@ -267,3 +269,32 @@ func (l *iologWriter) close(now int64) error {
 	}
 	return nil
 }
+
+// IOLogAct is one action of an I/O log line.
+type IOLogAct uint8
+
+const (
+	LogAdd      IOLogAct = iota // add the file to the trace
+	LogOpen                     // open the file
+	LogClose                    // close the file
+	LogRead                     // read LENGTH bytes at OFFSET
+	LogWrite                    // write LENGTH bytes at OFFSET
+	LogTrim                     // trim LENGTH bytes at OFFSET
+	LogSync                     // fsync the file
+	LogDatasync                 // fdatasync the file
+	LogWait                     // wait OFFSET µs (version 2 only)
+	NumIOLogActs
+)
+
+// IOLogActs are the actions' names in the log.
+var IOLogActs = [NumIOLogActs]string{"add", "open", "close", "read", "write", "trim", "sync", "datasync", "wait"}
+
+func (a IOLogAct) String() string {
+	if a < NumIOLogActs {
+		return IOLogActs[a]
+	}
+	return "IOLogAct(" + strconv.Itoa(int(a)) + ")"
+}
+
+// IsFileAct reports whether the action takes no offset and length.
+func (a IOLogAct) IsFileAct() bool { return a <= LogClose }
