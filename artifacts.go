@@ -17,8 +17,8 @@ import (
 	"stortest.dev/iostat"
 
 	"stortest.dev/latency/histlog"
+	"stortest.dev/target"
 	"stortest.dev/workload/fioout"
-	"stortest.dev/workload/runner"
 )
 
 // artifactDir returns the directory of t's artifacts, made on first use:
@@ -30,11 +30,11 @@ import (
 //     name>, kept after the test (the log says where) and never taken
 //     for an orphan;
 //   - otherwise <temp>/stortest-artifacts-<owner>-<random>/<test name>
-//     (workload/runner.NewArtifactDir), removed after the test: a plain "go
+//     (target.NewArtifactDir), removed after the test: a plain "go
 //     test" leaves nothing. Its name says which process made it, so when
 //     the test binary is killed before its cleanup runs (SIGKILL, a
 //     timeout), the next stortest process removes it
-//     (workload/runner.CleanOrphans). <temp> is $GOTMPDIR or os.TempDir(), as
+//     (target.CleanOrphans). <temp> is $GOTMPDIR or os.TempDir(), as
 //     for t.TempDir.
 //
 // Subtests' names become one directory each, "/" written as "__" as the
@@ -62,8 +62,8 @@ func (st *testState) artifactDir(t testing.TB) (string, error) {
 		dir = filepath.Join(parent, testDirName(t.Name()))
 		t.Cleanup(func() { t.Logf("stortest: %s=1: keeping the artifacts in %s", EnvNoCleanup, dir) })
 	default:
-		runner.CleanOrphansOnce(os.Stderr)
-		parent, err := runner.NewArtifactDir()
+		target.CleanOrphansOnce(os.Stderr)
+		parent, err := target.NewArtifactDir()
 		if err != nil {
 			return "", fmt.Errorf("stortest: %w", err)
 		}

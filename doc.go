@@ -27,7 +27,7 @@
 // (STORTEST_NOCLEANUP=1 keeps them and logs where); those of a test
 // binary killed before its cleanups ran (SIGKILL) are detached and removed
 // by the next test binary's first temporary target, with a line on stderr
-// for each (workload/runner.CleanOrphans). A test without the
+// for each (target.CleanOrphans). A test without the
 // rights to a target skips with the reason, or fails with
 // STORTEST_REQUIRE_DEVICE=1, which CI sets so that a misconfigured runner
 // cannot pass by skipping.
@@ -57,7 +57,7 @@
 // else to a temporary directory removed after the test (kept, and logged,
 // with STORTEST_NOCLEANUP=1). A temporary one is named after its process,
 // so that one a killed test binary left is removed by the next stortest
-// process (workload/runner.CleanOrphans).
+// process (target.CleanOrphans).
 //
 // Main, called from TestMain, writes a JUnit report (-stortest.junit or
 // STORTEST_JUNIT) when the tests end: one testsuite per package, one

@@ -16,8 +16,8 @@ import (
 	"stortest.dev/engines"
 	"stortest.dev/internal/proctest"
 	"stortest.dev/internal/testenv"
+	"stortest.dev/target"
 	"stortest.dev/workload"
-	"stortest.dev/workload/runner"
 )
 
 // needLoopDevices skips a test that attaches loop devices when it cannot
@@ -137,7 +137,7 @@ func TestOrphansAfterSIGKILL(t *testing.T) {
 	// Another stortest process starting now might clean up first; this
 	// one follows the kill within milliseconds.
 	start := time.Now()
-	got, err := runner.CleanOrphans()
+	got, err := target.CleanOrphans()
 	t.Logf("CleanOrphans in %v: %q, %v", time.Since(start).Round(time.Microsecond), got, err)
 	want := fmt.Sprintf("orphan %s over %s of process %d (gone): detached %s, removed %s, %s, %s", dev, backing, pid, dev, backing, seq, testDir)
 	found := false

@@ -16,7 +16,7 @@ import (
 
 	"stortest.dev/engines"
 	"stortest.dev/internal/proctest"
-	"stortest.dev/workload/runner"
+	"stortest.dev/target"
 )
 
 const (
@@ -58,7 +58,7 @@ func TestParallelBinariesLoopDevices(t *testing.T) {
 			os.Remove(filepath.Dir(filepath.Dir(backing)))
 		}
 		if t.Failed() {
-			lines, err := runner.CleanOrphans()
+			lines, err := target.CleanOrphans()
 			t.Logf("cleaned up after the children: %q, %v", lines, err)
 		}
 	})

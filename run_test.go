@@ -351,7 +351,7 @@ func TestArtifactDir(t *testing.T) {
 			return filepath.Join(out, "pkg", "testdata", "out", strings.ReplaceAll(t.Name(), "/", "__"))
 		}},
 		// The test binary removes it, or if it is killed first, the next
-		// one (workload/runner.CleanOrphans): named after its process.
+		// one (target.CleanOrphans): named after its process.
 		{name: "default", want: func(t *testing.T, _ testing.TB) string { return inTemp(t) }, temp: true, owned: true, removed: true},
 		{name: "out beats nocleanup", out: out, noCleanup: "1", want: func(t *testing.T, _ testing.TB) string {
 			return filepath.Join(out, strings.ReplaceAll(t.Name(), "/", "__"))

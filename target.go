@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"stortest.dev/engines"
+	"stortest.dev/target"
 	"stortest.dev/workload/runner"
 )
 
@@ -105,7 +106,7 @@ func LoopBlockSize(n uint32) LoopOption { return func(o *engines.LoopOptions) { 
 // any other failure stops the test (FailNow). The first LoopDevice or File
 // of a process first detaches and removes what stortest processes that
 // are gone left behind, with a line on stderr for each
-// (workload/runner.CleanOrphans).
+// (target.CleanOrphans).
 func LoopDevice(t testing.TB, size int64, opts ...LoopOption) *Dev {
 	t.Helper()
 	var o engines.LoopOptions
@@ -165,10 +166,10 @@ func File(t testing.TB, size int64) *Dev {
 // outlives the test. Before the first target of the process, it detaches
 // and removes what earlier stortest processes that are gone (killed with
 // SIGKILL, say) left behind, saying so on stderr
-// (workload/runner.CleanOrphans); files kept with STORTEST_NOCLEANUP=1 carry no
+// (target.CleanOrphans); files kept with STORTEST_NOCLEANUP=1 carry no
 // owner and stay.
 func scratchDir(t testing.TB) (dir string, keep bool) {
-	runner.CleanOrphansOnce(os.Stderr)
+	target.CleanOrphansOnce(os.Stderr)
 	if envIs1(EnvNoCleanup) {
 		return os.TempDir(), true
 	}

@@ -14,4 +14,9 @@
 //
 // The kernel files are read through an iostat.FS, so tests root them
 // at fixture trees.
+//
+// CleanOrphans (orphans.go) removes what stortest processes that died
+// before their cleanup left behind: loop devices over scratch files,
+// the files, mount directories and artifact directories, each named
+// after its maker with package owner's tag.
 package target

@@ -311,7 +311,7 @@ func signalStatus(s os.Signal) int {
 // earlier stortest processes that are gone left behind is cleaned up
 // first, with a line on stderr for each.
 func newDefaultScratch(size int64, stderr io.Writer) (*runner.Scratch, error) {
-	runner.CleanOrphansOnce(stderr)
+	target.CleanOrphansOnce(stderr)
 	o := runner.ScratchOptions{Size: size}
 	if os.Geteuid() == 0 {
 		o.Loop, o.DirectIO = true, true

@@ -32,6 +32,12 @@ import (
 	"stortest.dev/internal/kernelfs"
 )
 
+// ScratchPrefix begins every scratch file's name. A file made to be
+// removed by its process is named ScratchPrefix+"<tag>-<random>.img",
+// with the process's owner tag (see target.CleanOrphans); a kept one,
+// ScratchPrefix+"<random>.img".
+const ScratchPrefix = "stortest-scratch-"
+
 // statStartField is the 1-based field number of starttime in
 // /proc/<pid>/stat (proc(5)).
 const statStartField = 22

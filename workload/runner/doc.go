@@ -7,6 +7,6 @@
 // replay (iolog_run.go; package fio reads and writes the format),
 // steady-state stops, the latency
 // target's depth search, and a device that stops answering (stall.go).
-// NewScratch makes throw-away targets and CleanOrphans removes what dead
-// processes left behind.
+// NewScratch makes throw-away targets (package target's CleanOrphans
+// removes what dead processes left of them).
 package runner

@@ -42,11 +42,8 @@ type ScratchOptions struct {
 	Keep bool
 }
 
-// scratchPrefix begins every scratch file's name. A file made to be
-// removed by its process is named scratchPrefix+"<tag>-<random>.img",
-// with the process's owner tag (see CleanOrphans); a kept one,
-// scratchPrefix+"<random>.img".
-const scratchPrefix = "stortest-scratch-"
+// scratchPrefix begins every scratch file's name (owner.ScratchPrefix).
+const scratchPrefix = owner.ScratchPrefix
 
 // scratchPattern is the os.CreateTemp pattern of a scratch file.
 func scratchPattern(keep bool) string {

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"stortest.dev/internal/owner"
 	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 )
@@ -47,6 +48,29 @@ func TestRunDirectoryAsFilename(t *testing.T) {
 			if err == nil || !strings.Contains(string(out), "error=Is a directory") || !strings.Contains(string(out), "err=21") {
 				t.Errorf("fio %s, size %d: %v, %s; want it failed with EISDIR", rw, size, err, out)
 			}
+		}
+	}
+}
+
+// NewScratch names its file after this process; a kept one after nobody.
+func TestScratchOwner(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		s, err := NewScratch(ScratchOptions{Dir: t.TempDir(), Size: 1 << 20, Keep: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := filepath.Base(s.File)
+		tag, ok := owner.Parse(base)
+		switch {
+		case !strings.HasPrefix(base, "stortest-scratch-") || !strings.HasSuffix(base, ".img"):
+			t.Errorf("Keep %v: name %s", keep, base)
+		case keep && ok:
+			t.Errorf("kept file %s carries tag %s", base, tag)
+		case !keep && (!ok || tag != owner.Tag()):
+			t.Errorf("file %s: tag %q, %v; want this process's %s", base, tag, ok, owner.Tag())
+		}
+		if err := s.Close(); err != nil {
+			t.Error(err)
 		}
 	}
 }

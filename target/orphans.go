@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"cmp"
@@ -125,7 +125,7 @@ func (s OrphanScan) Clean() ([]string, error) {
 		c.loop(e)
 	}
 	for _, root := range c.roots {
-		for _, pat := range []string{scratchPrefix + "*.img", "*[0-9]/[0-9][0-9][0-9]*/" + scratchPrefix + "*.img"} {
+		for _, pat := range []string{owner.ScratchPrefix + "*.img", "*[0-9]/[0-9][0-9][0-9]*/" + owner.ScratchPrefix + "*.img"} {
 			files, _ := filepath.Glob(filepath.Join(root, pat)) // only ErrBadPattern, and root may hold a '['
 			for _, f := range files {
 				c.file(f)
@@ -235,7 +235,7 @@ func (c *cleaner) fail(format string, args ...any) {
 // is gone.
 func deadOwner(path string) (pid int, ok bool) {
 	base := filepath.Base(path)
-	if !strings.HasPrefix(base, scratchPrefix) {
+	if !strings.HasPrefix(base, owner.ScratchPrefix) {
 		return 0, false
 	}
 	tag, ok := owner.Parse(base)

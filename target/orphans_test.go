@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"errors"
@@ -242,29 +242,6 @@ func TestOrphanScanRoots(t *testing.T) {
 	t.Setenv("GOTMPDIR", "")
 	if got := (OrphanScan{TempDir: link}).tempRoots(); !slices.Equal(got, []string{dir}) {
 		t.Errorf("roots of TempDir %s: %q, want %q", link, got, []string{dir})
-	}
-}
-
-// NewScratch names its file after this process; a kept one after nobody.
-func TestScratchOwner(t *testing.T) {
-	for _, keep := range []bool{false, true} {
-		s, err := NewScratch(ScratchOptions{Dir: t.TempDir(), Size: 1 << 20, Keep: keep})
-		if err != nil {
-			t.Fatal(err)
-		}
-		base := filepath.Base(s.File)
-		tag, ok := owner.Parse(base)
-		switch {
-		case !strings.HasPrefix(base, "stortest-scratch-") || !strings.HasSuffix(base, ".img"):
-			t.Errorf("Keep %v: name %s", keep, base)
-		case keep && ok:
-			t.Errorf("kept file %s carries tag %s", base, tag)
-		case !keep && (!ok || tag != owner.Tag()):
-			t.Errorf("file %s: tag %q, %v; want this process's %s", base, tag, ok, owner.Tag())
-		}
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
 	}
 }
 
