@@ -27,12 +27,15 @@ import (
 const Rules = "read.iops=10%,read.bw=off"
 
 // KernelRules are the tolerances of the cases where the kernel does
-// most of the work (psync, libaio, io_uring): 15%. Their ratios vary by
-// 5-6% from session to session on the loaded VM (load 13-26, sd on the
-// log scale over 8 sessions), and one session of 8 was 10% below the
-// others' (psync), which a 10% tolerance called a regression; what the
-// gate catches there is 1-2 µs of their 3-6 µs per I/O either way.
-const KernelRules = "read.iops=15%,read.bw=off"
+// most of the work (psync, libaio, io_uring): 25%. Their ratios vary by
+// 5-6% between the recorded sessions (load 13-26), but they move with
+// the host's load: on an idle host (load 0.6) libaio's was 0.86 against
+// 0.99-1.17 in ten sessions at load 3-18 (fio's cost of libaio falls
+// more than stortest's when the host is idle), which 15% called a
+// regression. What the gate catches there is 2-5 µs of their 3-6 µs per
+// I/O either way; the null case, judged at 10% and by stortest's own
+// cost, is the sensitive one.
+const KernelRules = "read.iops=25%,read.bw=off"
 
 // Round is one alternating round of a case: fio's run and stortest's,
 // back to back, each as its JSON output says.
