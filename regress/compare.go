@@ -280,12 +280,14 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 	cfg = cfg.withDefaults()
 	c := &comparer{cfg: cfg, base: base, cur: cur, z: zScore(cfg.Confidence), boot: map[string]bootResult{}, pending: map[string]uint64{}}
 	r := Report{Name: base.Name, Fingerprint: base.Fingerprint.Diff(cur.Fingerprint), Job: baselines.DiffJobs(base.Job, cur.Job)}
+	// A direction on one side only is said with its IOPS.
+	iops := metricTable[indexOfMetric(metricTable, "iops")]
 	for _, bd := range base.Dirs {
 		cd := cur.Dir(bd.Name)
 		if cd == nil {
-			f := c.finding(bd.Name+".iops", UnitIOPS, HigherIsBetter, bd.IOPS, 0, cfg.rule(bd.Name+".iops").Tolerance)
+			f := c.finding(bd.Name+"."+iops.Name, iops.Unit, iops.Better, bd.IOPS, 0, cfg.rule(bd.Name+"."+iops.Name).Tolerance)
 			f.Verdict = Regression
-			f.Reason = fmt.Sprintf("%s iops 0 vs %s: no %s I/O in the current run", bd.Name, UnitIOPS.format(bd.IOPS), bd.Name)
+			f.Reason = fmt.Sprintf("%s iops 0 vs %s: no %s I/O in the current run", bd.Name, iops.Format(bd.IOPS), bd.Name)
 			r.Findings = append(r.Findings, f)
 			continue
 		}
@@ -295,13 +297,13 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 		if base.Dir(cd.Name) != nil {
 			continue
 		}
-		name := cd.Name + ".iops"
+		name := cd.Name + "." + iops.Name
 		if cfg.rule(name).Off {
 			continue
 		}
-		f := c.finding(name, UnitIOPS, HigherIsBetter, 0, cd.IOPS, cfg.rule(name).Tolerance)
+		f := c.finding(name, iops.Unit, iops.Better, 0, cd.IOPS, cfg.rule(name).Tolerance)
 		f.Verdict = Inconclusive
-		f.Reason = fmt.Sprintf("%s iops %s vs 0: the baseline has no %s I/O to compare with", cd.Name, UnitIOPS.format(cd.IOPS), cd.Name)
+		f.Reason = fmt.Sprintf("%s iops %s vs 0: the baseline has no %s I/O to compare with", cd.Name, iops.Format(cd.IOPS), cd.Name)
 		r.Findings = append(r.Findings, f)
 	}
 	// Every compared metric is a chance of a false alarm: a regression (or
@@ -427,22 +429,27 @@ func (c *comparer) dir(bd, cd *baselines.Dir) []Finding {
 		}
 		out = append(out, f(name, rule.Tolerance))
 	}
-	add("iops", func(name string, tol Tolerance) Finding {
-		return c.throughput(name, bd.Name, baselines.SecondIOPS, UnitIOPS, bd.IOPS, cd.IOPS, bd.IOPSSamples, cd.IOPSSamples, tol)
-	})
-	add("bw", func(name string, tol Tolerance) Finding {
-		return c.throughput(name, bd.Name, baselines.SecondBW, UnitBW, bd.BW, cd.BW, bd.BWSamples, cd.BWSamples, tol)
-	})
-	add("errors", func(name string, tol Tolerance) Finding { return c.errors(name, bd, cd, tol) })
-	for _, stat := range []string{"clat", "lat", "slat"} {
-		bs, cs := bd.Stat(stat), cd.Stat(stat)
-		if bs == nil {
-			continue // nothing recorded to compare with (slat of a sync engine)
+	for _, m := range metricTable {
+		var bs, cs *baselines.Stat
+		if m.Stat != "" {
+			if bs, cs = bd.Stat(m.Stat), cd.Stat(m.Stat); bs == nil {
+				continue // nothing recorded to compare with (slat of a sync engine)
+			}
 		}
-		add(stat+".mean", func(name string, tol Tolerance) Finding { return c.mean(name, bd.Name, stat, bs, cs, tol) })
-		for _, p := range baselines.Percentiles {
-			add(stat+"."+pKey(p), func(name string, tol Tolerance) Finding {
-				return c.percentile(name, bd.Name, stat, p, bs, cs, tol)
+		switch m.kind {
+		case kindThroughput:
+			add(m.Name, func(name string, tol Tolerance) Finding {
+				bv, _ := m.Value(bd)
+				cv, _ := m.Value(cd)
+				return c.throughput(name, bd.Name, m.second, m.Unit, bv, cv, m.samples(bd), m.samples(cd), tol)
+			})
+		case kindErrors:
+			add(m.Name, func(name string, tol Tolerance) Finding { return c.errors(name, bd, cd, tol) })
+		case kindMean:
+			add(m.Name, func(name string, tol Tolerance) Finding { return c.mean(name, bd.Name, m.Stat, bs, cs, tol) })
+		case kindPercentile:
+			add(m.Name, func(name string, tol Tolerance) Finding {
+				return c.percentile(name, bd.Name, m.Stat, m.P, bs, cs, tol)
 			})
 		}
 	}
@@ -1283,18 +1290,11 @@ func confidencePct(c float64) string { return trimPercent(100*c) + "%" }
 // can name.
 func Metrics(b *baselines.Baseline, cfg Config) (names []string, compared []bool) {
 	for _, d := range b.Dirs {
-		ms := []string{"iops", "bw", "errors"}
-		for _, stat := range []string{"clat", "lat", "slat"} {
-			if d.Stat(stat) == nil {
+		for _, m := range metricTable {
+			if m.kind == kindNone || m.Stat != "" && d.Stat(m.Stat) == nil {
 				continue
 			}
-			ms = append(ms, stat+".mean")
-			for _, p := range baselines.Percentiles {
-				ms = append(ms, stat+"."+pKey(p))
-			}
-		}
-		for _, m := range ms {
-			n := d.Name + "." + m
+			n := d.Name + "." + m.Name
 			names = append(names, n)
 			compared = append(compared, !cfg.rule(n).Off)
 		}

@@ -69,16 +69,18 @@ type Rule struct {
 // compared, with the reason. Off by default (enable them with a rule):
 // p90, lat and slat, which mostly repeat clat and would multiply the
 // chances of a false alarm.
-var DefaultRules = []Rule{
-	{Metric: "*", Off: true},
-	{Metric: "*.iops", Tolerance: Tolerance{Fraction: 0.10, Floor: 1}},
-	{Metric: "*.bw", Tolerance: Tolerance{Fraction: 0.10, Floor: 4096}},
-	{Metric: "*.errors", Tolerance: Tolerance{}},
-	{Metric: "*.clat.mean", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
-	{Metric: "*.clat.p50", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
-	{Metric: "*.clat.p99", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
-	{Metric: "*.clat.p99.9", Tolerance: Tolerance{Fraction: 0.20, Floor: 1000}},
-	{Metric: "*.clat.p99.99", Tolerance: Tolerance{Fraction: 0.20, Floor: 1000}},
+var DefaultRules = defaultRules()
+
+// defaultRules are the metric table's tolerances: everything off, then
+// "*.<name>" for each metric compared by default, in the table's order.
+func defaultRules() []Rule {
+	rules := []Rule{{Metric: "*", Off: true}}
+	for _, m := range metricTable {
+		if !m.Off {
+			rules = append(rules, Rule{Metric: "*." + m.Name, Tolerance: m.Tolerance})
+		}
+	}
+	return rules
 }
 
 // Defaults of Config's zero fields.
