@@ -56,8 +56,9 @@ type Rule struct {
 	Off       bool // the metric is not compared
 }
 
-// DefaultRules are the rules Compare starts from; Config.Rules are applied
-// after them (the last matching rule wins). Compared by default, per
+// DefaultRules are the rules Compare starts from, the metric table's
+// default tolerances (MetricTable); Config.Rules are applied after them
+// (the last matching rule wins). Compared by default, per
 // direction: IOPS and bandwidth (10%; floors 1 IOPS and 4 KiB/s), I/O
 // errors (any increase), and clat mean, p50 and p99 (10%), p99.9 and
 // p99.99 (20%: tails move more), with a 1µs floor, below which latency
