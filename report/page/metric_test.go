@@ -14,18 +14,13 @@ import (
 // a row added to the table with a column is shown with its value, or an
 // empty cell where the run did not record it.
 func TestRunPageSummaryReadsMetricTable(t *testing.T) {
+	slat, _, _ := regress.LookupMetric("read.slat.p99")
+	slat.Column = "slat p99"
+	short := regress.Metric{Name: "short", Unit: regress.UnitCount, Column: "short I/Os",
+		Value: func(d *baselines.Dir) (float64, bool) { return float64(d.ShortIOs) + 17, true }}
 	table := metricTable
 	t.Cleanup(func() { metricTable = table })
-	var extra []regress.Metric
-	for _, m := range table() {
-		if m.Name == "slat.p99" {
-			m.Column = "slat p99"
-			extra = append(extra, m)
-		}
-	}
-	extra = append(extra, regress.Metric{Name: "short", Unit: regress.UnitCount, Column: "short I/Os",
-		Value: func(d *baselines.Dir) (float64, bool) { return float64(d.ShortIOs) + 17, true }})
-	metricTable = func() []regress.Metric { return append(table(), extra...) }
+	metricTable = func() []regress.Metric { return append(table(), slat, short) }
 
 	b := *loadBaseline(t, "randread-30s-a.json.gz")
 	read := *b.Dirs[0]
