@@ -441,15 +441,15 @@ func (c *comparer) dir(bd, cd *baselines.Dir) []Finding {
 			add(m.Name, func(name string, tol Tolerance) Finding {
 				bv, _ := m.Value(bd)
 				cv, _ := m.Value(cd)
-				return c.throughput(name, bd.Name, m.second, m.Unit, bv, cv, m.samples(bd), m.samples(cd), tol)
+				return c.throughput(m, name, bd.Name, bv, cv, m.samples(bd), m.samples(cd), tol)
 			})
 		case kindErrors:
-			add(m.Name, func(name string, tol Tolerance) Finding { return c.errors(name, bd, cd, tol) })
+			add(m.Name, func(name string, tol Tolerance) Finding { return c.errors(m, name, bd, cd, tol) })
 		case kindMean:
-			add(m.Name, func(name string, tol Tolerance) Finding { return c.mean(name, bd.Name, m.Stat, bs, cs, tol) })
+			add(m.Name, func(name string, tol Tolerance) Finding { return c.mean(m, name, bd.Name, bs, cs, tol) })
 		case kindPercentile:
 			add(m.Name, func(name string, tol Tolerance) Finding {
-				return c.percentile(name, bd.Name, m.Stat, m.P, bs, cs, tol)
+				return c.percentile(m, name, bd.Name, bs, cs, tol)
 			})
 		}
 	}
@@ -464,10 +464,11 @@ func label(metric string) string {
 	return strings.Join(parts, " ")
 }
 
-// throughput compares IOPS or bandwidth.
-func (c *comparer) throughput(name, dir string, m baselines.SecondMetric, u Unit, bv, cv float64, bm, cm baselines.Moments, tol Tolerance) Finding {
-	f := c.finding(name, u, HigherIsBetter, bv, cv, tol)
-	br := c.bootstrap(name, dir, m)
+// throughput compares IOPS or bandwidth (row): bv and cv are the runs'
+// values, bm and cm fio's sample moments of them.
+func (c *comparer) throughput(row Metric, name, dir string, bv, cv float64, bm, cm baselines.Moments, tol Tolerance) Finding {
+	f := c.finding(name, row.Unit, row.Better, bv, cv, tol)
+	br := c.bootstrap(name, dir, row.second)
 	switch {
 	case br.ok:
 		f.Samples = Samples{Kind: br.kind, Base: uint64(br.nBase), Current: uint64(br.nCur),
@@ -593,8 +594,10 @@ func (c *comparer) bootstrap(name, dir string, m baselines.SecondMetric) bootRes
 // errors compares I/O error counts: any errors where the baseline had
 // none is a regression; otherwise error rates (per I/O) are compared with
 // the tolerance. Counts are exact: no interval.
-func (c *comparer) errors(name string, bd, cd *baselines.Dir, tol Tolerance) Finding {
-	f := c.finding(name, UnitCount, LowerIsBetter, float64(bd.Errors), float64(cd.Errors), tol)
+func (c *comparer) errors(row Metric, name string, bd, cd *baselines.Dir, tol Tolerance) Finding {
+	bv, _ := row.Value(bd)
+	cv, _ := row.Value(cd)
+	f := c.finding(name, row.Unit, row.Better, bv, cv, tol)
 	f.Samples = Samples{Kind: "I/Os", Base: bd.IOs, Current: cd.IOs, Method: "exact counts"}
 	rate := func(d *baselines.Dir) float64 {
 		if d.IOs == 0 {
@@ -768,15 +771,16 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// percentile compares percentile p of a latency stat.
-func (c *comparer) percentile(name, dir, stat string, p float64, bs, cs *baselines.Stat, tol Tolerance) Finding {
+// percentile compares a percentile of a latency stat (row.Stat, row.P).
+func (c *comparer) percentile(row Metric, name, dir string, bs, cs *baselines.Stat, tol Tolerance) Finding {
+	stat, p := row.Stat, row.P
 	bvRaw, okB := bs.Percentile(p)
 	var cvRaw uint64
 	okC := false
 	if cs != nil {
 		cvRaw, okC = cs.Percentile(p)
 	}
-	f := c.finding(name, UnitNS, LowerIsBetter, float64(bvRaw), float64(cvRaw), tol)
+	f := c.finding(name, row.Unit, row.Better, float64(bvRaw), float64(cvRaw), tol)
 	f.Samples = Samples{Kind: "I/Os", Base: bs.N}
 	if cs != nil {
 		f.Samples.Current = cs.N
@@ -840,12 +844,13 @@ func (c *comparer) percentile(name, dir, stat string, p float64, bs, cs *baselin
 // mean compares a stat's mean latency. The interval combines the
 // standard errors of the means (stddev/sqrt(N), as if latencies were
 // independent) with the drift from second to second (meanDrift).
-func (c *comparer) mean(name, dir, stat string, bs, cs *baselines.Stat, tol Tolerance) Finding {
+func (c *comparer) mean(row Metric, name, dir string, bs, cs *baselines.Stat, tol Tolerance) Finding {
+	stat := row.Stat
 	var cm float64
 	if cs != nil {
 		cm = cs.Mean
 	}
-	f := c.finding(name, UnitNS, LowerIsBetter, bs.Mean, cm, tol)
+	f := c.finding(name, row.Unit, row.Better, bs.Mean, cm, tol)
 	if cs == nil || cs.N < 2 || bs.N < 2 || bs.Mean <= 0 || cs.Mean <= 0 {
 		f.Verdict = Inconclusive
 		f.Reason = fmt.Sprintf("%s: inconclusive: too few %s values", label(name), stat)
