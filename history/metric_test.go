@@ -25,14 +25,11 @@ func TestHistoryReadsMetricTable(t *testing.T) {
 		t.Fatalf("Metrics() = %v, want the table's kept metrics %v", got, want)
 	}
 
-	table := metricTable
-	t.Cleanup(func() { metricTable = table })
-	metricTable = func() []regress.Metric {
-		return append(table(),
-			regress.Metric{Name: "swing", Unit: regress.UnitNone, Better: regress.LowerIsBetter,
-				Run: func(d *baselines.RunDir) float64 { return 7 }},
-			regress.Metric{Name: "unkept", Unit: regress.UnitNone})
-	}
+	t.Cleanup(func() { metricTable = regress.MetricTable })
+	metricTable = regress.TableWith(
+		regress.Metric{Name: "swing", Unit: regress.UnitNone, Better: regress.LowerIsBetter,
+			Run: func(d *baselines.RunDir) float64 { return 7 }},
+		regress.Metric{Name: "unkept", Unit: regress.UnitNone})
 	if got := Metrics(); !slices.Contains(got, "trim.swing") || slices.Contains(got, "read.unkept") {
 		t.Errorf("Metrics() = %v, want trim.swing and no read.unkept", got)
 	}

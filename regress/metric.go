@@ -180,6 +180,13 @@ func indexOfMetric(t []Metric, name string) int {
 // direction's metric names end in ("iops", "clat.p99.9").
 func MetricTable() []Metric { return append([]Metric(nil), metricTable...) }
 
+// TableWith returns a function like MetricTable whose table has rows
+// after the metric table's: what a reader's test gives the reader in
+// place of MetricTable, to see that it follows the table.
+func TableWith(rows ...Metric) func() []Metric {
+	return func() []Metric { return append(MetricTable(), rows...) }
+}
+
 // LookupMetric returns the row of a full metric name ("read.clat.p99")
 // and its direction ("read").
 func LookupMetric(name string) (m Metric, dir string, ok bool) {

@@ -19,9 +19,8 @@ func TestMetricsReadMetricTable(t *testing.T) {
 	lat.Property = "lat_p99_ns"
 	bytes := regress.Metric{Name: "bytes", Property: "bytes",
 		Value: func(d *baselines.Dir) (float64, bool) { return float64(d.Bytes), true }}
-	table := metricTable
-	t.Cleanup(func() { metricTable = table })
-	metricTable = func() []regress.Metric { return append(table(), lat, bytes) }
+	t.Cleanup(func() { metricTable = regress.MetricTable })
+	metricTable = regress.TableWith(lat, bytes)
 
 	var want []string
 	for _, dir := range []string{"read", "write"} {

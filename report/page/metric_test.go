@@ -18,9 +18,8 @@ func TestRunPageSummaryReadsMetricTable(t *testing.T) {
 	slat.Column = "slat p99"
 	short := regress.Metric{Name: "short", Unit: regress.UnitCount, Column: "short I/Os",
 		Value: func(d *baselines.Dir) (float64, bool) { return float64(d.ShortIOs) + 17, true }}
-	table := metricTable
-	t.Cleanup(func() { metricTable = table })
-	metricTable = func() []regress.Metric { return append(table(), slat, short) }
+	t.Cleanup(func() { metricTable = regress.MetricTable })
+	metricTable = regress.TableWith(slat, short)
 
 	b := *loadBaseline(t, "randread-30s-a.json.gz")
 	read := *b.Dirs[0]
