@@ -120,7 +120,7 @@ func moreSeconds(rep regress.Report, cur *baselines.Baseline) time.Duration {
 		case "slices":
 			need = math.Max(need, float64(f.More)*cur.SliceInterval.Seconds())
 		case "I/Os":
-			if d := cur.Dir(dirOfMetric(f.Metric)); d != nil && d.IOPS > 0 {
+			if d := cur.Dir(regress.MetricDir(f.Metric)); d != nil && d.IOPS > 0 {
 				need = math.Max(need, float64(f.More)/d.IOPS)
 			}
 		}
@@ -129,16 +129,6 @@ func moreSeconds(rep regress.Report, cur *baselines.Baseline) time.Duration {
 		return 0
 	}
 	return time.Duration(math.Ceil(math.Max(1, need))) * time.Second
-}
-
-// dirOfMetric is the direction of a metric name: "read" of "read.iops".
-func dirOfMetric(metric string) string {
-	for i := range len(metric) {
-		if metric[i] == '.' {
-			return metric[:i]
-		}
-	}
-	return metric
 }
 
 // loadComparison loads the test's baseline of job and the configuration

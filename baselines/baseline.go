@@ -719,7 +719,7 @@ func fromJobs(jobs []*workload.JobResult, fp Fingerprint) (*Baseline, error) {
 		}
 		dir.IOPSSamples = moments(b.PerSecond(dir.Name, SecondIOPS))
 		dir.BWSamples = moments(b.PerSecond(dir.Name, SecondBW))
-		dir.Slat, dir.Clat, dir.Lat = statOf(s.Slat), statOf(s.Clat), statOf(s.Lat)
+		dir.Slat, dir.Clat, dir.Lat = StatOf(s.Slat), StatOf(s.Clat), StatOf(s.Lat)
 		b.Dirs = append(b.Dirs, dir)
 	}
 	if len(b.Dirs) == 0 {
@@ -756,9 +756,10 @@ func mergeDirs(jobs []*workload.JobResult) ([workload.NumDirs]workload.DirStats,
 	return out, nil
 }
 
-// statOf summarises a histogram: exact statistics, fio's percentiles and
-// the non-empty buckets. nil for an empty (or absent) histogram.
-func statOf(h *latency.Histogram) *Stat {
+// StatOf summarises a histogram as a baseline keeps it: exact
+// statistics, fio's percentiles and the non-empty buckets. nil for an
+// empty (or absent) histogram.
+func StatOf(h *latency.Histogram) *Stat {
 	if h == nil || h.Count() == 0 {
 		return nil
 	}

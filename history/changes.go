@@ -14,25 +14,20 @@ import (
 	"stortest.dev/regress"
 )
 
-// metricDef is one per-run figure a history is searched for changes in.
-type metricDef struct {
-	name   string // after the direction: "iops", "clat.p99"
-	unit   regress.Unit
-	better regress.Better
-	get    func(*baselines.RunDir) float64
-}
+// metricTable is regress' metric table (a test adds rows to it).
+var metricTable = regress.MetricTable
 
-// metricDefs are the figures every run keeps (baselines.RunSummary), in
-// the order reports list them.
-var metricDefs = []metricDef{
-	{"iops", regress.UnitIOPS, regress.HigherIsBetter, func(d *baselines.RunDir) float64 { return d.IOPS }},
-	{"bw", regress.UnitBW, regress.HigherIsBetter, func(d *baselines.RunDir) float64 { return d.BW }},
-	{"clat.mean", regress.UnitNS, regress.LowerIsBetter, func(d *baselines.RunDir) float64 { return d.ClatMean }},
-	{"clat.p50", regress.UnitNS, regress.LowerIsBetter, func(d *baselines.RunDir) float64 { return float64(d.ClatP50) }},
-	{"clat.p90", regress.UnitNS, regress.LowerIsBetter, func(d *baselines.RunDir) float64 { return float64(d.ClatP90) }},
-	{"clat.p99", regress.UnitNS, regress.LowerIsBetter, func(d *baselines.RunDir) float64 { return float64(d.ClatP99) }},
-	{"clat.p99.9", regress.UnitNS, regress.LowerIsBetter, func(d *baselines.RunDir) float64 { return float64(d.ClatP999) }},
-	{"clat.p99.99", regress.UnitNS, regress.LowerIsBetter, func(d *baselines.RunDir) float64 { return float64(d.ClatP9999) }},
+// kept returns the metrics of the table that every run keeps
+// (baselines.RunSummary; regress.Metric.Run), which a history is searched
+// in, in the table's order.
+func kept() []regress.Metric {
+	var out []regress.Metric
+	for _, m := range metricTable() {
+		if m.Run != nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Metrics returns the names of the metrics a history is searched in, in
@@ -41,8 +36,8 @@ var metricDefs = []metricDef{
 func Metrics() []string {
 	var out []string
 	for _, dir := range baselines.DirNames {
-		for _, m := range metricDefs {
-			out = append(out, dir+"."+m.name)
+		for _, m := range kept() {
+			out = append(out, dir+"."+m.Name)
 		}
 	}
 	return out
@@ -226,9 +221,10 @@ func Changes(entries []Entry, cfg Config) (Report, error) {
 		sr := SeriesReport{Series: k.series, Host: k.host, Runs: len(pts),
 			First: pts[0].run.Created, Last: pts[len(pts)-1].run.Created}
 		var ms []metricSeries
+		defs := kept()
 		for _, dir := range baselines.DirNames {
-			for _, def := range metricDefs {
-				name := dir + "." + def.name
+			for _, def := range defs {
+				name := dir + "." + def.Name
 				if !matchAny(cfg.Metrics, name) {
 					continue
 				}
@@ -284,13 +280,13 @@ func matchAny(patterns []string, name string) bool {
 // value, and the run (index into the series' points) of each.
 type metricSeries struct {
 	name string
-	def  metricDef
+	def  regress.Metric
 	xs   []float64
 	at   []int
 }
 
 // seriesOf gathers a metric's values; false when no run has one.
-func seriesOf(pts []point, dir string, def metricDef, name string) (metricSeries, bool) {
+func seriesOf(pts []point, dir string, def regress.Metric, name string) (metricSeries, bool) {
 	m := metricSeries{name: name, def: def}
 	for i, p := range pts {
 		for j := range p.run.Dirs {
@@ -298,7 +294,7 @@ func seriesOf(pts []point, dir string, def metricDef, name string) (metricSeries
 			if d.Name != dir {
 				continue
 			}
-			if v := def.get(d); v > 0 && !math.IsInf(v, 0) {
+			if v := def.Run(d); v > 0 && !math.IsInf(v, 0) {
 				m.xs = append(m.xs, math.Log(v))
 				m.at = append(m.at, i)
 			}
@@ -311,7 +307,7 @@ func seriesOf(pts []point, dir string, def metricDef, name string) (metricSeries
 func metricChanges(pts []point, m metricSeries, split SplitConfig, cfg Config) MetricReport {
 	xs, at, def, name := m.xs, m.at, m.def, m.name
 	rule := regress.Config{Rules: cfg.Rules}.Rule(name)
-	mr := MetricReport{Metric: name, Unit: def.unit, Better: def.better, Runs: len(xs),
+	mr := MetricReport{Metric: name, Unit: def.Unit, Better: def.Better, Runs: len(xs),
 		Judged: !rule.Off, Tolerance: rule.Tolerance, Alpha: split.Alpha}
 	if len(xs) < 2*split.MinSize {
 		mr.TooFew, mr.MinRuns = true, split.MinSize
@@ -326,7 +322,7 @@ func metricChanges(pts []point, m metricSeries, split SplitConfig, cfg Config) M
 		before, after := xs[bounds[i]:s.Index], xs[s.Index:bounds[i+2]]
 		c := describe(pts, at, s, before, after, cfg.Confidence)
 		if mr.Judged {
-			c.Verdict = judge(def.better, rule.Tolerance, c.Before, c.After)
+			c.Verdict = judge(def.Better, rule.Tolerance, c.Before, c.After)
 		}
 		mr.Changes = append(mr.Changes, c)
 	}

@@ -280,12 +280,14 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 	cfg = cfg.withDefaults()
 	c := &comparer{cfg: cfg, base: base, cur: cur, z: zScore(cfg.Confidence), boot: map[string]bootResult{}, pending: map[string]uint64{}}
 	r := Report{Name: base.Name, Fingerprint: base.Fingerprint.Diff(cur.Fingerprint), Job: baselines.DiffJobs(base.Job, cur.Job)}
+	// A direction on one side only is said with its IOPS.
+	iops := metricTable[indexOfMetric(metricTable, "iops")]
 	for _, bd := range base.Dirs {
 		cd := cur.Dir(bd.Name)
 		if cd == nil {
-			f := c.finding(bd.Name+".iops", UnitIOPS, HigherIsBetter, bd.IOPS, 0, cfg.rule(bd.Name+".iops").Tolerance)
+			f := c.finding(bd.Name+"."+iops.Name, iops.Unit, iops.Better, bd.IOPS, 0, cfg.rule(bd.Name+"."+iops.Name).Tolerance)
 			f.Verdict = Regression
-			f.Reason = fmt.Sprintf("%s iops 0 vs %s: no %s I/O in the current run", bd.Name, UnitIOPS.format(bd.IOPS), bd.Name)
+			f.Reason = fmt.Sprintf("%s iops 0 vs %s: no %s I/O in the current run", bd.Name, iops.Format(bd.IOPS), bd.Name)
 			r.Findings = append(r.Findings, f)
 			continue
 		}
@@ -295,13 +297,13 @@ func Compare(base, cur *baselines.Baseline, cfg Config) Report {
 		if base.Dir(cd.Name) != nil {
 			continue
 		}
-		name := cd.Name + ".iops"
+		name := cd.Name + "." + iops.Name
 		if cfg.rule(name).Off {
 			continue
 		}
-		f := c.finding(name, UnitIOPS, HigherIsBetter, 0, cd.IOPS, cfg.rule(name).Tolerance)
+		f := c.finding(name, iops.Unit, iops.Better, 0, cd.IOPS, cfg.rule(name).Tolerance)
 		f.Verdict = Inconclusive
-		f.Reason = fmt.Sprintf("%s iops %s vs 0: the baseline has no %s I/O to compare with", cd.Name, UnitIOPS.format(cd.IOPS), cd.Name)
+		f.Reason = fmt.Sprintf("%s iops %s vs 0: the baseline has no %s I/O to compare with", cd.Name, iops.Format(cd.IOPS), cd.Name)
 		r.Findings = append(r.Findings, f)
 	}
 	// Every compared metric is a chance of a false alarm: a regression (or
@@ -427,22 +429,27 @@ func (c *comparer) dir(bd, cd *baselines.Dir) []Finding {
 		}
 		out = append(out, f(name, rule.Tolerance))
 	}
-	add("iops", func(name string, tol Tolerance) Finding {
-		return c.throughput(name, bd.Name, baselines.SecondIOPS, UnitIOPS, bd.IOPS, cd.IOPS, bd.IOPSSamples, cd.IOPSSamples, tol)
-	})
-	add("bw", func(name string, tol Tolerance) Finding {
-		return c.throughput(name, bd.Name, baselines.SecondBW, UnitBW, bd.BW, cd.BW, bd.BWSamples, cd.BWSamples, tol)
-	})
-	add("errors", func(name string, tol Tolerance) Finding { return c.errors(name, bd, cd, tol) })
-	for _, stat := range []string{"clat", "lat", "slat"} {
-		bs, cs := bd.Stat(stat), cd.Stat(stat)
-		if bs == nil {
-			continue // nothing recorded to compare with (slat of a sync engine)
+	for _, m := range metricTable {
+		var bs, cs *baselines.Stat
+		if m.Stat != "" {
+			if bs, cs = bd.Stat(m.Stat), cd.Stat(m.Stat); bs == nil {
+				continue // nothing recorded to compare with (slat of a sync engine)
+			}
 		}
-		add(stat+".mean", func(name string, tol Tolerance) Finding { return c.mean(name, bd.Name, stat, bs, cs, tol) })
-		for _, p := range baselines.Percentiles {
-			add(stat+"."+pKey(p), func(name string, tol Tolerance) Finding {
-				return c.percentile(name, bd.Name, stat, p, bs, cs, tol)
+		switch m.kind {
+		case kindThroughput:
+			add(m.Name, func(name string, tol Tolerance) Finding {
+				bv, _ := m.Value(bd)
+				cv, _ := m.Value(cd)
+				return c.throughput(m, name, bd.Name, bv, cv, m.samples(bd), m.samples(cd), tol)
+			})
+		case kindErrors:
+			add(m.Name, func(name string, tol Tolerance) Finding { return c.errors(m, name, bd, cd, tol) })
+		case kindMean:
+			add(m.Name, func(name string, tol Tolerance) Finding { return c.mean(m, name, bd.Name, bs, cs, tol) })
+		case kindPercentile:
+			add(m.Name, func(name string, tol Tolerance) Finding {
+				return c.percentile(m, name, bd.Name, bs, cs, tol)
 			})
 		}
 	}
@@ -457,10 +464,11 @@ func label(metric string) string {
 	return strings.Join(parts, " ")
 }
 
-// throughput compares IOPS or bandwidth.
-func (c *comparer) throughput(name, dir string, m baselines.SecondMetric, u Unit, bv, cv float64, bm, cm baselines.Moments, tol Tolerance) Finding {
-	f := c.finding(name, u, HigherIsBetter, bv, cv, tol)
-	br := c.bootstrap(name, dir, m)
+// throughput compares IOPS or bandwidth (row): bv and cv are the runs'
+// values, bm and cm fio's sample moments of them.
+func (c *comparer) throughput(row Metric, name, dir string, bv, cv float64, bm, cm baselines.Moments, tol Tolerance) Finding {
+	f := c.finding(name, row.Unit, row.Better, bv, cv, tol)
+	br := c.bootstrap(name, dir, row.second)
 	switch {
 	case br.ok:
 		f.Samples = Samples{Kind: br.kind, Base: uint64(br.nBase), Current: uint64(br.nCur),
@@ -586,8 +594,10 @@ func (c *comparer) bootstrap(name, dir string, m baselines.SecondMetric) bootRes
 // errors compares I/O error counts: any errors where the baseline had
 // none is a regression; otherwise error rates (per I/O) are compared with
 // the tolerance. Counts are exact: no interval.
-func (c *comparer) errors(name string, bd, cd *baselines.Dir, tol Tolerance) Finding {
-	f := c.finding(name, UnitCount, LowerIsBetter, float64(bd.Errors), float64(cd.Errors), tol)
+func (c *comparer) errors(row Metric, name string, bd, cd *baselines.Dir, tol Tolerance) Finding {
+	bv, _ := row.Value(bd)
+	cv, _ := row.Value(cd)
+	f := c.finding(name, row.Unit, row.Better, bv, cv, tol)
 	f.Samples = Samples{Kind: "I/Os", Base: bd.IOs, Current: cd.IOs, Method: "exact counts"}
 	rate := func(d *baselines.Dir) float64 {
 		if d.IOs == 0 {
@@ -761,15 +771,16 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// percentile compares percentile p of a latency stat.
-func (c *comparer) percentile(name, dir, stat string, p float64, bs, cs *baselines.Stat, tol Tolerance) Finding {
+// percentile compares a percentile of a latency stat (row.Stat, row.P).
+func (c *comparer) percentile(row Metric, name, dir string, bs, cs *baselines.Stat, tol Tolerance) Finding {
+	stat, p := row.Stat, row.P
 	bvRaw, okB := bs.Percentile(p)
 	var cvRaw uint64
 	okC := false
 	if cs != nil {
 		cvRaw, okC = cs.Percentile(p)
 	}
-	f := c.finding(name, UnitNS, LowerIsBetter, float64(bvRaw), float64(cvRaw), tol)
+	f := c.finding(name, row.Unit, row.Better, float64(bvRaw), float64(cvRaw), tol)
 	f.Samples = Samples{Kind: "I/Os", Base: bs.N}
 	if cs != nil {
 		f.Samples.Current = cs.N
@@ -833,12 +844,13 @@ func (c *comparer) percentile(name, dir, stat string, p float64, bs, cs *baselin
 // mean compares a stat's mean latency. The interval combines the
 // standard errors of the means (stddev/sqrt(N), as if latencies were
 // independent) with the drift from second to second (meanDrift).
-func (c *comparer) mean(name, dir, stat string, bs, cs *baselines.Stat, tol Tolerance) Finding {
+func (c *comparer) mean(row Metric, name, dir string, bs, cs *baselines.Stat, tol Tolerance) Finding {
+	stat := row.Stat
 	var cm float64
 	if cs != nil {
 		cm = cs.Mean
 	}
-	f := c.finding(name, UnitNS, LowerIsBetter, bs.Mean, cm, tol)
+	f := c.finding(name, row.Unit, row.Better, bs.Mean, cm, tol)
 	if cs == nil || cs.N < 2 || bs.N < 2 || bs.Mean <= 0 || cs.Mean <= 0 {
 		f.Verdict = Inconclusive
 		f.Reason = fmt.Sprintf("%s: inconclusive: too few %s values", label(name), stat)
@@ -1283,18 +1295,11 @@ func confidencePct(c float64) string { return trimPercent(100*c) + "%" }
 // can name.
 func Metrics(b *baselines.Baseline, cfg Config) (names []string, compared []bool) {
 	for _, d := range b.Dirs {
-		ms := []string{"iops", "bw", "errors"}
-		for _, stat := range []string{"clat", "lat", "slat"} {
-			if d.Stat(stat) == nil {
+		for _, m := range metricTable {
+			if m.kind == kindNone || m.Stat != "" && d.Stat(m.Stat) == nil {
 				continue
 			}
-			ms = append(ms, stat+".mean")
-			for _, p := range baselines.Percentiles {
-				ms = append(ms, stat+"."+pKey(p))
-			}
-		}
-		for _, m := range ms {
-			n := d.Name + "." + m
+			n := d.Name + "." + m.Name
 			names = append(names, n)
 			compared = append(compared, !cfg.rule(n).Off)
 		}

@@ -56,8 +56,9 @@ type Rule struct {
 	Off       bool // the metric is not compared
 }
 
-// DefaultRules are the rules Compare starts from; Config.Rules are applied
-// after them (the last matching rule wins). Compared by default, per
+// DefaultRules are the rules Compare starts from, the metric table's
+// default tolerances (MetricTable); Config.Rules are applied after them
+// (the last matching rule wins). Compared by default, per
 // direction: IOPS and bandwidth (10%; floors 1 IOPS and 4 KiB/s), I/O
 // errors (any increase), and clat mean, p50 and p99 (10%), p99.9 and
 // p99.99 (20%: tails move more), with a 1µs floor, below which latency
@@ -69,16 +70,18 @@ type Rule struct {
 // compared, with the reason. Off by default (enable them with a rule):
 // p90, lat and slat, which mostly repeat clat and would multiply the
 // chances of a false alarm.
-var DefaultRules = []Rule{
-	{Metric: "*", Off: true},
-	{Metric: "*.iops", Tolerance: Tolerance{Fraction: 0.10, Floor: 1}},
-	{Metric: "*.bw", Tolerance: Tolerance{Fraction: 0.10, Floor: 4096}},
-	{Metric: "*.errors", Tolerance: Tolerance{}},
-	{Metric: "*.clat.mean", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
-	{Metric: "*.clat.p50", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
-	{Metric: "*.clat.p99", Tolerance: Tolerance{Fraction: 0.10, Floor: 1000}},
-	{Metric: "*.clat.p99.9", Tolerance: Tolerance{Fraction: 0.20, Floor: 1000}},
-	{Metric: "*.clat.p99.99", Tolerance: Tolerance{Fraction: 0.20, Floor: 1000}},
+var DefaultRules = defaultRules()
+
+// defaultRules are the metric table's tolerances: everything off, then
+// "*.<name>" for each metric compared by default, in the table's order.
+func defaultRules() []Rule {
+	rules := []Rule{{Metric: "*", Off: true}}
+	for _, m := range metricTable {
+		if !m.Off {
+			rules = append(rules, Rule{Metric: "*." + m.Name, Tolerance: m.Tolerance})
+		}
+	}
+	return rules
 }
 
 // Defaults of Config's zero fields.

@@ -50,6 +50,24 @@
 // the throttle's bursts (on a loop device throttled to 20000 IOPS, the
 // mean of 16 sessions varied 1%, their p50 8%).
 //
+// # Metrics
+//
+// The metric table (MetricTable, in metric.go) is the one list of verdict
+// metrics: per metric its name after the direction ("clat.p99.9"), unit,
+// direction of better, default tolerance (DefaultRules), assumed
+// run-to-run spread (DefaultRunSpread), JUnit property, run-page column,
+// and how its value is read from a baseline's direction and from a run's
+// summary. Compare and Metrics, history's change points, report's JUnit
+// properties and test attributes, and the run page's summary table take
+// their metrics from it. To add a verdict metric:
+//
+//  1. add its row to the table (metric.go), with a kind Compare knows
+//     (throughput, errors, a latency mean or percentile);
+//  2. compute its value where a baseline keeps its figures (package
+//     baselines: Dir, and RunDir for one history searches), if it is not
+//     kept already;
+//  3. extend the test of the table (metric_test.go).
+//
 // # Noise
 //
 // Per-second samples are autocorrelated: a slow second is followed by slow

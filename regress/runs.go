@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -130,13 +129,8 @@ const (
 // down. It is the centre of the prior on the spread between sessions;
 // the sessions a baseline holds move it to the device's own.
 func DefaultRunSpread(metric string) float64 {
-	switch {
-	case strings.HasSuffix(metric, ".p99.99"):
-		return 0.20
-	case strings.HasSuffix(metric, ".p99.9"):
-		return 0.15
-	case strings.HasSuffix(metric, ".p90"), strings.HasSuffix(metric, ".p99"):
-		return 0.12
+	if m, _, ok := LookupMetric(metric); ok {
+		return m.Spread
 	}
 	return 0.10
 }
@@ -274,8 +268,10 @@ func (c *comparer) spread(metric string) runSpread {
 	s := runSpread{prior: prior, sessions: 1, runs: 1, cur: 1}
 	runs := c.base.RunSummaries()
 	vals := runValues(runs, metric)
-	dir, m, _ := strings.Cut(metric, ".")
-	lat := m != "iops" && m != "bw"
+	// Throughput is judged with its own swing, anything else with the
+	// latency's too (swingSq).
+	row, dir, _ := LookupMetric(metric)
+	lat := row.kind != kindThroughput
 	var groups [][]float64
 	var swings []float64 // per group: the square of its runs' swing
 	if vals != nil {
@@ -627,7 +623,10 @@ func runValues(runs []baselines.RunSummary, metric string) []float64 {
 	if len(runs) < 2 {
 		return nil
 	}
-	dir, m, _ := strings.Cut(metric, ".")
+	m, dir, ok := LookupMetric(metric)
+	if !ok || m.Run == nil {
+		return nil
+	}
 	out := make([]float64, 0, len(runs))
 	for _, r := range runs {
 		var rd *baselines.RunDir
@@ -639,27 +638,7 @@ func runValues(runs []baselines.RunSummary, metric string) []float64 {
 		if rd == nil {
 			return nil
 		}
-		var v float64
-		switch m {
-		case "iops":
-			v = rd.IOPS
-		case "bw":
-			v = rd.BW
-		case "clat.mean":
-			v = rd.ClatMean
-		case "clat.p50":
-			v = float64(rd.ClatP50)
-		case "clat.p90":
-			v = float64(rd.ClatP90)
-		case "clat.p99":
-			v = float64(rd.ClatP99)
-		case "clat.p99.9":
-			v = float64(rd.ClatP999)
-		case "clat.p99.99":
-			v = float64(rd.ClatP9999)
-		default:
-			return nil
-		}
+		v := m.Run(rd)
 		if !(v > 0) || !finite(v) {
 			return nil
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"stortest.dev/baselines"
 	"stortest.dev/iostat"
 	"stortest.dev/regress"
 	"stortest.dev/workload"
@@ -142,38 +143,52 @@ func JobName(res *workload.Result) string {
 	return strings.Join(names, "+")
 }
 
-// Percentiles are the completion-latency percentiles Metrics reports.
-var Percentiles = []float64{50, 99, 99.9}
+// metricTable is regress' metric table (a test adds rows to it).
+var metricTable = regress.MetricTable
+
+// Percentiles are the completion-latency percentiles Metrics reports:
+// those of regress' metric table with a property.
+var Percentiles = func() []float64 {
+	var out []float64
+	for _, m := range metricTable() {
+		if m.Property != "" && m.Stat == "clat" && m.P > 0 {
+			out = append(out, m.P)
+		}
+	}
+	return out
+}()
 
 // Metrics returns a run's headline figures, per direction that did I/O,
-// summed over the jobs' clones: "read.iops", "read.bw_bytes" (bytes/s),
-// and "read.clat_p50_ns", "read.clat_p99_ns", "read.clat_p99.9_ns" from
-// the merged completion-latency histograms, as fio computes them. The
-// order is fixed: read, write, trim, and within each the order above.
+// summed over the jobs' clones: the metrics of regress' table with a
+// property (regress.Metric.Property), "read.iops", "read.bw_bytes"
+// (bytes/s), and "read.clat_p50_ns", "read.clat_p99_ns",
+// "read.clat_p99.9_ns" from the merged completion-latency histograms, as
+// fio computes them. The order is fixed: read, write, trim, and within
+// each the table's.
 func Metrics(res *workload.Result) []Property {
 	if res == nil {
 		return nil
 	}
 	merged := res.Merged()
 	var props []Property
+	table := metricTable()
 	for d := range workload.NumDirs {
 		if merged[d].IOs == 0 {
 			continue
 		}
-		var iops, bw float64
+		dir := &baselines.Dir{Name: d.String(), IOs: merged[d].IOs, Bytes: merged[d].Bytes, ShortIOs: merged[d].ShortIOs,
+			Errors: merged[d].Errors, Slat: baselines.StatOf(merged[d].Slat), Clat: baselines.StatOf(merged[d].Clat),
+			Lat: baselines.StatOf(merged[d].Lat)}
 		for _, j := range res.Jobs {
-			iops += j.IOPS(d)
-			bw += j.BW(d)
+			dir.IOPS += j.IOPS(d)
+			dir.BW += j.BW(d)
 		}
-		p := d.String() + "."
-		props = append(props,
-			Property{p + "iops", strconv.FormatFloat(iops, 'f', 0, 64)},
-			Property{p + "bw_bytes", strconv.FormatFloat(bw, 'f', 0, 64)})
-		if h := merged[d].Clat; h != nil && h.Count() > 0 {
-			for _, pct := range Percentiles {
-				props = append(props, Property{
-					p + "clat_p" + strconv.FormatFloat(pct, 'f', -1, 64) + "_ns",
-					strconv.FormatUint(h.Percentile(pct), 10)})
+		for _, m := range table {
+			if m.Property == "" {
+				continue
+			}
+			if v, ok := m.Value(dir); ok {
+				props = append(props, Property{dir.Name + "." + m.Property, strconv.FormatFloat(v, 'f', 0, 64)})
 			}
 		}
 	}

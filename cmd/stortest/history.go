@@ -45,7 +45,9 @@ var _ flag.Value = (*metricList)(nil)
 func historyChanges(c *command, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet(c, stderr)
 	var metrics metricList
-	fs.Var(&metrics, "metric", `metrics to search, patterns allowed ("read.clat.p99", "*.iops"), repeated or comma-separated; default: all (`+strings.Join(history.Metrics()[:8], ", ")+", and write and trim's)")
+	known := history.Metrics()
+	read := known[:len(known)/len(baselines.DirNames)] // the first direction's
+	fs.Var(&metrics, "metric", `metrics to search, patterns allowed ("read.clat.p99", "*.iops"), repeated or comma-separated; default: all (`+strings.Join(read, ", ")+", and write and trim's)")
 	format := fs.String("format", "text", "output format: text, markdown (for a pull-request comment or job summary) or json")
 	tolerance := fs.String("tolerance", "", `rules after the defaults deciding which changes are regressions, e.g. "*.clat.p99=5%,*.clat.mean=10%"`)
 	alpha := fs.Float64("alpha", history.DefaultAlpha, "p-value below which a candidate is a change point, shared among the metrics searched")
@@ -76,7 +78,6 @@ func historyChanges(c *command, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: --tolerance: %v", errUsage, err)
 	}
-	known := history.Metrics()
 	for _, m := range metrics {
 		if !matchesAny(m, known) {
 			return fmt.Errorf("%w: --metric %q matches none of %s", errUsage, m, strings.Join(known, ", "))

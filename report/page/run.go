@@ -12,6 +12,7 @@ import (
 	"stortest.dev/baselines"
 	"stortest.dev/internal/human"
 	"stortest.dev/iostat"
+	"stortest.dev/regress"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
 )
@@ -213,24 +214,41 @@ func (d *doc) runJob(i int, j RunJob) {
 	d.kv(fingerprintRows(b.Fingerprint))
 }
 
-// summary is the job's headline figures per direction.
+// metricTable is regress' metric table (a test adds rows to it).
+var metricTable = regress.MetricTable
+
+// summary is the job's headline figures per direction: the metrics of
+// regress' table with a column (regress.Metric.Column), then the
+// largest clat, the I/Os and the errors.
 func (d *doc) summary(b *baselines.Baseline) {
+	var cols []regress.Metric
+	head := []string{"direction"}
+	for _, m := range metricTable() {
+		if m.Column != "" {
+			cols = append(cols, m)
+			head = append(head, m.Column)
+		}
+	}
+	head = append(head, "max", "I/Os", "errors")
 	var rows [][]cell
 	for _, dir := range b.Dirs {
-		row := []cell{{text: dir.Name}, {text: human.Count(dir.IOPS), num: true}, {text: human.BW(dir.BW), num: true}}
-		if c := dir.Clat; c != nil {
-			row = append(row, cell{text: human.Latency(c.Mean), num: true})
-			for _, v := range []uint64{c.P50, c.P99, c.P999, c.P9999} {
-				row = append(row, cell{text: human.Latency(float64(v)), num: true})
+		row := []cell{{text: dir.Name}}
+		for _, m := range cols {
+			if v, ok := m.Value(dir); ok {
+				row = append(row, cell{text: m.Short(v), num: true})
+			} else {
+				row = append(row, cell{})
 			}
+		}
+		if c := dir.Clat; c != nil {
 			row = append(row, cell{text: human.Latency(float64(c.Max)), num: true})
 		} else {
-			row = append(row, cell{}, cell{}, cell{}, cell{}, cell{}, cell{})
+			row = append(row, cell{})
 		}
 		row = append(row, cell{text: strconv.FormatUint(dir.IOs, 10), num: true}, cell{text: strconv.FormatUint(dir.Errors, 10), num: true})
 		rows = append(rows, row)
 	}
-	d.table("summary", []string{"direction", "IOPS", "bandwidth", "clat mean", "p50", "p99", "p99.9", "p99.99", "max", "I/Os", "errors"}, rows)
+	d.table("summary", head, rows)
 }
 
 // steadyText says what the steady-state detector found, per clone.
