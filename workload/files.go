@@ -198,7 +198,7 @@ func (j *Job) DataFiles() int {
 
 // MultiFiles reports whether each clone of the job moves data over
 // several files.
-func (j *Job) MultiFiles() bool { return !isFileEngine(j.Engine) && j.DataFiles() > 1 }
+func (j *Job) MultiFiles() bool { return !IsFileEngine(j.Engine) && j.DataFiles() > 1 }
 
 // FileSizes returns the bytes of each file's region of a job of several
 // files (past Offset), as fio 3.33 sizes them: FileSize each, else Size
@@ -268,7 +268,7 @@ func (j *Job) validateMultiFile() error {
 	switch {
 	case !contains(dataEngines, j.Engine):
 		return unsupportedField(j.Name, "nrfiles", "nrfiles="+strconv.Itoa(j.NrFiles)+" with ioengine="+j.Engine+
-			" (several files per job with ioengine "+OrList(append(append([]string{}, dataEngines...), fileEngines...))+")")
+			" (several files per job with ioengine "+OrList(append(append([]string{}, dataEngines...), FileEngines...))+")")
 	case j.Verify != VerifyNone:
 		return un("verify", "verify")
 	case j.RW.Trims():

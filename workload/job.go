@@ -43,6 +43,9 @@ const (
 
 var rwNames = [...]string{"read", "write", "randread", "randwrite", "rw", "randrw", "trim", "randtrim", "trimwrite", "randtrimwrite"}
 
+// NumRW is one more than the last RW.
+const NumRW = RW(len(rwNames))
+
 // String returns fio's name of the pattern.
 func (rw RW) String() string {
 	if int(rw) < len(rwNames) {
@@ -741,7 +744,7 @@ func (j *Job) Validate() error {
 	if !slices.Contains(Engines, n.Engine) {
 		return bad("ioengine", "unknown engine %q (want one of %s)", n.Engine, strings.Join(Engines, ", "))
 	}
-	if int(n.RW) >= len(rwNames) {
+	if n.RW >= NumRW {
 		return bad("rw", "invalid RW %d", n.RW)
 	}
 	if n.RWMixRead < 0 || n.RWMixRead > 100 {
@@ -860,7 +863,7 @@ func (j *Job) Validate() error {
 	if err := n.RandomDistribution.Validate(); err != "" {
 		return bad("random_distribution", "%s", err)
 	}
-	if int(n.Verify) >= len(verifyNames) {
+	if n.Verify >= NumVerifyKinds {
 		return bad("verify", "invalid VerifyKind %d", n.Verify)
 	}
 	if n.Verify != VerifyNone && n.MinBlockSize() < VerifyHeaderSize {
@@ -872,7 +875,7 @@ func (j *Job) Validate() error {
 	if _, err := fio.ParseVerifyPattern(n.VerifyPattern); err != nil {
 		return bad("verify_pattern", "%v", err)
 	}
-	if !n.ContinueOnError.valid() {
+	if !n.ContinueOnError.Valid() {
 		return bad("continue_on_error", "invalid ContinueOn %d", n.ContinueOnError)
 	}
 	for _, o := range [...]struct {

@@ -56,10 +56,12 @@ type NoDataEngines struct {
 	ExecNoRedirect bool           `json:"std_redirect_off,omitempty"`
 }
 
-// fileEngines take nrfiles above 1.
-var fileEngines = []string{"filecreate", "filestat", "filedelete"}
+// FileEngines are the engines that time one call per file; they take
+// nrfiles above 1.
+var FileEngines = []string{"filecreate", "filestat", "filedelete"}
 
-func isFileEngine(name string) bool { return slices.Contains(fileEngines, name) }
+// IsFileEngine reports whether the engine called name is a file engine.
+func IsFileEngine(name string) bool { return slices.Contains(FileEngines, name) }
 
 // normalizeEngines applies what an engine implies: cpuio and exec run
 // for their runtime whatever time_based says, as fio's do (Validate
@@ -94,7 +96,7 @@ func (j *Job) validateEngines() error {
 	bad := func(field, format string, args ...any) error {
 		return &FieldError{Job: j.Name, Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
-	fileEng := isFileEngine(j.Engine)
+	fileEng := IsFileEngine(j.Engine)
 	switch {
 	case j.NrFiles < 0:
 		return bad("nrfiles", "negative (%d)", j.NrFiles)
@@ -108,7 +110,7 @@ func (j *Job) validateEngines() error {
 		return bad("cpumode", "unknown mode %q (want noop or qsort)", j.CPUMode)
 	case j.CPUChunks < 0 || j.CPUChunks%time.Microsecond != 0:
 		return bad("cpuchunks", "%v is not a whole positive number of microseconds", j.CPUChunks)
-	case j.UnlinkEachLoop && (isFileEngine(j.Engine) || j.Engine == "cpuio" || j.Engine == "exec" || j.Engine == "mmap"):
+	case j.UnlinkEachLoop && (IsFileEngine(j.Engine) || j.Engine == "cpuio" || j.Engine == "exec" || j.Engine == "mmap"):
 		return unsupportedField(j.Name, "unlink_each_loop", "unlink_each_loop with ioengine="+j.Engine)
 	case j.UnlinkEachLoop && j.RW.Reads():
 		return unsupportedField(j.Name, "unlink_each_loop", "unlink_each_loop with rw="+j.RW.String()+" (fio fails the second loop's reads: the file is gone)")

@@ -135,7 +135,7 @@ func (j *Job) DirFile(name string) string {
 // same name: fio gives it to the first clone and no file to the others,
 // which then move nothing.
 func (j *Job) validateFileNames() error {
-	if j.FilenameFormat != "" && j.Filename == "" && j.NumJobs > 1 && !containsFold(j.FilenameFormat, "$jobnum") && engines.NeedsFile(j.Engine) {
+	if j.FilenameFormat != "" && j.Filename == "" && j.NumJobs > 1 && !j.FormatNamesClones() && engines.NeedsFile(j.Engine) {
 		return unsupportedField(j.Name, "filename_format", "filename_format="+j.FilenameFormat+" without $jobnum and numjobs="+strconv.Itoa(j.NumJobs)+
 			" (fio runs the later clones without a file)")
 	}
@@ -181,6 +181,10 @@ func indexFold(s, sub string) int {
 }
 
 func containsFold(s, sub string) bool { return indexFold(s, sub) >= 0 }
+
+// FormatNamesClones reports whether FilenameFormat gives each clone a
+// name of its own: it holds $jobnum, in any case, as FileName matches it.
+func (j *Job) FormatNamesClones() bool { return containsFold(j.FilenameFormat, "$jobnum") }
 
 // formatChars is a filename_format as checkValue is to see it: its
 // '$'s are fio's keywords, or stay as they are, but "${" would be

@@ -18,6 +18,9 @@ const (
 
 var unifiedNames = [...]string{"none", "mixed", "both"}
 
+// NumUnifiedRW is one more than the last UnifiedRW.
+const NumUnifiedRW = UnifiedRW(len(unifiedNames))
+
 func (u UnifiedRW) String() string {
 	if int(u) < len(unifiedNames) {
 		return unifiedNames[u]
@@ -29,7 +32,7 @@ func (u UnifiedRW) String() string {
 // option at fault and why, or "".
 func (j *Job) validateReporting() (option, reason string) {
 	switch {
-	case int(j.UnifiedRW) >= len(unifiedNames):
+	case j.UnifiedRW >= NumUnifiedRW:
 		return "unified_rw_reporting", fmt.Sprintf("invalid UnifiedRW %d", j.UnifiedRW)
 	case j.Logs.AvgMsec < 0:
 		return "log_avg_msec", fmt.Sprintf("negative (%d)", j.Logs.AvgMsec)
