@@ -13,6 +13,7 @@ import (
 
 	"stortest.dev/fio"
 	"stortest.dev/workload"
+	"stortest.dev/workload/validate"
 )
 
 // Errors of Parse, for errors.Is. Bad values also
@@ -436,7 +437,7 @@ func (p *parser) finish(st *jobState) error {
 		}
 		return p.errorAt(st.at("numjobs"), opt, workload.TooManyJobs(p.clones))
 	}
-	if err := j.Validate(); err != nil {
+	if err := validate.Job(&j); err != nil {
 		var fe *workload.FieldError
 		if errors.As(err, &fe) {
 			return p.errorAt(st.at(fe.Field), fe.Field, err)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/validate"
 )
 
 // IO is one I/O the runner issues: Len bytes at Offset in direction Dir
@@ -520,7 +521,7 @@ func NewPattern(j *workload.Job, fileSize int64, seed uint64) (*Pattern, error) 
 // newPattern is NewPattern for the clone with fio's thread number thread,
 // entropy seeding the directions of a job without randrepeat.
 func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, entropy uint64) (*Pattern, error) {
-	if err := j.Validate(); err != nil {
+	if err := validate.Job(j); err != nil {
 		return nil, err
 	}
 	n := j.Normalized()

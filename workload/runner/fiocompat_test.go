@@ -15,6 +15,7 @@ import (
 
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
+	"stortest.dev/workload/validate"
 )
 
 // Tests of where stortest's figures must equal fio 3.33's. The recorded
@@ -155,7 +156,7 @@ func TestFioVerifyTimeBasedMatchesFio(t *testing.T) {
 
 	target := fileTarget(t, 1<<20)
 	jobs := readFioJob(t, "verify-time-based.fio", target.Path)
-	assert.Equal(t, []string{workload.FioVerifyNeverStarts}, jobs[0].Warnings())
+	assert.Equal(t, []string{workload.FioVerifyNeverStarts}, validate.Warnings(&jobs[0]))
 	res, err := RunJobs(context.Background(), jobs, workload.Options{})
 	require.NoError(t, err)
 	r := res.Jobs[0]
@@ -184,8 +185,8 @@ func TestJobWarnings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			j := base
 			tc.edit(&j)
-			require.NoError(t, j.Validate())
-			assert.Equal(t, tc.want, j.Warnings())
+			require.NoError(t, validate.Job(&j))
+			assert.Equal(t, tc.want, validate.Warnings(&j))
 		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/iogen"
+	"stortest.dev/workload/validate"
 )
 
 // Run executes job: NumJobs clones, each on its own goroutine locked to an
@@ -44,7 +45,7 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 	total := 0
 	for i := range jobs {
 		jobs[i] = jobs[i].Normalized()
-		if err := jobs[i].Validate(); err != nil {
+		if err := validate.Job(&jobs[i]); err != nil {
 			return nil, err
 		}
 		if total += jobs[i].NumJobs; total > workload.MaxJobs {
