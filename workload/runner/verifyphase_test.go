@@ -40,7 +40,7 @@ func TestFioVerifyTimeBasedEnginesMatchFio(t *testing.T) {
 
 			jobs, err := parseFile(strings.NewReader(text), "v.fio")
 			require.NoError(t, err)
-			assert.Equal(t, []string{workload.FioVerifyNeverStarts}, validate.Warnings(&jobs[0]), "fio's notice all the same")
+			assert.Equal(t, []string{validate.FioVerifyNeverStarts}, validate.Warnings(&jobs[0]), "fio's notice all the same")
 			res, err := RunJobs(context.Background(), jobs, workload.Options{})
 			require.NoError(t, err)
 			r := res.Jobs[0]
@@ -75,10 +75,10 @@ func TestVerifyOverwrittenByAnotherJob(t *testing.T) {
 	text := fmt.Sprintf("[x]\nfilename=%s\nrw=write\nsize=64k\nbs=4k\nverify=crc32c\nnumjobs=2\n", target.Path)
 	jobs, err := parseFile(strings.NewReader(text), "x.fio")
 	require.NoError(t, err)
-	assert.Equal(t, []string{workload.FioMultipleWriters}, validate.Warnings(&jobs[0]))
+	assert.Equal(t, []string{validate.FioMultipleWriters}, validate.Warnings(&jobs[0]))
 	if fio, err := testenv.FioPath(); err == nil {
 		_, out := fioOn(t, fio, text, "--output-format=json")
-		assert.Contains(t, out, "fio: "+workload.FioMultipleWriters+"\n", "fio 3.33's notice")
+		assert.Contains(t, out, "fio: "+validate.FioMultipleWriters+"\n", "fio 3.33's notice")
 	}
 
 	// Clone 1 starts once clone 0 has written; clone 0 reads back once
