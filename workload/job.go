@@ -291,7 +291,8 @@ type Job struct {
 	// random job visits every block exactly once per pass.
 	NoRandomMap bool `json:"norandommap,omitempty"`
 	// RandRepeat seeds the generators repeatably (fio's default, true when
-	// nil); false seeds them from the entropy the runner passes to Seed.
+	// nil); false seeds them from the entropy the runner passes to
+	// iogen.Seed.
 	RandRepeat *bool `json:"randrepeat,omitempty"`
 	// RandSeed is fio's randseed; 0 means unset (fio's default 0x89 is
 	// used when RandRepeat holds).
@@ -575,22 +576,6 @@ func (j Job) Normalized() Job {
 // Bool returns a pointer to b, for Job.RandRepeat.
 func Bool(b bool) *bool { return &b }
 
-// Seed returns the seed of the generators of one clone (0 <= clone <
-// NumJobs): derived from RandSeed, or DefaultSeed, when RandRepeat holds
-// (the default), else from entropy (the runner passes, say, a clock
-// reading). Clones get distinct seeds, as fio's do.
-func (j *Job) Seed(clone int, entropy uint64) uint64 {
-	base := j.RandSeed
-	switch {
-	case base != 0:
-	case j.RandRepeat == nil || *j.RandRepeat || j.AllRandRepeat:
-		base = DefaultSeed
-	default:
-		base = entropy
-	}
-	return SplitMix64(base ^ uint64(clone)*0x9e3779b97f4a7c15)
-}
-
 // MinBlockSize returns the smallest block size of the job (offset
 // alignment), MaxBlockSize the largest; both of the normalized job.
 func (j *Job) MinBlockSize() int64 {
@@ -684,13 +669,4 @@ func (j *Job) Percentiles() []float64 {
 		return DefaultPercentiles
 	}
 	return j.PercentileList
-}
-
-// splitmix is SplitMix64's finalizer: a bijective 64-bit mix used to
-// derive independent seeds.
-func SplitMix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
 }

@@ -211,28 +211,6 @@ func TestJobJSON(t *testing.T) {
 	}
 }
 
-func TestSeed(t *testing.T) {
-	j := Job{Name: "x"}
-	if j.Seed(0, 1) != j.Seed(0, 2) {
-		t.Error("repeatable job: the seed depends on entropy")
-	}
-	if j.Seed(0, 0) == j.Seed(1, 0) {
-		t.Error("clones share a seed")
-	}
-	k := Job{Name: "x", RandSeed: 99}
-	if k.Seed(0, 0) == j.Seed(0, 0) {
-		t.Error("randseed does not change the seed")
-	}
-	r := Job{Name: "x", RandRepeat: Bool(false)}
-	if r.Seed(0, 1) == r.Seed(0, 2) {
-		t.Error("randrepeat=0: the seed ignores entropy")
-	}
-	rs := Job{Name: "x", RandRepeat: Bool(false), RandSeed: 7}
-	if rs.Seed(0, 1) != rs.Seed(0, 2) {
-		t.Error("an explicit randseed must win over randrepeat=0")
-	}
-}
-
 func TestBlockSizeBounds(t *testing.T) {
 	for _, tc := range []struct {
 		j        Job

@@ -516,7 +516,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		}
 	}
 	if job.CmdPrio.On() {
-		w.prio = newPrioPicker(&job.CmdPrio, job.Seed(clone, uint64(jobNum)))
+		w.prio = newPrioPicker(&job.CmdPrio, iogen.Seed(&job, clone, uint64(jobNum)))
 		for d := range workload.NumDirs {
 			w.res.Prios[d] = prioSlots(&job.CmdPrio, d, jobIOPrio(&job), layout)
 		}
