@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"golang.org/x/sys/unix"
-
 	"stortest.dev/engines"
 )
 
@@ -70,15 +68,4 @@ func SyncName(op engines.Op) string {
 		return "sync_file_range"
 	}
 	return op.String()
-}
-
-// SyncFlag is the open flag of SyncIO (fio's sync=).
-func (j *Job) SyncFlag() int {
-	switch j.SyncIO {
-	case "sync":
-		return unix.O_SYNC
-	case "dsync":
-		return unix.O_DSYNC
-	}
-	return 0
 }

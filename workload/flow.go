@@ -36,7 +36,3 @@ const MaxFlowWeight = 1000
 // maxFlowValue bounds flow_id and flow_sleep: fio keeps them in 32-bit
 // unsigned ints.
 const MaxFlowValue = 1<<32 - 1
-
-// maxFlowPause bounds one pause, so that a long flow_sleep still sees the
-// runtime end and cancellation (the job checks again and pauses on).
-const MaxFlowPause = int64(100 * time.Millisecond)

@@ -96,7 +96,7 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 			}
 		}
 		if job.OffsetPercent > 0 {
-			job = job.WithOffsetOfPercent()
+			job = withOffsetOfPercent(job)
 		}
 		if cj, names := multiClone(forClone(job, clone), clone, jobNum); names != nil {
 			if err := prepareFiles(ctx, cj, names); err != nil {
@@ -437,7 +437,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		}
 	} else {
 		var err error
-		if f, err = engines.OpenFileFlags(job.Filename, writes(&job), job.Direct, job.SyncFlag()); err != nil {
+		if f, err = engines.OpenFileFlags(job.Filename, writes(&job), job.Direct, syncFlag(&job)); err != nil {
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
 		w.file = f
@@ -450,7 +450,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		}
 	}
 	if job.SizePercent > 0 && f != nil {
-		job.Size, job.SizePercent = job.SizeOfPercent(size), 0
+		job.Size, job.SizePercent = sizeOfPercent(&job, size), 0
 		w.job = job
 	}
 	if job.FillDevice && size < job.Offset+job.Size {
