@@ -1,8 +1,8 @@
 // Package workload describes storage workloads the way fio does: the Job
 // (fio's options under Go names, in sub-structs named for what they hold),
-// its defaults and validation, and the Result of a
-// run with its per-second series. Package workload/fiojob reads fio's job
-// files and command lines, package workload/iogen makes the per-I/O
+// its defaults, and the Result of a run with its per-second series.
+// Package workload/validate checks a Job, package workload/fiojob reads
+// fio's job files and command lines, package workload/iogen makes the per-I/O
 // decisions, package workload/runner runs jobs and package workload/fioout
 // writes fio's outputs of a result.
 package workload
@@ -210,7 +210,7 @@ type BlockSizeSplit struct {
 
 // Job describes one workload with fio's options under Go names. The zero
 // value of a field means fio's default (see Normalized); Parse returns
-// normalized jobs. A Job validates (Validate), prints as a fio job file
+// normalized jobs. A Job validates (validate.Job), prints as a fio job file
 // (fiojob.Format, which Parse reads back to the same Job) and marshals to
 // deterministic JSON (MarshalJSON): it is stored in baselines so that runs
 // compare like with like.
@@ -355,8 +355,8 @@ type Job struct {
 	// are then the reads'. nil: both directions use the Job's.
 	WriteBlocks *BlockSpec `json:"write_blocks,omitempty"`
 	// Notes are what the parser read differently from how it was
-	// written, as fio reads it (a size with trailing text); Warnings
-	// returns them. They are not part of the workload.
+	// written, as fio reads it (a size with trailing text);
+	// validate.Warnings returns them. They are not part of the workload.
 	Notes []string `json:"-"`
 	// Options of the engines that move no data: see NoDataEngines.
 	NoDataEngines
@@ -629,10 +629,13 @@ func (b BlockSpec) MaxSize() int64 {
 	return b.BlockSize
 }
 
-// ErrInvalid is wrapped by every Validate error.
+// ErrInvalid is wrapped by every error of validate.Job and by the
+// option readers' bad values.
 var ErrInvalid = errors.New("workload: invalid job")
 
-// FieldError is a Validate failure: Field is the fio option's name.
+// FieldError is a failure of validate.Job (package workload/validate):
+// Field is the fio option's name. It stays with the model, so that
+// errors.As finds it wherever a job is checked.
 type FieldError struct {
 	Job    string
 	Field  string

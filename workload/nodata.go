@@ -63,7 +63,7 @@ var FileEngines = []string{"filecreate", "filestat", "filedelete"}
 func IsFileEngine(name string) bool { return slices.Contains(FileEngines, name) }
 
 // normalizeEngines applies what an engine implies: cpuio and exec run
-// for their runtime whatever time_based says, as fio's do (Validate
+// for their runtime whatever time_based says, as fio's do (validate.Job
 // wants the runtime).
 func (j *Job) normalizeEngines() {
 	if (j.Engine == "cpuio" || j.Engine == "exec") && j.Runtime > 0 {

@@ -300,7 +300,7 @@
 // back and the writing starts over, until the runtime ends; with one that
 // completes at once (psync, sync, pvsync2, mmap) the phase never ends and
 // only verify_backlog reads back. stortest does the same, engine by
-// engine. Job.Warnings gives fio's notice that the verify phase never
+// engine. validate.Warnings gives fio's notice that the verify phase never
 // starts, which fio prints for every engine.
 //
 // # Latency target

@@ -506,7 +506,7 @@ func (s *jobState) at(field string) srcPos {
 type fioOption struct {
 	name    string   // fio's name
 	aliases []string // fio's other names
-	field   string   // the option name Validate reports for the Job field it sets
+	field   string   // the option name validate.Job reports for the Job field it sets
 	isBool  bool     // may appear bare, meaning 1
 	// bare, when set, is what the option means without a value (the
 	// log options: a log named after the job).

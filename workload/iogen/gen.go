@@ -504,7 +504,7 @@ type Pattern struct {
 // NewPattern returns the pattern of job j (validated, then normalized) on
 // a file or device of fileSize bytes (0 if unknown: then j.Size must be
 // set, and the file ends with the region), with the seed of the clone
-// (Job.Seed). The region is fio's: [j.Offset, j.FileSize) with a
+// (Seed). The region is fio's: [j.Offset, j.FileSize) with a
 // filesize, else [j.Offset, j.Offset+j.Size), or up to fileSize when
 // j.Size is 0; random offsets take its whole blocks of the smallest block
 // size; sequential ones of one block size start inside it and end inside

@@ -12,7 +12,7 @@ import (
 // mmap): the write phase takes the whole runtime and nothing is read
 // back. With an engine that queues them (libaio, io_uring, posixaio) fio
 // prints it all the same and reads back every size's worth of writes
-// (see the package doc's "Rate and verify"); so does stortest.
+// (see package fiojob's doc, "Rate and verify"); so does stortest.
 const FioVerifyNeverStarts = "verification read phase will never start because write phase uses all of runtime"
 
 // FioMultipleWriters is fio 3.33's notice (after "fio: ") for a job
