@@ -274,7 +274,7 @@
 // bsrange or bssplit also a bit per block, as fio's map, so that an I/O
 // uses up every block it covers and a pass moves the region's size);
 // uniform with replacement (norandommap); or a Sampler of zipf, pareto or
-// normal (see Distribution). The rest is seeded from Job.Seed, so the same job
+// normal (see Distribution). The rest is seeded from iogen.Seed, so the same job
 // and seed give the same I/O sequence; offsets and sizes are not fio's. Next
 // allocates nothing.
 //
