@@ -20,6 +20,7 @@ import (
 	"stortest.dev/report/page"
 	"stortest.dev/workload"
 	"stortest.dev/workload/runner"
+	"stortest.dev/workload/validate"
 )
 
 // Option configures Run.
@@ -168,10 +169,10 @@ func Run(t testing.TB, target *Dev, job workload.Job, opts ...Option) *Result {
 	}
 	job.Filename = target.Path
 	job = job.Normalized()
-	if err := job.Validate(); err != nil {
+	if err := validate.Job(&job); err != nil {
 		t.Fatalf("stortest: %v", err)
 	}
-	for _, w := range job.Warnings() {
+	for _, w := range validate.Warnings(&job) {
 		t.Logf("stortest: %s: warning: %s", job.Name, w)
 	}
 	if job.RW.Modifies() && target.Kind == KindDevice { // a trim destroys data too

@@ -16,6 +16,7 @@ import (
 	"stortest.dev/fio"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
+	"stortest.dev/workload/validate"
 )
 
 // Errors of Decode and Load, for errors.Is. A missing file is
@@ -531,7 +532,7 @@ func (d *decoder) job(raw json.RawMessage, j *workload.Job) error {
 		}
 		return e
 	}
-	if err := j.Validate(); err != nil {
+	if err := validate.Job(j); err != nil {
 		var fe *workload.FieldError
 		if errors.As(err, &fe) {
 			return d.fail("job."+fe.Field, "%s", fe.Reason)

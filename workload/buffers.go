@@ -1,10 +1,6 @@
 package workload
 
-import (
-	"fmt"
-
-	"stortest.dev/fio"
-)
+import ()
 
 // Buffers are fio's options about what a job's writes carry; Job
 // embeds it, so the fields read as Job's. By default, as in fio, each
@@ -55,44 +51,6 @@ type Buffers struct {
 	// evenly over the run's jobs (every clone of every job, in order), so
 	// a job's duplicates repeat other jobs' unique blocks too.
 	DedupeGlobal bool `json:"dedupe_global,omitempty"`
-}
-
-// validateBuffers checks Buffers' fields of the normalized job: the
-// option and why, or "".
-func (j *Job) validateBuffers() (string, string) {
-	if _, err := fio.ParseBufferPattern(j.BufferPattern); err != nil {
-		return "buffer_pattern", err.Error()
-	}
-	switch {
-	case j.BufferCompress < 0 || j.BufferCompress > 100:
-		return "buffer_compress_percentage", fmt.Sprintf("%d is outside 0-100", j.BufferCompress)
-	case j.DedupePercentage < 0 || j.DedupePercentage > 100:
-		return "dedupe_percentage", fmt.Sprintf("%d is outside 0-100", j.DedupePercentage)
-	case j.DedupeWorkingSetPercent < 0 || j.DedupeWorkingSetPercent > 100:
-		return "dedupe_working_set_percentage", fmt.Sprintf("%d is outside 0-100", j.DedupeWorkingSetPercent)
-	case j.CompressChunk < -1:
-		return "buffer_compress_chunk", fmt.Sprintf("%d bytes", j.CompressChunk)
-	}
-	if j.Verify != VerifyNone {
-		// fio accepts these and lets verify's data win: the job then
-		// writes neither duplicates nor the asked compressibility.
-		if j.DedupePercentage > 0 {
-			return "dedupe_percentage", "with verify is not supported by stortest: verified blocks carry their offset, so none repeats another"
-		}
-		if j.BufferCompress > 0 && j.BufferCompress < 100 {
-			return "buffer_compress_percentage", "with verify is not supported by stortest: verified blocks are pseudo-random"
-		}
-	}
-	if j.DedupePercentage > 0 && j.DedupeWorkingSet {
-		if j.Size <= 0 {
-			return "dedupe_mode", "working_set needs size (as in fio)"
-		}
-		if j.DedupePercentage+j.DedupeSetPercent() > 100 {
-			return "dedupe_working_set_percentage", fmt.Sprintf("%d%% working set and %d%% duplicates exceed 100%% (as in fio)",
-				j.DedupeSetPercent(), j.DedupePercentage)
-		}
-	}
-	return "", ""
 }
 
 func (j *Job) DedupeSetPercent() int {

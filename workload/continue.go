@@ -55,11 +55,12 @@ func ParseContinueOn(s string) (ContinueOn, error) {
 	return 0, fmt.Errorf("%q: want none, read, write, io, verify, all, 0 or 1", s)
 }
 
-func (c ContinueOn) valid() bool { _, ok := continueNames[c]; return ok }
+// Valid reports whether c is one of the values fio names.
+func (c ContinueOn) Valid() bool { _, ok := continueNames[c]; return ok }
 
 // MarshalText writes fio's name.
 func (c ContinueOn) MarshalText() ([]byte, error) {
-	if !c.valid() {
+	if !c.Valid() {
 		return nil, fmt.Errorf("workload: invalid ContinueOn %d", uint8(c))
 	}
 	return []byte(c.String()), nil

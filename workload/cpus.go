@@ -6,7 +6,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"stortest.dev/fio"
 	"stortest.dev/internal/kernelfs"
 )
 
@@ -23,20 +22,6 @@ type CPUs struct {
 	// for the run's n-th thread (from 0, numbered as fio numbers them:
 	// the jobs in order, a job's clones 0, then numjobs-1 down to 1).
 	CPUsSplit bool `json:"cpus_allowed_policy_split,omitempty"`
-}
-
-// validateCPUs checks CPUs' fields: the option and why, or "".
-func (j *Job) validateCPUs() (string, string) {
-	if j.CPUsAllowed == "" {
-		if j.CPUsSplit {
-			return "cpus_allowed_policy", "split needs cpus_allowed or cpumask"
-		}
-		return "", ""
-	}
-	if _, err := fio.ParseCPUList(j.CPUsAllowed); err != nil {
-		return "cpus_allowed", err.Error()
-	}
-	return "", ""
 }
 
 // ConfiguredCPUs is the number of CPUs configured, as fio counts them

@@ -1,9 +1,7 @@
 package workload
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 )
 
 // MultiFile are fio's options of a job of several files: nrfiles
@@ -76,82 +74,6 @@ type FileService struct {
 	HasCenter bool
 }
 
-// ParseFileService parses fio's file_service_type.
-func ParseFileService(s string) (FileService, error) {
-	name, rest, hasRest := strings.Cut(s, ":")
-	var fs FileService
-	switch name {
-	case "roundrobin":
-		fs.Kind = ServiceRoundRobin
-	case "sequential":
-		fs.Kind = ServiceSequential
-	case "random":
-		fs.Kind = ServiceRandom
-	case "zipf":
-		fs.Kind = ServiceZipf
-	case "pareto":
-		fs.Kind = ServicePareto
-	case "normal", "gauss":
-		fs.Kind = ServiceNormal
-	default:
-		return fs, fmt.Errorf("unknown file_service_type %q (want random, roundrobin, sequential, zipf, pareto, normal or gauss)", name)
-	}
-	if !hasRest {
-		return fs, nil
-	}
-	if !fs.Kind.NonUniform() {
-		// fio takes atoi of the postfix: leading digits, else 0 (then
-		// 1 I/O a file).
-		n := 0
-		for _, c := range rest {
-			if c < '0' || c > '9' || n > 1<<24 {
-				break
-			}
-			n = n*10 + int(c-'0')
-		}
-		fs.Nr = n
-		return fs, nil
-	}
-	p, c, hasC := strings.Cut(rest, ":")
-	v, err := strconv.ParseFloat(p, 64)
-	if err != nil {
-		return fs, fmt.Errorf("file_service_type %q: parameter %q is not a number", s, p)
-	}
-	fs.Param = v
-	if hasC {
-		cv, err := strconv.ParseFloat(c, 64)
-		if err != nil || cv < 0 || cv > 1 {
-			return fs, fmt.Errorf("file_service_type %q: center %q is not a number from 0 to 1", s, c)
-		}
-		fs.Center, fs.HasCenter = cv, true
-	}
-	if msg := fs.validate(); msg != "" {
-		return fs, fmt.Errorf("file_service_type %q: %s", s, msg)
-	}
-	return fs, nil
-}
-
-// validate returns why fs is not one fio takes, or "".
-func (fs FileService) validate() string {
-	switch {
-	case fs.Kind > ServiceNormal:
-		return "unknown kind " + fs.Kind.String()
-	case fs.Nr < 0:
-		return "negative N"
-	case fs.Kind == ServiceZipf && fs.Param != 0 && (fs.Param <= 0 || fs.Param == 1):
-		return "zipf's theta must be above 0 and not 1"
-	case fs.Kind == ServicePareto && fs.Param != 0 && (fs.Param <= 0 || fs.Param >= 1):
-		return "pareto's h must be between 0 and 1"
-	case fs.Kind == ServiceNormal && (fs.Param < 0 || fs.Param >= 100):
-		return "normal's deviation must be from 0 to below 100"
-	case fs.HasCenter && (fs.Center < 0 || fs.Center > 1):
-		return "the center must be from 0 to 1"
-	case !fs.Kind.NonUniform() && (fs.Param != 0 || fs.HasCenter):
-		return fs.Kind.String() + " takes no distribution parameter"
-	}
-	return ""
-}
-
 // PerSwitch returns the I/Os a file gets before the next is picked.
 func (fs FileService) PerSwitch() int { return max(fs.Nr, 1) }
 
@@ -182,10 +104,6 @@ func (fs FileService) String() string {
 	return s
 }
 
-// dataEngines take nrfiles above 1 (besides the file engines): their
-// units name their file.
-var dataEngines = []string{"sync", "psync", "pvsync2", "libaio", "io_uring", "posixaio", "null"}
-
 // DataFiles returns the files of each clone of a job whose engine moves
 // data: NrFiles (0 means 1), or 1 when the job names its file, as fio
 // takes no more files than names given.
@@ -198,7 +116,7 @@ func (j *Job) DataFiles() int {
 
 // MultiFiles reports whether each clone of the job moves data over
 // several files.
-func (j *Job) MultiFiles() bool { return !isFileEngine(j.Engine) && j.DataFiles() > 1 }
+func (j *Job) MultiFiles() bool { return !IsFileEngine(j.Engine) && j.DataFiles() > 1 }
 
 // FileSizes returns the bytes of each file's region of a job of several
 // files (past Offset), as fio 3.33 sizes them: FileSize each, else Size
@@ -242,75 +160,4 @@ func (j *Job) TotalSize() int64 {
 		return j.Size
 	}
 	return sum
-}
-
-// validateMultiFile checks MultiFile's fields and what a job of several
-// files cannot combine with.
-func (j *Job) validateMultiFile() error {
-	bad := func(field, format string, args ...any) error {
-		return &FieldError{Job: j.Name, Field: field, Reason: fmt.Sprintf(format, args...)}
-	}
-	if msg := j.FileService.validate(); msg != "" {
-		return bad("file_service_type", "%s", msg)
-	}
-	if j.OpenFiles < 0 {
-		return bad("openfiles", "negative (%d)", j.OpenFiles)
-	}
-	if !j.MultiFiles() {
-		if j.FileSizeMax != 0 {
-			return unsupportedField(j.Name, "filesize", "filesize="+FormatSize(j.FileSize)+"-"+FormatSize(j.FileSizeMax)+": a range of file sizes for one file")
-		}
-		return nil
-	}
-	un := func(field, what string) error {
-		return unsupportedField(j.Name, field, what+" with nrfiles="+strconv.Itoa(j.NrFiles))
-	}
-	switch {
-	case !contains(dataEngines, j.Engine):
-		return unsupportedField(j.Name, "nrfiles", "nrfiles="+strconv.Itoa(j.NrFiles)+" with ioengine="+j.Engine+
-			" (several files per job with ioengine "+OrList(append(append([]string{}, dataEngines...), fileEngines...))+")")
-	case j.Verify != VerifyNone:
-		return un("verify", "verify")
-	case j.RW.Trims():
-		return un("rw", "rw="+j.RW.String())
-	case j.RWModifier != 0:
-		return un("rw", "an offset modifier (rw=...:N)")
-	case j.PercentSequential != [3]int64{}:
-		return un("percentage_random", "percentage_random")
-	case j.Strided():
-		return un("zonemode", "zonemode=strided")
-	case j.ReadIOLog != "":
-		return un("read_iolog", "read_iolog")
-	case j.FileAppend:
-		return un("file_append", "file_append")
-	case j.FillDevice:
-		return un("fill_device", "fill_device")
-	case j.SizePercent != 0:
-		return un("size", "size=N%")
-	case j.OffsetPercent != 0:
-		return un("offset", "offset=N%")
-	case j.SyncFileRange.Every > 0:
-		return un("sync_file_range", "sync_file_range")
-	case j.CreateOnOpen:
-		return un("create_on_open", "create_on_open")
-	case j.FileSizeMax > 0 && (j.FileSize < j.MinBlockSize() || j.OffsetIncrement != 0 || j.Offset != 0):
-		return un("filesize", "filesize="+FormatSize(j.FileSize)+"-"+FormatSize(j.FileSizeMax)+" from below a block, or with offset")
-	case j.Size == 0 && j.FileSize == 0:
-		return bad("nrfiles", "a job of %d files needs size or filesize (fio: \"you need to specify size=\")", j.NrFiles)
-	}
-	for i, s := range j.FileSizes() {
-		if s < j.MinBlockSize() {
-			return bad("nrfiles", "file %d of %d gets %s, less than a block (%s)", i, j.NrFiles, FormatSize(s), FormatSize(j.MinBlockSize()))
-		}
-	}
-	return nil
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

@@ -1,10 +1,6 @@
 package workload
 
 import (
-	"fmt"
-
-	"golang.org/x/sys/unix"
-
 	"stortest.dev/engines"
 )
 
@@ -62,39 +58,6 @@ type SyncFileRange struct {
 	Every int `json:"every,omitempty"`
 }
 
-// validateFiles checks the fields of Syncs, PageCache and the file
-// options beside them of the normalized job: the option and why, or "".
-func (j *Job) validateFiles() (string, string) {
-	switch {
-	case j.SyncIO != "" && j.SyncIO != "sync" && j.SyncIO != "dsync":
-		return "sync", fmt.Sprintf("%q is not sync or dsync", j.SyncIO)
-	case j.FdatasyncEvery < 0:
-		return "fdatasync", fmt.Sprintf("negative (%d)", j.FdatasyncEvery)
-	case j.SyncFileRange.Every < 0:
-		return "sync_file_range", fmt.Sprintf("negative (%d)", j.SyncFileRange.Every)
-	case j.SyncFileRange.Every > 0 && j.SyncFileRange.Flags&^(unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER) != 0:
-		return "sync_file_range", fmt.Sprintf("unknown flags %#x", j.SyncFileRange.Flags)
-	}
-	switch {
-	case j.OffsetIncrement < 0:
-		return "offset_increment", fmt.Sprintf("negative (%d)", j.OffsetIncrement)
-	case j.WriteHint < 0 || j.WriteHint >= len(WriteHints):
-		return "write_hint", fmt.Sprintf("unknown hint %d (want 1 to %d)", j.WriteHint, len(WriteHints)-1)
-	case j.FileAppend && (j.RW != Write && j.RW != RandWrite):
-		return "file_append", fmt.Sprintf("with rw=%s is not supported by stortest (write and randwrite only)", j.RW)
-	case min(j.PercentSequential[0], j.PercentSequential[1], j.PercentSequential[2]) < 0 || max(j.PercentSequential[0], j.PercentSequential[1], j.PercentSequential[2]) > 100:
-		return "percentage_random", fmt.Sprintf("sequential %v: want percentages from 0 to 100", j.PercentSequential)
-	case j.FileAppend && j.Size == 0:
-		return "file_append", "needs size: the region after the file's end has no size of its own (fio: blocksize is larger than data set range)"
-	}
-	switch j.FadviseHint {
-	case "", "0", "sequential", "random":
-	default:
-		return "fadvise_hint", fmt.Sprintf("unknown value %q (want \"\", 0, sequential or random)", j.FadviseHint)
-	}
-	return "", ""
-}
-
 // opSyncFileRange marks sync_file_range in due's answer; the runner does
 // it itself (no engine has it).
 const OpSyncFileRange = engines.Op(255)
@@ -105,15 +68,4 @@ func SyncName(op engines.Op) string {
 		return "sync_file_range"
 	}
 	return op.String()
-}
-
-// SyncFlag is the open flag of SyncIO (fio's sync=).
-func (j *Job) SyncFlag() int {
-	switch j.SyncIO {
-	case "sync":
-		return unix.O_SYNC
-	case "dsync":
-		return unix.O_DSYNC
-	}
-	return 0
 }

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -37,22 +36,3 @@ const MaxFlowWeight = 1000
 // maxFlowValue bounds flow_id and flow_sleep: fio keeps them in 32-bit
 // unsigned ints.
 const MaxFlowValue = 1<<32 - 1
-
-// validate checks the flow options: the fio option at fault and why, or "".
-func (f *Flow) validate() (option, reason string) {
-	switch {
-	case f.Weight < 0 || f.Weight > MaxFlowWeight:
-		return "flow", fmt.Sprintf("%d is not in [0, %d]", f.Weight, MaxFlowWeight)
-	case f.ID < 0 || f.ID > MaxFlowValue:
-		return "flow_id", fmt.Sprintf("%d is not in [0, %d]", f.ID, int64(MaxFlowValue))
-	case f.Sleep < 0 || f.Sleep > MaxFlowValue*time.Microsecond:
-		return "flow_sleep", fmt.Sprintf("%v is not in [0, %v]", f.Sleep, MaxFlowValue*time.Microsecond)
-	case f.Sleep%time.Microsecond != 0:
-		return "flow_sleep", fmt.Sprintf("%v is not a whole number of microseconds", f.Sleep)
-	}
-	return "", ""
-}
-
-// maxFlowPause bounds one pause, so that a long flow_sleep still sees the
-// runtime end and cancellation (the job checks again and pauses on).
-const MaxFlowPause = int64(100 * time.Millisecond)

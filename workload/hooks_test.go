@@ -5,6 +5,7 @@ import (
 
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
+	"stortest.dev/workload/validate"
 )
 
 func init() {
@@ -12,4 +13,5 @@ func init() {
 		return fiojob.Parse(r, name, fiojob.Config{Args: args})
 	}
 	workload.FormatJob = fiojob.Format
+	workload.ValidateJob = validate.Job
 }

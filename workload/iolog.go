@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"fmt"
-
 	"stortest.dev/fio"
 )
 
@@ -47,24 +45,6 @@ var ReplaySkipNames = []struct {
 }{
 	{"read", 1 << LogRead}, {"write", 1 << LogWrite}, {"trim", 1 << LogTrim},
 	{"sync", 1<<LogSync | 1<<LogDatasync},
-}
-
-// validateIOLog checks IOLogs's fields of the normalized job: the
-// option and why, or "".
-func (j *Job) validateIOLog() (string, string) {
-	switch {
-	case j.ReplayAlign < 0 || j.ReplayAlign&(j.ReplayAlign-1) != 0:
-		return "replay_align", fmt.Sprintf("%d is not a power of 2", j.ReplayAlign)
-	case j.ReplayScale < 0:
-		return "replay_scale", "negative"
-	case j.ReplayTimeScale < 0:
-		return "replay_time_scale", "negative"
-	case j.Offload && (j.ReadIOLog != "" || j.WriteIOLog != ""):
-		return "io_submit_mode", "offload with read_iolog or write_iolog is not supported by stortest"
-	case j.ReadIOLog != "" && j.Verify != VerifyNone:
-		return "verify", "with read_iolog is not supported by stortest"
-	}
-	return "", ""
 }
 
 // IOLogAct is one action of an I/O log line (fio.IOLogAct).

@@ -1,8 +1,8 @@
 // Package workload describes storage workloads the way fio does: the Job
 // (fio's options under Go names, in sub-structs named for what they hold),
-// its defaults and validation, and the Result of a
-// run with its per-second series. Package workload/fiojob reads fio's job
-// files and command lines, package workload/iogen makes the per-I/O
+// its defaults, and the Result of a run with its per-second series.
+// Package workload/validate checks a Job, package workload/fiojob reads
+// fio's job files and command lines, package workload/iogen makes the per-I/O
 // decisions, package workload/runner runs jobs and package workload/fioout
 // writes fio's outputs of a result.
 package workload
@@ -11,18 +11,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"stortest.dev/engines"
-	"stortest.dev/fio"
 	"stortest.dev/latency"
-	"stortest.dev/steady"
 )
 
 // RW is fio's rw (readwrite) option: the direction and order of I/O.
@@ -42,6 +37,9 @@ const (
 )
 
 var rwNames = [...]string{"read", "write", "randread", "randwrite", "rw", "randrw", "trim", "randtrim", "trimwrite", "randtrimwrite"}
+
+// NumRW is one more than the last RW.
+const NumRW = RW(len(rwNames))
 
 // String returns fio's name of the pattern.
 func (rw RW) String() string {
@@ -212,7 +210,7 @@ type BlockSizeSplit struct {
 
 // Job describes one workload with fio's options under Go names. The zero
 // value of a field means fio's default (see Normalized); Parse returns
-// normalized jobs. A Job validates (Validate), prints as a fio job file
+// normalized jobs. A Job validates (validate.Job), prints as a fio job file
 // (fiojob.Format, which Parse reads back to the same Job) and marshals to
 // deterministic JSON (MarshalJSON): it is stored in baselines so that runs
 // compare like with like.
@@ -293,7 +291,8 @@ type Job struct {
 	// random job visits every block exactly once per pass.
 	NoRandomMap bool `json:"norandommap,omitempty"`
 	// RandRepeat seeds the generators repeatably (fio's default, true when
-	// nil); false seeds them from the entropy the runner passes to Seed.
+	// nil); false seeds them from the entropy the runner passes to
+	// iogen.Seed.
 	RandRepeat *bool `json:"randrepeat,omitempty"`
 	// RandSeed is fio's randseed; 0 means unset (fio's default 0x89 is
 	// used when RandRepeat holds).
@@ -356,8 +355,8 @@ type Job struct {
 	// are then the reads'. nil: both directions use the Job's.
 	WriteBlocks *BlockSpec `json:"write_blocks,omitempty"`
 	// Notes are what the parser read differently from how it was
-	// written, as fio reads it (a size with trailing text); Warnings
-	// returns them. They are not part of the workload.
+	// written, as fio reads it (a size with trailing text);
+	// validate.Warnings returns them. They are not part of the workload.
 	Notes []string `json:"-"`
 	// Options of the engines that move no data: see NoDataEngines.
 	NoDataEngines
@@ -520,7 +519,6 @@ const (
 	MaxNumJobs     = MaxJobs                // numjobs of one job: all of fio's jobs
 	MaxPercentiles = latency.MaxPercentiles // fio's limit for percentile_list
 	MaxSplits      = 64                     // fio's limit of bssplit entries per direction
-	maxNameLen     = 255
 )
 
 // Normalized returns a copy of j with fio's default in every field whose
@@ -578,22 +576,6 @@ func (j Job) Normalized() Job {
 // Bool returns a pointer to b, for Job.RandRepeat.
 func Bool(b bool) *bool { return &b }
 
-// Seed returns the seed of the generators of one clone (0 <= clone <
-// NumJobs): derived from RandSeed, or DefaultSeed, when RandRepeat holds
-// (the default), else from entropy (the runner passes, say, a clock
-// reading). Clones get distinct seeds, as fio's do.
-func (j *Job) Seed(clone int, entropy uint64) uint64 {
-	base := j.RandSeed
-	switch {
-	case base != 0:
-	case j.RandRepeat == nil || *j.RandRepeat || j.AllRandRepeat:
-		base = DefaultSeed
-	default:
-		base = entropy
-	}
-	return SplitMix64(base ^ uint64(clone)*0x9e3779b97f4a7c15)
-}
-
 // MinBlockSize returns the smallest block size of the job (offset
 // alignment), MaxBlockSize the largest; both of the normalized job.
 func (j *Job) MinBlockSize() int64 {
@@ -647,10 +629,13 @@ func (b BlockSpec) MaxSize() int64 {
 	return b.BlockSize
 }
 
-// ErrInvalid is wrapped by every Validate error.
+// ErrInvalid is wrapped by every error of validate.Job and by the
+// option readers' bad values.
 var ErrInvalid = errors.New("workload: invalid job")
 
-// FieldError is a Validate failure: Field is the fio option's name.
+// FieldError is a failure of validate.Job (package workload/validate):
+// Field is the fio option's name. It stays with the model, so that
+// errors.As finds it wherever a job is checked.
 type FieldError struct {
 	Job    string
 	Field  string
@@ -672,337 +657,6 @@ func (e *FieldError) Unwrap() []error {
 	return []error{ErrInvalid}
 }
 
-// FioVerifyNeverStarts is fio 3.33's notice (after "fio: ") for a
-// write-only, time-based job with verify on and no verify_backlog. It is
-// true of engines that complete I/Os at once (psync, sync, pvsync2,
-// mmap): the write phase takes the whole runtime and nothing is read
-// back. With an engine that queues them (libaio, io_uring, posixaio) fio
-// prints it all the same and reads back every size's worth of writes
-// (see the package doc's "Rate and verify"); so does stortest.
-const FioVerifyNeverStarts = "verification read phase will never start because write phase uses all of runtime"
-
-// FioMultipleWriters is fio 3.33's notice (after "fio: ") for a job
-// with verify, writes and numjobs above 1 on one file name.
-const FioMultipleWriters = "multiple writers may overwrite blocks that belong to other jobs. This can cause verification failures."
-
-// Warnings returns notices about a valid job (normalized first) that runs
-// but not as its options suggest; nil for most jobs. Callers print them
-// before the run: stortest run on stderr, stortest.Run in the test log.
-//
-// Verify under time_based: as fio 3.33 does, a write-only job writes for
-// the whole runtime and reads nothing back (checked 0, no failure), with
-// fio's notice (FioVerifyNeverStarts). A time-based mixed job is not
-// read back either, by fio 3.33 (no verify reads under --debug=verify)
-// nor by stortest; fio says nothing, stortest says so.
-//
-// Verify with numjobs above 1 on one file: fio's notice that the clones
-// may overwrite each other's blocks (FioMultipleWriters); a block another
-// clone overwrote fails as CorruptOverwritten, not as a lost write.
-func (j *Job) Warnings() []string {
-	n := j.Normalized()
-	w := slices.Clone(n.Notes)
-	if n.Verify != VerifyNone && n.RW.Writes() && !n.NoVerifyPhase && n.NumJobs > 1 && n.Filename != "" {
-		w = append(w, FioMultipleWriters)
-	}
-	if n.Verify != VerifyNone && n.TimeBased && n.RW.Writes() && n.VerifyBacklog == 0 {
-		if n.RW.Reads() {
-			w = append(w, "verify: the writes of a time-based "+n.RW.String()+" job are not read back (stortest verifies jobs that end with their size)")
-		} else {
-			w = append(w, FioVerifyNeverStarts)
-		}
-	}
-	return w
-}
-
-// Validate checks the normalized job and returns a *FieldError naming the
-// first bad field (by its fio option name) and why. It runs once per job,
-// not per I/O.
-func (j *Job) Validate() error {
-	n := j.Normalized()
-	bad := func(field, format string, args ...any) error {
-		return &FieldError{Job: j.Name, Field: field, Reason: fmt.Sprintf(format, args...)}
-	}
-	if err := checkName(n.Name); err != "" {
-		return bad("name", "%s", err)
-	}
-	if n.Section != "" {
-		if err := checkName(n.Section); err != "" {
-			return bad("section", "%s", err)
-		}
-	}
-	for _, f := range [...]struct{ name, value string }{
-		{"description", n.Description}, {"filename", n.Filename}, {"verify_pattern", n.VerifyPattern},
-		{"write_hist_log", n.WriteHistLog}, {"steadystate", n.SS},
-	} {
-		if err := checkValue(f.value); err != "" {
-			return bad(f.name, "%s", err)
-		}
-	}
-	if !slices.Contains(Engines, n.Engine) {
-		return bad("ioengine", "unknown engine %q (want one of %s)", n.Engine, strings.Join(Engines, ", "))
-	}
-	if int(n.RW) >= len(rwNames) {
-		return bad("rw", "invalid RW %d", n.RW)
-	}
-	if n.RWMixRead < 0 || n.RWMixRead > 100 {
-		return bad("rwmixread", "%d is not a percentage", n.RWMixRead)
-	}
-	if err := n.validateBlockSizes(); err != nil {
-		return &FieldError{Job: j.Name, Field: err.field, Reason: err.reason}
-	}
-	if w := n.WriteBlocks; w != nil {
-		wj := n.WithBlocks(*w)
-		if err := wj.validateBlockSizes(); err != nil {
-			return &FieldError{Job: j.Name, Field: err.field, Reason: "write: " + err.reason}
-		}
-		rk := n.BlocksOf().Option()
-		wk := w.Option()
-		switch {
-		case !n.RW.Mixed():
-			return bad(rk, "write block sizes of their own are for jobs that read and write (rw, randrw), not rw=%s", n.RW)
-		case wk != rk:
-			return bad(rk, "the writes' block sizes are a %s, the reads' a %s: give both in one option", wk, rk)
-		}
-	}
-	switch {
-	case n.IODepth < 1 || n.IODepth > MaxIODepth:
-		return bad("iodepth", "%d is outside [1, %d]", n.IODepth, MaxIODepth)
-	case n.IODepthBatch < 1 || n.IODepthBatch > n.IODepth:
-		return bad("iodepth_batch_submit", "%d is outside [1, iodepth=%d]", n.IODepthBatch, n.IODepth)
-	case n.IODepthBatchCompleteMin < 1 || n.IODepthBatchCompleteMin > n.IODepth:
-		return bad("iodepth_batch_complete_min", "%d is outside [1, iodepth=%d]", n.IODepthBatchCompleteMin, n.IODepth)
-	case n.IODepthBatchCompleteMax != 0 && (n.IODepthBatchCompleteMax < n.IODepthBatchCompleteMin || n.IODepthBatchCompleteMax > n.IODepth):
-		return bad("iodepth_batch_complete_max", "%d is outside [iodepth_batch_complete_min=%d, iodepth=%d]",
-			n.IODepthBatchCompleteMax, n.IODepthBatchCompleteMin, n.IODepth)
-	case n.IODepthLow < 0 || n.IODepthLow > n.IODepth:
-		return bad("iodepth_low", "%d is outside [1, iodepth=%d]", n.IODepthLow, n.IODepth)
-	case n.NumJobs < 1 || n.NumJobs > MaxNumJobs:
-		return bad("numjobs", "%d is outside [1, %d]", n.NumJobs, MaxNumJobs)
-	case n.Size < 0:
-		return bad("size", "negative (%d)", n.Size)
-	case n.Offset < 0:
-		return bad("offset", "negative (%d)", n.Offset)
-	case n.Size > 0 && n.Size < n.MinBlockSize():
-		return bad("size", "%s is smaller than the block size %s", FormatSize(n.Size), FormatSize(n.MinBlockSize()))
-	case n.Size > math.MaxInt64-n.Offset:
-		return bad("size", "offset+size overflows")
-	case n.Loops < 1:
-		return bad("loops", "%d is less than 1", n.Loops)
-	case n.FsyncEvery < 0:
-		return bad("fsync", "negative (%d)", n.FsyncEvery)
-	case n.LogHistMsec < 0:
-		return bad("log_hist_msec", "negative (%d)", n.LogHistMsec)
-	}
-	for _, d := range [...]struct {
-		name string
-		d    time.Duration
-	}{{"runtime", n.Runtime}, {"ramp_time", n.RampTime}, {"ss_dur", n.SSDur}, {"ss_ramp", n.SSRamp}} {
-		if d.d < 0 {
-			return bad(d.name, "negative (%v)", d.d)
-		}
-		if d.d%time.Microsecond != 0 {
-			return bad(d.name, "%v is not a whole number of microseconds (fio's resolution)", d.d)
-		}
-	}
-	if n.TimeBased && n.Runtime == 0 {
-		return bad("time_based", "needs a runtime")
-	}
-	var anyRate, anyIOPS bool
-	for i := range 3 {
-		if n.Rate[i] < 0 {
-			return bad("rate", "negative (%d)", n.Rate[i])
-		}
-		if n.RateIOPS[i] < 0 {
-			return bad("rate_iops", "negative (%d)", n.RateIOPS[i])
-		}
-		anyRate = anyRate || n.Rate[i] > 0
-		anyIOPS = anyIOPS || n.RateIOPS[i] > 0
-	}
-	if anyRate && anyIOPS {
-		return bad("rate_iops", "rate and rate_iops are mutually exclusive (as in fio)")
-	}
-	if opt, reason := n.validateMore(); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if err := n.validateFileNames(); err != nil {
-		return err
-	}
-	if opt, reason := n.validateCPUs(); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if opt, reason := n.validateExtra(); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if err := n.validateEngines(); err != nil {
-		return err
-	}
-	if err := n.validateMultiFile(); err != nil {
-		return err
-	}
-	if err := n.validateNet(); err != nil {
-		return err
-	}
-	if opt, reason := n.validateSubmit(); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if opt, reason := n.validateFiles(); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if opt, reason := n.validateIOLog(); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if opt, reason := n.validateLatency(); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if opt, reason := n.validateBuffers(); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if err := n.RandomDistribution.Validate(); err != "" {
-		return bad("random_distribution", "%s", err)
-	}
-	if int(n.Verify) >= len(verifyNames) {
-		return bad("verify", "invalid VerifyKind %d", n.Verify)
-	}
-	if n.Verify != VerifyNone && n.MinBlockSize() < VerifyHeaderSize {
-		return bad("verify", "blocks of %d bytes cannot hold the %d-byte verify header", n.MinBlockSize(), VerifyHeaderSize)
-	}
-	if n.Verify == VerifyPatternKind && n.VerifyPattern == "" {
-		return bad("verify", "verify=pattern needs verify_pattern")
-	}
-	if _, err := fio.ParseVerifyPattern(n.VerifyPattern); err != nil {
-		return bad("verify_pattern", "%v", err)
-	}
-	if !n.ContinueOnError.valid() {
-		return bad("continue_on_error", "invalid ContinueOn %d", n.ContinueOnError)
-	}
-	for _, o := range [...]struct {
-		name string
-		on   bool
-	}{{"hipri", n.Hipri}, {"fixedbufs", n.FixedBufs}, {"registerfiles", n.RegisterFiles},
-		{"sqthread_poll", n.SQThreadPoll}, {"nowait", n.NoWait}} {
-		if o.on && !slices.Contains(EngineOptions[o.name], n.Engine) {
-			return bad(o.name, "ioengine=%s does not take it (only %s)", n.Engine, strings.Join(EngineOptions[o.name], ", "))
-		}
-	}
-	if len(n.PercentileList) == 0 || len(n.PercentileList) > MaxPercentiles {
-		return bad("percentile_list", "%d entries (want 1 to %d)", len(n.PercentileList), MaxPercentiles)
-	}
-	for i, p := range n.PercentileList {
-		if !(p > 0 && p <= 100) {
-			return bad("percentile_list", "%v is outside (0, 100]", p)
-		}
-		if i > 0 && p <= n.PercentileList[i-1] {
-			return bad("percentile_list", "not strictly ascending at %v", p)
-		}
-	}
-	if opt, reason := n.validateReporting(); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if n.SS != "" {
-		crit, limit, ok := strings.Cut(n.SS, ":")
-		if !ok || crit == "" || limit == "" || strings.ContainsFunc(n.SS, unicode.IsSpace) {
-			return bad("steadystate", "%q is not <criterion>:<limit> (e.g. iops_slope:0.1%%)", n.SS)
-		}
-		// The criteria themselves, so that a job file's bad one is
-		// refused with its line (and by --parse-only), not at the run.
-		if _, err := steady.ParseSet(n.SS); err != nil {
-			return &FieldError{Job: j.Name, Field: "steadystate", Reason: err.Error(), Err: err}
-		}
-	}
-	return nil
-}
-
-type fieldErr struct{ field, reason string }
-
-func (j *Job) validateBlockSizes() *fieldErr {
-	set := 0
-	if j.BlockSize != 0 {
-		set++
-	}
-	if !j.BlockSizeRange.IsZero() {
-		set++
-	}
-	if len(j.BlockSizeSplit) > 0 {
-		set++
-	}
-	if set > 1 {
-		return &fieldErr{"bs", "set only one of bs, bsrange and bssplit"}
-	}
-	okSize := func(n int64) bool { return n > 0 && n <= MaxBlockSize }
-	switch {
-	case len(j.BlockSizeSplit) > 0:
-		if len(j.BlockSizeSplit) > MaxSplits {
-			return &fieldErr{"bssplit", fmt.Sprintf("%d entries (at most %d)", len(j.BlockSizeSplit), MaxSplits)}
-		}
-		sum := 0
-		for _, s := range j.BlockSizeSplit {
-			if !okSize(s.Size) {
-				return &fieldErr{"bssplit", fmt.Sprintf("block size %d is outside [1, %s]", s.Size, FormatSize(MaxBlockSize))}
-			}
-			if s.Percent < 0 || s.Percent > 100 {
-				return &fieldErr{"bssplit", fmt.Sprintf("%d is not a percentage", s.Percent)}
-			}
-			sum += s.Percent
-		}
-		if sum != 100 {
-			return &fieldErr{"bssplit", fmt.Sprintf("percentages add up to %d, not 100", sum)}
-		}
-	case !j.BlockSizeRange.IsZero():
-		r := j.BlockSizeRange
-		if !okSize(r.Min) || !okSize(r.Max) || r.Min > r.Max {
-			return &fieldErr{"bsrange", fmt.Sprintf("%d-%d is not a range within [1, %s]", r.Min, r.Max, FormatSize(MaxBlockSize))}
-		}
-	default:
-		if !okSize(j.BlockSize) {
-			return &fieldErr{"bs", fmt.Sprintf("%d is outside [1, %s]", j.BlockSize, FormatSize(MaxBlockSize))}
-		}
-	}
-	return nil
-}
-
-// checkName reports why a job name cannot be printed as a job-file
-// section, or "".
-func checkName(s string) string {
-	switch {
-	case s == "":
-		return "empty"
-	case len(s) > maxNameLen:
-		return fmt.Sprintf("longer than %d bytes", maxNameLen)
-	case strings.HasPrefix(s, "global"):
-		return "fio reads a section named global... as the global section"
-	}
-	return checkChars(s)
-}
-
-// checkValue reports why a string option cannot be printed as key=value
-// and read back unchanged, or "".
-func checkValue(s string) string {
-	if s == "" {
-		return ""
-	}
-	if strings.TrimSpace(s) != s {
-		return "leading or trailing white space"
-	}
-	return checkChars(s)
-}
-
-func checkChars(s string) string {
-	if !utf8.ValidString(s) {
-		return "not valid UTF-8"
-	}
-	for _, r := range s {
-		switch {
-		case unicode.IsControl(r):
-			return "contains a control character"
-		case r == ';' || r == '#':
-			return fmt.Sprintf("contains %q, which starts a comment in a fio job file", r)
-		case r == '$':
-			return "contains '$', which fio expands"
-		}
-	}
-	return ""
-}
-
 // jobJSON is Job without its methods, so MarshalJSON can use the default
 // encoding.
 type jobJSON Job
@@ -1018,13 +672,4 @@ func (j *Job) Percentiles() []float64 {
 		return DefaultPercentiles
 	}
 	return j.PercentileList
-}
-
-// splitmix is SplitMix64's finalizer: a bijective 64-bit mix used to
-// derive independent seeds.
-func SplitMix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
 }

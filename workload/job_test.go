@@ -7,7 +7,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -159,92 +158,6 @@ func TestNormalized(t *testing.T) {
 	}
 }
 
-func TestValidate(t *testing.T) {
-	if err := (&Job{Name: "defaults"}).Validate(); err != nil {
-		t.Errorf("defaults: %v", err)
-	}
-	full := fullJob()
-	full.RateIOPS = [3]int{}
-	full.Rate = [3]int64{1 << 20, 0, 0}
-	if err := full.Validate(); err != nil {
-		t.Errorf("full job: %v", err)
-	}
-	for _, tc := range []struct {
-		name   string
-		edit   func(*Job)
-		field  string
-		reason string
-	}{
-		{"empty name", func(j *Job) { j.Name = "" }, "name", "empty"},
-		{"global name", func(j *Job) { j.Name = "global-x" }, "name", "global"},
-		{"name with comment", func(j *Job) { j.Name = "a;b" }, "name", "comment"},
-		{"name with newline", func(j *Job) { j.Name = "a\nb" }, "name", "control"},
-		{"long name", func(j *Job) { j.Name = strings.Repeat("n", 256) }, "name", "longer than 255"},
-		{"filename dollar", func(j *Job) { j.Filename = "/tmp/$x" }, "filename", "'$'"},
-		{"filename space", func(j *Job) { j.Filename = " /tmp/x" }, "filename", "white space"},
-		{"description hash", func(j *Job) { j.Description = "a # b" }, "description", "comment"},
-		{"engine", func(j *Job) { j.Engine = "windowsaio" }, "ioengine", "unknown engine"},
-		{"rw", func(j *Job) { j.RW = RandTrimWrite + 1 }, "rw", "invalid RW"},
-		{"rwmix", func(j *Job) { j.RWMixRead = 101 }, "rwmixread", "percentage"},
-		{"bs negative", func(j *Job) { j.BlockSize = -1 }, "bs", "outside"},
-		{"bs huge", func(j *Job) { j.BlockSize = 2 << 30 }, "bs", "outside"},
-		{"bs and bsrange", func(j *Job) { j.BlockSize = 4096; j.BlockSizeRange = BlockSizeRange{512, 8192} }, "bs", "only one"},
-		{"bsrange reversed", func(j *Job) { j.BlockSizeRange = BlockSizeRange{8192, 512} }, "bsrange", "not a range"},
-		{"bssplit sum", func(j *Job) { j.BlockSizeSplit = []BlockSizeSplit{{4096, 50}, {8192, 40}} }, "bssplit", "add up to 90"},
-		{"bssplit size", func(j *Job) { j.BlockSizeSplit = []BlockSizeSplit{{0, 100}} }, "bssplit", "block size 0"},
-		{"bssplit percent", func(j *Job) { j.BlockSizeSplit = []BlockSizeSplit{{512, 101}, {1024, -1}} }, "bssplit", "not a percentage"},
-		{"iodepth", func(j *Job) { j.IODepth = MaxIODepth + 1 }, "iodepth", "outside"},
-		{"batch above depth", func(j *Job) { j.IODepth = 4; j.IODepthBatch = 8 }, "iodepth_batch_submit", "iodepth=4"},
-		{"complete min above depth", func(j *Job) { j.IODepth = 4; j.IODepthBatchCompleteMin = 5 }, "iodepth_batch_complete_min", "iodepth=4"},
-		{"complete max below min", func(j *Job) { j.IODepth = 8; j.IODepthBatchCompleteMin = 4; j.IODepthBatchCompleteMax = 2 },
-			"iodepth_batch_complete_max", "iodepth_batch_complete_min=4"},
-		{"iodepth_low above depth", func(j *Job) { j.IODepth = 4; j.IODepthLow = 5 }, "iodepth_low", "iodepth=4"},
-		{"numjobs", func(j *Job) { j.NumJobs = -1 }, "numjobs", "outside"},
-		{"size negative", func(j *Job) { j.Size = -1 }, "size", "negative"},
-		{"size below block", func(j *Job) { j.Size = 1024 }, "size", "smaller than the block size"},
-		{"offset negative", func(j *Job) { j.Offset = -4096 }, "offset", "negative"},
-		{"overflow", func(j *Job) { j.Offset = 1 << 62; j.Size = 1 << 62 }, "size", "overflows"},
-		{"loops", func(j *Job) { j.Loops = -2 }, "loops", "less than 1"},
-		{"fsync", func(j *Job) { j.FsyncEvery = -1 }, "fsync", "negative"},
-		{"runtime", func(j *Job) { j.Runtime = -time.Second }, "runtime", "negative"},
-		{"runtime ns", func(j *Job) { j.Runtime = 1500 * time.Nanosecond }, "runtime", "microseconds"},
-		{"ss_dur ns", func(j *Job) { j.SSDur = time.Second + 1 }, "ss_dur", "microseconds"},
-		{"time_based", func(j *Job) { j.TimeBased = true }, "time_based", "needs a runtime"},
-		{"rate and iops", func(j *Job) { j.Rate[0] = 1 << 20; j.RateIOPS[1] = 100 }, "rate_iops", "mutually exclusive"},
-		{"rate negative", func(j *Job) { j.Rate[1] = -1 }, "rate", "negative"},
-		{"zipf 1", func(j *Job) { j.RandomDistribution = Distribution{Kind: DistZipf, Param: 1} }, "random_distribution", "!= 1"},
-		{"pareto", func(j *Job) { j.RandomDistribution = Distribution{Kind: DistPareto, Param: 1} }, "random_distribution", "(0, 1)"},
-		{"center", func(j *Job) {
-			j.RandomDistribution = Distribution{Kind: DistNormal, Param: 5, Center: 2, HasCenter: true}
-		}, "random_distribution", "center"},
-		{"verify kind", func(j *Job) { j.Verify = VerifyKind(len(verifyNames)) }, "verify", "invalid"},
-		{"verify small block", func(j *Job) { j.Verify = VerifySHA256; j.BlockSize = 32 }, "verify", "header"},
-		{"verify pattern", func(j *Job) { j.VerifyPattern = "%o" }, "verify_pattern", "not supported"},
-		{"hipri on libaio", func(j *Job) { j.Engine = "libaio"; j.Hipri = true }, "hipri", "ioengine=libaio"},
-		{"fixedbufs on psync", func(j *Job) { j.FixedBufs = true }, "fixedbufs", "only io_uring"},
-		{"nowait on sync", func(j *Job) { j.Engine = "sync"; j.NoWait = true }, "nowait", "does not take it"},
-		{"percentiles order", func(j *Job) { j.PercentileList = []float64{99, 50} }, "percentile_list", "ascending"},
-		{"percentile range", func(j *Job) { j.PercentileList = []float64{0} }, "percentile_list", "(0, 100]"},
-		{"percentiles many", func(j *Job) { j.PercentileList = make([]float64, 21) }, "percentile_list", "21 entries"},
-		{"percentiles empty", func(j *Job) { j.PercentileList = []float64{} }, "percentile_list", "0 entries"},
-		{"steadystate", func(j *Job) { j.SS = "iops" }, "steadystate", "criterion"},
-		{"log_hist_msec", func(j *Job) { j.LogHistMsec = -1 }, "log_hist_msec", "negative"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			j := Job{Name: "j"}
-			tc.edit(&j)
-			err := j.Validate()
-			var fe *FieldError
-			if !errors.As(err, &fe) {
-				t.Fatalf("Validate() = %v, want a *FieldError", err)
-			}
-			if fe.Field != tc.field || !strings.Contains(fe.Reason, tc.reason) || !errors.Is(err, ErrInvalid) {
-				t.Errorf("Validate() = %q (field %s); want field %s, a reason mentioning %q, and ErrInvalid", err, fe.Field, tc.field, tc.reason)
-			}
-		})
-	}
-}
-
 func TestJobStringGolden(t *testing.T) {
 	j := fullJob()
 	golden(t, "full.fio", []byte(FormatJob(j)))
@@ -295,28 +208,6 @@ func TestJobJSON(t *testing.T) {
 	var bad Job
 	if err := json.Unmarshal([]byte(`{"rw":"trimread"}`), &bad); err == nil {
 		t.Error("unmarshal rw=trimread: want an error")
-	}
-}
-
-func TestSeed(t *testing.T) {
-	j := Job{Name: "x"}
-	if j.Seed(0, 1) != j.Seed(0, 2) {
-		t.Error("repeatable job: the seed depends on entropy")
-	}
-	if j.Seed(0, 0) == j.Seed(1, 0) {
-		t.Error("clones share a seed")
-	}
-	k := Job{Name: "x", RandSeed: 99}
-	if k.Seed(0, 0) == j.Seed(0, 0) {
-		t.Error("randseed does not change the seed")
-	}
-	r := Job{Name: "x", RandRepeat: Bool(false)}
-	if r.Seed(0, 1) == r.Seed(0, 2) {
-		t.Error("randrepeat=0: the seed ignores entropy")
-	}
-	rs := Job{Name: "x", RandRepeat: Bool(false), RandSeed: 7}
-	if rs.Seed(0, 1) != rs.Seed(0, 2) {
-		t.Error("an explicit randseed must win over randrepeat=0")
 	}
 }
 

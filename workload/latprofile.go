@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -34,27 +33,6 @@ type LatencyLimits struct {
 	// the first I/O whose lat exceeds it fails the job with ETIMEDOUT
 	// (ErrMaxLatency). 0 means no limit.
 	MaxLatency [NumDirs]time.Duration `json:"max_latency,omitzero"`
-}
-
-// validateLatency checks LatencyLimits's fields of the normalized job: the
-// option and why, or "".
-func (j *Job) validateLatency() (string, string) {
-	switch {
-	case j.LatencyTarget < 0:
-		return "latency_target", "negative"
-	case j.LatencyWindow < 0:
-		return "latency_window", "negative"
-	case j.LatencyPercentile < 0 || j.LatencyPercentile > 100:
-		return "latency_percentile", fmt.Sprintf("%v is out of range 0-100", j.LatencyPercentile)
-	case j.LatencyTarget > 0 && j.Offload:
-		return "latency_target", "with io_submit_mode=offload is not supported by stortest"
-	}
-	for d := range NumDirs {
-		if j.MaxLatency[d] < 0 {
-			return "max_latency", "negative"
-		}
-	}
-	return "", ""
 }
 
 // latencyPercentile is the percentile the search holds the target to.

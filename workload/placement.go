@@ -2,14 +2,10 @@ package workload
 
 import (
 	"cmp"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-
-	"stortest.dev/engines"
 )
 
 // Placement are fio's options about where a job's file is and how much
@@ -78,68 +74,12 @@ type Ordering struct {
 	Flow Flow `json:"flow,omitzero"`
 }
 
-// validateMore checks Placement's and Ordering's fields of the normalized job: the option
-// and why, or "".
-func (j *Job) validateMore() (string, string) {
-	switch {
-	case j.FileSize < 0:
-		return "filesize", fmt.Sprintf("negative (%d)", j.FileSize)
-	case j.FileSizeMax != 0 && j.FileSizeMax < j.FileSize:
-		return "filesize", fmt.Sprintf("range %s-%s ends below its start", FormatSize(j.FileSize), FormatSize(j.FileSizeMax))
-	case j.SizePercent < 0 || j.SizePercent > 100:
-		return "size", fmt.Sprintf("%d%% is not a percentage from 1 to 100", j.SizePercent)
-	case j.SizePercent > 0 && j.Size != 0:
-		return "size", "a size and a percentage"
-	case j.OffsetPercent < 0 || j.OffsetPercent > 100:
-		return "offset", fmt.Sprintf("%d%% is not a percentage from 0 to 100", j.OffsetPercent)
-	case j.OffsetPercent > 0 && j.Offset != 0:
-		return "offset", "an offset and a percentage"
-	case j.OffsetAlign < 0:
-		return "offset_align", fmt.Sprintf("negative (%d)", j.OffsetAlign)
-	case j.IOSize < 0:
-		return "io_size", fmt.Sprintf("negative (%d)", j.IOSize)
-	case j.IOSize > 0 && j.IOSize < j.MinBlockSize():
-		return "io_size", fmt.Sprintf("%s is smaller than the block size %s", FormatSize(j.IOSize), FormatSize(j.MinBlockSize()))
-	case j.VerifyBacklog < 0:
-		return "verify_backlog", fmt.Sprintf("negative (%d)", j.VerifyBacklog)
-	case j.VerifyOnly && j.TimeBased && j.RW.Writes():
-		return "verify_only", "not with time_based (fio 3.33 does not support it: its dry run moves the size, then it reads back one block)"
-	case j.VerifyOnly && j.RW.Writes() && j.RW.Random() && (j.RW.Mixed() || j.NoRandomMap || j.RandomDistribution != (Distribution{}) ||
-		(j.IOSize > 0 && j.IOSize < j.Size) || j.NumberIOs > 0):
-		return "verify_only", "random writes that need not cover the region (mixed with reads, norandommap, random_distribution, io_size or number_ios): stortest draws random offsets with its own generator, so it cannot know which blocks an earlier fio run wrote, and would report blocks fio never wrote as lost"
-	case j.StartDelay < 0:
-		return "startdelay", fmt.Sprintf("negative (%v)", j.StartDelay)
-	case j.WaitFor == j.Name && j.WaitFor != "":
-		return "wait_for", "a job cannot wait for itself"
-	}
-	if opt, reason := j.Flow.validate(); opt != "" {
-		return opt, reason
-	}
-	for _, s := range [...]struct{ name, v string }{{"directory", j.Directory}, {"wait_for", j.WaitFor}, {"filename_format", formatChars(j.FilenameFormat)}} {
-		if err := checkValue(s.v); err != "" {
-			return s.name, err
-		}
-	}
-	return "", ""
-}
-
 // dirFile returns name in the job's directory unless it is absolute.
 func (j *Job) DirFile(name string) string {
 	if j.Directory == "" || filepath.IsAbs(name) {
 		return name
 	}
 	return filepath.Join(j.Directory, name)
-}
-
-// validateFileNames refuses a filename_format that gives every clone the
-// same name: fio gives it to the first clone and no file to the others,
-// which then move nothing.
-func (j *Job) validateFileNames() error {
-	if j.FilenameFormat != "" && j.Filename == "" && j.NumJobs > 1 && !containsFold(j.FilenameFormat, "$jobnum") && engines.NeedsFile(j.Engine) {
-		return unsupportedField(j.Name, "filename_format", "filename_format="+j.FilenameFormat+" without $jobnum and numjobs="+strconv.Itoa(j.NumJobs)+
-			" (fio runs the later clones without a file)")
-	}
-	return nil
 }
 
 // FileName returns the name of file filenum of clone, fio's
@@ -182,55 +122,6 @@ func indexFold(s, sub string) int {
 
 func containsFold(s, sub string) bool { return indexFold(s, sub) >= 0 }
 
-// formatChars is a filename_format as checkValue is to see it: its
-// '$'s are fio's keywords, or stay as they are, but "${" would be
-// expanded in a job file.
-func formatChars(f string) string {
-	if strings.Contains(f, "${") {
-		return f
-	}
-	return strings.ReplaceAll(f, "$", "")
-}
-
-// SizeOfPercent returns the job's size as fio 3.33 takes size=N% on a
-// file or device of size bytes: N% of it, at most what lies past
-// Offset, rounded down to the smallest block size.
-func (j *Job) SizeOfPercent(size int64) int64 {
-	n := size / 100 * int64(j.SizePercent)
-	n += size % 100 * int64(j.SizePercent) / 100
-	n = min(n, size-j.Offset)
-	if bs := j.MinBlockSize(); bs > 0 {
-		n -= n % bs
-	}
-	return max(n, 0)
-}
-
-// WithOffsetOfPercent returns the job with OffsetPercent resolved to
-// Offset on its file or device as it is before anything is laid out (a
-// file made for the job starts at 0, as in fio).
-func (j Job) WithOffsetOfPercent() Job {
-	var size int64
-	if f, err := os.Open(j.Filename); err == nil {
-		if n, err := engines.Size(f); err == nil {
-			size = n
-		}
-		f.Close()
-	}
-	j.Offset, j.OffsetPercent = j.offsetOfPercent(size), 0
-	return j
-}
-
-// offsetOfPercent returns the offset as fio 3.33 places offset=N% on a
-// file or device of size bytes: N% of it, rounded up to offset_align,
-// else to the smallest block size.
-func (j *Job) offsetOfPercent(size int64) int64 {
-	off := size/100*int64(j.OffsetPercent) + size%100*int64(j.OffsetPercent)/100
-	align := j.OffsetAlign
-	if align <= 0 {
-		align = j.MinBlockSize()
-	}
-	if align > 0 && off%align != 0 {
-		off += align - off%align
-	}
-	return off
-}
+// FormatNamesClones reports whether FilenameFormat gives each clone a
+// name of its own: it holds $jobnum, in any case, as FileName matches it.
+func (j *Job) FormatNamesClones() bool { return containsFold(j.FilenameFormat, "$jobnum") }

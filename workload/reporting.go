@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"strconv"
 )
 
@@ -18,29 +17,12 @@ const (
 
 var unifiedNames = [...]string{"none", "mixed", "both"}
 
+// NumUnifiedRW is one more than the last UnifiedRW.
+const NumUnifiedRW = UnifiedRW(len(unifiedNames))
+
 func (u UnifiedRW) String() string {
 	if int(u) < len(unifiedNames) {
 		return unifiedNames[u]
 	}
 	return "UnifiedRW(" + strconv.Itoa(int(u)) + ")"
-}
-
-// validateReporting checks the reporting options; it returns the fio
-// option at fault and why, or "".
-func (j *Job) validateReporting() (option, reason string) {
-	switch {
-	case int(j.UnifiedRW) >= len(unifiedNames):
-		return "unified_rw_reporting", fmt.Sprintf("invalid UnifiedRW %d", j.UnifiedRW)
-	case j.Logs.AvgMsec < 0:
-		return "log_avg_msec", fmt.Sprintf("negative (%d)", j.Logs.AvgMsec)
-	}
-	if opt, reason := j.CmdPrio.validate(j.Engine); opt != "" {
-		return opt, reason
-	}
-	for _, o := range [...]struct{ k, v string }{{"write_lat_log", j.Logs.Lat}, {"write_bw_log", j.Logs.BW}, {"write_iops_log", j.Logs.IOPS}} {
-		if r := checkValue(o.v); r != "" {
-			return o.k, r
-		}
-	}
-	return "", ""
 }

@@ -1,8 +1,6 @@
 package workload
 
-import (
-	"fmt"
-)
+import ()
 
 // Submission are fio's options about how and when a job hands its I/O to
 // the engine; Job embeds it, so the fields read as Job's.
@@ -28,23 +26,4 @@ type Submission struct {
 	// have more than one I/O in flight only with Offload; with one I/O in
 	// flight at a time (iodepth=1, synchronous engines) it holds trivially.
 	SerializeOverlap bool `json:"serialize_overlap,omitempty"`
-}
-
-// validateSubmit checks Submission's fields of the normalized job: the
-// option and why, or "".
-func (j *Job) validateSubmit() (string, string) {
-	if j.SerializeOverlap && !j.Offload && j.IODepth > 1 && !syncEngine(j.Engine) {
-		return "serialize_overlap", fmt.Sprintf("with iodepth=%d on ioengine=%s is not supported by stortest unless io_submit_mode=offload", j.IODepth, j.Engine)
-	}
-	return "", ""
-}
-
-// syncEngine reports whether the engine performs one I/O at a time
-// whatever the depth.
-func syncEngine(name string) bool {
-	switch name {
-	case "sync", "psync", "pvsync2", "mmap":
-		return true
-	}
-	return false
 }

@@ -21,6 +21,7 @@ import (
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
 	"stortest.dev/workload/runner"
+	"stortest.dev/workload/validate"
 )
 
 const runUsage = "[--output-format normal|json|json+|terse[,...]] [--output FILE] [--max-jobs N] [--parse-only] [--debug=parse] [--report FILE.html] [--progress auto|on|off] [--scratch-size SIZE] [--ss-continue] [--ss-latency-window] [--faults SPEC] [[--option=value ...] JOB.fio | --name=N --rw=RW --bs=BS --iodepth=D --ioengine=E --runtime=T --filename=F ...]"
@@ -212,7 +213,7 @@ func runCmd(c *command, args []string, stdout, stderr io.Writer) error {
 		out = f
 	}
 	for i := range jobs {
-		for _, w := range jobs[i].Warnings() {
+		for _, w := range validate.Warnings(&jobs[i]) {
 			fmt.Fprintf(out, "stortest: job %s: %s\n", jobs[i].Name, w)
 		}
 	}

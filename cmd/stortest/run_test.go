@@ -15,7 +15,7 @@ import (
 	"stortest.dev/baselines"
 	"stortest.dev/iostat"
 	"stortest.dev/latency"
-	"stortest.dev/workload"
+	"stortest.dev/workload/validate"
 )
 
 // The command README's quick start gives: no arguments, the default job
@@ -141,7 +141,7 @@ func TestRunVerifyTimeBasedWarns(t *testing.T) {
 	args := []string{"run", "--progress=off", "--name=vtb", "--rw=write", "--bs=4k", "--size=1m",
 		"--ioengine=psync", "--verify=crc32c", "--time_based", "--runtime=200ms",
 		"--filename=" + filepath.Join(t.TempDir(), "data")}
-	notice := "stortest: job vtb: " + workload.FioVerifyNeverStarts + "\n"
+	notice := "stortest: job vtb: " + validate.FioVerifyNeverStarts + "\n"
 	var stdout, stderr bytes.Buffer
 	code := runMain(args, &stdout, &stderr)
 	require.Equal(t, 0, code, "stderr: %s", stderr.String())

@@ -35,7 +35,9 @@ type layer struct {
 
 // Layers is the README's package table, top to bottom. Sub-packages
 // belong to the layer of their first path element (latency/histlog is
-// latency), but for internal/, where each package is a layer of its own
+// latency; workload/validate, the checks of a Job, is workload, as are
+// workload/iogen, workload/runner, workload/fiojob and workload/fioout),
+// but for internal/, where each package is a layer of its own
 // (internal/human): internal packages sit below every other layer and may
 // import only the internal packages their row lists. A package directory
 // not in the table fails the check, so the table grows with the code.

@@ -274,7 +274,7 @@
 // bsrange or bssplit also a bit per block, as fio's map, so that an I/O
 // uses up every block it covers and a pass moves the region's size);
 // uniform with replacement (norandommap); or a Sampler of zipf, pareto or
-// normal (see Distribution). The rest is seeded from Job.Seed, so the same job
+// normal (see Distribution). The rest is seeded from iogen.Seed, so the same job
 // and seed give the same I/O sequence; offsets and sizes are not fio's. Next
 // allocates nothing.
 //
@@ -300,7 +300,7 @@
 // back and the writing starts over, until the runtime ends; with one that
 // completes at once (psync, sync, pvsync2, mmap) the phase never ends and
 // only verify_backlog reads back. stortest does the same, engine by
-// engine. Job.Warnings gives fio's notice that the verify phase never
+// engine. validate.Warnings gives fio's notice that the verify phase never
 // starts, which fio prints for every engine.
 //
 // # Latency target

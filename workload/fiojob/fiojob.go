@@ -13,6 +13,7 @@ import (
 
 	"stortest.dev/fio"
 	"stortest.dev/workload"
+	"stortest.dev/workload/validate"
 )
 
 // Errors of Parse, for errors.Is. Bad values also
@@ -436,7 +437,7 @@ func (p *parser) finish(st *jobState) error {
 		}
 		return p.errorAt(st.at("numjobs"), opt, workload.TooManyJobs(p.clones))
 	}
-	if err := j.Validate(); err != nil {
+	if err := validate.Job(&j); err != nil {
 		var fe *workload.FieldError
 		if errors.As(err, &fe) {
 			return p.errorAt(st.at(fe.Field), fe.Field, err)
@@ -505,7 +506,7 @@ func (s *jobState) at(field string) srcPos {
 type fioOption struct {
 	name    string   // fio's name
 	aliases []string // fio's other names
-	field   string   // the option name Validate reports for the Job field it sets
+	field   string   // the option name validate.Job reports for the Job field it sets
 	isBool  bool     // may appear bare, meaning 1
 	// bare, when set, is what the option means without a value (the
 	// log options: a log named after the job).

@@ -50,7 +50,7 @@ func Format(j workload.Job) string {
 	num("rwmixread", int64(n.RWMixRead), workload.DefaultRWMixRead)
 	k, v := blockOption(n.BlocksOf())
 	if w := n.WriteBlocks; w != nil {
-		_, wv := blockOption(*w) // the same option: Validate checks it
+		_, wv := blockOption(*w) // the same option: validate.Job checks it
 		v += "," + wv
 	}
 	kv(k, v)

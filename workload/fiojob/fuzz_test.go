@@ -14,6 +14,7 @@ import (
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
+	"stortest.dev/workload/validate"
 )
 
 // checkJobs asserts what every accepted job must satisfy: it validates,
@@ -21,7 +22,7 @@ import (
 func checkJobs(t *testing.T, jobs []workload.Job) {
 	t.Helper()
 	for _, j := range jobs {
-		if err := j.Validate(); err != nil {
+		if err := validate.Job(&j); err != nil {
 			t.Fatalf("accepted an invalid job: %v\n%s", err, Format(j))
 		}
 		back := []workload.Job{roundTripJob(t, j)} // after the job it waits for, if any

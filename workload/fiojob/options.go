@@ -913,7 +913,7 @@ var optionTable = []fioOption{
 		set: setInt(0, 1<<31-1, func(j *workload.Job) *int { return &j.OpenFiles })},
 	{name: "file_service_type", field: "file_service_type", doc: "FileService: roundrobin[:N], sequential, random[:N], zipf[:theta], pareto[:h], normal[:dev] (gauss)",
 		set: func(st *jobState, v string) error {
-			fs, err := workload.ParseFileService(v)
+			fs, err := parseFileService(v)
 			st.job.FileService = fs
 			return err
 		}},

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/validate"
 )
 
 func TestParseContinueOn(t *testing.T) {
@@ -49,7 +50,7 @@ func TestParseContinueOn(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, 3, pe.Line)
 	assert.Equal(t, "continue_on_error", pe.Option)
-	assert.ErrorIs(t, (&workload.Job{Name: "x", ContinueOnError: 8}).Validate(), workload.ErrInvalid)
+	assert.ErrorIs(t, validate.Job(&workload.Job{Name: "x", ContinueOnError: 8}), workload.ErrInvalid)
 }
 
 func TestLatencyOptionErrors(t *testing.T) {

@@ -43,9 +43,9 @@ func NewBufFill(j *workload.Job, jobNum, clones int) *BufFill {
 		ws:     j.DedupeWorkingSet,
 		self:   uint64(max(jobNum-1, 0)),
 		jobs:   1,
-		base:   j.Seed(0, 1),
+		base:   Seed(j, 0, 1),
 	}
-	f.rng = workload.SplitMix64(f.base ^ (f.self+1)*0xd1b54a32d192ed03)
+	f.rng = SplitMix64(f.base ^ (f.self+1)*0xd1b54a32d192ed03)
 	f.pattern, _ = fio.ParseBufferPattern(j.BufferPattern) // validated
 	if f.pattern != nil {
 		f.zero = false
@@ -82,7 +82,7 @@ func NewBufFill(j *workload.Job, jobNum, clones int) *BufFill {
 
 // key is the key of unique block k of clone p.
 func (f *BufFill) key(p, k uint64) uint64 {
-	return workload.SplitMix64(workload.SplitMix64(f.base^(p+1)*0x9e3779b97f4a7c15) ^ k*0xbf58476d1ce4e5b9)
+	return SplitMix64(SplitMix64(f.base^(p+1)*0x9e3779b97f4a7c15) ^ k*0xbf58476d1ce4e5b9)
 }
 
 // draw returns the next value of the filler's generator.
@@ -172,7 +172,7 @@ func (f *BufFill) fillChunks(b []byte, key uint64) {
 // fillRandom writes pseudo-random bytes from key: a counter-based
 // SplitMix64 stream, 8 bytes per step.
 func fillRandom(d []byte, key uint64) {
-	key = workload.SplitMix64(key)
+	key = SplitMix64(key)
 	i := 0
 	for ; i+8 <= len(d); i += 8 {
 		key += 0x9e3779b97f4a7c15

@@ -12,6 +12,7 @@ import (
 
 	"stortest.dev/fio"
 	"stortest.dev/workload"
+	"stortest.dev/workload/validate"
 )
 
 func TestParseBufferPattern(t *testing.T) {
@@ -60,7 +61,7 @@ func bufJob(t *testing.T, size string, opts ...string) workload.Job {
 	require.NoError(t, err, src)
 	require.Len(t, jobs, 1)
 	j := jobs[0].Normalized()
-	require.NoError(t, j.Validate())
+	require.NoError(t, validate.Job(&j))
 	return j
 }
 
@@ -203,7 +204,7 @@ func TestBufOptionsValidate(t *testing.T) {
 		jobs, err := parseFile(strings.NewReader(src), "b.fio")
 		if err == nil {
 			n := jobs[0].Normalized()
-			err = n.Validate()
+			err = validate.Job(&n)
 		}
 		if assert.Error(t, err, tc.opts) {
 			assert.Contains(t, err.Error(), tc.want, tc.opts)
@@ -212,7 +213,7 @@ func TestBufOptionsValidate(t *testing.T) {
 	// working_set needs an explicit size, as in fio.
 	j := workload.Job{Name: "j", RW: workload.Write, Buffers: workload.Buffers{DedupePercentage: 10, DedupeWorkingSet: true}}
 	n := j.Normalized()
-	assert.ErrorContains(t, n.Validate(), "needs size")
+	assert.ErrorContains(t, validate.Job(&n), "needs size")
 	// With verify, fio lets verify's data win over these; so does stortest.
 	j = bufJob(t, "1m", "verify=crc32c", "buffer_pattern=0x01", "zero_buffers=1", "refill_buffers=1", "buffer_compress_percentage=100")
 	assert.Equal(t, "0x01", j.BufferPattern)

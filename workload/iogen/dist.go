@@ -55,12 +55,12 @@ func newSampler(d workload.Distribution, n uint64, blockBytes int64, seed uint64
 		return nil, errors.New("workload: random_distribution: " + msg)
 	}
 	s := &Sampler{kind: d.Kind, n: n}
-	s.rng.Seed(workload.SplitMix64(seed^0x5a3d), workload.SplitMix64(seed+0x1f0b))
+	s.rng.Seed(SplitMix64(seed^0x5a3d), SplitMix64(seed+0x1f0b))
 	if d.HasCenter {
 		s.shift = uint64(d.Center*float64(n)) % n
 	} else {
 		s.scatter = true
-		s.perm = newPermutation(n, workload.SplitMix64(seed^0x7e7e))
+		s.perm = newPermutation(n, SplitMix64(seed^0x7e7e))
 	}
 	nf := float64(n)
 	switch d.Kind {

@@ -330,14 +330,14 @@ func newFileSet(n *workload.Job, cfg OffsetConfig, seed uint64, fileSeed uint32,
 	for f, size := range sizes {
 		c := cfg
 		c.Size = size
-		c.Seed = workload.SplitMix64(seed ^ 3 ^ uint64(f)<<32)
+		c.Seed = SplitMix64(seed ^ 3 ^ uint64(f)<<32)
 		o, err := NewOffsets(c)
 		if err != nil {
 			return nil, 0, err
 		}
 		fs.offs[f] = [2]*Offsets{o, o}
 		if n.RW == workload.ReadWrite {
-			c.Seed = workload.SplitMix64(seed ^ 4 ^ uint64(f)<<32)
+			c.Seed = SplitMix64(seed ^ 4 ^ uint64(f)<<32)
 			if fs.offs[f][1], err = NewOffsets(c); err != nil {
 				return nil, 0, err
 			}
@@ -379,7 +379,7 @@ func FileSeed(j *workload.Job, thread int, entropy uint64) (seed uint32, restart
 	case j.RandRepeat == nil || *j.RandRepeat:
 		return uint32(fioSeed(workload.DefaultSeed, thread, fioSeedFile)), true
 	}
-	return uint32(workload.SplitMix64(entropy ^ 0xf11e)), false
+	return uint32(SplitMix64(entropy ^ 0xf11e)), false
 }
 
 // File returns the file of the I/O NextIO returned last: 0 for a job of

@@ -13,6 +13,7 @@ import (
 	"stortest.dev/fio"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
+	"stortest.dev/workload/validate"
 )
 
 // Fuzz targets for the parsers of outside input beyond job files: the
@@ -116,7 +117,7 @@ func FuzzJobJSON(f *testing.F) {
 	f.Add([]byte(`{"name":"x","continue_on_error":"sometimes"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var j workload.Job
-		if json.Unmarshal(b, &j) != nil || j.Validate() != nil {
+		if json.Unmarshal(b, &j) != nil || validate.Job(&j) != nil {
 			return
 		}
 		out, err := json.Marshal(j)

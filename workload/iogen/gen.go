@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"stortest.dev/workload"
+	"stortest.dev/workload/validate"
 )
 
 // IO is one I/O the runner issues: Len bytes at Offset in direction Dir
@@ -115,7 +116,7 @@ func NewOffsets(c OffsetConfig) (*Offsets, error) {
 		o.mode = modeSequential
 	case c.Dist.Canonical() != workload.Distribution{}:
 		o.mode = modeDist
-		d, err := newSampler(c.Dist, o.blocks, c.Align, workload.SplitMix64(c.Seed^0xd157))
+		d, err := newSampler(c.Dist, o.blocks, c.Align, SplitMix64(c.Seed^0xd157))
 		if err != nil {
 			return nil, err
 		}
@@ -132,13 +133,13 @@ func NewOffsets(c OffsetConfig) (*Offsets, error) {
 		}
 	default:
 		o.mode = modeUniform
-		o.rng.Seed(workload.SplitMix64(c.Seed^0x0ff5), workload.SplitMix64(c.Seed+0x0ff5))
+		o.rng.Seed(SplitMix64(c.Seed^0x0ff5), SplitMix64(c.Seed+0x0ff5))
 	}
 	return o, nil
 }
 
 func (o *Offsets) passKey(pass int64) uint64 {
-	return workload.SplitMix64(o.seed ^ workload.SplitMix64(uint64(pass)+0x6d61))
+	return SplitMix64(o.seed ^ SplitMix64(uint64(pass)+0x6d61))
 }
 
 // Next returns the offset of the next I/O of bs bytes and its length:
@@ -262,9 +263,9 @@ func newPermutation(n, seed uint64) permutation {
 	p.mask = 1<<k - 1
 	p.shift = (k + 1) / 2
 	for i := range 3 {
-		seed = workload.SplitMix64(seed)
+		seed = SplitMix64(seed)
 		p.key[i] = seed & p.mask
-		seed = workload.SplitMix64(seed)
+		seed = SplitMix64(seed)
 		p.mul[i] = seed | 1
 	}
 	return p
@@ -402,7 +403,7 @@ func NewBlockSizes(j *workload.Job, seed uint64) *BlockSizes {
 	n := j.Normalized()
 	own := n.BlocksOf() // a job's WriteBlocks have a chooser of their own
 	b := &BlockSizes{lo: own.MinSize(), hi: own.MaxSize()}
-	b.rng.Seed(workload.SplitMix64(seed^0xb5), workload.SplitMix64(seed+0xb5))
+	b.rng.Seed(SplitMix64(seed^0xb5), SplitMix64(seed+0xb5))
 	switch {
 	case len(n.BlockSizeSplit) > 0:
 		var c uint64
@@ -503,7 +504,7 @@ type Pattern struct {
 // NewPattern returns the pattern of job j (validated, then normalized) on
 // a file or device of fileSize bytes (0 if unknown: then j.Size must be
 // set, and the file ends with the region), with the seed of the clone
-// (Job.Seed). The region is fio's: [j.Offset, j.FileSize) with a
+// (Seed). The region is fio's: [j.Offset, j.FileSize) with a
 // filesize, else [j.Offset, j.Offset+j.Size), or up to fileSize when
 // j.Size is 0; random offsets take its whole blocks of the smallest block
 // size; sequential ones of one block size start inside it and end inside
@@ -520,7 +521,7 @@ func NewPattern(j *workload.Job, fileSize int64, seed uint64) (*Pattern, error) 
 // newPattern is NewPattern for the clone with fio's thread number thread,
 // entropy seeding the directions of a job without randrepeat.
 func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, entropy uint64) (*Pattern, error) {
-	if err := j.Validate(); err != nil {
+	if err := validate.Job(j); err != nil {
 		return nil, err
 	}
 	n := j.Normalized()
@@ -573,19 +574,19 @@ func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, e
 	mixSeed, restart := MixSeed(&n, thread, entropy)
 	p := &Pattern{
 		mix:   NewMixer(n.RW, n.RWMixRead, mixSeed),
-		bs:    NewBlockSizes(&n, workload.SplitMix64(seed^2)),
+		bs:    NewBlockSizes(&n, SplitMix64(seed^2)),
 		size:  size - size%align,
 		quota: quota,
 	}
 	p.mix.restart = restart
 	if w := n.WriteBlocks; w != nil {
 		wj := n.WithBlocks(*w)
-		p.wbs = NewBlockSizes(&wj, workload.SplitMix64(seed^5))
+		p.wbs = NewBlockSizes(&wj, SplitMix64(seed^5))
 	}
 	cfg := OffsetConfig{
 		Start: n.Offset, Size: size, Align: align, MaxLen: n.MaxBlockSize(),
 		Random: n.RW.Random(), RandomMap: !n.NoRandomMap,
-		Dist: n.RandomDistribution, Seed: workload.SplitMix64(seed ^ 3), Add: n.RWModifier,
+		Dist: n.RandomDistribution, Seed: SplitMix64(seed ^ 3), Add: n.RWModifier,
 		Quota: quota,
 	}
 	if n.RW.Random() {
@@ -597,7 +598,7 @@ func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, e
 			p.seqN, p.seqSame, p.byBytes = n.RWModifier, n.RWSequencer == "identical", true
 		} else if ps := n.PercentSequential; ps[0] > 0 || ps[1] > 0 {
 			p.percRand, p.byBytes = &[2]int64{100 - ps[0], 100 - ps[1]}, true
-			p.percRNG.Seed(workload.SplitMix64(seed^6), 0)
+			p.percRNG.Seed(SplitMix64(seed^6), 0)
 		}
 	}
 	if n.Strided() {
@@ -641,7 +642,7 @@ func NewClonePattern(j *workload.Job, fileSize int64, seed uint64, thread int, e
 	// loops' bytes go in one run of fio's, with one mix.
 	p.restarts = n.RW.Mixed() && !n.TimeBased && p.off[0].mode == modeRandomMap && !p.byBytes
 	if n.RW == workload.ReadWrite {
-		cfg.Seed = workload.SplitMix64(seed ^ 4)
+		cfg.Seed = SplitMix64(seed ^ 4)
 		if p.off[1], err = NewOffsets(cfg); err != nil {
 			return nil, err
 		}

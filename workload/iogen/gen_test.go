@@ -232,7 +232,7 @@ func TestMixer(t *testing.T) {
 
 func TestPatternRandRWSharesTheMap(t *testing.T) {
 	j := workload.Job{Name: "p", RW: workload.RandRW, RWMixRead: 30, Size: 256 * 4096, Offset: 8192}
-	p, err := NewPattern(&j, 0, j.Seed(0, 0))
+	p, err := NewPattern(&j, 0, Seed(&j, 0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +406,7 @@ func TestPatternBsrangePassBytes(t *testing.T) {
 		{Name: "bsrange", RW: workload.RandRead, Size: 20000, BlockSizeRange: workload.BlockSizeRange{Min: 1 << 10, Max: 4 << 10}},
 		{Name: "bssplit", RW: workload.RandRW, Size: 20000, BlockSizeSplit: []workload.BlockSizeSplit{{Size: 1 << 10, Percent: 20}, {Size: 4 << 10, Percent: 80}}},
 	} {
-		p, err := NewPattern(&j, 0, j.Seed(0, 0))
+		p, err := NewPattern(&j, 0, Seed(&j, 0, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -99,7 +99,7 @@ func MixSeed(j *workload.Job, thread int, entropy uint64) (seed uint32, restart 
 	case j.RandRepeat == nil || *j.RandRepeat:
 		return uint32(fioSeed(workload.DefaultSeed, thread, fioSeedMix)), true
 	}
-	return uint32(workload.SplitMix64(entropy)), false
+	return uint32(SplitMix64(entropy)), false
 }
 
 // Mixer draws the direction of each I/O of a job: always read, write or

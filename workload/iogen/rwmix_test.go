@@ -42,7 +42,7 @@ func iologDirs(t *testing.T, path string) string {
 // clone with fio's thread number thread.
 func patternDirs(t *testing.T, j *workload.Job, thread, n int) string {
 	t.Helper()
-	p, err := NewClonePattern(j, 0, j.Seed(0, 0), thread, 0)
+	p, err := NewClonePattern(j, 0, Seed(j, 0, 0), thread, 0)
 	require.NoError(t, err)
 	b := make([]byte, n)
 	for i := range b {

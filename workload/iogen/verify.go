@@ -102,7 +102,7 @@ func (v *Verifier) fillData(d []byte, offset int64, seed uint64) {
 		}
 		return
 	}
-	fillRandom(d, uint64(offset)^workload.SplitMix64(seed))
+	fillRandom(d, uint64(offset)^SplitMix64(seed))
 }
 
 // mix64 is SplitMix64's output function.

@@ -71,7 +71,7 @@ func prepareFiles(ctx context.Context, job workload.Job, names []string) error {
 // the worker's file, the others as its more.
 func (w *worker) openFiles(job *workload.Job, names []string) error {
 	for i, name := range names {
-		f, err := engines.OpenFileFlags(name, writes(job), job.Direct, job.SyncFlag())
+		f, err := engines.OpenFileFlags(name, writes(job), job.Direct, syncFlag(job))
 		if err != nil {
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}

@@ -267,3 +267,14 @@ func isRegular(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode().IsRegular()
 }
+
+// syncFlag is the open flag of SyncIO (fio's sync=).
+func syncFlag(j *workload.Job) int {
+	switch j.SyncIO {
+	case "sync":
+		return unix.O_SYNC
+	case "dsync":
+		return unix.O_DSYNC
+	}
+	return 0
+}

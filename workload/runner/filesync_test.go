@@ -335,9 +335,9 @@ func TestOffsetIncrement(t *testing.T) {
 // allrandrepeat seeds repeatably even with randrepeat=0.
 func TestAllRandRepeat(t *testing.T) {
 	j := workload.Job{RandRepeat: workload.Bool(false)}
-	assert.NotEqual(t, j.Seed(0, 1), j.Seed(0, 2), "randrepeat=0 draws from the entropy")
+	assert.NotEqual(t, iogen.Seed(&j, 0, 1), iogen.Seed(&j, 0, 2), "randrepeat=0 draws from the entropy")
 	j.AllRandRepeat = true
-	assert.Equal(t, j.Seed(0, 1), j.Seed(0, 2), "allrandrepeat=1 does not")
+	assert.Equal(t, iogen.Seed(&j, 0, 1), iogen.Seed(&j, 0, 2), "allrandrepeat=1 does not")
 }
 
 // write_hint sets the inode's hint for buffered I/O; with direct=1 fio

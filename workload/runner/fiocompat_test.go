@@ -15,6 +15,7 @@ import (
 
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
+	"stortest.dev/workload/validate"
 )
 
 // Tests of where stortest's figures must equal fio 3.33's. The recorded
@@ -148,14 +149,14 @@ func TestFioVerifyTimeBasedMatchesFio(t *testing.T) {
 	out, err := os.ReadFile(filepath.Join("testdata", "fio333", "verify-time-based.json"))
 	require.NoError(t, err)
 	notice, _, _ := bytes.Cut(out, []byte("{"))
-	require.Equal(t, "fio: "+workload.FioVerifyNeverStarts+"\n", string(notice), "fio's own words")
+	require.Equal(t, "fio: "+validate.FioVerifyNeverStarts+"\n", string(notice), "fio's own words")
 	fio := at(fioRecorded(t, "verify-time-based.json"), "jobs", "0")
 	require.Equal(t, 0.0, at(fio, "read", "total_ios"), "fio reads nothing back")
 	require.Equal(t, 0.0, at(fio, "error"))
 
 	target := fileTarget(t, 1<<20)
 	jobs := readFioJob(t, "verify-time-based.fio", target.Path)
-	assert.Equal(t, []string{workload.FioVerifyNeverStarts}, jobs[0].Warnings())
+	assert.Equal(t, []string{validate.FioVerifyNeverStarts}, validate.Warnings(&jobs[0]))
 	res, err := RunJobs(context.Background(), jobs, workload.Options{})
 	require.NoError(t, err)
 	r := res.Jobs[0]
@@ -174,8 +175,8 @@ func TestJobWarnings(t *testing.T) {
 		edit func(*workload.Job)
 		want []string
 	}{
-		{"write", func(j *workload.Job) { j.RW = workload.Write }, []string{workload.FioVerifyNeverStarts}},
-		{"randwrite", func(j *workload.Job) { j.RW = workload.RandWrite }, []string{workload.FioVerifyNeverStarts}},
+		{"write", func(j *workload.Job) { j.RW = workload.Write }, []string{validate.FioVerifyNeverStarts}},
+		{"randwrite", func(j *workload.Job) { j.RW = workload.RandWrite }, []string{validate.FioVerifyNeverStarts}},
 		{"randrw", func(j *workload.Job) { j.RW = workload.RandRW }, []string{mixed}},
 		{"read", func(j *workload.Job) { j.RW = workload.Read }, nil},
 		{"not-time-based", func(j *workload.Job) { j.RW, j.TimeBased, j.Runtime = workload.Write, false, 0 }, nil},
@@ -184,8 +185,8 @@ func TestJobWarnings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			j := base
 			tc.edit(&j)
-			require.NoError(t, j.Validate())
-			assert.Equal(t, tc.want, j.Warnings())
+			require.NoError(t, validate.Job(&j))
+			assert.Equal(t, tc.want, validate.Warnings(&j))
 		})
 	}
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"math/bits"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -120,8 +121,12 @@ func (m *flowMember) pause(now int64) {
 	if m.owed {
 		m.owed, m.wakeAt = false, now+m.sleep
 	}
-	if d := min(m.wakeAt-now, workload.MaxFlowPause); d > 0 {
+	if d := min(m.wakeAt-now, maxFlowPause); d > 0 {
 		ts := unix.NsecToTimespec(d)
 		_ = unix.Nanosleep(&ts, nil) // EINTR: the next admit pauses again
 	}
 }
+
+// maxFlowPause bounds one pause, so that a long flow_sleep still sees the
+// runtime end and cancellation (the job checks again and pauses on).
+const maxFlowPause = int64(100 * time.Millisecond)

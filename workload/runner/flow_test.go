@@ -12,6 +12,7 @@ import (
 
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
+	"stortest.dev/workload/validate"
 )
 
 func TestFlowOptionsParse(t *testing.T) {
@@ -90,7 +91,7 @@ func TestFlowOptionErrors(t *testing.T) {
 	} {
 		j := workload.Job{Name: "a", Ordering: workload.Ordering{Flow: tc.flow}}
 		var fe *workload.FieldError
-		if err := j.Validate(); !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Reason, tc.want) {
+		if err := validate.Job(&j); !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Reason, tc.want) {
 			t.Errorf("%+v: Validate = %v, want %s: %s", tc.flow, err, tc.field, tc.want)
 		}
 	}

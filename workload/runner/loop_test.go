@@ -10,6 +10,7 @@ import (
 	"stortest.dev/engines"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
+	"stortest.dev/workload/validate"
 )
 
 // A job that uses none of the per-I/O extras runs the lean loop, and the
@@ -66,7 +67,7 @@ func TestRunLeanLoopAsFull(t *testing.T) {
 func loopShape(t *testing.T, job workload.Job, opts workload.Options) bool {
 	t.Helper()
 	job = job.Normalized()
-	require.NoError(t, job.Validate())
+	require.NoError(t, validate.Job(&job))
 	layout, err := latency.NewLayout(latency.LongGroups)
 	require.NoError(t, err)
 	w, err := newWorker(job, 0, 1, layout, opts)

@@ -226,7 +226,7 @@ func (w *worker) reopenEmpty(f *os.File, name string) error {
 	if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	flags := unix.O_RDWR | unix.O_CREAT | unix.O_CLOEXEC | w.job.SyncFlag()
+	flags := unix.O_RDWR | unix.O_CREAT | unix.O_CLOEXEC | syncFlag(&w.job)
 	if w.job.Direct {
 		flags |= unix.O_DIRECT
 	}

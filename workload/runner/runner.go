@@ -19,6 +19,7 @@ import (
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/iogen"
+	"stortest.dev/workload/validate"
 )
 
 // Run executes job: NumJobs clones, each on its own goroutine locked to an
@@ -44,7 +45,7 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 	total := 0
 	for i := range jobs {
 		jobs[i] = jobs[i].Normalized()
-		if err := jobs[i].Validate(); err != nil {
+		if err := validate.Job(&jobs[i]); err != nil {
 			return nil, err
 		}
 		if total += jobs[i].NumJobs; total > workload.MaxJobs {
@@ -95,7 +96,7 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 			}
 		}
 		if job.OffsetPercent > 0 {
-			job = job.WithOffsetOfPercent()
+			job = withOffsetOfPercent(job)
 		}
 		if cj, names := multiClone(forClone(job, clone), clone, jobNum); names != nil {
 			if err := prepareFiles(ctx, cj, names); err != nil {
@@ -436,7 +437,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		}
 	} else {
 		var err error
-		if f, err = engines.OpenFileFlags(job.Filename, writes(&job), job.Direct, job.SyncFlag()); err != nil {
+		if f, err = engines.OpenFileFlags(job.Filename, writes(&job), job.Direct, syncFlag(&job)); err != nil {
 			return fmt.Errorf("workload: job %s: %w", job.Name, err)
 		}
 		w.file = f
@@ -449,7 +450,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		}
 	}
 	if job.SizePercent > 0 && f != nil {
-		job.Size, job.SizePercent = job.SizeOfPercent(size), 0
+		job.Size, job.SizePercent = sizeOfPercent(&job, size), 0
 		w.job = job
 	}
 	if job.FillDevice && size < job.Offset+job.Size {
@@ -515,7 +516,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		}
 	}
 	if job.CmdPrio.On() {
-		w.prio = newPrioPicker(&job.CmdPrio, job.Seed(clone, uint64(jobNum)))
+		w.prio = newPrioPicker(&job.CmdPrio, iogen.Seed(&job, clone, uint64(jobNum)))
 		for d := range workload.NumDirs {
 			w.res.Prios[d] = prioSlots(&job.CmdPrio, d, jobIOPrio(&job), layout)
 		}

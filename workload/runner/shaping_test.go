@@ -21,6 +21,7 @@ import (
 	"stortest.dev/workload/fiojob"
 	"stortest.dev/workload/fioout"
 	"stortest.dev/workload/iogen"
+	"stortest.dev/workload/validate"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -164,7 +165,7 @@ func TestDirectionBlockSizes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, workload.BlockSizeRange{Min: 512, Max: 1024}, jobs[0].BlockSizeRange)
 	assert.Equal(t, []string{`bsrange=512/25:1k:25:2k:25:4k/25: "512/25" read as 512, as fio reads it ("/25" ignored)`,
-		`bsrange=512/25:1k:25:2k:25:4k/25: "1k:25:2k:25:4k/25" read as 1k, as fio reads it (":25:2k:25:4k/25" ignored)`}, jobs[0].Warnings())
+		`bsrange=512/25:1k:25:2k:25:4k/25: "1k:25:2k:25:4k/25" read as 1k, as fio reads it (":25:2k:25:4k/25" ignored)`}, validate.Warnings(&jobs[0]))
 	for _, bad := range []string{"[a]\nbs=,4k\n", "[a]\nbs=4k,8k,16k,32k\n", "[a]\nbs=4k,0\nrw=write\n", "[a]\nbsrange=x-4k\n", "[a]\nbsrange=1.5k-4k\n",
 		"[a]\nrw=randrw\nbssplit=4k/50:8k/40,64k/100\n"} {
 		_, err := parseFile(strings.NewReader(bad), "job.fio")
@@ -484,10 +485,10 @@ func TestWriteBlocks(t *testing.T) {
 	assert.Equal(t, r.Dirs[workload.DirWrite].Bytes/16384, r.Dirs[workload.DirWrite].IOs, "16k writes")
 	bad := b
 	bad.RW = workload.Read
-	assert.ErrorContains(t, bad.Validate(), "for jobs that read and write")
+	assert.ErrorContains(t, validate.Job(&bad), "for jobs that read and write")
 	bad = b
 	bad.WriteBlocks = &workload.BlockSpec{BlockSizeRange: workload.BlockSizeRange{Min: 4096, Max: 8192}}
-	assert.ErrorContains(t, bad.Validate(), "give both in one option")
+	assert.ErrorContains(t, validate.Job(&bad), "give both in one option")
 }
 
 // bs=A-B (and A:B) is fio 3.33's bs=A,B: reads of A, writes and trims

@@ -107,7 +107,7 @@ type ioSource struct {
 // newIOSource returns the source of a job's clone (0-based) whose fio
 // thread number (1-based over the run's clones) is thread.
 func newIOSource(job workload.Job, clone, thread int, size int64) (*ioSource, error) {
-	seed := job.Seed(clone, uint64(clone)+1)
+	seed := iogen.Seed(&job, clone, uint64(clone)+1)
 	entropy := rand.Uint64()
 	pat, err := iogen.NewClonePattern(&job, size, seed, thread, entropy)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"stortest.dev/engines"
 	"stortest.dev/workload"
+	"stortest.dev/workload/validate"
 )
 
 // The lean path of ioSource.next issues exactly what the full path does:
@@ -50,7 +51,7 @@ func TestSourceLeanPath(t *testing.T) {
 			j := c.job
 			j.Name, j.Engine = "lean", "null"
 			j = j.Normalized()
-			if err := j.Validate(); err != nil {
+			if err := validate.Job(&j); err != nil {
 				t.Fatal(err)
 			}
 			lean, err := newIOSource(j, 0, 1, 0)

@@ -26,7 +26,7 @@ func addWriter(ws []verifyWriter, j *workload.Job, clone int) []verifyWriter {
 	if j.Verify == workload.VerifyNone || !j.RW.Writes() || opensNoFile(j) {
 		return ws
 	}
-	return append(ws, verifyWriter{seed: j.Seed(clone, uint64(clone)+1), name: fmt.Sprintf("%s.%d", j.Name, clone), file: j.Filename})
+	return append(ws, verifyWriter{seed: iogen.Seed(j, clone, uint64(clone)+1), name: fmt.Sprintf("%s.%d", j.Name, clone), file: j.Filename})
 }
 
 // overwritten tells a block that looks stale (an intact block of its

@@ -14,6 +14,7 @@ import (
 	"stortest.dev/workload/iogen"
 
 	"stortest.dev/engines"
+	"stortest.dev/workload/validate"
 )
 
 // A time-based write job with verify: fio 3.33 prints that its verify
@@ -39,7 +40,7 @@ func TestFioVerifyTimeBasedEnginesMatchFio(t *testing.T) {
 
 			jobs, err := parseFile(strings.NewReader(text), "v.fio")
 			require.NoError(t, err)
-			assert.Equal(t, []string{workload.FioVerifyNeverStarts}, jobs[0].Warnings(), "fio's notice all the same")
+			assert.Equal(t, []string{validate.FioVerifyNeverStarts}, validate.Warnings(&jobs[0]), "fio's notice all the same")
 			res, err := RunJobs(context.Background(), jobs, workload.Options{})
 			require.NoError(t, err)
 			r := res.Jobs[0]
@@ -74,10 +75,10 @@ func TestVerifyOverwrittenByAnotherJob(t *testing.T) {
 	text := fmt.Sprintf("[x]\nfilename=%s\nrw=write\nsize=64k\nbs=4k\nverify=crc32c\nnumjobs=2\n", target.Path)
 	jobs, err := parseFile(strings.NewReader(text), "x.fio")
 	require.NoError(t, err)
-	assert.Equal(t, []string{workload.FioMultipleWriters}, jobs[0].Warnings())
+	assert.Equal(t, []string{validate.FioMultipleWriters}, validate.Warnings(&jobs[0]))
 	if fio, err := testenv.FioPath(); err == nil {
 		_, out := fioOn(t, fio, text, "--output-format=json")
-		assert.Contains(t, out, "fio: "+workload.FioMultipleWriters+"\n", "fio 3.33's notice")
+		assert.Contains(t, out, "fio: "+validate.FioMultipleWriters+"\n", "fio 3.33's notice")
 	}
 
 	// Clone 1 starts once clone 0 has written; clone 0 reads back once
