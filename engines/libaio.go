@@ -257,15 +257,7 @@ func (e *libaio) GetEvents(min, max int, timeout time.Duration) (int, error) {
 	if e.closed {
 		return 0, ErrClosed
 	}
-	if max <= 0 || max > e.depth {
-		max = e.depth
-	}
-	if min > max {
-		min = max
-	}
-	if avail := e.inflight + len(e.done); min > avail {
-		min = avail
-	}
+	min, max = eventBounds(min, max, e.depth, e.inflight+len(e.done))
 	if need := max - len(e.done); need > 0 && e.inflight > 0 {
 		want := min - len(e.done)
 		if want < 0 {

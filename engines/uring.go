@@ -628,15 +628,7 @@ func (e *uring) GetEvents(min, max int, timeout time.Duration) (int, error) {
 	if e.closed {
 		return 0, ErrClosed
 	}
-	if max <= 0 || max > e.depth {
-		max = e.depth
-	}
-	if min > max {
-		min = max
-	}
-	if min > e.submitted {
-		min = e.submitted
-	}
+	min, max = eventBounds(min, max, e.depth, e.submitted)
 	n := e.reapCQ(0, max)
 	if e.iopoll && n == 0 && min == 0 && e.submitted > 0 {
 		// Polled completions are only found by entering the kernel.
