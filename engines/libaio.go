@@ -132,11 +132,7 @@ func (e *libaio) Queue(u *Unit) (Status, error) {
 	case OpFdatasync:
 		op = iocbCmdFdsync
 	case OpTrim:
-		if e.inflight+len(e.pending) > 0 {
-			return Busy, nil
-		}
-		u.Res = e.trim.trim(u.Offset, len(u.Buf))
-		return Completed, nil
+		return e.trim.alone(u, e.inflight+len(e.pending) > 0), nil
 	default:
 		u.Res = -int64(unix.EINVAL)
 		return Completed, nil

@@ -463,12 +463,7 @@ func (e *uring) Queue(u *Unit) (Status, error) {
 		op = ioringOpFsync
 		opFlags = ioringFsyncDatasync
 	case OpTrim:
-		// No portable async discard: run it alone, as fio does.
-		if e.toSubmit+e.submitted > 0 {
-			return Busy, nil
-		}
-		u.Res = e.trim.trim(u.Offset, len(u.Buf))
-		return Completed, nil
+		return e.trim.alone(u, e.toSubmit+e.submitted > 0), nil
 	default:
 		u.Res = -int64(unix.EINVAL)
 		return Completed, nil
