@@ -22,7 +22,7 @@ var (
 	flateRatio   = jobtest.FlateRatio
 	roundTrip    = jobtest.RoundTrip
 	roundTripJob = jobtest.RoundTripJob
-	fioOn        = jobtest.FioOn
+	fioOn        = testenv.FioOn
 )
 
 // fioBinary is the installed fio; it skips the test without one.
