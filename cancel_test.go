@@ -91,13 +91,7 @@ func checkSignal(t *testing.T, bin, kind string, sig syscall.Signal) {
 	assert.Contains(t, long.Out, "[[ATTACHMENT|"+logs[0]+"]]")
 	assert.GreaterOrEqual(t, countRows(t, logs[0]), 1)
 
-	next := doc.find("TestNext", "next")
-	require.NotNil(t, next, "the test after the signal has a testcase")
-	require.NotNil(t, next.Skipped, "skipped")
-	assert.Equal(t, "next: not started: cancelled by "+name, next.Skipped.Message)
-
-	c.assertNothingLeft(t)
-	testenv.ValidateJUnit(t, c.junit)
+	checkAfterCancel(t, c, doc, "the signal", "cancelled by "+name)
 }
 
 // buildCancelProgram compiles testdata/cancel's tests into a binary in a
@@ -380,6 +374,20 @@ func checkPartialLong(t *testing.T, s *junitSuite, long *junitCase, maxSecs floa
 	assert.Less(t, secs, maxSecs, "the run's time is up to %s, not the job's 30 s", endedBy)
 }
 
+// checkAfterCancel checks what follows the cancelled run: the test after
+// it (after endedBy) has a testcase, skipped as not started for why;
+// nothing is left behind; and the JUnit file is valid.
+func checkAfterCancel(t *testing.T, c *cancelProgram, doc *junitDoc, endedBy, why string) {
+	t.Helper()
+	next := doc.find("TestNext", "next")
+	require.NotNil(t, next, "the test after %s has a testcase", endedBy)
+	require.NotNil(t, next.Skipped, "skipped")
+	assert.Equal(t, "next: not started: "+why, next.Skipped.Message)
+
+	c.assertNothingLeft(t)
+	testenv.ValidateJUnit(t, c.junit)
+}
+
 func checkTimeoutReport(t *testing.T, c *cancelProgram) {
 	t.Helper()
 	const why = "cancelled as the test binary's -timeout (5s) is about to expire"
@@ -396,13 +404,7 @@ func checkTimeoutReport(t *testing.T, c *cancelProgram) {
 		long.Errors[0].Message)
 	checkPartialLong(t, &s, long, 5, "the cancel")
 
-	next := doc.find("TestNext", "next")
-	require.NotNil(t, next, "the test after the cancel has a testcase")
-	require.NotNil(t, next.Skipped, "skipped")
-	assert.Equal(t, "next: not started: "+why, next.Skipped.Message)
-
-	c.assertNothingLeft(t)
-	testenv.ValidateJUnit(t, c.junit)
+	checkAfterCancel(t, c, doc, "the cancel", why)
 }
 
 func TestTimeoutMargin(t *testing.T) {
