@@ -82,29 +82,16 @@ func checkSignal(t *testing.T, bin, kind string, sig syscall.Signal) {
 	require.NotNil(t, long, "the cut run's testcase")
 	assert.True(t, long.cancelled(name), "says it was cancelled: %+v", long.Errors)
 	// Its percentile limit, which no run meets, is not judged.
-	assert.Empty(t, long.Failures, "checks judged the partial results")
 	assert.Contains(t, c.stdout.String(), "stortest: long: clat p99 not judged: run cut short by "+name+" after ")
-	assert.Contains(t, long.Out, "(canceled: partial results)")
 	assert.Contains(t, long.Out, "read: IOPS=")
-	iops, err := strconv.ParseFloat(s.prop("TestLong/long/read.iops"), 64)
-	require.NoError(t, err)
-	assert.Positive(t, iops, "the partial run's IOPS")
-	secs, err := strconv.ParseFloat(long.Time, 64)
-	require.NoError(t, err)
-	assert.Less(t, secs, 10.0, "the run's time is up to the signal, not the job's 30 s")
+	checkPartialLong(t, &s, long, 10, "the signal")
 	// The histogram log, flushed up to the signal.
 	logs, _ := filepath.Glob(filepath.Join(c.out, "TestLong", "long_clat_hist.*.log"))
 	require.Len(t, logs, 1)
 	assert.Contains(t, long.Out, "[[ATTACHMENT|"+logs[0]+"]]")
 	assert.GreaterOrEqual(t, countRows(t, logs[0]), 1)
 
-	next := doc.find("TestNext", "next")
-	require.NotNil(t, next, "the test after the signal has a testcase")
-	require.NotNil(t, next.Skipped, "skipped")
-	assert.Equal(t, "next: not started: cancelled by "+name, next.Skipped.Message)
-
-	c.assertNothingLeft(t)
-	testenv.ValidateJUnit(t, c.junit)
+	checkAfterCancel(t, c, doc, "the signal", "cancelled by "+name)
 }
 
 // buildCancelProgram compiles testdata/cancel's tests into a binary in a
@@ -372,6 +359,35 @@ func checkTimeout(t *testing.T, bin string, timeout time.Duration, env ...string
 // checkTimeoutReport checks the JUnit file of a run cut short by the
 // timeout: well-formed, valid, the cut run's error, the next test's skip,
 // the suite's reason, and nothing left behind.
+// checkPartialLong checks the testcase of the cancelled TestLong run:
+// partial results, unjudged, with the IOPS the run reached, in a time
+// under maxSecs, which what ended it bounds (the job would run 30 s).
+func checkPartialLong(t *testing.T, s *junitSuite, long *junitCase, maxSecs float64, endedBy string) {
+	t.Helper()
+	assert.Empty(t, long.Failures, "checks judged the partial results")
+	assert.Contains(t, long.Out, "(canceled: partial results)")
+	iops, err := strconv.ParseFloat(s.prop("TestLong/long/read.iops"), 64)
+	require.NoError(t, err)
+	assert.Positive(t, iops, "the partial run's IOPS")
+	secs, err := strconv.ParseFloat(long.Time, 64)
+	require.NoError(t, err)
+	assert.Less(t, secs, maxSecs, "the run's time is up to %s, not the job's 30 s", endedBy)
+}
+
+// checkAfterCancel checks what follows the cancelled run: the test after
+// it (after endedBy) has a testcase, skipped as not started for why;
+// nothing is left behind; and the JUnit file is valid.
+func checkAfterCancel(t *testing.T, c *cancelProgram, doc *junitDoc, endedBy, why string) {
+	t.Helper()
+	next := doc.find("TestNext", "next")
+	require.NotNil(t, next, "the test after %s has a testcase", endedBy)
+	require.NotNil(t, next.Skipped, "skipped")
+	assert.Equal(t, "next: not started: "+why, next.Skipped.Message)
+
+	c.assertNothingLeft(t)
+	testenv.ValidateJUnit(t, c.junit)
+}
+
 func checkTimeoutReport(t *testing.T, c *cancelProgram) {
 	t.Helper()
 	const why = "cancelled as the test binary's -timeout (5s) is about to expire"
@@ -386,22 +402,9 @@ func checkTimeoutReport(t *testing.T, c *cancelProgram) {
 	assert.Equal(t, "cancelled", long.Errors[0].Type)
 	assert.Regexp(t, `^long: cancelled after \d+(\.\d+)?m?s as the test binary's -timeout \(5s\) is about to expire: results are partial$`,
 		long.Errors[0].Message)
-	assert.Empty(t, long.Failures, "checks judged the partial results")
-	assert.Contains(t, long.Out, "(canceled: partial results)")
-	iops, err := strconv.ParseFloat(s.prop("TestLong/long/read.iops"), 64)
-	require.NoError(t, err)
-	assert.Positive(t, iops, "the partial run's IOPS")
-	secs, err := strconv.ParseFloat(long.Time, 64)
-	require.NoError(t, err)
-	assert.Less(t, secs, 5.0, "the run's time is up to the cancel, not the job's 30 s")
+	checkPartialLong(t, &s, long, 5, "the cancel")
 
-	next := doc.find("TestNext", "next")
-	require.NotNil(t, next, "the test after the cancel has a testcase")
-	require.NotNil(t, next.Skipped, "skipped")
-	assert.Equal(t, "next: not started: "+why, next.Skipped.Message)
-
-	c.assertNothingLeft(t)
-	testenv.ValidateJUnit(t, c.junit)
+	checkAfterCancel(t, c, doc, "the cancel", why)
 }
 
 func TestTimeoutMargin(t *testing.T) {

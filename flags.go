@@ -96,6 +96,26 @@ func stringSetting(name string, value *string, env string) string {
 	return os.Getenv(env)
 }
 
+// parsedSetting reads a setting given as the flag name (value) or the
+// environment variable env: the flag's value when given, else env's read
+// by parse, else def. It says where the value came from ("-name", env, or
+// "" for def) for the caller's range check; env's value that parse
+// refuses is an error that quotes it and says what is wanted.
+func parsedSetting[T any](name string, value *T, env string, def T, parse func(string) (T, error), want string) (T, string, error) {
+	if flagSet(name) {
+		return *value, "-" + name, nil
+	}
+	v := os.Getenv(env)
+	if v == "" {
+		return def, "", nil
+	}
+	x, err := parse(v)
+	if err != nil {
+		return def, env, fmt.Errorf("%s=%q: %s", env, v, want)
+	}
+	return x, env, nil
+}
+
 // DeviceSetting returns the device the tests were pointed at with
 // -stortest.device or STORTEST_DEVICE, or "" when none.
 func DeviceSetting() string { return stringSetting("stortest.device", flagDevice, "STORTEST_DEVICE") }
@@ -210,17 +230,9 @@ func UpdateSetting() UpdateMode {
 // -stortest.keep when given, else STORTEST_KEEP, else
 // baselines.DefaultKeep. Less than one session is an error.
 func KeepSetting() (int, error) {
-	n, src := *flagKeep, "-stortest.keep"
-	if !flagSet("stortest.keep") {
-		v := os.Getenv(EnvKeep)
-		if v == "" {
-			return baselines.DefaultKeep, nil
-		}
-		var err error
-		if n, err = strconv.Atoi(v); err != nil {
-			return 0, fmt.Errorf("%s=%q: want a number of sessions", EnvKeep, v)
-		}
-		src = EnvKeep
+	n, src, err := parsedSetting("stortest.keep", flagKeep, EnvKeep, baselines.DefaultKeep, strconv.Atoi, "want a number of sessions")
+	if err != nil {
+		return 0, err
 	}
 	if n < 1 {
 		return 0, fmt.Errorf("%s=%d: keep at least 1 session", src, n)
@@ -252,17 +264,9 @@ func envIs1(name string) bool { return os.Getenv(name) == "1" }
 // STORTEST_REPEAT, else 0 (one run). A negative or malformed value is an
 // error.
 func RepeatSetting() (int, error) {
-	n, src := *flagRepeat, "-stortest.repeat"
-	if !flagSet("stortest.repeat") {
-		v := os.Getenv(EnvRepeat)
-		if v == "" {
-			return 0, nil
-		}
-		var err error
-		if n, err = strconv.Atoi(v); err != nil {
-			return 0, fmt.Errorf("%s=%q: want a number of runs", EnvRepeat, v)
-		}
-		src = EnvRepeat
+	n, src, err := parsedSetting("stortest.repeat", flagRepeat, EnvRepeat, 0, strconv.Atoi, "want a number of runs")
+	if err != nil {
+		return 0, err
 	}
 	if n < 0 {
 		return 0, fmt.Errorf("%s=%d: want a number of runs", src, n)
@@ -276,17 +280,9 @@ func RepeatSetting() (int, error) {
 // STORTEST_REPEAT_BUDGET (a Go duration, "2m"), else 0 (no budget). A
 // negative or malformed value is an error.
 func RepeatBudgetSetting() (time.Duration, error) {
-	d, src := *flagRepeatBudget, "-stortest.repeat.budget"
-	if !flagSet("stortest.repeat.budget") {
-		v := os.Getenv(EnvRepeatBudget)
-		if v == "" {
-			return 0, nil
-		}
-		var err error
-		if d, err = time.ParseDuration(v); err != nil {
-			return 0, fmt.Errorf("%s=%q: want a duration such as 2m", EnvRepeatBudget, v)
-		}
-		src = EnvRepeatBudget
+	d, src, err := parsedSetting("stortest.repeat.budget", flagRepeatBudget, EnvRepeatBudget, 0, time.ParseDuration, "want a duration such as 2m")
+	if err != nil {
+		return 0, err
 	}
 	if d < 0 {
 		return 0, fmt.Errorf("%s=%v: want a duration of 0 or more", src, d)

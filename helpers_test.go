@@ -180,3 +180,15 @@ func runFake(t *testing.T, body func(tb testing.TB)) *fakeTB {
 	f.finish()
 	return f
 }
+
+// requireWrites runs job on the device at path under a fake TB and stops
+// the test (what names the case) unless the run went through and wrote
+// n bytes: the safety guard let it write.
+func requireWrites(t *testing.T, path string, job workload.Job, n uint64, what string) {
+	t.Helper()
+	var r *Result
+	f := runFake(t, func(tb testing.TB) { r = Run(tb, Device(tb, path), job) })
+	if r == nil || r.Jobs[0].Dirs[workload.DirWrite].Bytes != n {
+		t.Fatalf("%s: fatals %q, errors %q", what, f.fatals, f.errors)
+	}
+}

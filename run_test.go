@@ -277,13 +277,7 @@ func TestRunRefusesUnsafeWrite(t *testing.T) {
 	}
 
 	t.Setenv(EnvAllowDestructive, loop.Path)
-	f = newFake(t)
-	var r *Result
-	f.run(func(tb testing.TB) { r = Run(tb, Device(tb, loop.Path), job) })
-	f.finish()
-	if r == nil || r.Jobs[0].Dirs[workload.DirWrite].Bytes != 1<<20 {
-		t.Fatalf("listed device: fatals %q, errors %q", f.fatals, f.errors)
-	}
+	requireWrites(t, loop.Path, job, 1<<20, "listed device")
 }
 
 func TestRunCannotStart(t *testing.T) {

@@ -57,13 +57,7 @@ func TestRunMountedDevice(t *testing.T) {
 	}
 
 	job.AllowMountedWrite = true
-	f = newFake(t)
-	var r *Result
-	f.run(func(tb testing.TB) { r = Run(tb, Device(tb, loop.Path), job) })
-	f.finish()
-	if r == nil || r.Jobs[0].Dirs[workload.DirWrite].Bytes != 1<<20 {
-		t.Fatalf("AllowMountedWrite: fatals %q, errors %q", f.fatals, f.errors)
-	}
+	requireWrites(t, loop.Path, job, 1<<20, "AllowMountedWrite")
 }
 
 // A read_iolog names its own file and directions: a log that writes a

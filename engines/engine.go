@@ -322,3 +322,14 @@ func New(name string, cfg Config) (Engine, error) {
 	}
 	return nil, fmt.Errorf("engines: %w %q (known: %s)", ErrUnknownEngine, name, strings.Join(Names(), ", "))
 }
+
+// eventBounds reads GetEvents' bounds as the interface defines them, for
+// an engine of the given depth with ready units it could still return (in
+// flight or already reaped): max <= 0 or over the depth means the depth,
+// and min is capped at max and at ready.
+func eventBounds(lo, hi, depth, ready int) (int, int) {
+	if hi <= 0 || hi > depth {
+		hi = depth
+	}
+	return min(lo, hi, ready), hi
+}

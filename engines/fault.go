@@ -539,10 +539,7 @@ func (e *faulty) GetEvents(min, max int, timeout time.Duration) (int, error) {
 	if e.sync {
 		return e.inner.GetEvents(min, max, timeout)
 	}
-	if max <= 0 || max > e.depth {
-		max = e.depth
-	}
-	min = minInt(min, max, e.inner0+len(e.held))
+	min, max = eventBounds(min, max, e.depth, e.inner0+len(e.held))
 	var deadline int64
 	if timeout > 0 {
 		deadline = e.now() + int64(timeout)
@@ -710,8 +707,6 @@ func (e *faulty) nanosleep(ns int64) {
 		e.ts = e.rem
 	}
 }
-
-func minInt(a, b, c int) int { return min(a, b, c) }
 
 // unitState is what the wrapper remembers about a unit between Queue and
 // completion, and about an injected failure until the unit is queued again

@@ -132,11 +132,7 @@ func (e *libaio) Queue(u *Unit) (Status, error) {
 	case OpFdatasync:
 		op = iocbCmdFdsync
 	case OpTrim:
-		if e.inflight+len(e.pending) > 0 {
-			return Busy, nil
-		}
-		u.Res = e.trim.trim(u.Offset, len(u.Buf))
-		return Completed, nil
+		return e.trim.alone(u, e.inflight+len(e.pending) > 0), nil
 	default:
 		u.Res = -int64(unix.EINVAL)
 		return Completed, nil
@@ -257,15 +253,7 @@ func (e *libaio) GetEvents(min, max int, timeout time.Duration) (int, error) {
 	if e.closed {
 		return 0, ErrClosed
 	}
-	if max <= 0 || max > e.depth {
-		max = e.depth
-	}
-	if min > max {
-		min = max
-	}
-	if avail := e.inflight + len(e.done); min > avail {
-		min = avail
-	}
+	min, max = eventBounds(min, max, e.depth, e.inflight+len(e.done))
 	if need := max - len(e.done); need > 0 && e.inflight > 0 {
 		want := min - len(e.done)
 		if want < 0 {

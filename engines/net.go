@@ -620,26 +620,27 @@ func (e *netEngine) recv(b []byte, seq bool) int64 {
 			got += int(r)
 			continue
 		case r == 0:
-			if got > 0 {
-				return int64(got)
-			}
-			return resEOF
+			return moved(got, resEOF)
 		case r == -int64(unix.EINTR):
 			continue
 		case r != -int64(unix.EAGAIN):
-			if got > 0 {
-				return int64(got)
-			}
-			return r
+			return moved(got, r)
 		}
 		if e.over() {
-			if got > 0 {
-				return int64(got)
-			}
-			return resStop
+			return moved(got, resStop)
 		}
 	}
 	return int64(got)
+}
+
+// moved is what a stream's recv or send returns when it stops before
+// the whole block: the bytes it moved, else why it stopped (the end of
+// the stream, the run's end, or -errno).
+func moved(n int, why int64) int64 {
+	if n > 0 {
+		return int64(n)
+	}
+	return why
 }
 
 func (e *netEngine) recvDgram(b []byte, seq bool) int64 {
@@ -728,16 +729,10 @@ func (e *netEngine) send(b []byte) int64 {
 		case r == -int64(unix.EINTR):
 			continue
 		case r != -int64(unix.EAGAIN):
-			if put > 0 {
-				return int64(put)
-			}
-			return r
+			return moved(put, r)
 		}
 		if e.over() {
-			if put > 0 {
-				return int64(put)
-			}
-			return resStop
+			return moved(put, resStop)
 		}
 	}
 	return int64(put)

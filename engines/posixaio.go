@@ -134,10 +134,7 @@ func (e *posixAIO) GetEvents(min, max int, timeout time.Duration) (int, error) {
 		return 0, ErrClosed
 	}
 	e.events = e.events[:0]
-	if max <= 0 || max > e.depth {
-		max = e.depth
-	}
-	min = clampInt(min, e.inflight, max)
+	min, max = eventBounds(min, max, e.depth, e.inflight)
 	armed := false // the timer runs only once a wait is needed
 	for len(e.events) < min {
 		select {
@@ -177,10 +174,6 @@ func (e *posixAIO) GetEvents(min, max int, timeout time.Duration) (int, error) {
 	e.inflight -= len(e.events)
 	return len(e.events), nil
 }
-
-// clampInt is the least of a, b and c (GetEvents' min and max shadow the
-// built-ins).
-func clampInt(a, b, c int) int { return min(a, b, c) }
 
 func (e *posixAIO) Event(i int) *Unit { return e.events[i] }
 

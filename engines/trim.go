@@ -21,6 +21,17 @@ func newTrimmer(fd int) trimmer {
 	return trimmer{fd: fd, block: block}
 }
 
+// alone is a trim for an asynchronous engine, which has no portable
+// asynchronous discard: as fio does, it runs the trim synchronously, and
+// only once nothing else is in flight (busy false; until then Busy).
+func (t *trimmer) alone(u *Unit, busy bool) Status {
+	if busy {
+		return Busy
+	}
+	u.Res = t.trim(u.Offset, len(u.Buf))
+	return Completed
+}
+
 // trim returns the length discarded or -errno.
 func (t *trimmer) trim(off int64, n int) int64 {
 	if t.block {

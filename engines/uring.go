@@ -463,12 +463,7 @@ func (e *uring) Queue(u *Unit) (Status, error) {
 		op = ioringOpFsync
 		opFlags = ioringFsyncDatasync
 	case OpTrim:
-		// No portable async discard: run it alone, as fio does.
-		if e.toSubmit+e.submitted > 0 {
-			return Busy, nil
-		}
-		u.Res = e.trim.trim(u.Offset, len(u.Buf))
-		return Completed, nil
+		return e.trim.alone(u, e.toSubmit+e.submitted > 0), nil
 	default:
 		u.Res = -int64(unix.EINVAL)
 		return Completed, nil
@@ -628,15 +623,7 @@ func (e *uring) GetEvents(min, max int, timeout time.Duration) (int, error) {
 	if e.closed {
 		return 0, ErrClosed
 	}
-	if max <= 0 || max > e.depth {
-		max = e.depth
-	}
-	if min > max {
-		min = max
-	}
-	if min > e.submitted {
-		min = e.submitted
-	}
+	min, max = eventBounds(min, max, e.depth, e.submitted)
 	n := e.reapCQ(0, max)
 	if e.iopoll && n == 0 && min == 0 && e.submitted > 0 {
 		// Polled completions are only found by entering the kernel.

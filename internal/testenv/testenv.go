@@ -1,8 +1,8 @@
 // Package testenv holds what the module's tests share about their
 // environment: whether they may use root, loop devices, FUSE, cgroups and
 // tools (skipping, or failing where CI says the environment must have
-// them), where fio is, attaching a loop device for a test, and the
-// -update flag of golden files.
+// them), where fio is and running it on a job file, attaching a loop
+// device for a test, and the -update flag of golden files.
 //
 // It does not import "testing" (nothing below the test API does; see
 // internal/lint): its functions take a TB, the part of testing.TB they
@@ -14,6 +14,7 @@
 package testenv
 
 import (
+	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -161,6 +162,29 @@ func Fio(t TB, what string) string {
 		t.Skipf("fio is not installed: skipping %s", what)
 	}
 	return p
+}
+
+// FioOn runs the fio at path fio with args, and text as a job file after
+// them when text is not empty, in a temporary directory, and returns
+// whether fio succeeded and what it printed. It stops the test (FailNow)
+// when fio does not run.
+func FioOn(t TB, fio, text string, args ...string) (bool, string) {
+	t.Helper()
+	if text != "" {
+		f := filepath.Join(t.TempDir(), "j.fio")
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatalf("%v", err)
+		}
+		args = append(args, f)
+	}
+	cmd := exec.Command(fio, args...)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("%v", err)
+	}
+	return err == nil, string(out)
 }
 
 // Loop is what AttachLoop needs of an attached loop device

@@ -15,20 +15,11 @@ func parseFioWithArgs(r io.Reader, name string, args []string) ([]workload.Job, 
 	global := newJobState(srcPos{})
 	for i := 0; i < len(args); i++ {
 		p.arg = i
-		a := args[i]
-		opt, ok := strings.CutPrefix(a, "--")
+		key, val, hasVal, last, ok := argOption(args, i, p.needsValue)
 		if !ok {
-			opt, ok = strings.CutPrefix(a, "-")
+			return nil, nil, p.errorf("", syntaxErr("%q is not an option: give one job file", args[i]))
 		}
-		if !ok || opt == "" {
-			return nil, nil, p.errorf("", syntaxErr("%q is not an option: give one job file", a))
-		}
-		key, val, hasVal := strings.Cut(opt, "=")
-		key = strings.TrimSpace(key)
-		if !hasVal && p.needsValue(key) && i+1 < len(args) {
-			i++
-			val, hasVal = args[i], true
-		}
+		i = last
 		if key == "name" {
 			return nil, nil, p.errorf("name", workload.Unsupported("--name beside a job file (a command-line job with the file's)"))
 		}
@@ -58,7 +49,7 @@ func SplitFioArgs(args []string) (files, opts []string) {
 		}
 		opts = append(opts, a)
 		key, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !hasVal && (key == "name" || p.needsValue(key)) && i+1 < len(args) {
+		if !hasVal && p.takesValue(key) && i+1 < len(args) {
 			i++
 			opts = append(opts, args[i])
 		}

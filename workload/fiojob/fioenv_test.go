@@ -3,8 +3,6 @@ package fiojob
 import (
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,27 +21,8 @@ func fioParseOnly(t *testing.T, fio, text string, args ...string) (bool, string)
 	return fioOn(t, fio, text, append([]string{"--parse-only"}, args...)...)
 }
 
-// fioOn runs fio with args and text as a job file after them, when text
-// is not empty, in a temp dir, and returns whether it succeeded and what
-// it printed.
-func fioOn(t *testing.T, fio, text string, args ...string) (bool, string) {
-	t.Helper()
-	if text != "" {
-		f := filepath.Join(t.TempDir(), "j.fio")
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, f)
-	}
-	cmd := exec.Command(fio, args...)
-	cmd.Dir = t.TempDir()
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatal(err)
-	}
-	return err == nil, string(out)
-}
+// fioOn is testenv.FioOn: fio on text, in a temporary directory.
+var fioOn = testenv.FioOn
 
 // An unset ${NAME} in a job file is empty, as fio reads it; where that
 // leaves a bad value the error names the variable, besides the file, the

@@ -215,26 +215,45 @@ func parseFioArgs(args []string) ([]workload.Job, *workload.FioGiven, error) {
 	return jobs, &p.given, nil
 }
 
+// argOption reads args[i] as a command-line option, "--key=value",
+// "-key=value" or, when wantsValue(key) and it has no "=", "--key value":
+// the key, the value and whether there is one, and the index of the last
+// argument it read (i+1 when the value is the next one). ok is false when
+// args[i] is not an option.
+func argOption(args []string, i int, wantsValue func(key string) bool) (key, val string, hasVal bool, last int, ok bool) {
+	opt, ok := strings.CutPrefix(args[i], "--")
+	if !ok {
+		opt, ok = strings.CutPrefix(args[i], "-")
+	}
+	if !ok || opt == "" {
+		return "", "", false, i, false
+	}
+	key, val, hasVal = strings.Cut(opt, "=")
+	key = strings.TrimSpace(key)
+	if !hasVal && wantsValue(key) && i+1 < len(args) {
+		return key, args[i+1], true, i + 1, true
+	}
+	return key, val, hasVal, i, true
+}
+
+// takesValue reports whether a command-line job option takes its value
+// from the next argument when it has none of its own: name (which starts
+// a job) and every option that needs a value.
+func (p *parser) takesValue(key string) bool {
+	return key == "name" || p.needsValue(key)
+}
+
 func (p *parser) parseArgs(args []string) ([]workload.Job, error) {
 	global := newJobState(srcPos{})
 	st := global
 	inGlobal := true
 	for i := 0; i < len(args); i++ {
 		p.arg = i
-		a := args[i]
-		opt, ok := strings.CutPrefix(a, "--")
+		key, val, hasVal, last, ok := argOption(args, i, p.takesValue)
 		if !ok {
-			opt, ok = strings.CutPrefix(a, "-")
+			return nil, p.errorf("", syntaxErr("%q is not an option (a job file goes to Parse as its reader)", args[i]))
 		}
-		if !ok || opt == "" {
-			return nil, p.errorf("", syntaxErr("%q is not an option (a job file goes to Parse as its reader)", a))
-		}
-		key, val, hasVal := strings.Cut(opt, "=")
-		key = strings.TrimSpace(key)
-		if !hasVal && (key == "name" || p.needsValue(key)) && i+1 < len(args) {
-			i++
-			val, hasVal = args[i], true
-		}
+		i = last
 		val = strings.TrimSpace(val)
 		if key == "name" {
 			if !hasVal {

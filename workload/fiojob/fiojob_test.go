@@ -191,12 +191,7 @@ func TestParseFioErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jobs, err := parseFile(strings.NewReader(tc.in), "job.fio")
-			if err == nil {
-				t.Fatalf("got %d jobs, want an error", len(jobs))
-			}
-			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error %q\nwant it to contain %q and match %v", err, tc.msg, tc.is)
-			}
+			wantError(t, jobs, err, tc.is, tc.msg)
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.File != "job.fio" || pe.Arg != -1 {
 				t.Errorf("error %#v: want a *ParseError for job.fio", err)
@@ -269,12 +264,7 @@ func TestParseFioArgsErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jobs, err := parseArgs(tc.args)
-			if err == nil {
-				t.Fatalf("got %d jobs, want an error", len(jobs))
-			}
-			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error %q\nwant it to contain %q and match %v", err, tc.msg, tc.is)
-			}
+			wantError(t, jobs, err, tc.is, tc.msg)
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.File != "" || pe.Arg < 0 {
 				t.Errorf("error %#v: want a *ParseError with an argument index", err)

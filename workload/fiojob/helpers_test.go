@@ -1,11 +1,25 @@
 package fiojob
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"stortest.dev/workload"
 )
+
+// wantError checks a parse that must fail: it stops the test when err is
+// nil (jobs were read), and fails it unless err matches is and its text
+// contains msg.
+func wantError(t *testing.T, jobs []workload.Job, err, is error, msg string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got %d jobs, want an error", len(jobs))
+	}
+	if !errors.Is(err, is) || !strings.Contains(err.Error(), msg) {
+		t.Errorf("error %q\nwant it to contain %q and match %v", err, msg, is)
+	}
+}
 
 // formatJobs prints each job with Format, to compare jobs as the job
 // files they print as.

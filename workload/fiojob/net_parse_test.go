@@ -1,7 +1,6 @@
 package fiojob
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -105,12 +104,7 @@ func TestParseFioNetErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jobs, err := parseFile(strings.NewReader(tc.in), "job.fio")
-			if err == nil {
-				t.Fatalf("got %d jobs, want an error", len(jobs))
-			}
-			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error %q\nwant it to contain %q and match %v", err, tc.msg, tc.is)
-			}
+			wantError(t, jobs, err, tc.is, tc.msg)
 		})
 	}
 }

@@ -71,7 +71,10 @@ func WriteFioJSON(w io.Writer, r *workload.Result, format OutputFormat, now time
 	return err
 }
 
-func fioJob(j *workload.JobResult, opts ordered, format OutputFormat) ordered {
+// jobErrno is the errno fio reports for a job (its error field, err=):
+// the lowest errno among its failed I/Os, else the errno that ended it
+// (rate_min: EIO; max_latency: ETIMEDOUT), else 0.
+func jobErrno(j *workload.JobResult) int {
 	errno := 0
 	for e := range j.ErrnoCounts {
 		if errno == 0 || e < errno {
@@ -80,8 +83,13 @@ func fioJob(j *workload.JobResult, opts ordered, format OutputFormat) ordered {
 	}
 	var en syscall.Errno
 	if errno == 0 && errors.As(j.Err, &en) {
-		errno = int(en) // a job ended by an errno (rate_min: EIO), as fio reports it
+		errno = int(en)
 	}
+	return errno
+}
+
+func fioJob(j *workload.JobResult, opts ordered, format OutputFormat) ordered {
+	errno := jobErrno(j)
 	ms := j.Runtime.Milliseconds()
 	o := ordered{
 		{"jobname", j.Name},

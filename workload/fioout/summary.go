@@ -1,13 +1,11 @@
 package fioout
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strings"
-	"syscall"
 
 	"stortest.dev/latency"
 	"stortest.dev/workload"
@@ -20,17 +18,7 @@ import (
 func WriteSummary(w io.Writer, r *workload.Result) error {
 	var b strings.Builder
 	for _, j := range r.Jobs {
-		errno := 0
-		for e := range j.ErrnoCounts {
-			if errno == 0 || e < errno {
-				errno = e
-			}
-		}
-		var en syscall.Errno
-		if errno == 0 && errors.As(j.Err, &en) {
-			errno = int(en) // a job ended by an errno (max_latency: ETIMEDOUT), as fio reports it
-		}
-		fmt.Fprintf(&b, "%s: (clone=%d, engine=%s, target=%s): err=%2d", j.Name, j.Clone, j.Engine, j.Target, errno)
+		fmt.Fprintf(&b, "%s: (clone=%d, engine=%s, target=%s): err=%2d", j.Name, j.Clone, j.Engine, j.Target, jobErrno(j))
 		if j.Canceled {
 			b.WriteString(" (canceled: partial results)")
 		}

@@ -37,14 +37,8 @@ func WriteTerse(w io.Writer, r *workload.Result) error {
 }
 
 func writeTerseJob(w *bufio.Writer, j *workload.JobResult) {
-	errno := 0
-	for e := range j.ErrnoCounts {
-		if errno == 0 || e < errno {
-			errno = e
-		}
-	}
 	f := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	f("%d;stortest-%s;%s;0;%d", TerseVersion, workload.Version, j.Name, errno)
+	f("%d;stortest-%s;%s;0;%d", TerseVersion, workload.Version, j.Name, jobErrno(j))
 	// unified_rw_reporting: read and write; the mixed direction alone;
 	// or read, write and then mixed, as fio 3.33 writes them.
 	if j.Job.UnifiedRW != workload.UnifiedMixed {

@@ -182,11 +182,7 @@ func TestCmdPrioBSSplitMatchesFio(t *testing.T) {
 			assert.Equal(t, tc.want, prios(fdoc), "fio 3.33's prios")
 			check("fio", shares("fio"))
 
-			jobs, err := parseFile(strings.NewReader(text("st")), "p.fio")
-			require.NoError(t, err)
-			res, err := RunJobs(context.Background(), jobs, workload.Options{})
-			require.NoError(t, err)
-			require.NoError(t, res.Jobs[0].Err)
+			res := runJobFile(t, text("st"))
 			var buf strings.Builder
 			require.NoError(t, fioout.WriteFioJSON(&buf, res, fioout.FormatJSON, time.Now()))
 			assert.Equal(t, tc.want, prios(jsonDoc(t, []byte(buf.String()))), "stortest's prios")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -71,12 +70,7 @@ func keysOf(v any) []string {
 	if !ok {
 		return nil
 	}
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
+	return sortedKeys(m)
 }
 
 // fsync=N: fio's "sync" object has total_ios and lat_ns with the

@@ -272,7 +272,7 @@ func TestFlowSleep(t *testing.T) {
 // t0012: weights 1, 5, 10, null engine, flow_sleep=100), and a job
 // outside the flow is not held.
 func TestRunFlowRatios(t *testing.T) {
-	jobs, err := parseFile(strings.NewReader(`[global]
+	res := runJobFile(t, `[global]
 ioengine=null
 size=100g
 runtime=1
@@ -288,19 +288,9 @@ flow=10
 [other]
 flow_id=2
 flow=3
-`), "t.fio")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := RunJobs(t.Context(), jobs, workload.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	var n [4]float64
 	for i, j := range res.Jobs {
-		if j.Err != nil {
-			t.Fatalf("%s: %v", j.Job.Name, j.Err)
-		}
 		n[i] = float64(j.Dirs[workload.DirRead].IOs)
 	}
 	t.Logf("I/Os: %v", n)
@@ -323,7 +313,7 @@ flow=3
 // more jobs than this machine's CPUs) keep 1:2:3 while the third runs,
 // and the first two 1:2 from the moment it ends.
 func TestRunFlowRecalibrates(t *testing.T) {
-	jobs, err := parseFile(strings.NewReader(`[global]
+	res := runJobFile(t, `[global]
 ioengine=null
 size=100g
 runtime=1
@@ -335,14 +325,7 @@ flow=2
 [flow3]
 flow=3
 runtime=400ms
-`), "t.fio")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := RunJobs(context.Background(), jobs, workload.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	// Sums of each job's 100 ms slices ending in (from, to].
 	sum := func(i int, from, to time.Duration) float64 {
 		var n uint64

@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
@@ -19,7 +22,7 @@ var (
 	flateRatio   = jobtest.FlateRatio
 	roundTrip    = jobtest.RoundTrip
 	roundTripJob = jobtest.RoundTripJob
-	fioOn        = jobtest.FioOn
+	fioOn        = testenv.FioOn
 )
 
 // fioBinary is the installed fio; it skips the test without one.
@@ -37,6 +40,20 @@ func fioJSON(t *testing.T, fio, text string, args ...string) map[string]any {
 		t.Fatalf("fio failed on\n%s\n%s", text, out)
 	}
 	return jsonDoc(t, []byte(out))
+}
+
+// runJobFile parses text as a job file and runs its jobs; it stops the
+// test (FailNow) on an error of the parse, of the run or of any job.
+func runJobFile(t *testing.T, text string) *workload.Result {
+	t.Helper()
+	jobs, err := parseFile(strings.NewReader(text), "t.fio")
+	require.NoError(t, err)
+	res, err := RunJobs(t.Context(), jobs, workload.Options{})
+	require.NoError(t, err)
+	for _, j := range res.Jobs {
+		require.NoError(t, j.Err, "job %s", j.Name)
+	}
+	return res
 }
 
 // formatJobs prints each job with fiojob.Format, to compare jobs as the

@@ -159,14 +159,7 @@ func (s *ioSource) nextReplay(u *engines.Unit, now int64) (srcStatus, int64) {
 	s.moved += r.io.Len
 	u.Offset = r.io.Offset
 	u.Buf = u.Buf[:r.io.Len]
-	switch r.io.Dir {
-	case workload.DirWrite:
-		u.Op = engines.OpWrite
-	case workload.DirTrim:
-		u.Op = engines.OpTrim
-	default:
-		u.Op = engines.OpRead
-	}
+	u.Op = dirOp(r.io.Dir)
 	s.pacer.Issued(r.io.Dir, r.io.Len)
 	return srcReady, 0
 }

@@ -115,7 +115,7 @@ func slicesContains(s []string, v string) bool {
 }
 
 func TestRunStonewallWaitForStartDelay(t *testing.T) {
-	jobs, err := parseFile(strings.NewReader(`[global]
+	res := runJobFile(t, `[global]
 ioengine=null
 size=1g
 time_based
@@ -127,14 +127,7 @@ stonewall
 wait_for=a
 startdelay=100ms
 [d]
-`), "t.fio")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := RunJobs(context.Background(), jobs, workload.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	at := map[string]*workload.JobResult{}
 	for _, j := range res.Jobs {
 		at[j.Name] = j
@@ -165,7 +158,7 @@ startdelay=100ms
 func TestRunIOSizeAndFileSize(t *testing.T) {
 	dir := t.TempDir()
 	// As fio 3.33 (t/jobs/t0032): size=1280k io_size=2560k moves 2560k.
-	jobs, err := parseFile(strings.NewReader(fmt.Sprintf(`[global]
+	res := runJobFile(t, fmt.Sprintf(`[global]
 bs=128k
 [null]
 ioengine=null
@@ -179,14 +172,7 @@ rw=write
 directory=%s
 size=256k
 rw=write
-`, dir, dir)), "t.fio")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := RunJobs(context.Background(), jobs, workload.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, dir, dir))
 	if got := res.Jobs[0].Dirs[workload.DirRead].Bytes; got != 2560<<10 {
 		t.Errorf("io_size=2560k moved %d bytes", got)
 	}
@@ -207,20 +193,7 @@ func TestRunVerifyPhases(t *testing.T) {
 	f := filepath.Join(dir, "f")
 	run := func(text string) []*workload.JobResult {
 		t.Helper()
-		jobs, err := parseFile(strings.NewReader(strings.ReplaceAll(text, "FILE", f)), "t.fio")
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := RunJobs(context.Background(), jobs, workload.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, j := range res.Jobs {
-			if j.Err != nil {
-				t.Fatalf("%s: %v", j.Name, j.Err)
-			}
-		}
-		return res.Jobs
+		return runJobFile(t, strings.ReplaceAll(text, "FILE", f)).Jobs
 	}
 	// As t/jobs/t0029: written without a verify phase, then read back
 	// twice by a job that only reads.

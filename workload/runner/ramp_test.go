@@ -1,9 +1,7 @@
 package runner
 
 import (
-	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,12 +23,8 @@ func TestRampEndsAfterJobMatchesFio(t *testing.T) {
 	require.Equal(t, 256.0, at(f, "write", "total_ios"), "fio 3.33 keeps the ramp's I/Os")
 	require.Zero(t, at(f, "write", "clat_ns", "N"), "and records no latency")
 
-	jobs, err := parseFile(strings.NewReader(text), "r.fio")
-	require.NoError(t, err)
-	res, err := RunJobs(context.Background(), jobs, workload.Options{})
-	require.NoError(t, err)
+	res := runJobFile(t, text)
 	r := res.Jobs[0]
-	require.NoError(t, r.Err)
 	w := &r.Dirs[workload.DirWrite]
 	assert.Equal(t, at(f, "write", "total_ios"), float64(w.IOs))
 	assert.Equal(t, at(f, "write", "io_bytes"), float64(w.Bytes))
@@ -47,12 +41,7 @@ func TestRampEndsAfterJobMatchesFio(t *testing.T) {
 	// A ramp the job outlives still drops what it did: only the measured
 	// part counts.
 	text = fmt.Sprintf("[r]\nfilename=%s\nrw=write\nsize=1m\nbs=4k\nramp_time=100ms\ntime_based\nruntime=200ms\nrate_iops=200\n", target.Path)
-	jobs, err = parseFile(strings.NewReader(text), "r.fio")
-	require.NoError(t, err)
-	res, err = RunJobs(context.Background(), jobs, workload.Options{})
-	require.NoError(t, err)
-	r = res.Jobs[0]
-	require.NoError(t, r.Err)
+	r = runJobFile(t, text).Jobs[0]
 	assert.InDelta(t, 40, float64(r.Dirs[workload.DirWrite].IOs), 8, "200 IOPS for the 200 ms measured, not the 300 ms run")
 	assert.Equal(t, r.Dirs[workload.DirWrite].IOs, r.Dirs[workload.DirWrite].Clat.Count())
 }

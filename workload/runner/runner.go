@@ -715,28 +715,8 @@ func (w *worker) run(start int64) {
 	w.finish(w.measuring, &w.ru0)
 }
 
-// stamp takes the start time of a prepared unit and, for a synchronous
-// engine (no commit), its issue time, which it returns (an async
-// engine's issue time is its commit's; stamp returns the start). A
-// synchronous engine's issue time is read again just before Queue, so
-// lat covers the time in between as fio's does. Both are unordered
-// reads (clock.NowUnordered), as fio's own clock is a plain RDTSC: an
-// ordered read costs twice as much, twice an I/O, for ordering that
-// only the reorder window of a few ns could change; the issue time is
-// held at or after the start, so slat is never negative.
-func (w *worker) stamp(u *engines.Unit, hasCommit bool) int64 {
-	if hasCommit {
-		u.Start = clock.Now()
-		u.Issue = u.Start
-		return u.Start
-	}
-	u.Start = clock.NowUnordered()
-	u.Issue = max(clock.NowUnordered(), u.Start)
-	return u.Issue
-}
-
 // syncDone reads the completion time of a unit a synchronous engine
-// completed inside Queue: unordered, as its issue time (see stamp), and
+// completed inside Queue: unordered, as its issue time (see issue), and
 // held at or after it, so clat is never negative.
 func syncDone(u *engines.Unit) int64 {
 	return max(clock.NowUnordered(), u.Issue)
@@ -863,27 +843,11 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 				}
 			}
 			// fio's start_time: the unit is prepared (after any fsync it
-			// waited for); see stamp.
-			now = w.stamp(u, hasCommit)
-			if w.gateQueue {
-				w.gate.Store(int32(u.Index) + 1)
-			}
-			st, err := w.eng.Queue(u)
-			if w.gateQueue {
-				w.leaveGate(int32(u.Index) + 1)
-			}
+			// waited for); see issue.
+			st, err := w.issue(u, hasCommit)
+			now = u.Issue
 			if err != nil {
-				if errors.Is(err, engines.ErrAborted) {
-					w.stalled = true // u stays out: it is outstanding
-					break
-				}
-				w.free = append(w.free, u)
-				if errors.Is(err, engines.ErrEndOfStream) {
-					w.src.unget(u) // the peer is done: so is the job
-					w.ended = true
-					break
-				}
-				w.fail(fmt.Errorf("queue: %w", err))
+				w.queueFailed(u, err)
 				break
 			}
 			if w.iolog != nil && st != engines.Busy {
@@ -948,6 +912,54 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 	}
 }
 
+// issue stamps a prepared unit and hands it to the engine, inside the
+// stall gate when the engine completes it inside Queue (see stall.go):
+// the one Queue of loopFull and loopLean.
+//
+// It takes the unit's start time and its issue time: for a synchronous
+// engine (no commit) the time read again just before Queue, for an async
+// one its start, until its commit stamps it. A synchronous engine's
+// issue time is read again just before Queue, so lat covers the time in
+// between as fio's does. Both are unordered reads (clock.NowUnordered),
+// as fio's own clock is a plain RDTSC: an ordered read costs twice as
+// much, twice an I/O, for ordering that only the reorder window of a few
+// ns could change; the issue time is held at or after the start, so slat
+// is never negative.
+func (w *worker) issue(u *engines.Unit, hasCommit bool) (engines.Status, error) {
+	if hasCommit {
+		u.Start = clock.Now()
+		u.Issue = u.Start
+	} else {
+		u.Start = clock.NowUnordered()
+		u.Issue = max(clock.NowUnordered(), u.Start)
+	}
+	if w.gateQueue {
+		w.gate.Store(int32(u.Index) + 1)
+	}
+	st, err := w.eng.Queue(u)
+	if w.gateQueue {
+		w.leaveGate(int32(u.Index) + 1)
+	}
+	return st, err
+}
+
+// queueFailed takes a failed Queue of u in loopFull or loopLean, which
+// then stop issuing: an abort leaves u outstanding and stalls the job,
+// the end of a network peer's stream ends it, any other error fails it.
+func (w *worker) queueFailed(u *engines.Unit, err error) {
+	if errors.Is(err, engines.ErrAborted) {
+		w.stalled = true // u stays out: it is outstanding
+		return
+	}
+	w.free = append(w.free, u)
+	if errors.Is(err, engines.ErrEndOfStream) {
+		w.src.unget(u) // the peer is done: so is the job
+		w.ended = true
+		return
+	}
+	w.fail(fmt.Errorf("queue: %w", err))
+}
+
 // leanLoop reports whether the job uses none of what loopFull checks
 // per I/O beyond issuing and accounting it: the I/O source's lean path
 // (ioSource.settle: one direction and block size, no rate, verify,
@@ -981,26 +993,10 @@ func (w *worker) loopLean(now int64, lp *loopParams) (stalled bool) {
 				break
 			}
 			w.free = w.free[:len(w.free)-1]
-			now = w.stamp(u, hasCommit)
-			if w.gateQueue {
-				w.gate.Store(int32(u.Index) + 1)
-			}
-			st, err := w.eng.Queue(u)
-			if w.gateQueue {
-				w.leaveGate(int32(u.Index) + 1)
-			}
+			st, err := w.issue(u, hasCommit)
+			now = u.Issue
 			if err != nil {
-				if errors.Is(err, engines.ErrAborted) {
-					w.stalled = true // u stays out: it is outstanding
-					break
-				}
-				w.free = append(w.free, u)
-				if errors.Is(err, engines.ErrEndOfStream) {
-					w.src.unget(u) // the peer is done: so is the job
-					w.ended = true
-					break
-				}
-				w.fail(fmt.Errorf("queue: %w", err))
+				w.queueFailed(u, err)
 				break
 			}
 			switch st {

@@ -173,14 +173,18 @@ func (s *ioSource) settle() {
 	dir, fixed := s.pat.Fixed()
 	s.lean = fixed && s.duty == nil && s.trace == nil && s.ver == nil && s.flow == nil &&
 		s.fill == nil && !s.pacer.Enabled() && !s.dry
-	switch dir {
+	s.op = dirOp(dir)
+}
+
+// dirOp is the engine operation of an I/O in direction d.
+func dirOp(d workload.Dir) engines.Op {
+	switch d {
 	case workload.DirWrite:
-		s.op = engines.OpWrite
+		return engines.OpWrite
 	case workload.DirTrim:
-		s.op = engines.OpTrim
-	default:
-		s.op = engines.OpRead
+		return engines.OpTrim
 	}
+	return engines.OpRead
 }
 
 // next prepares u for the next I/O at time now (ns). With srcWait it also

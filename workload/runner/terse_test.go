@@ -16,6 +16,19 @@ import (
 	"stortest.dev/workload/fioout"
 )
 
+// runTerse runs job and returns its result and the fields of its terse
+// line, which must number fields, as fio's do.
+func runTerse(t *testing.T, job workload.Job, fields int) (*workload.Result, []string) {
+	t.Helper()
+	res, err := Run(context.Background(), job, workload.Options{})
+	require.NoError(t, err)
+	var b strings.Builder
+	require.NoError(t, fioout.WriteTerse(&b, res))
+	got := strings.Split(strings.TrimSuffix(b.String(), "\n"), ";")
+	require.Len(t, got, fields, "fio's fields")
+	return res, got
+}
+
 // Terse version 3 has fio 3.33's fields (the null engine's job has no
 // disk fields, in fio's recorded terse.out as here), and its percentile
 // fields are the lat percentiles in µs, truncated, when
@@ -31,12 +44,7 @@ func TestWriteTerse(t *testing.T) {
 	want := strings.Split(sc.Text(), ";")
 
 	job := workload.Job{Name: "terse", Engine: "null", RW: workload.RandRW, BlockSize: 4096, Size: 1 << 20, LatPercentiles: true}
-	res, err := Run(context.Background(), job, workload.Options{})
-	require.NoError(t, err)
-	var b strings.Builder
-	require.NoError(t, fioout.WriteTerse(&b, res))
-	got := strings.Split(strings.TrimSuffix(b.String(), "\n"), ";")
-	require.Len(t, got, len(want), "fio's fields")
+	res, got := runTerse(t, job, len(want))
 	assert.Equal(t, want[0], got[0], "terse version")
 	assert.Equal(t, want[2], got[2], "job name")
 	for i := range got {
@@ -73,12 +81,7 @@ func TestWriteTerseUnified(t *testing.T) {
 			want := strings.Split(strings.TrimSpace(string(b)), ";")
 			job := workload.Job{Name: "a", Engine: "null", RW: workload.RandRW, BlockSize: 4096, Size: 1 << 20,
 				NoClatPercentiles: true, UnifiedRW: workload.UnifiedRW(u)}
-			res, err := Run(context.Background(), job, workload.Options{})
-			require.NoError(t, err)
-			var out strings.Builder
-			require.NoError(t, fioout.WriteTerse(&out, res))
-			got := strings.Split(strings.TrimSuffix(out.String(), "\n"), ";")
-			require.Len(t, got, len(want), "fio's fields")
+			_, got := runTerse(t, job, len(want))
 			const dirFields = 41 // KiB .. bw stddev of one direction, from field 5
 			kib := func(f []string, k int) string { return f[5+k*dirFields] }
 			switch workload.UnifiedRW(u) {

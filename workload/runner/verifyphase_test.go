@@ -133,12 +133,7 @@ func TestFioVerifyHoledWritesReadOnceMatchesFio(t *testing.T) {
 			target := fileTarget(t, 1<<20)
 			text := fmt.Sprintf("[hole]\nfilename=%s\nsize=1m\nbs=64k\nrw=write:%s\nioengine=sync\nverify=crc32c\n", target.Path, hole)
 			f := at(fioJSON(t, fio, text), "jobs", "0")
-			jobs, err := parseFile(strings.NewReader(text), "h.fio")
-			require.NoError(t, err)
-			res, err := RunJobs(context.Background(), jobs, workload.Options{})
-			require.NoError(t, err)
-			r := res.Jobs[0]
-			require.NoError(t, r.Err)
+			r := runJobFile(t, text).Jobs[0]
 			assert.Equal(t, at(f, "write", "total_ios"), float64(r.Dirs[workload.DirWrite].IOs), "writes")
 			assert.Equal(t, at(f, "read", "total_ios"), float64(r.Dirs[workload.DirRead].IOs), "reads back")
 			assert.Equal(t, r.Dirs[workload.DirRead].IOs, r.Verify.Checked)

@@ -1,7 +1,7 @@
 // Package jobtest holds what the tests of workload's sub-packages share:
-// reading fio jobs with fiojob.Parse and back from fiojob.Format, running
-// the installed fio on a job file, walking decoded JSON, and measures of
-// written data. Only tests import it.
+// reading fio jobs with fiojob.Parse and back from fiojob.Format, walking
+// decoded JSON, and measures of written data (running fio on a job file
+// is internal/testenv's FioOn). Only tests import it.
 //
 // It does not import "testing" (nothing below the test API does; see
 // internal/lint): its helpers take a TB, the part of testing.TB they use.
@@ -11,11 +11,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"crypto/sha256"
-	"errors"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,7 +23,6 @@ import (
 // TB is the part of testing.TB that jobtest uses.
 type TB interface {
 	Helper()
-	TempDir() string
 	Errorf(format string, args ...any)
 	Fatalf(format string, args ...any)
 }
@@ -73,29 +68,6 @@ func RoundTripJob(t TB, j workload.Job) workload.Job {
 		t.Fatalf("%s: %v\n%s", j.Name, err, text)
 	}
 	return back[len(back)-1]
-}
-
-// FioOn runs the fio at path fio with args, and text as a job file after
-// them when text is not empty, in a temporary directory, and returns
-// whether fio succeeded and what it printed. It stops the test (FailNow)
-// when fio does not run.
-func FioOn(t TB, fio, text string, args ...string) (bool, string) {
-	t.Helper()
-	if text != "" {
-		f := filepath.Join(t.TempDir(), "j.fio")
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			t.Fatalf("%v", err)
-		}
-		args = append(args, f)
-	}
-	cmd := exec.Command(fio, args...)
-	cmd.Dir = t.TempDir()
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("%v", err)
-	}
-	return err == nil, string(out)
 }
 
 // Norm returns the jobs normalized.
