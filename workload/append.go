@@ -23,11 +23,11 @@ func (r *JobResult) Append(next *JobResult) error {
 		return fmt.Errorf("workload: append %s.%d to %s.%d: not the same job clone", next.Name, next.Clone, r.Name, r.Clone)
 	}
 	for d := range NumDirs {
-		if err := r.Dirs[d].add(&next.Dirs[d]); err != nil {
+		if err := r.Dirs[d].Add(&next.Dirs[d]); err != nil {
 			return fmt.Errorf("workload: append %s.%d: %w", r.Name, r.Clone, err)
 		}
 	}
-	if err := r.Sync.add(&next.Sync); err != nil {
+	if err := r.Sync.Add(&next.Sync); err != nil {
 		return fmt.Errorf("workload: append %s.%d: %w", r.Name, r.Clone, err)
 	}
 	off := r.Runtime
@@ -64,8 +64,10 @@ func (r *JobResult) Append(next *JobResult) error {
 	return nil
 }
 
-// add adds o's counts and merges its histograms into s.
-func (s *DirStats) add(o *DirStats) error {
+// Add adds o's counts and merges its histograms into s: two runs of a
+// direction appended, or, in fio's unified_rw_reporting=mixed, every
+// direction summed into one.
+func (s *DirStats) Add(o *DirStats) error {
 	s.IOs += o.IOs
 	s.Bytes += o.Bytes
 	s.DryIOs += o.DryIOs

@@ -72,10 +72,10 @@ func sumJobs(clones []*workload.JobResult) *workload.JobResult {
 	}
 	for _, c := range clones[1:] {
 		for d := range workload.NumDirs {
-			addDir(&s.Dirs[d], &c.Dirs[d])
+			_ = s.Dirs[d].Add(&c.Dirs[d]) // clones of one job share a layout
 			s.Prios[d] = mergePrios(s.Prios[d], c.Prios[d])
 		}
-		addDir(&s.Sync, &c.Sync)
+		_ = s.Sync.Add(&c.Sync)
 		s.Runtime = max(s.Runtime, c.Runtime)
 		if !c.Start.IsZero() && (s.Start.IsZero() || c.Start.Before(s.Start)) {
 			s.Start = c.Start
@@ -126,21 +126,6 @@ func cloneDir(d workload.DirStats) workload.DirStats {
 	return c
 }
 
-// addDir adds o's totals and histograms to s (of the same layout).
-func addDir(s, o *workload.DirStats) {
-	s.IOs += o.IOs
-	s.Bytes += o.Bytes
-	s.DryIOs += o.DryIOs
-	s.DryBytes += o.DryBytes
-	s.ShortIOs += o.ShortIOs
-	s.Errors += o.Errors
-	if s.Slat != nil && o.Slat != nil {
-		_ = s.Slat.Merge(o.Slat)
-		_ = s.Clat.Merge(o.Clat)
-		_ = s.Lat.Merge(o.Lat)
-	}
-}
-
 // mixed returns j with its directions summed into DirRead, its
 // per-second samples likewise: fio's "mixed" direction of
 // unified_rw_reporting, to be printed as DirRead is.
@@ -149,7 +134,7 @@ func mixed(j *workload.JobResult) *workload.JobResult {
 	m.Dirs[workload.DirRead] = cloneDir(j.Dirs[workload.DirRead])
 	m.Prios[workload.DirRead] = clonePrios(j.Prios[workload.DirRead])
 	for d := workload.DirWrite; d < workload.NumDirs; d++ {
-		addDir(&m.Dirs[workload.DirRead], &j.Dirs[d])
+		_ = m.Dirs[workload.DirRead].Add(&j.Dirs[d]) // one job's directions share a layout
 		m.Prios[workload.DirRead] = mergePrios(m.Prios[workload.DirRead], j.Prios[d])
 	}
 	m.Seconds = slices.Clone(j.Seconds)
