@@ -53,11 +53,46 @@ func New(prefix string) (*Group, error) {
 		return nil, err
 	}
 	parent := filepath.Join(Root, ownPath())
+	sweep(parent)
 	g := &Group{Parent: parent, Dir: filepath.Join(parent, fmt.Sprintf("%s-%d-%d", prefix, os.Getpid(), time.Now().UnixNano()))}
 	if err := os.Mkdir(g.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("blkio: %w", err)
 	}
 	return g, nil
+}
+
+// sweep removes the groups that processes since gone made under parent
+// and could not remove (killed, or stopped by a test's timeout before
+// its cleanup ran): a group of New's naming, <prefix>-<pid>-<ns> with a
+// prefix starting "stortest", whose pid is no longer alive and which
+// holds no process. rmdir fails on a group still in use, so nothing
+// running is touched; errors are ignored, the group is left as it was.
+func sweep(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		pid, ok := groupPID(e.Name())
+		if !e.IsDir() || !ok || pid == os.Getpid() || unix.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		_ = os.Remove(filepath.Join(parent, e.Name()))
+	}
+}
+
+// groupPID is the pid in the name of a group New made, and whether the
+// name is one.
+func groupPID(name string) (int, bool) {
+	f := strings.Split(name, "-")
+	if len(f) < 3 || !strings.HasPrefix(name, "stortest") {
+		return 0, false
+	}
+	if _, err := strconv.ParseInt(f[len(f)-1], 10, 64); err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(f[len(f)-2])
+	return pid, err == nil && pid > 0
 }
 
 // ownPath is this process's blkio group, from /proc/self/cgroup.
