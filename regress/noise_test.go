@@ -1,7 +1,6 @@
 package regress
 
 import (
-	"compress/gzip"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -54,13 +53,7 @@ func noiseRuns(t testing.TB, set, length string) []*baselines.Baseline {
 	slices.Sort(paths)
 	var out []*baselines.Baseline
 	for _, p := range paths {
-		f, err := os.Open(p)
-		require.NoError(t, err)
-		zr, err := gzip.NewReader(f)
-		require.NoError(t, err)
-		b, err := baselines.Decode(zr, p)
-		require.NoError(t, err)
-		require.NoError(t, f.Close())
+		b := loadGz(t, p)
 		if unmark {
 			b.Shared = ""
 		}
