@@ -78,29 +78,28 @@ func slowed(b *baselines.Baseline, factor float64) *baselines.Baseline {
 		}
 		c.Dirs = append(c.Dirs, &nd)
 	}
-	c.Seconds = make([]baselines.Second, len(b.Seconds))
-	for i, s := range b.Seconds {
-		c.Seconds[i] = s
-		for d, sd := range s.Dirs {
-			if sd != nil {
-				n := *sd
-				n.IOs, n.Bytes = scale(sd.IOs), scale(sd.Bytes)
-				c.Seconds[i].Dirs[d] = &n
-			}
-		}
+	c.Seconds = slices.Clone(b.Seconds)
+	for i := range c.Seconds {
+		scaleDirs(&c.Seconds[i].Dirs, func(n *baselines.SecondDir) { n.IOs, n.Bytes = scale(n.IOs), scale(n.Bytes) })
 	}
-	c.Slices = make([]baselines.Slice, len(b.Slices))
-	for i, s := range b.Slices {
-		c.Slices[i] = s
-		for d, sd := range s.Dirs {
-			if sd != nil {
-				n := *sd
-				n.IOs, n.Bytes = scale(sd.IOs), scale(sd.Bytes)
-				c.Slices[i].Dirs[d] = &n
-			}
-		}
+	c.Slices = slices.Clone(b.Slices)
+	for i := range c.Slices {
+		scaleDirs(&c.Slices[i].Dirs, func(n *baselines.SliceDir) { n.IOs, n.Bytes = scale(n.IOs), scale(n.Bytes) })
 	}
 	return &c
+}
+
+// scaleDirs replaces each direction of a second or a slice by a copy
+// that scale changed, leaving the directions without I/O (nil) and the
+// original sample as they were.
+func scaleDirs[D any](dirs *[3]*D, scale func(*D)) {
+	for d, sd := range dirs {
+		if sd != nil {
+			n := *sd
+			scale(&n)
+			dirs[d] = &n
+		}
+	}
 }
 
 // multiRun folds runs into one baseline of several runs.
