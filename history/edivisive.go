@@ -145,13 +145,7 @@ func (c SplitConfig) Split(xs []float64) []Split {
 	for {
 		worst, worstP := -1, 0.0
 		for i, cp := range cps {
-			lo, hi := 0, len(xs)
-			if i > 0 {
-				lo = cps[i-1]
-			}
-			if i+1 < len(cps) {
-				hi = cps[i+1]
-			}
+			lo, hi := segment(cps, i, len(xs))
 			if _, p := c.tTest(xs[lo:cp], xs[cp:hi]); !c.holds(xs[lo:cp], xs[cp:hi]) && (worst < 0 || p > worstP) {
 				worst, worstP = i, p
 			}
@@ -163,17 +157,26 @@ func (c SplitConfig) Split(xs []float64) []Split {
 	}
 	out := make([]Split, len(cps))
 	for i, cp := range cps {
-		lo, hi := 0, len(xs)
-		if i > 0 {
-			lo = cps[i-1]
-		}
-		if i+1 < len(cps) {
-			hi = cps[i+1]
-		}
+		lo, hi := segment(cps, i, len(xs))
 		t, p := c.tTest(xs[lo:cp], xs[cp:hi])
 		out[i] = Split{Index: cp, Q: s.q(lo, hi, cp), P: p, T: t}
 	}
 	return out
+}
+
+// segment returns the segment [lo, hi) of n points that change point
+// cps[i] splits: from the change point before it (or 0) to the one after
+// it (or n). The re-test of each change point and the Split it yields
+// read the same segment.
+func segment(cps []int, i, n int) (lo, hi int) {
+	lo, hi = 0, n
+	if i > 0 {
+		lo = cps[i-1]
+	}
+	if i+1 < len(cps) {
+		hi = cps[i+1]
+	}
+	return lo, hi
 }
 
 // holds reports whether a and b differ: Student's t with p < Alpha, by

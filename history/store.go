@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/durable"
 )
 
 // Ext is the extension of a history file.
@@ -151,22 +152,7 @@ func readEntry(root, p string) (Entry, error) {
 // damaged run is not silently left out. A root without runs is
 // ErrNoHistory.
 func Load(root string) ([]Entry, error) {
-	var paths []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != root {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), Ext) {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths, err := durable.VisibleFiles(root, func(name string) bool { return strings.HasSuffix(name, Ext) })
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}

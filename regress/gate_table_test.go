@@ -1,7 +1,7 @@
 package regress
 
 import (
-	"compress/gzip"
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 )
 
@@ -87,12 +88,7 @@ func sessionFiles(t testing.TB, set, pattern string) []string {
 // loadGz reads one gzipped baseline.
 func loadGz(t testing.TB, path string) *baselines.Baseline {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	b, err := baselines.Decode(zr, path)
+	b, err := baselines.Decode(bytes.NewReader(testenv.Gunzip(t, path)), path)
 	require.NoError(t, err)
 	return b
 }

@@ -1,7 +1,6 @@
 package regress
 
 import (
-	"compress/gzip"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -54,13 +53,7 @@ func noiseRuns(t testing.TB, set, length string) []*baselines.Baseline {
 	slices.Sort(paths)
 	var out []*baselines.Baseline
 	for _, p := range paths {
-		f, err := os.Open(p)
-		require.NoError(t, err)
-		zr, err := gzip.NewReader(f)
-		require.NoError(t, err)
-		b, err := baselines.Decode(zr, p)
-		require.NoError(t, err)
-		require.NoError(t, f.Close())
+		b := loadGz(t, p)
 		if unmark {
 			b.Shared = ""
 		}
@@ -85,29 +78,28 @@ func slowed(b *baselines.Baseline, factor float64) *baselines.Baseline {
 		}
 		c.Dirs = append(c.Dirs, &nd)
 	}
-	c.Seconds = make([]baselines.Second, len(b.Seconds))
-	for i, s := range b.Seconds {
-		c.Seconds[i] = s
-		for d, sd := range s.Dirs {
-			if sd != nil {
-				n := *sd
-				n.IOs, n.Bytes = scale(sd.IOs), scale(sd.Bytes)
-				c.Seconds[i].Dirs[d] = &n
-			}
-		}
+	c.Seconds = slices.Clone(b.Seconds)
+	for i := range c.Seconds {
+		scaleDirs(&c.Seconds[i].Dirs, func(n *baselines.SecondDir) { n.IOs, n.Bytes = scale(n.IOs), scale(n.Bytes) })
 	}
-	c.Slices = make([]baselines.Slice, len(b.Slices))
-	for i, s := range b.Slices {
-		c.Slices[i] = s
-		for d, sd := range s.Dirs {
-			if sd != nil {
-				n := *sd
-				n.IOs, n.Bytes = scale(sd.IOs), scale(sd.Bytes)
-				c.Slices[i].Dirs[d] = &n
-			}
-		}
+	c.Slices = slices.Clone(b.Slices)
+	for i := range c.Slices {
+		scaleDirs(&c.Slices[i].Dirs, func(n *baselines.SliceDir) { n.IOs, n.Bytes = scale(n.IOs), scale(n.Bytes) })
 	}
 	return &c
+}
+
+// scaleDirs replaces each direction of a second or a slice by a copy
+// that scale changed, leaving the directions without I/O (nil) and the
+// original sample as they were.
+func scaleDirs[D any](dirs *[3]*D, scale func(*D)) {
+	for d, sd := range dirs {
+		if sd != nil {
+			n := *sd
+			scale(&n)
+			dirs[d] = &n
+		}
+	}
 }
 
 // multiRun folds runs into one baseline of several runs.

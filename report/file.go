@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"stortest.dev/internal/durable"
@@ -43,9 +42,9 @@ func MergeFile(path string, s Suite) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	unlock, err := lockDir(filepath.Dir(path))
+	unlock, err := durable.LockDir(filepath.Dir(path))
 	if err != nil {
-		return err
+		return fmt.Errorf("report: %w", err)
 	}
 	defer unlock()
 	var suites []rawSuite
@@ -75,29 +74,6 @@ func MergeFile(path string, s Suite) error {
 		return err
 	}
 	return writeAtomic(path, b.Bytes())
-}
-
-// lockDir takes an exclusive flock on dir and returns its release. A
-// lock on the directory, unlike one on a lock file, leaves nothing behind.
-func lockDir(dir string) (func(), error) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil, fmt.Errorf("report: lock %s: %w", dir, err)
-	}
-	for {
-		err = syscall.Flock(int(d.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		d.Close()
-		return nil, fmt.Errorf("report: lock %s: %w", dir, err)
-	}
-	return func() {
-		syscall.Flock(int(d.Fd()), syscall.LOCK_UN)
-		d.Close()
-	}, nil
 }
 
 // writeAtomic writes data to path through a synced temporary file and a

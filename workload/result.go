@@ -61,19 +61,18 @@ type Second struct {
 }
 
 // IOPS returns direction d's completions per second in the interval.
-func (s *Second) IOPS(d Dir) float64 {
-	if s.Dur <= 0 {
-		return 0
-	}
-	return float64(s.IOs[d]) / s.Dur.Seconds()
-}
+func (s *Second) IOPS(d Dir) float64 { return perSecond(s.IOs[d], s.Dur) }
 
 // BW returns direction d's bytes per second in the interval.
-func (s *Second) BW(d Dir) float64 {
-	if s.Dur <= 0 {
+func (s *Second) BW(d Dir) float64 { return perSecond(s.Bytes[d], s.Dur) }
+
+// perSecond returns n per second of an interval of length dur, 0 for an
+// interval of no length: the rate of a Second's and of a Slice's counts.
+func perSecond(n uint64, dur time.Duration) float64 {
+	if dur <= 0 {
 		return 0
 	}
-	return float64(s.Bytes[d]) / s.Dur.Seconds()
+	return float64(n) / dur.Seconds()
 }
 
 // SliceInterval is the length of a throughput slice (JobResult.Slices):
@@ -95,20 +94,10 @@ type Slice struct {
 }
 
 // IOPS returns direction d's completions per second in the slice.
-func (s *Slice) IOPS(d Dir) float64 {
-	if s.Dur <= 0 {
-		return 0
-	}
-	return float64(s.IOs[d]) / s.Dur.Seconds()
-}
+func (s *Slice) IOPS(d Dir) float64 { return perSecond(s.IOs[d], s.Dur) }
 
 // BW returns direction d's bytes per second in the slice.
-func (s *Slice) BW(d Dir) float64 {
-	if s.Dur <= 0 {
-		return 0
-	}
-	return float64(s.Bytes[d]) / s.Dur.Seconds()
-}
+func (s *Slice) BW(d Dir) float64 { return perSecond(s.Bytes[d], s.Dur) }
 
 // IOError records one failed I/O.
 type IOError struct {

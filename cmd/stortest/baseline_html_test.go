@@ -2,32 +2,19 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"stortest.dev/internal/testenv"
 )
 
 // gunzipTo writes the decompressed src to dir/name and returns its path.
 func gunzipTo(t *testing.T, src, dir, name string) string {
 	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := filepath.Join(dir, name)
-	if err := os.WriteFile(out, b, 0o644); err != nil {
+	if err := os.WriteFile(out, testenv.Gunzip(t, src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"stortest.dev/internal/durable"
 	"stortest.dev/latency/histlog"
 )
 
@@ -73,22 +73,9 @@ func histInputs(args []string) ([]histlog.Input, []histlog.Group, error) {
 
 // histLogsUnder lists the histogram logs under dir, sorted.
 func histLogsUnder(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d iofs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != dir {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		name := strings.TrimSuffix(d.Name(), ".gz")
-		if !d.IsDir() && strings.Contains(name, "_hist.") && strings.HasSuffix(name, ".log") {
-			out = append(out, p)
-		}
-		return nil
+	out, err := durable.VisibleFiles(dir, func(name string) bool {
+		name = strings.TrimSuffix(name, ".gz")
+		return strings.Contains(name, "_hist.") && strings.HasSuffix(name, ".log")
 	})
 	sort.Strings(out)
 	return out, err

@@ -7,7 +7,9 @@
 // synced, renamed (or linked) into place, the directory synced: a reader
 // or a crash sees the old file or the new one. Line logs (a .jsonl
 // history) grow by one write of a whole line under an exclusive flock,
-// synced, and a failure puts the file back as it was (Log).
+// synced, and a failure puts the file back as it was (Log). Readers of a
+// directory of such files list it with VisibleFiles, which passes over
+// the hidden temporary files of writes under way.
 package durable
 
 import (

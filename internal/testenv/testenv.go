@@ -2,7 +2,8 @@
 // environment: whether they may use root, loop devices, FUSE, cgroups and
 // tools (skipping, or failing where CI says the environment must have
 // them), where fio is and running it on a job file, attaching a loop
-// device for a test, and the -update flag of golden files.
+// device for a test, the -update flag of golden files, and reading the
+// recorded data kept gzipped under testdata/.
 //
 // It does not import "testing" (nothing below the test API does; see
 // internal/lint): its functions take a TB, the part of testing.TB they
@@ -14,8 +15,10 @@
 package testenv
 
 import (
+	"compress/gzip"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +51,27 @@ const (
 // Update is the -update flag of the tests that keep golden files under
 // testdata/: with it they rewrite the files instead of comparing.
 var Update = flag.Bool("update", false, "rewrite the golden files under testdata/ instead of comparing with them")
+
+// Gunzip returns the contents of the gzipped file at path (recordings
+// are kept compressed under testdata/), failing the test (Fatalf) when it
+// does not read.
+func Gunzip(t TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("testenv: %s: %v", path, err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("testenv: %s: %v", path, err)
+	}
+	return b
+}
 
 // Unmet stops a test whose prerequisite is missing: it skips it with the
 // reason, or fails it (FailNow) when the environment variable env is "1".

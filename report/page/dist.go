@@ -16,6 +16,17 @@ type dist struct {
 	bins  []latency.Bin // ascending values (ns), as latency.Histogram.Bins
 }
 
+// count returns the number of I/Os in d, the sum of its bins' counts:
+// the whole of which the histogram's shares and the exceedance plot's
+// probabilities are parts.
+func (d dist) count() uint64 {
+	var n uint64
+	for _, b := range d.bins {
+		n += b.Count
+	}
+	return n
+}
+
 // binsPerDecade is the histogram's resolution on its log axis: fio's
 // buckets are finer (64 a power of two), too fine to read as bars.
 const binsPerDecade = 20
@@ -28,10 +39,7 @@ func histChart(id, title string, ds []dist) *chart {
 		x: axis{label: "latency", kind: kindNS, log: true},
 		y: axis{label: "share of I/Os per bin", kind: kindPercent, log: true}}
 	for _, d := range ds {
-		var total uint64
-		for _, b := range d.bins {
-			total += b.Count
-		}
+		total := d.count()
 		if total == 0 {
 			continue
 		}
@@ -75,10 +83,7 @@ func exceedanceChart(id, title string, ds []dist) *chart {
 		y: axis{label: "P(clat > x)", kind: kindProb, log: true}}
 	lowest := 1.0
 	for _, d := range ds {
-		var total uint64
-		for _, b := range d.bins {
-			total += b.Count
-		}
+		total := d.count()
 		if total == 0 {
 			continue
 		}

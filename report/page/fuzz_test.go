@@ -2,13 +2,12 @@ package page
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/regress"
 )
 
@@ -17,19 +16,7 @@ import (
 // disk): each page must be well-formed, with finite coordinates only.
 func FuzzRenderBaseline(f *testing.F) {
 	for _, name := range []string{"randread-30s-a.json.gz", "randread-30s-shared.json.gz"} {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			f.Fatal(err)
-		}
-		raw, err := io.ReadAll(zr)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(raw)
+		f.Add(testenv.Gunzip(f, filepath.Join("testdata", name)))
 	}
 	for _, name := range []string{"schema1.json", "schema2.json", "schema3.json"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "baselines", "testdata", name))

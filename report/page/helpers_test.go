@@ -1,14 +1,14 @@
 package page
 
 import (
-	"compress/gzip"
+	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/iostat"
 	"stortest.dev/steady"
 	"stortest.dev/workload"
@@ -28,16 +28,7 @@ import (
 
 func loadBaseline(t testing.TB, name string) *baselines.Baseline {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := baselines.Decode(zr, name)
+	b, err := baselines.Decode(bytes.NewReader(testenv.Gunzip(t, filepath.Join("testdata", name))), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,17 +37,8 @@ func loadBaseline(t testing.TB, name string) *baselines.Baseline {
 
 func loadIOStat(t testing.TB) []iostat.Delta {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "iostat-vda-30s.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var snaps []iostat.Snapshot
-	if err := json.NewDecoder(zr).Decode(&snaps); err != nil {
+	if err := json.Unmarshal(testenv.Gunzip(t, filepath.Join("testdata", "iostat-vda-30s.json.gz")), &snaps); err != nil {
 		t.Fatal(err)
 	}
 	if len(snaps) < 2 {
