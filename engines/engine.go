@@ -276,26 +276,64 @@ var (
 
 type factory func(cfg Config) (Engine, error)
 
+// Traits are what the rest of stortest knows of an engine before it
+// runs one: a new engine's row in the registry says them once.
+type Traits struct {
+	// NoFile: the engine works on no file the caller opens
+	// (Config.File): a socket (net), nothing (null, cpuio, exec), or the
+	// files it names itself (the file engines: Config.Files).
+	NoFile bool
+	// Sync: one I/O at a time whatever the depth; Queue completes it.
+	Sync bool
+	// MultiFile: each unit names its file, so a job may spread over
+	// several files (nrfiles above 1).
+	MultiFile bool
+}
+
 var registry = []struct {
 	name string
 	new  factory
+	Traits
 }{
-	{"null", newNull},
-	{"sync", newSyncEngine},
-	{"psync", newPsync},
-	{"pvsync2", newPvsync2},
-	{"libaio", newLibaio},
-	{"io_uring", newUring},
-	{"mmap", newMmap},
-	{"falloc", newFalloc},
-	{"ftruncate", newFtruncate},
-	{"cpuio", newCPUIO},
-	{"filecreate", newFileCreate},
-	{"filestat", newFileStat},
-	{"filedelete", newFileDelete},
-	{"exec", newExec},
-	{"posixaio", newPosixAIO},
-	{"net", newNet},
+	{"null", newNull, Traits{NoFile: true, MultiFile: true}},
+	{"sync", newSyncEngine, Traits{Sync: true, MultiFile: true}},
+	{"psync", newPsync, Traits{Sync: true, MultiFile: true}},
+	{"pvsync2", newPvsync2, Traits{Sync: true, MultiFile: true}},
+	{"libaio", newLibaio, Traits{MultiFile: true}},
+	{"io_uring", newUring, Traits{MultiFile: true}},
+	{"mmap", newMmap, Traits{Sync: true}},
+	{"falloc", newFalloc, Traits{}},
+	{"ftruncate", newFtruncate, Traits{}},
+	{"cpuio", newCPUIO, Traits{NoFile: true}},
+	{"filecreate", newFileCreate, Traits{NoFile: true}},
+	{"filestat", newFileStat, Traits{NoFile: true}},
+	{"filedelete", newFileDelete, Traits{NoFile: true}},
+	{"exec", newExec, Traits{NoFile: true}},
+	{"posixaio", newPosixAIO, Traits{MultiFile: true}},
+	{"net", newNet, Traits{NoFile: true}},
+}
+
+// TraitsOf returns the traits of the engine called name, and whether
+// New knows it.
+func TraitsOf(name string) (Traits, bool) {
+	for _, r := range registry {
+		if r.name == name {
+			return r.Traits, true
+		}
+	}
+	return Traits{}, false
+}
+
+// NamesWith lists the engines whose traits satisfy keep, in New's
+// order.
+func NamesWith(keep func(Traits) bool) []string {
+	var out []string
+	for _, r := range registry {
+		if keep(r.Traits) {
+			out = append(out, r.name)
+		}
+	}
+	return out
 }
 
 // Names lists the engines New knows, in a fixed order.

@@ -106,3 +106,45 @@ func TestFlagsAndClose(t *testing.T) {
 		})
 	}
 }
+
+// Each engine's Traits say what it does: a Sync engine completes a read
+// inside Queue at depth 8, an asynchronous one queues it; a NoFile
+// engine needs no Config.File (or is the net or a file engine, which
+// need a socket or Config.Files instead), any other refuses to start
+// without one.
+func TestTraitsAreTheEngines(t *testing.T) {
+	path := tempFile(t, 1<<20)
+	for _, v := range variants {
+		if v.cfg != nil {
+			continue
+		}
+		t.Run(v.engine, func(t *testing.T) {
+			tr, ok := TraitsOf(v.engine)
+			if !ok {
+				t.Fatalf("TraitsOf(%q): unknown", v.engine)
+			}
+			f := openT(t, path, false)
+			bufs := allocBuffers(t, 1, 4096)
+			e := newEngine(t, v.engine, Config{File: f, Depth: 8, Buffers: bufs.All()})
+			st, err := e.Queue(&Unit{Op: OpRead, Offset: 0, Buf: bufs.Buf(0)[:4096], Res: -999})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st == Completed; got != tr.Sync {
+				t.Errorf("Queue at depth 8: %v, but Traits.Sync is %v", st, tr.Sync)
+			}
+		})
+	}
+	for _, name := range Names() {
+		tr, _ := TraitsOf(name)
+		if _, err := New(name, Config{}); !tr.NoFile && !errors.Is(err, ErrConfig) {
+			t.Errorf("New(%q) without a file: %v, want ErrConfig (Traits.NoFile is false)", name, err)
+		}
+		if NeedsFile(name) == tr.NoFile {
+			t.Errorf("NeedsFile(%q) = %v with Traits.NoFile %v", name, NeedsFile(name), tr.NoFile)
+		}
+	}
+	if _, ok := TraitsOf("solarisaio"); ok {
+		t.Error("TraitsOf knows solarisaio")
+	}
+}

@@ -10,15 +10,13 @@ import (
 )
 
 // NeedsFile reports whether the engine called name works on a file the
-// caller opens (Config.File): every engine but null, cpuio, exec, net
-// (a socket: Config.Net) and the file engines (filecreate, filestat,
-// filedelete), which name their own files (Config.Files).
+// caller opens (Config.File): every engine but those whose Traits say
+// NoFile (null, cpuio, exec, net, and the file engines filecreate,
+// filestat and filedelete, which name their own files: Config.Files).
+// An unknown name needs one.
 func NeedsFile(name string) bool {
-	switch name {
-	case "null", "cpuio", "exec", "net", "filecreate", "filestat", "filedelete":
-		return false
-	}
-	return true
+	t, _ := TraitsOf(name)
+	return !t.NoFile
 }
 
 // FileSet names the files of the file engines. File i of N is

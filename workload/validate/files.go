@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"stortest.dev/engines"
 	"stortest.dev/workload"
 )
 
@@ -28,9 +29,12 @@ func FileService(fs workload.FileService) string {
 	return ""
 }
 
-// dataEngines take nrfiles above 1 (besides the file engines): their
-// units name their file.
-var dataEngines = []string{"sync", "psync", "pvsync2", "libaio", "io_uring", "posixaio", "null"}
+// engineTraits are the traits of the engine called name (none for a
+// name engines does not know).
+func engineTraits(name string) engines.Traits {
+	t, _ := engines.TraitsOf(name)
+	return t
+}
 
 // validateMultiFile checks MultiFile's fields and what a job of several
 // files cannot combine with.
@@ -54,9 +58,9 @@ func validateMultiFile(j *workload.Job) error {
 		return unsupportedField(j.Name, field, what+" with nrfiles="+strconv.Itoa(j.NrFiles))
 	}
 	switch {
-	case !contains(dataEngines, j.Engine):
+	case !engineTraits(j.Engine).MultiFile:
 		return unsupportedField(j.Name, "nrfiles", "nrfiles="+strconv.Itoa(j.NrFiles)+" with ioengine="+j.Engine+
-			" (several files per job with ioengine "+workload.OrList(append(append([]string{}, dataEngines...), workload.FileEngines...))+")")
+			" (several files per job with ioengine "+workload.OrList(append(engines.NamesWith(func(t engines.Traits) bool { return t.MultiFile }), workload.FileEngines...))+")")
 	case j.Verify != workload.VerifyNone:
 		return un("verify", "verify")
 	case j.RW.Trims():
@@ -92,13 +96,4 @@ func validateMultiFile(j *workload.Job) error {
 		}
 	}
 	return nil
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
