@@ -12,8 +12,9 @@ import (
 	"stortest.dev/internal/testenv"
 )
 
-// A Command runs inside the group: its own /proc/self/cgroup names it.
-func TestCommandRunsInGroup(t *testing.T) {
+// newGroup makes a group for the test and removes it when the test ends.
+func newGroup(t *testing.T) *blkio.Group {
+	t.Helper()
 	testenv.RequireBlkio(t)
 	g, err := blkio.New("stortest-blkio-test")
 	if err != nil {
@@ -24,6 +25,12 @@ func TestCommandRunsInGroup(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	return g
+}
+
+// A Command runs inside the group: its own /proc/self/cgroup names it.
+func TestCommandRunsInGroup(t *testing.T) {
+	g := newGroup(t)
 	out, err := g.Command("cat", "/proc/self/cgroup").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -63,15 +70,7 @@ func TestNewSweepsGroupsOfGoneProcesses(t *testing.T) {
 		}
 		t.Cleanup(func() { os.Remove(filepath.Join(parent, d)) })
 	}
-	g, err := blkio.New("stortest-blkio-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := g.Remove(); err != nil {
-			t.Error(err)
-		}
-	})
+	newGroup(t) // sweeps parent
 	for d, removed := range dirs {
 		_, err := os.Stat(filepath.Join(parent, d))
 		if gotRemoved := os.IsNotExist(err); gotRemoved != removed {
