@@ -506,9 +506,7 @@ func TestUpdateAppendConcurrent(t *testing.T) {
 	dir := t.TempDir()
 	path := baselines.Path(dir, "TestUpdateFlagHelper", "mix")
 	start := func(pause string) (*exec.Cmd, *strings.Builder) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestUpdateFlagHelper$", "-test.count=1", "-test.v", "-stortest.update=append")
-		cmd.Env = append(os.Environ(), updateHelperEnv+"="+dir, appendPauseEnv+"="+pause, "STORTEST_JUNIT=", EnvUpdate+"=", EnvKeep+"=",
-			EnvRepeat+"=", EnvStrict+"=", EnvTolerance+"=", "STORTEST_BASELINES=")
+		cmd := updateHelper(dir, []string{appendPauseEnv + "=" + pause}, "-stortest.update=append")
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
 		require.NoError(t, cmd.Start())

@@ -107,6 +107,16 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 const updateHelperEnv = "STORTEST_UPDATE_HELPER"
 
+// updateHelper is a run of this test binary's TestUpdateFlagHelper with
+// its baselines under dir, the command-line args, and none of the
+// settings of the environment but env's (KEY=VALUE).
+func updateHelper(dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestUpdateFlagHelper$", "-test.count=1", "-test.v"}, args...)...)
+	cmd.Env = append(append(os.Environ(), updateHelperEnv+"="+dir, "STORTEST_JUNIT=", EnvUpdate+"=", EnvKeep+"=",
+		EnvRepeat+"=", EnvStrict+"=", EnvTolerance+"=", "STORTEST_BASELINES="), env...)
+	return cmd
+}
+
 // The flags, as go test passes them: each run of this test binary is a
 // session of its own (its own process, so its own session id).
 // -stortest.update=append adds its run, -stortest.keep caps the
@@ -120,10 +130,7 @@ func TestUpdateFlagAppend(t *testing.T) {
 	path := baselines.Path(dir, "TestUpdateFlagHelper", "mix")
 	session := func(env string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestUpdateFlagHelper$", "-test.count=1", "-test.v"}, args...)...)
-		cmd.Env = append(os.Environ(), updateHelperEnv+"="+dir, "STORTEST_JUNIT=", EnvUpdate+"="+env, EnvKeep+"=",
-			EnvRepeat+"=", EnvStrict+"=", EnvTolerance+"=", "STORTEST_BASELINES=")
-		out, err := cmd.CombinedOutput()
+		out, err := updateHelper(dir, []string{EnvUpdate + "=" + env}, args...).CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		return string(out)
 	}
