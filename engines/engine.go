@@ -218,8 +218,12 @@ type Config struct {
 	// one OS thread (runtime.LockOSThread), the thread of the first
 	// Commit. io_uring then sets its ring up as fio does, single issuer
 	// with completion work deferred until the thread reaps
-	// (IORING_SETUP_SINGLE_ISSUER, DEFER_TASKRUN). A call from another
-	// thread fails with EEXIST.
+	// (IORING_SETUP_SINGLE_ISSUER, DEFER_TASKRUN), and registers the ring
+	// with that thread so that entering it takes no file reference. A
+	// call from another thread fails with EEXIST. Close on that thread
+	// drops the registration; a caller that closes elsewhere lets the
+	// thread exit (its goroutine returns without UnlockOSThread), when
+	// the kernel drops it.
 	OneThread bool
 	// HiPri: io_uring IOPOLL (completions are polled, needs O_DIRECT and a device
 	// with poll queues), or RWF_HIPRI for pvsync2.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -280,5 +281,59 @@ func TestUringOneThread(t *testing.T) {
 	})
 	if !errors.Is(err, unix.EEXIST) {
 		t.Errorf("submit from another thread: %v, want EEXIST", err)
+	}
+}
+
+// TestUringRegistersRing: with OneThread the ring is registered with the
+// thread of the first Commit and entered by its slot, and Close on that
+// thread drops the registration (the kernel holds a reference on the
+// ring until then). A second thread's submit still fails with EEXIST.
+func TestUringRegistersRing(t *testing.T) {
+	path := tempFile(t, 1<<20)
+	f := openT(t, path, false)
+	bufs := allocBuffers(t, 8, 4096)
+	e := newEngine(t, "io_uring", Config{File: f, Depth: 8, OneThread: true})
+	u := e.(*uring)
+	other := newEngine(t, "io_uring", Config{File: f, Depth: 1}).(*uring) // a ring to call io_uring_register on
+	done := make(chan error)
+	var held error // why the slot could not be reused after Close
+	go func() {
+		runtime.LockOSThread() // this goroutine's thread exits with it
+		units := make([]*Unit, 32)
+		for i := range units {
+			units[i] = &Unit{Op: OpRead, Offset: int64(i) * 4096, Buf: bufs.Buf(i % 8), BufIndex: -1, Res: -999}
+		}
+		if _, err := drive(e, units); err != nil {
+			done <- err
+			return
+		}
+		for i, un := range units {
+			if un.Res != 4096 {
+				done <- fmt.Errorf("unit %d: Res = %d, want 4096", i, un.Res)
+				return
+			}
+		}
+		if u.enterFlags != ioringEnterRegisteredRing || u.enterFd == u.ringFd {
+			done <- fmt.Errorf("ring entered by descriptor %d, flags %#x: not registered", u.enterFd, u.enterFlags)
+			return
+		}
+		slot := u.enterFd
+		if err := e.Close(); err != nil {
+			done <- err
+			return
+		}
+		// The slot is free again: another ring can be registered in it
+		// (EBUSY while the closed ring still holds it).
+		upd := uringRsrcUpdate{Offset: uint32(slot), Data: uint64(other.ringFd)}
+		if _, errno := other.register(ioringRegisterRingFds, unsafe.Pointer(&upd), 1); errno != 0 {
+			held = errno
+		}
+		done <- nil
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if held != nil {
+		t.Errorf("after Close on the registering thread its slot is still taken: %v", held)
 	}
 }

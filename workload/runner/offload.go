@@ -125,8 +125,9 @@ func (o *offload) stop() {
 // submitter performs the units it receives, one at a time.
 func (o *offload) submitter(e engines.Engine) {
 	defer o.wg.Done()
+	// Locked for good: the thread ends with the goroutine, and with it
+	// the io_uring ring registered with it (engines.Config.OneThread).
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	var ru0 unix.Rusage
 	counting := false
 	for u := range o.submit {

@@ -646,9 +646,11 @@ func (w *worker) run(start int64) {
 		return
 	}
 	// io_uring completes on the submitting thread, and the CPU figures
-	// come from this thread's rusage.
+	// come from this thread's rusage. The thread is not unlocked: it ends
+	// with the job's goroutine, and the kernel drops what the job left
+	// on it (the io_uring ring registered with it; see
+	// engines.Config.OneThread).
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	basePrio := jobIOPrio(&w.job)
 	if basePrio != 0 {
 		restore, err := setThreadIOPrio(basePrio)
