@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/runner"
@@ -134,9 +135,7 @@ func TestPerSecond(t *testing.T) {
 // A real run of the null engine becomes a baseline that survives the file
 // format unchanged.
 func TestFromRealRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a 1.2 s workload")
-	}
+	testenv.SkipShort(t, "runs a 1.2 s workload")
 	target := filepath.Join(t.TempDir(), "target")
 	require.NoError(t, os.WriteFile(target, make([]byte, 1<<20), 0o644))
 	job := workload.Job{Name: "null-randread", Filename: target, Engine: "null", RW: workload.RandRead, BlockSize: 4096,
@@ -300,9 +299,7 @@ func TestAddRun(t *testing.T) {
 // ones). A millisecond added to every I/O makes each phase about a
 // second long.
 func TestThroughputSeriesOfWriteVerify(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a 2.5 s workload")
-	}
+	testenv.SkipShort(t, "runs a 2.5 s workload")
 	target := filepath.Join(t.TempDir(), "target")
 	require.NoError(t, os.WriteFile(target, make([]byte, 4<<20), 0o644))
 	job := workload.Job{Name: "write-verify", Filename: target, Engine: "psync", RW: workload.Write, BlockSize: 4096,

@@ -32,9 +32,7 @@ import (
 // --fleet, the slowest first), and the fleet's p99 is the p99 of the
 // four hosts' histograms summed, computed here from the logs themselves.
 func TestFleetFlow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs four stortest processes")
-	}
+	testenv.SkipShort(t, "runs four stortest processes")
 	testenv.RequireBlkio(t)
 	bin := buildStortest(t)
 

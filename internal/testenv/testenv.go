@@ -1,7 +1,7 @@
 // Package testenv holds what the module's tests share about their
-// environment: whether they may use root, loop devices, FUSE, cgroups and
-// tools (skipping, or failing where CI says the environment must have
-// them), where fio is and running it on a job file, attaching a loop
+// environment: whether a long test runs (not under -short), whether they
+// may use root, loop devices, FUSE, cgroups and tools (skipping, or
+// failing where CI says the environment must have them), where fio is and running it on a job file, attaching a loop
 // device for a test, the -update flag of golden files, and reading the
 // recorded data kept gzipped under testdata/.
 //
@@ -51,6 +51,16 @@ const (
 // Update is the -update flag of the tests that keep golden files under
 // testdata/: with it they rewrite the files instead of comparing.
 var Update = flag.Bool("update", false, "rewrite the golden files under testdata/ instead of comparing with them")
+
+// SkipShort skips a long test under go test -short, saying what it
+// would have done: "runs the 10 s default job". It reads the flag
+// testing.Short reads (testenv does not import "testing").
+func SkipShort(t TB, what string) {
+	t.Helper()
+	if f := flag.Lookup("test.short"); f != nil && f.Value.String() == "true" {
+		t.Skipf("%s", what)
+	}
+}
 
 // Gunzip returns the contents of the gzipped file at path (recordings
 // are kept compressed under testdata/), failing the test (Fatalf) when it

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -152,5 +153,22 @@ func TestValidateJUnit(t *testing.T) {
 	}
 	if f := (&fakeTB{}).run(func(tb TB) { ValidateJUnit(tb, bad) }); len(f.errors) != 1 || !strings.Contains(f.errors[0], "bad.xml") {
 		t.Errorf("an invalid file: errors %q, want one naming it", f.errors)
+	}
+}
+
+func TestSkipShort(t *testing.T) {
+	short := flag.Lookup("test.short")
+	was := short.Value.String()
+	t.Cleanup(func() { short.Value.Set(was) })
+	short.Value.Set("false")
+	if f := (&fakeTB{}).run(func(tb TB) { SkipShort(tb, "runs for minutes") }); f.skip != "" {
+		t.Errorf("without -short: skip %q", f.skip)
+	}
+	short.Value.Set("true")
+	if !testing.Short() {
+		t.Fatal("testing.Short() is false with -test.short set")
+	}
+	if f := (&fakeTB{}).run(func(tb TB) { SkipShort(tb, "runs for minutes") }); f.skip != "runs for minutes" {
+		t.Errorf("with -short: skip %q, want %q", f.skip, "runs for minutes")
 	}
 }

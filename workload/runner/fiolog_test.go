@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
 )
@@ -116,9 +117,7 @@ func TestFioLogsShared(t *testing.T) {
 // logs get the last partial interval too; as fio 3.33's recorded avg_*
 // logs of the same job.
 func TestFioLogsAveraged(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 2.5 s")
-	}
+	testenv.SkipShort(t, "runs 2.5 s")
 	prefix := filepath.Join(t.TempDir(), "avg")
 	job := workload.Job{Name: "avg", Engine: "null", RW: workload.RandRW, BlockSize: 4096, Size: 16 << 20,
 		Runtime: 2500 * time.Millisecond, TimeBased: true, RateIOPS: [3]int{200, 200, 0},

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
@@ -90,9 +91,7 @@ func TestStallPastFioCeiling(t *testing.T) {
 // The same in real time: the job really waits 18 s for one I/O. Skipped
 // with -short; it sleeps, it does not spin.
 func TestStallPastFioCeilingRealTime(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits 18 s (skipped with -short)")
-	}
+	testenv.SkipShort(t, "waits 18 s (skipped with -short)")
 	const stall = 18 * time.Second
 	start := time.Now()
 	r := stallJob(t, "psync", stall, false, 0)
