@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"stortest.dev/fio"
 	"strings"
@@ -514,10 +513,5 @@ size=1m
 		{Name: "r", IOs: [workload.NumDirs]uint64{8, 0, 0}, Bytes: [workload.NumDirs]uint64{64 << 10, 0, 0}},
 		{Name: "c", IOs: [workload.NumDirs]uint64{0, 16, 0}, Bytes: [workload.NumDirs]uint64{0, 1 << 20, 0}},
 	}
-	if !reflect.DeepEqual(fio.Jobs, want) {
-		t.Fatalf("fio: %v, want %v", fio.Jobs, want)
-	}
-	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
-		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
-	}
+	checkRanJobs(t, fio, ours, want)
 }
