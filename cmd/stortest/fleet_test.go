@@ -33,7 +33,7 @@ import (
 // four hosts' histograms summed, computed here from the logs themselves.
 func TestFleetFlow(t *testing.T) {
 	testenv.SkipShort(t, "runs four stortest processes")
-	testenv.RequireBlkio(t)
+	g := testenv.BlkioGroup(t, "stortest-fleet")
 	bin := buildStortest(t)
 
 	const hosts, slow = 4, 2 // host-3 is slow
@@ -44,9 +44,6 @@ func TestFleetFlow(t *testing.T) {
 		t.Cleanup(func() { assert.NoError(t, s.Close()) })
 		devs = append(devs, s.Path)
 	}
-	g, err := blkio.New("stortest-fleet")
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
 	devNum, err := blkio.DevNumber(devs[slow])
 	require.NoError(t, err)
 	require.NoError(t, g.SetReadIOPS(devNum, 400))

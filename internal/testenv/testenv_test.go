@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"stortest.dev/internal/blkio"
 )
 
 // fakeTB records what a helper did: Fatalf and Skipf end the calling
@@ -170,5 +172,25 @@ func TestSkipShort(t *testing.T) {
 	}
 	if f := (&fakeTB{}).run(func(tb TB) { SkipShort(tb, "runs for minutes") }); f.skip != "runs for minutes" {
 		t.Errorf("with -short: skip %q, want %q", f.skip, "runs for minutes")
+	}
+}
+
+// BlkioGroup makes a group and registers its removal.
+func TestBlkioGroup(t *testing.T) {
+	RequireBlkio(t)
+	var g *blkio.Group
+	f := (&fakeTB{}).run(func(tb TB) { g = BlkioGroup(tb, "stortest-testenv-test") })
+	if f.fatal != "" || f.skip != "" || g == nil {
+		t.Fatalf("fatal %q, skip %q, group %v", f.fatal, f.skip, g)
+	}
+	if _, err := os.Stat(g.Dir); err != nil {
+		t.Errorf("the group's directory: %v", err)
+	}
+	if len(f.cleanups) != 1 {
+		t.Fatalf("%d cleanups, want 1", len(f.cleanups))
+	}
+	f.cleanups[0]()
+	if _, err := os.Stat(g.Dir); !errors.Is(err, os.ErrNotExist) || len(f.errors) != 0 {
+		t.Errorf("after the cleanup: the group's directory %v, errors %q", err, f.errors)
 	}
 }

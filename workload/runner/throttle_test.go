@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,38 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/internal/blkio"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/steady"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
 )
-
-// newBlkioCgroup creates a throw-away blkio group, removed (its threads
-// moved back) when the test ends, even when it fails. Without cgroup v1
-// blkio throttling the test skips, or fails when STORTEST_REQUIRE_BLKIO=1
-// (set by .ci/run, whose machines have it; hosted runners with cgroup v2
-// only leave it unset).
-func newBlkioCgroup(t *testing.T) *blkio.Group {
-	t.Helper()
-	if err := blkio.Available(); err != nil {
-		if os.Getenv("STORTEST_REQUIRE_BLKIO") == "1" {
-			t.Fatalf("%v (STORTEST_REQUIRE_BLKIO=1)", err)
-		}
-		t.Skip(err)
-	}
-	g, err := blkio.New("stortest-" + strings.ReplaceAll(t.Name(), "/", "_"))
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
-	return g
-}
-
-// devNumber is the "MAJ:MIN" of a block device node.
-func devNumber(t *testing.T, path string) string {
-	t.Helper()
-	dev, err := blkio.DevNumber(path)
-	require.NoError(t, err)
-	return dev
-}
 
 // Acceptance (issue 5): a loop device's speed changes mid-run, through
 // cgroup v1 blkio throttling of the job's I/O thread, and the detector sees
@@ -63,8 +36,12 @@ func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
 	target, err := NewScratch(ScratchOptions{Dir: "/dev/shm", Size: 64 << 20, Loop: true, DirectIO: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, target.Close()) })
-	cg := newBlkioCgroup(t)
-	dev := devNumber(t, target.Path)
+	// Without cgroup v1 blkio throttling the test skips, or fails when
+	// STORTEST_REQUIRE_BLKIO=1 (set by .ci/run, whose machines have it;
+	// hosted runners with cgroup v2 only leave it unset).
+	cg := testenv.BlkioGroup(t, "stortest-"+strings.ReplaceAll(t.Name(), "/", "_"))
+	dev, err := blkio.DevNumber(target.Path)
+	require.NoError(t, err)
 
 	const (
 		fast, slow = 400, 100 // IOPS
