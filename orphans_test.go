@@ -25,10 +25,7 @@ import (
 // STORTEST_REQUIRE_DEVICE=1.
 func needLoopDevices(t *testing.T) {
 	t.Helper()
-	testenv.RequireRoot(t)
-	if _, err := os.Stat("/dev/loop-control"); err != nil {
-		skipOrFail(t, "no loop driver: %v", err)
-	}
+	testenv.RequireDevices(t, "loop-control")
 }
 
 // childTest returns the command that runs this test binary's test name

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
@@ -27,16 +28,7 @@ import (
 // when STORTEST_REQUIRE_DEVICE=1 (CI), where skipping would hide it.
 func needDevice(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() == 0 {
-		if _, err := os.Stat("/dev/loop-control"); err == nil {
-			return
-		}
-	}
-	msg := "needs root and /dev/loop-control for loop devices"
-	if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-		t.Fatal(msg + " (STORTEST_REQUIRE_DEVICE=1)")
-	}
-	t.Skip(msg)
+	testenv.RequireDevices(t, "loop-control")
 }
 
 // loopTarget is a direct-I/O loop device over a temp file, detached and
