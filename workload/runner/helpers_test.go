@@ -56,6 +56,25 @@ func runJobFile(t *testing.T, text string) *workload.Result {
 	return res
 }
 
+// allocsPerIO runs job once with loops=1 and once with loops=many (Run
+// must not fail) and returns what each I/O of the added loops allocated:
+// the difference of the two runs' allocations over (many-1)*ios, ios
+// being the I/Os of one loop. It logs the figures.
+func allocsPerIO(t *testing.T, job workload.Job, ios, many int) float64 {
+	t.Helper()
+	allocs := func(loops int) float64 {
+		job.Loops = loops
+		return testing.AllocsPerRun(1, func() {
+			_, err := Run(t.Context(), job, workload.Options{})
+			require.NoError(t, err)
+		})
+	}
+	one, more := allocs(1), allocs(many)
+	perIO := (more - one) / float64((many-1)*ios)
+	t.Logf("allocations: %v for %d I/Os, %v for %d: %.6f per I/O", one, ios, more, many*ios, perIO)
+	return perIO
+}
+
 // formatJobs prints each job with fiojob.Format, to compare jobs as the
 // job files they print as.
 func formatJobs(js []workload.Job) []string {
