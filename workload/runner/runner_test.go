@@ -24,18 +24,11 @@ import (
 	"stortest.dev/workload/iogen"
 )
 
-// needDevice skips a test that needs root and loop devices, or fails it
-// when STORTEST_REQUIRE_DEVICE=1 (CI), where skipping would hide it.
-func needDevice(t *testing.T) {
-	t.Helper()
-	testenv.RequireDevices(t, "loop-control")
-}
-
 // loopTarget is a direct-I/O loop device over a temp file, detached and
 // removed when the test ends.
 func loopTarget(t *testing.T, size int64) *Scratch {
 	t.Helper()
-	needDevice(t)
+	testenv.RequireDevices(t, "loop-control")
 	s, err := NewScratch(ScratchOptions{Dir: t.TempDir(), Size: size, Loop: true, DirectIO: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
@@ -201,7 +194,7 @@ func TestRunRateAndFsyncAndClones(t *testing.T) {
 // Per-I/O failures are counted per errno and explained with their offset;
 // by default the first one ends the job, with ContinueOnError it goes on.
 func TestRunErrorsAreCountedAndExplained(t *testing.T) {
-	needDevice(t)
+	testenv.RequireDevices(t, "loop-control")
 	target := fileTarget(t, 4<<20)
 	// A read-only loop device makes every write fail with EPERM.
 	l, err := engines.AttachLoop(target.File, engines.LoopOptions{ReadOnly: true})

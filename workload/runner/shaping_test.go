@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
@@ -302,7 +303,7 @@ func TestLogPrio(t *testing.T) {
 // error; its read phase reads back what it wrote. On a device the region
 // is the device.
 func TestFillDevice(t *testing.T) {
-	needDevice(t) // root, for the mount
+	testenv.RequireDevices(t, "loop-control") // root, for the mount
 	dir := t.TempDir()
 	require.NoError(t, unix.Mount("tmpfs", dir, "tmpfs", 0, "size=4m"))
 	t.Cleanup(func() { assert.NoError(t, unix.Unmount(dir, 0)) })

@@ -32,7 +32,7 @@ import (
 // gave under load (308-372 in the fast phase), and the detector rightly
 // saw the disk's own changes.
 func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
-	needDevice(t) // skips without root and loop devices
+	testenv.RequireDevices(t, "loop-control") // skips without root and loop devices
 	target, err := NewScratch(ScratchOptions{Dir: "/dev/shm", Size: 64 << 20, Loop: true, DirectIO: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, target.Close()) })
