@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
+	"stortest.dev/workload/fioout"
 	"stortest.dev/workload/internal/jobtest"
 )
 
@@ -54,6 +56,15 @@ func runJobFile(t *testing.T, text string) *workload.Result {
 		require.NoError(t, j.Err, "job %s", j.Name)
 	}
 	return res
+}
+
+// summary is fio's normal output (fioout.WriteSummary) of a run of the
+// one job r; it stops the test (FailNow) when that fails.
+func summary(t *testing.T, r *workload.JobResult) string {
+	t.Helper()
+	var sum bytes.Buffer
+	require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
+	return sum.String()
 }
 
 // allocsPerIO runs job once with loops=1 and once with loops=many (Run

@@ -135,9 +135,8 @@ func TestVerifyReportsCorruption(t *testing.T) {
 			var ve *iogen.VerifyError
 			require.True(t, errors.As(r.Verify.First[0], &ve), "%T", r.Verify.First[0])
 			assert.Contains(t, r.Verify.First[0].Error(), "151552") // the victim block's offset
-			var sum bytes.Buffer
-			require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-			assert.Contains(t, sum.String(), "1 mismatches")
+			sum := summary(t, r)
+			assert.Contains(t, sum, "1 mismatches")
 		})
 	}
 }
@@ -213,9 +212,8 @@ func TestRunErrorsAreCountedAndExplained(t *testing.T) {
 	assert.Equal(t, uint64(256), r.Dirs[workload.DirWrite].Errors, "every write fails and is counted")
 	assert.Equal(t, uint64(256), r.ErrnoCounts[int(unix.EPERM)])
 	assert.Len(t, r.FirstErrors, workload.MaxRecordedErrors)
-	var sum bytes.Buffer
-	require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-	assert.Contains(t, sum.String(), "err= 1")
+	sum := summary(t, r)
+	assert.Contains(t, sum, "err= 1")
 
 	// Misaligned O_DIRECT block sizes are refused before any I/O, with the reason.
 	lt := loopTarget(t, 4<<20)

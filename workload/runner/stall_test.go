@@ -33,13 +33,6 @@ func stallJob(t *testing.T, engine string, stall time.Duration, virtual bool, gr
 		StallAt: []engines.Range{{Off: 100 * 4096, Len: 4096}}, Stall: stall, Virtual: virtual}})
 }
 
-func summary(t *testing.T, r *workload.JobResult) string {
-	t.Helper()
-	var b bytes.Buffer
-	require.NoError(t, fioout.WriteSummary(&b, &workload.Result{Jobs: []*workload.JobResult{r}}))
-	return b.String()
-}
-
 // A stall past fio's 17.18 s ceiling keeps its value in the default
 // (36-group) histograms: max, p100 and the per-second bins say 20 s, not
 // the last bucket's 17.1 s. With fio's 29 groups the value is clipped, and

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"stortest.dev/latency"
 	"stortest.dev/steady"
 	"stortest.dev/workload"
-	"stortest.dev/workload/fioout"
 )
 
 // Acceptance (issue 5): a loop device's speed changes mid-run, through
@@ -133,9 +131,8 @@ func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
 	assert.False(t, st.Stopped)
 	assert.InDelta(t, 3*phase, r.Runtime.Seconds(), 0.3)
 
-	var sum bytes.Buffer
-	require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-	t.Logf("summary:\n%s", sum.String())
-	assert.Equal(t, 2, strings.Count(sum.String(), "    lost at "), "one line per loss")
-	assert.Contains(t, sum.String(), "regained at")
+	sum := summary(t, r)
+	t.Logf("summary:\n%s", sum)
+	assert.Equal(t, 2, strings.Count(sum, "    lost at "), "one line per loss")
+	assert.Contains(t, sum, "regained at")
 }
