@@ -29,9 +29,7 @@ import (
 // directly: under go test the terminal's SIGINT reaches it the same way,
 // as go test ignores SIGINT and waits for it.
 func TestMainSIGINT(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a test binary and runs it for seconds")
-	}
+	testenv.SkipShort(t, "builds a test binary and runs it for seconds")
 	bin := buildCancelProgram(t)
 	t.Run("file", func(t *testing.T) { checkSignal(t, bin, "file", syscall.SIGINT) })
 	t.Run("loop", func(t *testing.T) {
@@ -315,9 +313,7 @@ func countRows(t *testing.T, path string) int {
 // when none does. The binary is testdata/cancel's, whose TestLong runs
 // for 30 s.
 func TestMainTimeout(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a test binary and runs it for seconds")
-	}
+	testenv.SkipShort(t, "builds a test binary and runs it for seconds")
 	// 5 s: a margin of 1 s, and 4 s for the binary to start TestLong's
 	// run on a loaded host.
 	const timeout = 5 * time.Second

@@ -214,13 +214,11 @@ func diffLine(res *Result, metric string) string {
 // devNum), both removed when the test ends, failed or not.
 func throttledShm(t *testing.T, size int64, directIO bool, group string) (scratch *runner.Scratch, devNum string, g *blkio.Group) {
 	t.Helper()
+	g = testenv.BlkioGroup(t, group)
 	scratch, err := runner.NewScratch(runner.ScratchOptions{Dir: "/dev/shm", Size: size, Loop: true, DirectIO: directIO})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, scratch.Close()) })
 	devNum, err = blkio.DevNumber(scratch.Path)
 	require.NoError(t, err)
-	g, err = blkio.New(group)
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
 	return scratch, devNum, g
 }

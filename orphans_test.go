@@ -20,17 +20,6 @@ import (
 	"stortest.dev/workload"
 )
 
-// needLoopDevices skips a test that attaches loop devices when it cannot
-// (not root, no /dev/loop-control), or fails it (FailNow) with
-// STORTEST_REQUIRE_DEVICE=1.
-func needLoopDevices(t *testing.T) {
-	t.Helper()
-	testenv.RequireRoot(t)
-	if _, err := os.Stat("/dev/loop-control"); err != nil {
-		skipOrFail(t, "no loop driver: %v", err)
-	}
-}
-
 // childTest returns the command that runs this test binary's test name
 // alone, as a child process playing a part for its parent test; env turns
 // it on. The child writes no report and keeps nothing on purpose.
@@ -70,7 +59,7 @@ func TestOrphansAfterSIGKILL(t *testing.T) {
 	if os.Getenv(orphanChildEnv) == "1" {
 		t.Skip("in the child")
 	}
-	needLoopDevices(t)
+	testenv.RequireDevices(t, "loop-control") // root and loop devices
 	cmd := childTest("TestOrphanChild", orphanChildEnv+"=1")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

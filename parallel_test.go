@@ -16,6 +16,7 @@ import (
 
 	"stortest.dev/engines"
 	"stortest.dev/internal/proctest"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/target"
 )
 
@@ -36,7 +37,7 @@ func TestParallelBinariesLoopDevices(t *testing.T) {
 	if os.Getenv(parallelChildEnv) != "" {
 		t.Skip("in a child")
 	}
-	needLoopDevices(t)
+	testenv.RequireDevices(t, "loop-control") // root and loop devices
 	dir := t.TempDir()
 	type child struct {
 		cmd    *exec.Cmd

@@ -33,9 +33,7 @@ import (
 // example's 10 s job (more when its repeat option runs again): about two
 // minutes.
 func TestReadmeGateSessions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the README's gate example: seven go test sessions")
-	}
+	testenv.SkipShort(t, "runs the README's gate example: seven go test sessions")
 	testenv.RequireBlkio(t)
 	// truncate -s 256M /dev/shm/...; losetup --find --show ...; mkdir $cg
 	scratch, devNum, g := throttledShm(t, 256<<20, false, "stortest-readme-gate")
@@ -192,9 +190,7 @@ func TestReadmeGateSessionsParsing(t *testing.T) {
 // a temporary directory. A run 1.15x slower is logged, not judged: the
 // README's 4 s run cannot promise to see it.
 func TestReadmeExampleGate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the example's test binary four times")
-	}
+	testenv.SkipShort(t, "runs the example's test binary four times")
 	testenv.RequireBlkio(t)
 	scratch, devNum, g := throttledShm(t, 256<<20, true, "stortest-readme")
 

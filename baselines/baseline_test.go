@@ -1,11 +1,8 @@
 package baselines
 
 import (
-	"context"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
-	"stortest.dev/workload/runner"
 )
 
 // Clones merge as fio's group_reporting: counts add, histograms merge
@@ -134,18 +131,10 @@ func TestPerSecond(t *testing.T) {
 // A real run of the null engine becomes a baseline that survives the file
 // format unchanged.
 func TestFromRealRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a 1.2 s workload")
-	}
-	target := filepath.Join(t.TempDir(), "target")
-	require.NoError(t, os.WriteFile(target, make([]byte, 1<<20), 0o644))
-	job := workload.Job{Name: "null-randread", Filename: target, Engine: "null", RW: workload.RandRead, BlockSize: 4096,
+	testenv.SkipShort(t, "runs a 1.2 s workload")
+	job := workload.Job{Name: "null-randread", Engine: "null", RW: workload.RandRead, BlockSize: 4096,
 		Size: 1 << 20, Runtime: 1200 * time.Millisecond, TimeBased: true}
-	res, err := runner.Run(context.Background(), job, workload.Options{})
-	require.NoError(t, err)
-	require.NoError(t, res.Err())
-	b, err := FromResult(res, Fingerprint{Kernel: "test"})
-	require.NoError(t, err)
+	_, b := realRun(t, job, workload.Options{}, Fingerprint{Kernel: "test"})
 	require.Equal(t, "null", b.Fingerprint.Engine)
 	require.NotEmpty(t, b.Seconds)
 	require.Greater(t, b.Dirs[0].IOs, uint64(1000))
@@ -300,19 +289,11 @@ func TestAddRun(t *testing.T) {
 // ones). A millisecond added to every I/O makes each phase about a
 // second long.
 func TestThroughputSeriesOfWriteVerify(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a 2.5 s workload")
-	}
-	target := filepath.Join(t.TempDir(), "target")
-	require.NoError(t, os.WriteFile(target, make([]byte, 4<<20), 0o644))
-	job := workload.Job{Name: "write-verify", Filename: target, Engine: "psync", RW: workload.Write, BlockSize: 4096,
+	testenv.SkipShort(t, "runs a 2.5 s workload")
+	job := workload.Job{Name: "write-verify", Engine: "psync", RW: workload.Write, BlockSize: 4096,
 		Size: 4 << 20, Verify: workload.VerifyCRC32C}
-	res, err := runner.Run(context.Background(), job, workload.Options{Faults: &engines.Faults{Latency: time.Millisecond}})
-	require.NoError(t, err)
-	require.NoError(t, res.Err())
+	res, b := realRun(t, job, workload.Options{Faults: &engines.Faults{Latency: time.Millisecond}}, Fingerprint{})
 	require.Equal(t, uint64(1024), res.Jobs[0].Verify.Checked)
-	b, err := FromResult(res, Fingerprint{})
-	require.NoError(t, err)
 
 	whole := func(from, to int) (n int) {
 		for _, s := range b.Slices[from:to] {

@@ -2,6 +2,7 @@ package baselines
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -17,7 +18,24 @@ import (
 	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
+	"stortest.dev/workload/runner"
 )
+
+// realRun runs job over a file of job.Size zero bytes in a temporary
+// directory (its Filename), with opts, and returns the run and its
+// baseline (FromResult with fp). It stops the test (FailNow) when the run
+// or a job of it fails, or the baseline cannot be made.
+func realRun(t *testing.T, job workload.Job, opts workload.Options, fp Fingerprint) (*workload.Result, *Baseline) {
+	t.Helper()
+	job.Filename = filepath.Join(t.TempDir(), "target")
+	require.NoError(t, os.WriteFile(job.Filename, make([]byte, job.Size), 0o644))
+	res, err := runner.Run(context.Background(), job, opts)
+	require.NoError(t, err)
+	require.NoError(t, res.Err())
+	b, err := FromResult(res, fp)
+	require.NoError(t, err)
+	return res, b
+}
 
 // synthJob returns a deterministic job result: seconds whole seconds plus
 // a partial last one of 400 ms, reads at ~perSec I/Os per second (writes

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"stortest.dev/internal/testenv"
 )
 
 // useState installs s for the rest of the test and restores the previous state
@@ -162,9 +164,7 @@ func refReading(t *testing.T) (now, mono int64) {
 // that is wrong, not disturbed, is off by far more (a wrong shift or
 // multiplier by percents).
 func TestDriftAgainstMonotonic(t *testing.T) {
-	if testing.Short() {
-		t.Skip("sleeps 3 s; skipped with -short")
-	}
+	testenv.SkipShort(t, "sleeps 3 s; skipped with -short")
 	s := hostTSC(t)
 	useState(t, s)
 	n0, m0 := refReading(t)

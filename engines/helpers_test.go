@@ -97,6 +97,25 @@ func allocBuffers(t testing.TB, n, size int) *Buffers {
 	return b
 }
 
+// queuedBatch is an engine named name of depth 4 over a 1 MiB temporary
+// file, with a batch of four 4 KiB reads (offsets 0 to 12 KiB) queued and
+// not committed, for the tests that make the kernel reject one of a
+// batch. It stops the test (FailNow) when a read does not queue.
+func queuedBatch(t *testing.T, name string) (Engine, []*Unit) {
+	t.Helper()
+	f := openT(t, tempFile(t, 1<<20), false)
+	bufs := allocBuffers(t, 4, 4096)
+	e := newEngine(t, name, Config{File: f, Depth: 4})
+	units := make([]*Unit, 4)
+	for i := range units {
+		units[i] = &Unit{Op: OpRead, Offset: int64(i) * 4096, Buf: bufs.Buf(i), BufIndex: -1, Res: -999}
+		if st, err := e.Queue(units[i]); st != Queued || err != nil {
+			t.Fatalf("Queue = %v, %v", st, err)
+		}
+	}
+	return e, units
+}
+
 // drive runs units through e the way the runner does: queue until Busy or out
 // of units, commit, reap at least one. It returns the most units that were
 // queued or in flight at once.

@@ -69,16 +69,7 @@ func TestLibaioDepth32(t *testing.T) {
 // the two before it are submitted, it completes with the errno, and the one
 // after it is offered again and completes.
 func TestLibaioPartialSubmit(t *testing.T) {
-	f := openT(t, tempFile(t, 1<<20), false)
-	bufs := allocBuffers(t, 4, 4096)
-	e := newEngine(t, "libaio", Config{File: f, Depth: 4})
-	units := make([]*Unit, 4)
-	for i := range units {
-		units[i] = &Unit{Op: OpRead, Offset: int64(i) * 4096, Buf: bufs.Buf(i), BufIndex: -1, Res: -999}
-		if st, err := e.Queue(units[i]); st != Queued || err != nil {
-			t.Fatalf("Queue = %v, %v", st, err)
-		}
-	}
+	e, units := queuedBatch(t, "libaio")
 	e.(*libaio).pending[2].Opcode = 99 // not a command
 	if err := e.Commit(); err != nil {
 		t.Fatal(err)

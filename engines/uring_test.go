@@ -41,17 +41,7 @@ func TestUringFixedBufferIndex(t *testing.T) {
 // TestUringBadSQE makes the kernel reject one SQE of a batch: the rejection
 // arrives as that unit's result and the others complete.
 func TestUringBadSQE(t *testing.T) {
-	path := tempFile(t, 1<<20)
-	f := openT(t, path, false)
-	bufs := allocBuffers(t, 4, 4096)
-	e := newEngine(t, "io_uring", Config{File: f, Depth: 4})
-	units := make([]*Unit, 4)
-	for i := range units {
-		units[i] = &Unit{Op: OpRead, Offset: int64(i) * 4096, Buf: bufs.Buf(i), BufIndex: -1, Res: -999}
-		if st, err := e.Queue(units[i]); st != Queued || err != nil {
-			t.Fatalf("Queue = %v, %v", st, err)
-		}
-	}
+	e, units := queuedBatch(t, "io_uring")
 	r := e.(*uring)
 	r.sqes[(r.sqLocalTail-2)&r.sqMask].Opcode = 255 // not an opcode
 	if err := e.Commit(); err != nil {

@@ -75,20 +75,11 @@ func TestDeltaCPU(t *testing.T) {
 	}
 	write("uptime", "100.00 150.00\n")
 	write("stat", "cpu  100 0 50 800 50 0 0 0 0 0\n")
-	f, err := NewFS(dir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := f.Snapshot(NoDevices)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := dirFS(t, dir)
+	a := snapshotOf(t, f, NoDevices)
 	write("uptime", "101.00 151.00\n")
 	write("stat", "cpu  190 0 60 800 150 0 0 0 0 0\n")
-	b, err := f.Snapshot(NoDevices)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := snapshotOf(t, f, NoDevices)
 	d := NewDelta(a, b)
 	if d.CPU == nil || d.CPU.User != 45 || d.CPU.IOWait != 50 || len(d.Disks) != 0 {
 		t.Fatalf("CPU %+v, disks %v: want 45%% user, 50%% iowait, no device", d.CPU, d.Disks)

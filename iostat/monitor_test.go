@@ -21,10 +21,7 @@ type monitorFixture struct {
 func newMonitorFixture(t *testing.T) *monitorFixture {
 	t.Helper()
 	dir := t.TempDir()
-	f, err := NewFS(dir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := dirFS(t, dir)
 	return &monitorFixture{t: t, dir: dir, fs: f.WithDev(filepath.Join(dir, "dev"))}
 }
 

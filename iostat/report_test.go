@@ -162,11 +162,7 @@ func TestFSErrors(t *testing.T) {
 	if _, err := NewFS("/proc/uptime", "/sys"); err == nil {
 		t.Error("a file as proc root accepted")
 	}
-	dir := t.TempDir()
-	f, err := NewFS(dir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := dirFS(t, t.TempDir())
 	if _, err := f.Snapshot(FromDiskstats); err == nil {
 		t.Error("snapshot without uptime: no error")
 	}

@@ -17,10 +17,7 @@ func fixtureFS(t *testing.T, pair string) (FS, func()) {
 	t.Helper()
 	src := filepath.Join("testdata", "pairs", pair)
 	dir := fixtureDirs(t, filepath.Join(src, "diskstats.a"), filepath.Join(src, "uptime.a"))
-	f, err := NewFS(dir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := dirFS(t, dir)
 	return f, func() {
 		copyFile(t, filepath.Join(src, "diskstats.b"), filepath.Join(dir, "diskstats"))
 		copyFile(t, filepath.Join(src, "uptime.b"), filepath.Join(dir, "uptime"))

@@ -207,15 +207,7 @@ func TestSysstatFirstReport(t *testing.T) {
 				dir := fixtureDirs(t, filepath.Join("testdata", fx, "diskstats"), filepath.Join("testdata", fx, "uptime"))
 				want := runSysstat(t, filepath.Join(dir, "uptime"), append(m.args, "-f", dir)...)
 
-				fs, err := NewFS(dir, dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				snap, err := fs.Snapshot(FromDiskstats)
-				if err != nil {
-					t.Fatal(err)
-				}
-				d := NewDelta(Zero, snap)
+				d := NewDelta(Zero, snapshotOf(t, dirFS(t, dir), FromDiskstats))
 				at := sysstatTimestamp(t, want, m.opt)
 				var got bytes.Buffer
 				if m.json {
@@ -294,15 +286,7 @@ func TestSysstatSysBlock(t *testing.T) {
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			want := runSysstat(t, filepath.Join(dir, "uptime"), append(m.args, "-f", dir)...)
-			fs, err := NewFS(dir, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			snap, err := fs.Snapshot(FromSysBlock)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := NewDelta(Zero, snap)
+			d := NewDelta(Zero, snapshotOf(t, dirFS(t, dir), FromSysBlock))
 			var got bytes.Buffer
 			w := NewJSONWriter(&got, hostFromSysstat(t, want), m.opt)
 			w.Write(d, time.Time{})
@@ -442,16 +426,7 @@ func TestSysstatInterval(t *testing.T) {
 
 func readFixtureSnapshot(t *testing.T, diskstats, uptime string) Snapshot {
 	t.Helper()
-	dir := fixtureDirs(t, diskstats, uptime)
-	fs, err := NewFS(dir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := fs.Snapshot(FromDiskstats)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return snapshotOf(t, dirFS(t, fixtureDirs(t, diskstats, uptime)), FromDiskstats)
 }
 
 // parseSysstatDate reads a banner date: %x in the C locale, or ISO.

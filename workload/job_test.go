@@ -4,25 +4,24 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"stortest.dev/internal/testenv"
 )
 
-// update rewrites the golden files under testdata/: go test ./workload -update
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
+// golden compares got with testdata/name, or rewrites it with -update
+// (testenv.Update): go test ./workload -update.
 // It stops the test (Fatal) when the file cannot be read or written and
 // reports a mismatch without stopping.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if *testenv.Update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -2,12 +2,13 @@ package workload
 
 import (
 	"io"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"stortest.dev/internal/testenv"
 )
 
 func TestStringRoundTrip(t *testing.T) {
@@ -89,10 +90,5 @@ func norm(js ...Job) []Job {
 
 // fioBinary is the installed fio; it skips the test without one.
 func fioBinary(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("fio")
-	if err != nil {
-		t.Skip("fio is not installed: skipping the comparison with fio's own parser")
-	}
-	return p
+	return testenv.Fio(t, "the comparison with fio's own parser")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -38,4 +39,17 @@ func runOK(t *testing.T, args []string) *bytes.Buffer {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	return &stdout
+}
+
+// recordedFio returns the recorded fio outputs that pattern (a path below
+// the repository's root, from this directory) names; it stops the test
+// (FailNow) when there are fewer than least, which would leave the
+// comparison with fio thin.
+func recordedFio(t *testing.T, least int, pattern string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "..", pattern))
+	if len(files) < least {
+		t.Fatalf("found %d recorded fio outputs", len(files))
+	}
+	return files
 }

@@ -13,10 +13,7 @@ import (
 // `stortest fio pctiles F.json` prints fio's percentile objects exactly,
 // for every recorded file, job, direction and stat with bins.
 func TestFioPctilesReproducesRecordedFio(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "fio", "*.json"))
-	if len(files) < 5 {
-		t.Fatalf("found %d recorded fio outputs", len(files))
-	}
+	files := recordedFio(t, 5, "testdata/fio/*.json")
 	total := 0
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"stortest.dev/internal/testenv"
 )
 
 // fio's own test scripts pass against stortest (make fio-tests): run when
@@ -18,9 +20,7 @@ func TestFioScripts(t *testing.T) {
 	if src == "" {
 		t.Skip("FIO_SRC is not set: git clone https://github.com/axboe/fio && git -C fio checkout fio-3.33; FIO_SRC=$PWD/fio")
 	}
-	if testing.Short() {
-		t.Skip("runs fio's test scripts for minutes")
-	}
+	testenv.SkipShort(t, "runs fio's test scripts for minutes")
 	suites := strings.Fields(os.Getenv("FIO_TESTS"))
 	if len(suites) == 0 {
 		suites = []string{"latency"}

@@ -32,10 +32,8 @@ import (
 // --fleet, the slowest first), and the fleet's p99 is the p99 of the
 // four hosts' histograms summed, computed here from the logs themselves.
 func TestFleetFlow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs four stortest processes")
-	}
-	testenv.RequireBlkio(t)
+	testenv.SkipShort(t, "runs four stortest processes")
+	g := testenv.BlkioGroup(t, "stortest-fleet")
 	bin := buildStortest(t)
 
 	const hosts, slow = 4, 2 // host-3 is slow
@@ -46,9 +44,6 @@ func TestFleetFlow(t *testing.T) {
 		t.Cleanup(func() { assert.NoError(t, s.Close()) })
 		devs = append(devs, s.Path)
 	}
-	g, err := blkio.New("stortest-fleet")
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
 	devNum, err := blkio.DevNumber(devs[slow])
 	require.NoError(t, err)
 	require.NoError(t, g.SetReadIOPS(devNum, 400))

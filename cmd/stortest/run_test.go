@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/baselines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/iostat"
 	"stortest.dev/latency"
 	"stortest.dev/workload/validate"
@@ -21,9 +22,7 @@ import (
 // The command README's quick start gives: no arguments, the default job
 // on a scratch target, output fio's percentile tools read.
 func TestRunDefaultJob(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the 10 s default job")
-	}
+	testenv.SkipShort(t, "runs the 10 s default job")
 	var stdout, stderr bytes.Buffer
 	code := runMain([]string{"run", "--progress", "off", "--output-format", "json+", "--scratch-size", "64m"}, &stdout, &stderr)
 	require.Equal(t, 0, code, "stderr: %s", stderr.String())

@@ -107,9 +107,7 @@ func laidOut(target string, size int64) func(string) bool {
 // scratch file behind: during the default job, during the scratch target's
 // layout, and in a long job writing histogram logs.
 func TestRunSIGINT(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command and runs it for seconds")
-	}
+	testenv.SkipShort(t, "builds the command and runs it for seconds")
 	bin := buildStortest(t)
 	t.Run("default job", func(t *testing.T) {
 		tmp := t.TempDir()
@@ -169,9 +167,7 @@ func TestRunSIGINT(t *testing.T) {
 // a process that signal ends, 128 + its number: 143 for SIGTERM, 130 for
 // SIGINT, with the partial results printed either way.
 func TestRunSignalExitStatus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command and runs it for seconds")
-	}
+	testenv.SkipShort(t, "builds the command and runs it for seconds")
 	bin := buildStortest(t)
 	for _, c := range []struct {
 		sig  syscall.Signal
@@ -218,9 +214,7 @@ func (r *runProcess) waitOutput(t *testing.T, limit time.Duration) time.Duration
 // partial results with the outstanding I/O, in the summary and in the
 // JSON; the process exits non-zero, the stall named.
 func TestRunSignalDuringStall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command and runs it for seconds")
-	}
+	testenv.SkipShort(t, "builds the command and runs it for seconds")
 	bin := buildStortest(t)
 	for _, tc := range []struct {
 		name   string
@@ -268,9 +262,7 @@ func TestRunSignalDuringStall(t *testing.T) {
 // kernel lets the process exit once the device answers (here, when the
 // test releases the stall), and nothing is left: no mount, no loop device.
 func TestRunSignalDuringKernelStall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command and runs it for seconds")
-	}
+	testenv.SkipShort(t, "builds the command and runs it for seconds")
 	needFaults(t)
 	bin := buildStortest(t)
 	for _, tc := range []struct {

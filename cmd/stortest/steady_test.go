@@ -38,10 +38,7 @@ func fioSteadyLines(t *testing.T, text string) [][]string {
 // `stortest steady fio F.json` prints fio's six steady-state fields
 // exactly as fio printed them, for every recorded job.
 func TestSteadyFioReproducesRecordedFio(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "steady", "testdata", "fio_*.json"))
-	if len(files) < 6 {
-		t.Fatalf("found %d recorded fio outputs", len(files))
-	}
+	files := recordedFio(t, 6, "steady/testdata/fio_*.json")
 	jobs := 0
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {

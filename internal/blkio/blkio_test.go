@@ -15,17 +15,7 @@ import (
 // newGroup makes a group for the test and removes it when the test ends.
 func newGroup(t *testing.T) *blkio.Group {
 	t.Helper()
-	testenv.RequireBlkio(t)
-	g, err := blkio.New("stortest-blkio-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := g.Remove(); err != nil {
-			t.Error(err)
-		}
-	})
-	return g
+	return testenv.BlkioGroup(t, "stortest-blkio-test")
 }
 
 // A Command runs inside the group: its own /proc/self/cgroup names it.

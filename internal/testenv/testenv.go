@@ -1,9 +1,10 @@
 // Package testenv holds what the module's tests share about their
-// environment: whether they may use root, loop devices, FUSE, cgroups and
-// tools (skipping, or failing where CI says the environment must have
-// them), where fio is and running it on a job file, attaching a loop
-// device for a test, the -update flag of golden files, and reading the
-// recorded data kept gzipped under testdata/.
+// environment: whether a long test runs (not under -short), whether they
+// may use root, loop devices, FUSE, cgroups (and a blkio group of their
+// own) and tools (skipping, or failing where CI says the environment
+// must have them), where fio is and running it on a job file, attaching
+// a loop device for a test, the -update flag of golden files, and
+// reading the recorded data kept gzipped under testdata/.
 //
 // It does not import "testing" (nothing below the test API does; see
 // internal/lint): its functions take a TB, the part of testing.TB they
@@ -51,6 +52,16 @@ const (
 // Update is the -update flag of the tests that keep golden files under
 // testdata/: with it they rewrite the files instead of comparing.
 var Update = flag.Bool("update", false, "rewrite the golden files under testdata/ instead of comparing with them")
+
+// SkipShort skips a long test under go test -short, saying what it
+// would have done: "runs the 10 s default job". It reads the flag
+// testing.Short reads (testenv does not import "testing").
+func SkipShort(t TB, what string) {
+	t.Helper()
+	if f := flag.Lookup("test.short"); f != nil && f.Value.String() == "true" {
+		t.Skipf("%s", what)
+	}
+}
 
 // Gunzip returns the contents of the gzipped file at path (recordings
 // are kept compressed under testdata/), failing the test (Fatalf) when it
@@ -117,6 +128,25 @@ func RequireBlkio(t TB) {
 	if err := blkio.Available(); err != nil {
 		Unmet(t, EnvRequireBlkio, "%v", err)
 	}
+}
+
+// BlkioGroup stops a test as RequireBlkio does, or makes a blkio group
+// for it, named for prefix (see blkio.New), and removes it when the test
+// ends, even when it fails: its threads go back to the process's group.
+// It stops the test (FailNow) when the group cannot be made.
+func BlkioGroup(t TB, prefix string) *blkio.Group {
+	t.Helper()
+	RequireBlkio(t)
+	g, err := blkio.New(prefix)
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := g.Remove(); err != nil {
+			t.Errorf("testenv: %v", err)
+		}
+	})
+	return g
 }
 
 // RequireTool returns the path of the command name, or stops the test

@@ -2,11 +2,14 @@ package testenv
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
 	"strings"
 	"testing"
+
+	"stortest.dev/internal/blkio"
 )
 
 // fakeTB records what a helper did: Fatalf and Skipf end the calling
@@ -152,5 +155,42 @@ func TestValidateJUnit(t *testing.T) {
 	}
 	if f := (&fakeTB{}).run(func(tb TB) { ValidateJUnit(tb, bad) }); len(f.errors) != 1 || !strings.Contains(f.errors[0], "bad.xml") {
 		t.Errorf("an invalid file: errors %q, want one naming it", f.errors)
+	}
+}
+
+func TestSkipShort(t *testing.T) {
+	short := flag.Lookup("test.short")
+	was := short.Value.String()
+	t.Cleanup(func() { short.Value.Set(was) })
+	short.Value.Set("false")
+	if f := (&fakeTB{}).run(func(tb TB) { SkipShort(tb, "runs for minutes") }); f.skip != "" {
+		t.Errorf("without -short: skip %q", f.skip)
+	}
+	short.Value.Set("true")
+	if !testing.Short() {
+		t.Fatal("testing.Short() is false with -test.short set")
+	}
+	if f := (&fakeTB{}).run(func(tb TB) { SkipShort(tb, "runs for minutes") }); f.skip != "runs for minutes" {
+		t.Errorf("with -short: skip %q, want %q", f.skip, "runs for minutes")
+	}
+}
+
+// BlkioGroup makes a group and registers its removal.
+func TestBlkioGroup(t *testing.T) {
+	RequireBlkio(t)
+	var g *blkio.Group
+	f := (&fakeTB{}).run(func(tb TB) { g = BlkioGroup(tb, "stortest-testenv-test") })
+	if f.fatal != "" || f.skip != "" || g == nil {
+		t.Fatalf("fatal %q, skip %q, group %v", f.fatal, f.skip, g)
+	}
+	if _, err := os.Stat(g.Dir); err != nil {
+		t.Errorf("the group's directory: %v", err)
+	}
+	if len(f.cleanups) != 1 {
+		t.Fatalf("%d cleanups, want 1", len(f.cleanups))
+	}
+	f.cleanups[0]()
+	if _, err := os.Stat(g.Dir); !errors.Is(err, os.ErrNotExist) || len(f.errors) != 0 {
+		t.Errorf("after the cleanup: the group's directory %v, errors %q", err, f.errors)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 	"unsafe"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 )
 
@@ -402,9 +403,7 @@ func setOpenFiles(t *testing.T, n uint64) {
 // classic limit of 1024 open files, and raises a lower soft limit; and
 // with room for fewer files than logs, it merges them in passes.
 func TestMergeThousandLogs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes and merges 1.3 GB of logs (about 10 s); skipped with -short")
-	}
+	testenv.SkipShort(t, "writes and merges 1.3 GB of logs (about 10 s); skipped with -short")
 	t0 := time.Now()
 	paths, ref := genScaleLogs(t, t.TempDir(), scaleLogs, scaleSeconds, scaleCols)
 	gen := time.Since(t0)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
@@ -27,10 +28,7 @@ import (
 // at a job without group_reporting. stortest's JSON has the same entries
 // with the same names and I/O counts.
 func TestGroupReportingAcrossSectionsMatchesFio(t *testing.T) {
-	fio, err := exec.LookPath("fio")
-	if err != nil {
-		t.Skip("fio is not installed: skipping the comparison with fio's group_reporting")
-	}
+	fio := testenv.Fio(t, "the comparison with fio's group_reporting")
 	target := fileTarget(t, 2<<20)
 	for _, tail := range []string{
 		"[job1]\nnumjobs=2\n[job2]\noffset=1m\n",

@@ -13,6 +13,15 @@ type fakeClock struct{ now int64 }
 
 func (c *fakeClock) sleep(d time.Duration) { c.now += int64(d) }
 
+// startedPacer is NewPacer(rateIOPS, rate) started at time 0 of a fake
+// clock.
+func startedPacer(rateIOPS [3]int, rate [3]int64) (*fakeClock, Pacer) {
+	c := &fakeClock{}
+	p := NewPacer(rateIOPS, rate)
+	p.Start(c.now)
+	return c, p
+}
+
 // pace issues n I/Os of size bytes in direction d, sleeping as the pacer
 // says, and returns the elapsed fake time.
 func pace(p *Pacer, c *fakeClock, d workload.Dir, n int, size int64) time.Duration {
@@ -45,9 +54,7 @@ func TestPacerIOPS(t *testing.T) {
 }
 
 func TestPacerBandwidth(t *testing.T) {
-	c := &fakeClock{}
-	p := NewPacer([3]int{}, [3]int64{0, 1 << 20, 0}) // 1 MiB/s of writes
-	p.Start(c.now)
+	c, p := startedPacer([3]int{}, [3]int64{0, 1 << 20, 0}) // 1 MiB/s of writes
 	// 257 writes of 4 KiB: the 257th is due when 1 MiB has gone, at 1 s.
 	if got := pace(&p, c, workload.DirWrite, 257, 4096); got != time.Second {
 		t.Errorf("took %v, want 1s", got)
@@ -63,9 +70,7 @@ func TestPacerBandwidth(t *testing.T) {
 func TestPacerCatchUp(t *testing.T) {
 	// The schedule is absolute: after a stall the pacer lets I/O through
 	// at once until it is back on schedule, as fio's does.
-	c := &fakeClock{}
-	p := NewPacer([3]int{100, 0, 0}, [3]int64{})
-	p.Start(c.now)
+	c, p := startedPacer([3]int{100, 0, 0}, [3]int64{})
 	p.Issued(workload.DirRead, 512)
 	c.sleep(500 * time.Millisecond) // a stall: 50 I/Os behind
 	burst := 0
@@ -82,19 +87,15 @@ func TestPacerCatchUp(t *testing.T) {
 }
 
 func TestPacerBothLimits(t *testing.T) {
-	c := &fakeClock{}
-	p := NewPacer([3]int{10, 0, 0}, [3]int64{1000, 0, 0}) // both hold
-	p.Start(c.now)
-	p.Issued(workload.DirRead, 500) // bytes: due at 0.5 s; I/Os: due at 0.1 s
+	c, p := startedPacer([3]int{10, 0, 0}, [3]int64{1000, 0, 0}) // both hold
+	p.Issued(workload.DirRead, 500)                              // bytes: due at 0.5 s; I/Os: due at 0.1 s
 	if w := p.Wait(workload.DirRead, c.now); w != 500*time.Millisecond {
 		t.Errorf("wait %v, want 500ms (the stricter limit)", w)
 	}
 }
 
 func TestPacerChoose(t *testing.T) {
-	c := &fakeClock{}
-	p := NewPacer([3]int{10, 20, 0}, [3]int64{})
-	p.Start(c.now)
+	c, p := startedPacer([3]int{10, 20, 0}, [3]int64{})
 	p.Issued(workload.DirRead, 4096)
 	// Reads are ahead (next at 100 ms); writes are on schedule: switch.
 	if d, w := p.Choose(workload.DirRead, c.now, true); d != workload.DirWrite || w != 0 {

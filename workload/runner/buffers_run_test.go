@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 )
 
@@ -18,9 +19,7 @@ import (
 // share of duplicate 4 KiB blocks and the DEFLATE-compressed size.
 func TestBufAgainstFio(t *testing.T) {
 	fio := fioBinary(t)
-	if testing.Short() {
-		t.Skip("writes 32 MiB files with fio and stortest")
-	}
+	testenv.SkipShort(t, "writes 32 MiB files with fio and stortest")
 	for _, tc := range []struct {
 		name string
 		opts []string

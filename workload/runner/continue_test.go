@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -14,7 +13,6 @@ import (
 
 	"stortest.dev/engines"
 	"stortest.dev/workload"
-	"stortest.dev/workload/fioout"
 )
 
 // fio's rules: only EIO and EILSEQ are continued after, EILSEQ as a verify
@@ -74,12 +72,11 @@ func TestContinueOnErrorThroughFaults(t *testing.T) {
 		}
 		slices.Sort(offs)
 		assert.Equal(t, []int64{40960, 81920}, offs)
-		var sum bytes.Buffer
-		require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-		assert.Contains(t, sum.String(), "err= 5")
-		assert.Contains(t, sum.String(), "errors=2 short=0")
-		assert.Contains(t, sum.String(), "io error: read of 4096 bytes at offset 40960")
-		assert.Contains(t, sum.String(), "io error: read of 4096 bytes at offset 81920")
+		sum := summary(t, r)
+		assert.Contains(t, sum, "err= 5")
+		assert.Contains(t, sum, "errors=2 short=0")
+		assert.Contains(t, sum, "io error: read of 4096 bytes at offset 40960")
+		assert.Contains(t, sum, "io error: read of 4096 bytes at offset 81920")
 	})
 	t.Run("stops", func(t *testing.T) {
 		for _, tc := range []struct {
@@ -100,9 +97,8 @@ func TestContinueOnErrorThroughFaults(t *testing.T) {
 				assert.Equal(t, int64(10*4096), ioe.Offset, "the first failure (sequential reads) ends the job")
 				assert.Equal(t, uint64(11), r.Dirs[workload.DirRead].IOs)
 				assert.Equal(t, uint64(1), r.Dirs[workload.DirRead].Errors)
-				var sum bytes.Buffer
-				require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-				assert.Contains(t, sum.String(), "error: read of 4096 bytes at offset 40960")
+				sum := summary(t, r)
+				assert.Contains(t, sum, "error: read of 4096 bytes at offset 40960")
 			})
 		}
 	})

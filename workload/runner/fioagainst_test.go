@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
@@ -139,6 +140,19 @@ func runBoth(t *testing.T, name, text string, extra map[string]string, args ...s
 	}
 	ours.Files = left(dir, &ours)
 	return fio, ours
+}
+
+// checkRanJobs checks runBoth's runs: fio's jobs moved want (else the
+// test stops: the expectation is wrong, not stortest) and stortest's
+// moved what fio's did.
+func checkRanJobs(t *testing.T, fio, ours fioRun, want []ranJob) {
+	t.Helper()
+	if !reflect.DeepEqual(fio.Jobs, want) {
+		t.Fatalf("fio: %v, want %v", fio.Jobs, want)
+	}
+	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
+		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
+	}
 }
 
 // sortedKeys returns m's keys in order.

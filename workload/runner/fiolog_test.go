@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
 )
@@ -116,9 +117,7 @@ func TestFioLogsShared(t *testing.T) {
 // logs get the last partial interval too; as fio 3.33's recorded avg_*
 // logs of the same job.
 func TestFioLogsAveraged(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 2.5 s")
-	}
+	testenv.SkipShort(t, "runs 2.5 s")
 	prefix := filepath.Join(t.TempDir(), "avg")
 	job := workload.Job{Name: "avg", Engine: "null", RW: workload.RandRW, BlockSize: 4096, Size: 16 << 20,
 		Runtime: 2500 * time.Millisecond, TimeBased: true, RateIOPS: [3]int{200, 200, 0},
@@ -219,18 +218,9 @@ func TestReportingOptionsRoundTrip(t *testing.T) {
 // is written out when full.
 func TestFioLogsAllocationsPerIO(t *testing.T) {
 	prefix := filepath.Join(t.TempDir(), "a")
-	allocs := func(loops int) float64 {
-		job := workload.Job{Name: "null", Engine: "null", RW: workload.RandRW, BlockSize: 4096, Size: 64 << 20, Loops: loops,
-			IODepth: 4, Logs: workload.LogOptions{Lat: prefix, BW: prefix, IOPS: prefix, Offset: true}}
-		return testing.AllocsPerRun(1, func() {
-			_, err := Run(context.Background(), job, workload.Options{})
-			require.NoError(t, err)
-		})
-	}
-	one, many := allocs(1), allocs(9)
-	perIO := (many - one) / (8 * 16384)
-	t.Logf("allocations: %v for 16384 I/Os, %v for 147456: %.6f per I/O", one, many, perIO)
-	assert.Less(t, perIO, 0.001)
+	job := workload.Job{Name: "null", Engine: "null", RW: workload.RandRW, BlockSize: 4096, Size: 64 << 20,
+		IODepth: 4, Logs: workload.LogOptions{Lat: prefix, BW: prefix, IOPS: prefix, Offset: true}}
+	assert.Less(t, allocsPerIO(t, job, 16384, 9), 0.001)
 }
 
 // A job that names no file and whose engine needs one gets fio's default

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fiojob"
+	"stortest.dev/workload/fioout"
 	"stortest.dev/workload/internal/jobtest"
 )
 
@@ -54,6 +56,34 @@ func runJobFile(t *testing.T, text string) *workload.Result {
 		require.NoError(t, j.Err, "job %s", j.Name)
 	}
 	return res
+}
+
+// summary is fio's normal output (fioout.WriteSummary) of a run of the
+// one job r; it stops the test (FailNow) when that fails.
+func summary(t *testing.T, r *workload.JobResult) string {
+	t.Helper()
+	var sum bytes.Buffer
+	require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
+	return sum.String()
+}
+
+// allocsPerIO runs job once with loops=1 and once with loops=many (Run
+// must not fail) and returns what each I/O of the added loops allocated:
+// the difference of the two runs' allocations over (many-1)*ios, ios
+// being the I/Os of one loop. It logs the figures.
+func allocsPerIO(t *testing.T, job workload.Job, ios, many int) float64 {
+	t.Helper()
+	allocs := func(loops int) float64 {
+		job.Loops = loops
+		return testing.AllocsPerRun(1, func() {
+			_, err := Run(t.Context(), job, workload.Options{})
+			require.NoError(t, err)
+		})
+	}
+	one, more := allocs(1), allocs(many)
+	perIO := (more - one) / float64((many-1)*ios)
+	t.Logf("allocations: %v for %d I/Os, %v for %d: %.6f per I/O", one, ios, more, many*ios, perIO)
+	return perIO
 }
 
 // formatJobs prints each job with fiojob.Format, to compare jobs as the

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/workload"
-	"stortest.dev/workload/fioout"
 	"stortest.dev/workload/iogen"
 )
 
@@ -76,10 +74,9 @@ func oneMismatch(t *testing.T, r *workload.JobResult, kind iogen.Corruption, off
 	assert.Equal(t, off, ve.Offset)
 	require.Error(t, r.Err, "a verify failure fails the job")
 	assert.ErrorIs(t, r.Err, iogen.ErrCorrupt)
-	var sum bytes.Buffer
-	require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-	assert.Contains(t, sum.String(), "1 mismatches")
-	assert.Contains(t, sum.String(), fmt.Sprintf("verify offset %d (4096 bytes): %s", off, kind))
+	sum := summary(t, r)
+	assert.Contains(t, sum, "1 mismatches")
+	assert.Contains(t, sum, fmt.Sprintf("verify offset %d (4096 bytes): %s", off, kind))
 	return ve
 }
 

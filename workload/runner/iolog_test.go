@@ -327,18 +327,9 @@ func TestIOLogRoundTripFio(t *testing.T) {
 // log names fio's default file, as fio's does.
 func TestWriteIOLogAllocationsPerIO(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "n.log")
-	allocs := func(loops int) float64 {
-		job := workload.Job{Name: "null", Engine: "null", RW: workload.RandRW, BlockSize: 4096, Size: 64 << 20, Loops: loops,
-			IODepth: 4, IOLogs: workload.IOLogs{WriteIOLog: path}}
-		return testing.AllocsPerRun(1, func() {
-			_, err := Run(t.Context(), job, workload.Options{})
-			require.NoError(t, err)
-		})
-	}
-	one, many := allocs(1), allocs(9)
-	perIO := (many - one) / (8 * 16384)
-	t.Logf("allocations: %v for 16384 I/Os, %v for 147456: %.6f per I/O", one, many, perIO)
-	assert.Less(t, perIO, 0.001)
+	job := workload.Job{Name: "null", Engine: "null", RW: workload.RandRW, BlockSize: 4096, Size: 64 << 20,
+		IODepth: 4, IOLogs: workload.IOLogs{WriteIOLog: path}}
+	assert.Less(t, allocsPerIO(t, job, 16384, 9), 0.001)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(stripIOLogTimes(b), fio.IOLogV3+"\nnull.0.0 add\nnull.0.0 open\nnull.0.0 "), "%.200s", b)

@@ -116,10 +116,9 @@ func TestFioContinueOnErrorMembers(t *testing.T) {
 // "     latency   : target=0, window=0, percentile=100.00%, depth=1".
 func TestFioSummaryDescriptionAndLatencyTarget(t *testing.T) {
 	jr := workload.NewJobResult(workload.Job{Name: "a", Description: "first job", IODepth: 1}, 0, latency.FioLayout)
-	var sum bytes.Buffer
-	require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{jr}}))
-	assert.Contains(t, sum.String(), "\n  Description  : [first job]\n")
-	assert.Contains(t, sum.String(), "\n     latency   : target=0, window=0, percentile=100.00%, depth=1\n")
+	sum := summary(t, jr)
+	assert.Contains(t, sum, "\n  Description  : [first job]\n")
+	assert.Contains(t, sum, "\n     latency   : target=0, window=0, percentile=100.00%, depth=1\n")
 	doc := ourFioJSON(t, &workload.Result{Jobs: []*workload.JobResult{jr}}, fioout.FormatJSON)
 	for k, v := range map[string]any{"desc": "first job", "latency_depth": 1.0, "latency_target": 0.0, "latency_percentile": 100.0, "latency_window": 0.0} {
 		assert.Equal(t, v, at(doc, "jobs", "0", k), k)

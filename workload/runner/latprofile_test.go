@@ -83,9 +83,7 @@ func TestLatencyTargetFindsDepth(t *testing.T) {
 	assert.Less(t, r.Runtime, 20*time.Second)
 	assert.Zero(t, r.Depths.Level[workload.LevelBucket(16)], "no depth above 10 in the final window")
 
-	var b bytes.Buffer
-	require.NoError(t, fioout.WriteSummary(&b, &workload.Result{Jobs: []*workload.JobResult{r}}))
-	assert.Contains(t, b.String(), "     latency   : target=105000000, window=100000, percentile=99.00%, depth=10\n")
+	assert.Contains(t, summary(t, r), "     latency   : target=105000000, window=100000, percentile=99.00%, depth=10\n")
 }
 
 // latency_run keeps adjusting: the job runs its whole runtime and ends at

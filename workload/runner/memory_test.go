@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 )
@@ -129,9 +130,7 @@ func TestMemoryLongRun(t *testing.T) {
 // numjobs=64 runs on 2 cores: every clone does I/O, each on its own
 // thread; the figures are logged: heap and resident memory for the run.
 func TestNumJobs64(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 64 threads for 2 s")
-	}
+	testenv.SkipShort(t, "runs 64 threads for 2 s")
 	job := workload.Job{Name: "many", Engine: "null", RW: workload.RandRead, BlockSize: 4096, Size: 64 << 20,
 		Runtime: 2 * time.Second, TimeBased: true, NumJobs: 64, IODepth: 4}
 	heap0, rss0 := heapAfterGC(), rssBytes(t)

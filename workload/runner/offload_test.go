@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"errors"
 	"math"
 	"strings"
@@ -105,18 +104,9 @@ func TestOffloadSerializeOverlap(t *testing.T) {
 }
 
 func TestOffloadAllocationsPerIO(t *testing.T) {
-	allocs := func(loops int) float64 {
-		job := workload.Job{Name: "null", Engine: "null", RW: workload.RandRead, BlockSize: 4096, Size: 1 << 20, IODepth: 4, Loops: loops}
-		job.Offload = true
-		return testing.AllocsPerRun(1, func() {
-			_, err := Run(context.Background(), job, workload.Options{})
-			require.NoError(t, err)
-		})
-	}
-	few, many := allocs(1), allocs(41) // 256 and 10496 I/Os
-	perIO := (many - few) / (40 * 256)
-	t.Logf("allocations: %v for 256 I/Os, %v for 10496: %.6f per I/O", few, many, perIO)
-	assert.Less(t, perIO, 0.001)
+	job := workload.Job{Name: "null", Engine: "null", RW: workload.RandRead, BlockSize: 4096, Size: 1 << 20, IODepth: 4}
+	job.Offload = true
+	assert.Less(t, allocsPerIO(t, job, 256, 41), 0.001) // 256 and 10496 I/Os
 }
 
 func TestSubmitOptionsParse(t *testing.T) {

@@ -298,12 +298,7 @@ size=13%
 		{Name: "odd", IOs: [workload.NumDirs]uint64{33, 0, 0}, Bytes: [workload.NumDirs]uint64{33 << 12, 0, 0}},
 		{Name: "odd", IOs: [workload.NumDirs]uint64{33, 0, 0}, Bytes: [workload.NumDirs]uint64{33 << 12, 0, 0}},
 	}
-	if !reflect.DeepEqual(fio.Jobs, want) {
-		t.Fatalf("fio: %v, want %v", fio.Jobs, want)
-	}
-	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
-		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
-	}
+	checkRanJobs(t, fio, ours, want)
 	for _, bad := range []string{"size=0%", "size=101%", "size=x%"} {
 		if _, err := parseFile(strings.NewReader("[a]\n"+bad+"\n"), "t.fio"); !errors.Is(err, workload.ErrInvalid) {
 			t.Errorf("%s: error %v", bad, err)
@@ -338,12 +333,7 @@ size=100%
 		{Name: "odd", IOs: [workload.NumDirs]uint64{0, 8, 0}, Bytes: [workload.NumDirs]uint64{0, 128 << 10, 0}},
 		{Name: "aligned", IOs: [workload.NumDirs]uint64{208, 0, 0}, Bytes: [workload.NumDirs]uint64{832 << 10, 0, 0}}, // from 192k
 	}
-	if !reflect.DeepEqual(fio.Jobs, want) {
-		t.Fatalf("fio: %v, want %v", fio.Jobs, want)
-	}
-	if !reflect.DeepEqual(ours.Jobs, fio.Jobs) {
-		t.Errorf("jobs:\nstortest %v\nfio      %v", ours.Jobs, fio.Jobs)
-	}
+	checkRanJobs(t, fio, ours, want)
 }
 
 // name= renames a job as fio 3.33 does: the first clone takes the new

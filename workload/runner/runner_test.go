@@ -17,33 +17,18 @@ import (
 	"golang.org/x/sys/unix"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
 	"stortest.dev/workload/iogen"
 )
 
-// needDevice skips a test that needs root and loop devices, or fails it
-// when STORTEST_REQUIRE_DEVICE=1 (CI), where skipping would hide it.
-func needDevice(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		if _, err := os.Stat("/dev/loop-control"); err == nil {
-			return
-		}
-	}
-	msg := "needs root and /dev/loop-control for loop devices"
-	if os.Getenv("STORTEST_REQUIRE_DEVICE") == "1" {
-		t.Fatal(msg + " (STORTEST_REQUIRE_DEVICE=1)")
-	}
-	t.Skip(msg)
-}
-
 // loopTarget is a direct-I/O loop device over a temp file, detached and
 // removed when the test ends.
 func loopTarget(t *testing.T, size int64) *Scratch {
 	t.Helper()
-	needDevice(t)
+	testenv.RequireDevices(t, "loop-control")
 	s, err := NewScratch(ScratchOptions{Dir: t.TempDir(), Size: size, Loop: true, DirectIO: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
@@ -150,9 +135,8 @@ func TestVerifyReportsCorruption(t *testing.T) {
 			var ve *iogen.VerifyError
 			require.True(t, errors.As(r.Verify.First[0], &ve), "%T", r.Verify.First[0])
 			assert.Contains(t, r.Verify.First[0].Error(), "151552") // the victim block's offset
-			var sum bytes.Buffer
-			require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-			assert.Contains(t, sum.String(), "1 mismatches")
+			sum := summary(t, r)
+			assert.Contains(t, sum, "1 mismatches")
 		})
 	}
 }
@@ -209,7 +193,7 @@ func TestRunRateAndFsyncAndClones(t *testing.T) {
 // Per-I/O failures are counted per errno and explained with their offset;
 // by default the first one ends the job, with ContinueOnError it goes on.
 func TestRunErrorsAreCountedAndExplained(t *testing.T) {
-	needDevice(t)
+	testenv.RequireDevices(t, "loop-control")
 	target := fileTarget(t, 4<<20)
 	// A read-only loop device makes every write fail with EPERM.
 	l, err := engines.AttachLoop(target.File, engines.LoopOptions{ReadOnly: true})
@@ -228,9 +212,8 @@ func TestRunErrorsAreCountedAndExplained(t *testing.T) {
 	assert.Equal(t, uint64(256), r.Dirs[workload.DirWrite].Errors, "every write fails and is counted")
 	assert.Equal(t, uint64(256), r.ErrnoCounts[int(unix.EPERM)])
 	assert.Len(t, r.FirstErrors, workload.MaxRecordedErrors)
-	var sum bytes.Buffer
-	require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-	assert.Contains(t, sum.String(), "err= 1")
+	sum := summary(t, r)
+	assert.Contains(t, sum, "err= 1")
 
 	// Misaligned O_DIRECT block sizes are refused before any I/O, with the reason.
 	lt := loopTarget(t, 4<<20)

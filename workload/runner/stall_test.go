@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/workload"
 	"stortest.dev/workload/fioout"
@@ -30,13 +31,6 @@ func stallJob(t *testing.T, engine string, stall time.Duration, virtual bool, gr
 	}
 	return runJob(t, job, workload.Options{HistGroups: groups, Faults: &engines.Faults{
 		StallAt: []engines.Range{{Off: 100 * 4096, Len: 4096}}, Stall: stall, Virtual: virtual}})
-}
-
-func summary(t *testing.T, r *workload.JobResult) string {
-	t.Helper()
-	var b bytes.Buffer
-	require.NoError(t, fioout.WriteSummary(&b, &workload.Result{Jobs: []*workload.JobResult{r}}))
-	return b.String()
 }
 
 // A stall past fio's 17.18 s ceiling keeps its value in the default
@@ -90,9 +84,7 @@ func TestStallPastFioCeiling(t *testing.T) {
 // The same in real time: the job really waits 18 s for one I/O. Skipped
 // with -short; it sleeps, it does not spin.
 func TestStallPastFioCeilingRealTime(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits 18 s (skipped with -short)")
-	}
+	testenv.SkipShort(t, "waits 18 s (skipped with -short)")
 	const stall = 18 * time.Second
 	start := time.Now()
 	r := stallJob(t, "psync", stall, false, 0)

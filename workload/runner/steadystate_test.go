@@ -337,10 +337,9 @@ func TestRunStopsAtSteadyState(t *testing.T) {
 			assert.Equal(t, steady.Attained, st.Events[0].Event)
 			require.NotNil(t, st.Report.Fio)
 			assert.Equal(t, 1, st.Report.Fio.Attained)
-			var sum bytes.Buffer
-			require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-			assert.Contains(t, sum.String(), "steady state  : "+st.Criteria.String()+" over 2s: attained at")
-			assert.Contains(t, sum.String(), "job stopped (steady state attained)")
+			sum := summary(t, r)
+			assert.Contains(t, sum, "steady state  : "+st.Criteria.String()+" over 2s: attained at")
+			assert.Contains(t, sum, "job stopped (steady state attained)")
 			checkFioRoundTrip(t, &workload.Result{Jobs: []*workload.JobResult{r}})
 		})
 	}
@@ -364,10 +363,9 @@ func TestRunUnattainedRunsToTheEnd(t *testing.T) {
 	require.NotNil(t, st.Report.Fio)
 	assert.Equal(t, 0, st.Report.Fio.Attained)
 	assert.Equal(t, 2, st.Report.Fio.Duration)
-	var sum bytes.Buffer
-	require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-	assert.Contains(t, sum.String(), "bw:1 over 2s: not attained in 3.0s")
-	assert.Contains(t, sum.String(), "last: sample")
+	sum := summary(t, r)
+	assert.Contains(t, sum, "bw:1 over 2s: not attained in 3.0s")
+	assert.Contains(t, sum, "last: sample")
 	checkFioRoundTrip(t, &workload.Result{Jobs: []*workload.JobResult{r}})
 }
 
@@ -422,10 +420,9 @@ func TestRunSteadyContinueAndLatencyWindow(t *testing.T) {
 		}
 		assert.Equal(t, ios, l.All.Count())
 		assert.InDelta(t, 2000, float64(ios), 100, "two seconds at 1000 IOPS")
-		var sum bytes.Buffer
-		require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-		assert.Contains(t, sum.String(), "latency window")
-		assert.Contains(t, sum.String(), "p99.9=")
+		sum := summary(t, r)
+		assert.Contains(t, sum, "latency window")
+		assert.Contains(t, sum, "p99.9=")
 		out := checkFioRoundTrip(t, &workload.Result{Jobs: []*workload.JobResult{r}})
 		var doc struct {
 			Jobs []struct {

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"bytes"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,38 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/internal/blkio"
+	"stortest.dev/internal/testenv"
 	"stortest.dev/latency"
 	"stortest.dev/steady"
 	"stortest.dev/workload"
-	"stortest.dev/workload/fioout"
 )
-
-// newBlkioCgroup creates a throw-away blkio group, removed (its threads
-// moved back) when the test ends, even when it fails. Without cgroup v1
-// blkio throttling the test skips, or fails when STORTEST_REQUIRE_BLKIO=1
-// (set by .ci/run, whose machines have it; hosted runners with cgroup v2
-// only leave it unset).
-func newBlkioCgroup(t *testing.T) *blkio.Group {
-	t.Helper()
-	if err := blkio.Available(); err != nil {
-		if os.Getenv("STORTEST_REQUIRE_BLKIO") == "1" {
-			t.Fatalf("%v (STORTEST_REQUIRE_BLKIO=1)", err)
-		}
-		t.Skip(err)
-	}
-	g, err := blkio.New("stortest-" + strings.ReplaceAll(t.Name(), "/", "_"))
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, g.Remove()) })
-	return g
-}
-
-// devNumber is the "MAJ:MIN" of a block device node.
-func devNumber(t *testing.T, path string) string {
-	t.Helper()
-	dev, err := blkio.DevNumber(path)
-	require.NoError(t, err)
-	return dev
-}
 
 // Acceptance (issue 5): a loop device's speed changes mid-run, through
 // cgroup v1 blkio throttling of the job's I/O thread, and the detector sees
@@ -59,12 +30,16 @@ func devNumber(t *testing.T, path string) string {
 // gave under load (308-372 in the fast phase), and the detector rightly
 // saw the disk's own changes.
 func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
-	needDevice(t) // skips without root and loop devices
+	testenv.RequireDevices(t, "loop-control") // skips without root and loop devices
 	target, err := NewScratch(ScratchOptions{Dir: "/dev/shm", Size: 64 << 20, Loop: true, DirectIO: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, target.Close()) })
-	cg := newBlkioCgroup(t)
-	dev := devNumber(t, target.Path)
+	// Without cgroup v1 blkio throttling the test skips, or fails when
+	// STORTEST_REQUIRE_BLKIO=1 (set by .ci/run, whose machines have it;
+	// hosted runners with cgroup v2 only leave it unset).
+	cg := testenv.BlkioGroup(t, "stortest-"+strings.ReplaceAll(t.Name(), "/", "_"))
+	dev, err := blkio.DevNumber(target.Path)
+	require.NoError(t, err)
 
 	const (
 		fast, slow = 400, 100 // IOPS
@@ -156,9 +131,8 @@ func TestSteadyStateLostAndRegainedUnderBlkioThrottle(t *testing.T) {
 	assert.False(t, st.Stopped)
 	assert.InDelta(t, 3*phase, r.Runtime.Seconds(), 0.3)
 
-	var sum bytes.Buffer
-	require.NoError(t, fioout.WriteSummary(&sum, &workload.Result{Jobs: []*workload.JobResult{r}}))
-	t.Logf("summary:\n%s", sum.String())
-	assert.Equal(t, 2, strings.Count(sum.String(), "    lost at "), "one line per loss")
-	assert.Contains(t, sum.String(), "regained at")
+	sum := summary(t, r)
+	t.Logf("summary:\n%s", sum)
+	assert.Equal(t, 2, strings.Count(sum, "    lost at "), "one line per loss")
+	assert.Contains(t, sum, "regained at")
 }
