@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stortest.dev/internal/blkio"
+	"stortest.dev/internal/proctest"
 	"stortest.dev/internal/testenv"
 	"stortest.dev/latency/histlog"
 	"stortest.dev/workload/runner"
@@ -50,8 +51,9 @@ func TestFleetFlow(t *testing.T) {
 
 	fleet := t.TempDir()
 	type proc struct {
-		cmd *exec.Cmd
-		out bytes.Buffer
+		cmd    *exec.Cmd
+		out    bytes.Buffer
+		exited <-chan struct{}
 	}
 	var procs []*proc
 	for i, dev := range devs {
@@ -69,15 +71,16 @@ func TestFleetFlow(t *testing.T) {
 			p.cmd = exec.Command(bin, args...)
 		}
 		p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
-		require.NoError(t, p.cmd.Start())
+		exited, err := proctest.Start(t, p.cmd) // killed if the test stops before they end
+		require.NoError(t, err)
+		p.exited = exited
 		procs = append(procs, p)
 	}
-	errs := make([]error, len(procs))
-	for i, p := range procs {
-		errs[i] = p.cmd.Wait() // all of them, before a failure detaches the devices
+	for _, p := range procs {
+		<-p.exited // all of them, before a failure detaches the devices
 	}
-	for i, err := range errs {
-		require.NoError(t, err, "host-%d: %s", i+1, procs[i].out.String())
+	for i, p := range procs {
+		require.True(t, p.cmd.ProcessState.Success(), "host-%d: %s: %s", i+1, p.cmd.ProcessState, p.out.String())
 	}
 	hostDirs := make([]string, hosts)
 	for i := range hostDirs {
