@@ -92,19 +92,33 @@ func (rw RW) TrimWrites() bool { return rw == TrimWrite || rw == RandTrimWrite }
 
 // MarshalText writes fio's name, so JSON holds "randread".
 func (rw RW) MarshalText() ([]byte, error) {
-	if int(rw) >= len(rwNames) {
-		return nil, fmt.Errorf("workload: invalid RW %d", uint8(rw))
-	}
-	return []byte(rw.String()), nil
+	return nameText(rw, int(rw) < len(rwNames), "RW")
 }
 
 // UnmarshalText parses fio's name.
-func (rw *RW) UnmarshalText(b []byte) error {
-	v, err := ParseRW(string(b))
-	if err != nil {
-		return fmt.Errorf("workload: %w", err)
+func (rw *RW) UnmarshalText(b []byte) error { return parseText(rw, b, ParseRW, "") }
+
+// nameText is the MarshalText of a fio enum: its name, or an error
+// naming the type when v is not one of its values (valid false).
+func nameText[T interface {
+	~uint8
+	fmt.Stringer
+}](v T, valid bool, typ string) ([]byte, error) {
+	if !valid {
+		return nil, fmt.Errorf("workload: invalid %s %d", typ, uint8(v))
 	}
-	*rw = v
+	return []byte(v.String()), nil
+}
+
+// parseText is the UnmarshalText of a fio enum: parse's value of b, or
+// its error after "workload: " and what (the option, where parse's
+// errors do not name it).
+func parseText[T any](dst *T, b []byte, parse func(string) (T, error), what string) error {
+	v, err := parse(string(b))
+	if err != nil {
+		return fmt.Errorf("workload: %s%w", what, err)
+	}
+	*dst = v
 	return nil
 }
 
@@ -173,20 +187,12 @@ func ParseVerifyKind(s string) (VerifyKind, error) {
 
 // MarshalText writes fio's name.
 func (v VerifyKind) MarshalText() ([]byte, error) {
-	if int(v) >= len(verifyNames) {
-		return nil, fmt.Errorf("workload: invalid VerifyKind %d", uint8(v))
-	}
-	return []byte(v.String()), nil
+	return nameText(v, int(v) < len(verifyNames), "VerifyKind")
 }
 
 // UnmarshalText parses fio's name.
 func (v *VerifyKind) UnmarshalText(b []byte) error {
-	k, err := ParseVerifyKind(string(b))
-	if err != nil {
-		return fmt.Errorf("workload: %w", err)
-	}
-	*v = k
-	return nil
+	return parseText(v, b, ParseVerifyKind, "")
 }
 
 // BlockSizeRange is fio's bsrange: sizes are multiples of Min up to Max,
