@@ -601,38 +601,33 @@ func (j *Job) MaxBlockSize() int64 {
 	return m
 }
 
-// min returns the smallest block size of b.
+// MinSize returns the smallest block size of b.
 func (b BlockSpec) MinSize() int64 {
-	switch {
-	case len(b.BlockSizeSplit) > 0:
-		m := b.BlockSizeSplit[0].Size
-		for _, s := range b.BlockSizeSplit[1:] {
-			m = min(m, s.Size)
-		}
-		return m
-	case !b.BlockSizeRange.IsZero():
-		return b.BlockSizeRange.Min
-	case b.BlockSize == 0:
-		return DefaultBlockSize
-	}
-	return b.BlockSize
+	lo, _ := b.sizes()
+	return lo
 }
 
-// max returns the largest block size of b.
+// MaxSize returns the largest block size of b.
 func (b BlockSpec) MaxSize() int64 {
+	_, hi := b.sizes()
+	return hi
+}
+
+// sizes returns the smallest and the largest block size of b.
+func (b BlockSpec) sizes() (lo, hi int64) {
 	switch {
 	case len(b.BlockSizeSplit) > 0:
-		m := b.BlockSizeSplit[0].Size
+		lo, hi = b.BlockSizeSplit[0].Size, b.BlockSizeSplit[0].Size
 		for _, s := range b.BlockSizeSplit[1:] {
-			m = max(m, s.Size)
+			lo, hi = min(lo, s.Size), max(hi, s.Size)
 		}
-		return m
+		return lo, hi
 	case !b.BlockSizeRange.IsZero():
-		return b.BlockSizeRange.Max
+		return b.BlockSizeRange.Min, b.BlockSizeRange.Max
 	case b.BlockSize == 0:
-		return DefaultBlockSize
+		return DefaultBlockSize, DefaultBlockSize
 	}
-	return b.BlockSize
+	return b.BlockSize, b.BlockSize
 }
 
 // ErrInvalid is wrapped by every error of validate.Job and by the
