@@ -2,6 +2,7 @@ package workload
 
 import (
 	"encoding"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -34,6 +35,24 @@ func TestEnumText(t *testing.T) {
 		}
 		if err := c.dst.UnmarshalText([]byte("bogus")); err == nil || !strings.HasPrefix(err.Error(), c.parse) {
 			t.Errorf("UnmarshalText(bogus): %v; want %s...", err, c.parse)
+		}
+	}
+}
+
+// TestEnumNames pins the String of the enums named by a table, for a
+// value in it and one past it.
+func TestEnumNames(t *testing.T) {
+	for _, c := range []struct {
+		v    fmt.Stringer
+		want string
+	}{
+		{RandTrimWrite, "randtrimwrite"}, {NumRW, "RW(10)"},
+		{VerifyNone, "0"}, {NumVerifyKinds, "VerifyKind(18)"},
+		{UnifiedBoth, "both"}, {NumUnifiedRW, "UnifiedRW(3)"},
+		{ServiceNormal, "normal"}, {ServiceNormal + 1, "FileServiceKind(6)"},
+	} {
+		if got := c.v.String(); got != c.want {
+			t.Errorf("String() = %q, want %q", got, c.want)
 		}
 	}
 }

@@ -37,12 +37,7 @@ const (
 
 var serviceNames = [...]string{"roundrobin", "sequential", "random", "zipf", "pareto", "normal"}
 
-func (k FileServiceKind) String() string {
-	if int(k) < len(serviceNames) {
-		return serviceNames[k]
-	}
-	return "FileServiceKind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k FileServiceKind) String() string { return enumName(serviceNames[:], k, "FileServiceKind") }
 
 // NonUniform reports whether the kind draws from a distribution: fio
 // never counts such a job's files done, it starts a file over where its

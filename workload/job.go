@@ -42,11 +42,15 @@ var rwNames = [...]string{"read", "write", "randread", "randwrite", "rw", "randr
 const NumRW = RW(len(rwNames))
 
 // String returns fio's name of the pattern.
-func (rw RW) String() string {
-	if int(rw) < len(rwNames) {
-		return rwNames[rw]
+func (rw RW) String() string { return enumName(rwNames[:], rw, "RW") }
+
+// enumName is the String of an enum whose values index names: v's name,
+// or typ(v) for a value past them.
+func enumName[T ~uint8](names []string, v T, typ string) string {
+	if int(v) < len(names) {
+		return names[v]
 	}
-	return "RW(" + strconv.Itoa(int(rw)) + ")"
+	return typ + "(" + strconv.Itoa(int(v)) + ")"
 }
 
 // ParseRW parses fio's rw names; "readwrite" is "rw".
@@ -159,12 +163,7 @@ var verifyNames = [...]string{"0", "crc32c", "sha256", "md5", "crc64", "crc32", 
 const NumVerifyKinds = VerifyKind(len(verifyNames))
 
 // String returns fio's name; VerifyNone is "0", as fio prints it.
-func (v VerifyKind) String() string {
-	if int(v) < len(verifyNames) {
-		return verifyNames[v]
-	}
-	return "VerifyKind(" + strconv.Itoa(int(v)) + ")"
-}
+func (v VerifyKind) String() string { return enumName(verifyNames[:], v, "VerifyKind") }
 
 // ParseVerifyKind parses fio 3.33's verify names: 0 (or none), crc32c
 // (crc32c-intel is a synonym), sha256, md5, crc64, crc32, crc16, crc7,

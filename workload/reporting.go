@@ -1,9 +1,5 @@
 package workload
 
-import (
-	"strconv"
-)
-
 // UnifiedRW is fio's unified_rw_reporting: whether a job's reads, writes
 // and trims are reported apart, summed into one "mixed" direction, or
 // both.
@@ -20,9 +16,4 @@ var unifiedNames = [...]string{"none", "mixed", "both"}
 // NumUnifiedRW is one more than the last UnifiedRW.
 const NumUnifiedRW = UnifiedRW(len(unifiedNames))
 
-func (u UnifiedRW) String() string {
-	if int(u) < len(unifiedNames) {
-		return unifiedNames[u]
-	}
-	return "UnifiedRW(" + strconv.Itoa(int(u)) + ")"
-}
+func (u UnifiedRW) String() string { return enumName(unifiedNames[:], u, "UnifiedRW") }
