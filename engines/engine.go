@@ -371,3 +371,12 @@ func eventBounds(lo, hi, depth, ready int) (int, int) {
 	}
 	return min(lo, hi, ready), hi
 }
+
+// dropFront removes q's first n elements, keeping the rest in order at
+// the front of q's array, and clears the freed tail so that it holds on
+// to nothing. It allocates nothing.
+func dropFront[E any](q []E, n int) []E {
+	rest := copy(q, q[n:])
+	clear(q[rest:])
+	return q[:rest]
+}
