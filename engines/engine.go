@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"stortest.dev/fio"
+	"stortest.dev/internal/enum"
 )
 
 // Op is the operation of one I/O unit.
@@ -106,17 +107,9 @@ const (
 	Busy
 )
 
-func (s Status) String() string {
-	switch s {
-	case Completed:
-		return "completed"
-	case Queued:
-		return "queued"
-	case Busy:
-		return "busy"
-	}
-	return fmt.Sprintf("Status(%d)", int(s))
-}
+var statusNames = [...]string{Completed: "completed", Queued: "queued", Busy: "busy"}
+
+func (s Status) String() string { return enum.Name(statusNames[:], s, "Status") }
 
 // Flags describe how an engine must be driven.
 type Flags uint32

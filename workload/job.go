@@ -12,11 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/enum"
 	"stortest.dev/latency"
 )
 
@@ -42,16 +42,7 @@ var rwNames = [...]string{"read", "write", "randread", "randwrite", "rw", "randr
 const NumRW = RW(len(rwNames))
 
 // String returns fio's name of the pattern.
-func (rw RW) String() string { return enumName(rwNames[:], rw, "RW") }
-
-// enumName is the String of an enum whose values index names: v's name,
-// or typ(v) for a value past them.
-func enumName[T ~uint8](names []string, v T, typ string) string {
-	if int(v) < len(names) {
-		return names[v]
-	}
-	return typ + "(" + strconv.Itoa(int(v)) + ")"
-}
+func (rw RW) String() string { return enum.Name(rwNames[:], rw, "RW") }
 
 // ParseRW parses fio's rw names; "readwrite" is "rw".
 func ParseRW(s string) (RW, error) {
@@ -163,7 +154,7 @@ var verifyNames = [...]string{"0", "crc32c", "sha256", "md5", "crc64", "crc32", 
 const NumVerifyKinds = VerifyKind(len(verifyNames))
 
 // String returns fio's name; VerifyNone is "0", as fio prints it.
-func (v VerifyKind) String() string { return enumName(verifyNames[:], v, "VerifyKind") }
+func (v VerifyKind) String() string { return enum.Name(verifyNames[:], v, "VerifyKind") }
 
 // ParseVerifyKind parses fio 3.33's verify names: 0 (or none), crc32c
 // (crc32c-intel is a synonym), sha256, md5, crc64, crc32, crc16, crc7,

@@ -1,5 +1,7 @@
 package workload
 
+import "stortest.dev/internal/enum"
+
 // UnifiedRW is fio's unified_rw_reporting: whether a job's reads, writes
 // and trims are reported apart, summed into one "mixed" direction, or
 // both.
@@ -16,4 +18,4 @@ var unifiedNames = [...]string{"none", "mixed", "both"}
 // NumUnifiedRW is one more than the last UnifiedRW.
 const NumUnifiedRW = UnifiedRW(len(unifiedNames))
 
-func (u UnifiedRW) String() string { return enumName(unifiedNames[:], u, "UnifiedRW") }
+func (u UnifiedRW) String() string { return enum.Name(unifiedNames[:], u, "UnifiedRW") }
