@@ -231,13 +231,20 @@ func UpdateSetting() UpdateMode {
 // baselines.DefaultKeep. Less than one session is an error.
 func KeepSetting() (int, error) {
 	n, src, err := parsedSetting("stortest.keep", flagKeep, EnvKeep, baselines.DefaultKeep, strconv.Atoi, "want a number of sessions")
+	return atLeast(n, src, err, 1, "keep at least 1 session")
+}
+
+// atLeast returns parsedSetting's v, src and err as a setting that may
+// not be below least: err, or an error naming src and v followed by
+// tooSmall, or v.
+func atLeast[T int | time.Duration](v T, src string, err error, least T, tooSmall string) (T, error) {
 	if err != nil {
 		return 0, err
 	}
-	if n < 1 {
-		return 0, fmt.Errorf("%s=%d: keep at least 1 session", src, n)
+	if v < least {
+		return 0, fmt.Errorf("%s=%v: %s", src, v, tooSmall)
 	}
-	return n, nil
+	return v, nil
 }
 
 // StrictSetting reports whether inconclusive comparisons fail:
@@ -265,13 +272,7 @@ func envIs1(name string) bool { return os.Getenv(name) == "1" }
 // error.
 func RepeatSetting() (int, error) {
 	n, src, err := parsedSetting("stortest.repeat", flagRepeat, EnvRepeat, 0, strconv.Atoi, "want a number of runs")
-	if err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		return 0, fmt.Errorf("%s=%d: want a number of runs", src, n)
-	}
-	return n, nil
+	return atLeast(n, src, err, 0, "want a number of runs")
 }
 
 // RepeatBudgetSetting returns the time budget of the repeats
@@ -281,11 +282,5 @@ func RepeatSetting() (int, error) {
 // negative or malformed value is an error.
 func RepeatBudgetSetting() (time.Duration, error) {
 	d, src, err := parsedSetting("stortest.repeat.budget", flagRepeatBudget, EnvRepeatBudget, 0, time.ParseDuration, "want a duration such as 2m")
-	if err != nil {
-		return 0, err
-	}
-	if d < 0 {
-		return 0, fmt.Errorf("%s=%v: want a duration of 0 or more", src, d)
-	}
-	return d, nil
+	return atLeast(d, src, err, 0, "want a duration of 0 or more")
 }

@@ -728,28 +728,15 @@ func fromJobs(jobs []*workload.JobResult, fp Fingerprint) (*Baseline, error) {
 	return b, nil
 }
 
-// mergeDirs sums the clones' totals and merges their histograms, as
-// workload.Result.Merged does, tolerating absent histograms.
+// mergeDirs sums the clones' totals and merges their histograms with
+// workload.DirStats.Add, as workload.Result.Merged does, tolerating
+// absent histograms.
 func mergeDirs(jobs []*workload.JobResult) ([workload.NumDirs]workload.DirStats, error) {
 	var out [workload.NumDirs]workload.DirStats
 	for d := range workload.NumDirs {
-		o := &out[d]
 		for _, j := range jobs {
-			s := &j.Dirs[d]
-			o.IOs += s.IOs
-			o.Bytes += s.Bytes
-			o.ShortIOs += s.ShortIOs
-			o.Errors += s.Errors
-			for _, h := range []struct{ dst, src **latency.Histogram }{{&o.Slat, &s.Slat}, {&o.Clat, &s.Clat}, {&o.Lat, &s.Lat}} {
-				switch {
-				case *h.src == nil:
-				case *h.dst == nil:
-					*h.dst = (*h.src).Clone()
-				default:
-					if err := (*h.dst).Merge(*h.src); err != nil {
-						return out, fmt.Errorf("baselines: job %s.%d: %w", j.Name, j.Clone, err)
-					}
-				}
+			if err := out[d].Add(&j.Dirs[d]); err != nil {
+				return out, fmt.Errorf("baselines: job %s.%d: %w", j.Name, j.Clone, err)
 			}
 		}
 	}

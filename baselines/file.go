@@ -72,14 +72,7 @@ func IsBaselineFile(name string) bool {
 // (a crash at worst a stale hidden temporary file), and the error names
 // path. Missing directories are created.
 func WriteFile(path string, b *Baseline) error {
-	s, err := stage(path, b)
-	if err != nil {
-		return err
-	}
-	if err := s.Commit(); err != nil {
-		return fmt.Errorf("baselines: %w", err)
-	}
-	return nil
+	return write(path, b, (*durable.Staged).Commit)
 }
 
 // Create writes b to path atomically like WriteFile but never replaces
@@ -87,12 +80,17 @@ func WriteFile(path string, b *Baseline) error {
 // an error matching fs.ErrExist. The first run of a test records its
 // baseline with Create, so a concurrent or earlier one is never lost.
 func Create(path string, b *Baseline) error {
+	// link(2) fails if path exists, atomically.
+	return write(path, b, (*durable.Staged).CommitNew)
+}
+
+// write stages b beside path and puts it in place with commit.
+func write(path string, b *Baseline, commit func(*durable.Staged) error) error {
 	s, err := stage(path, b)
 	if err != nil {
 		return err
 	}
-	// link(2) fails if path exists, atomically.
-	if err := s.CommitNew(); err != nil {
+	if err := commit(s); err != nil {
 		return fmt.Errorf("baselines: %w", err)
 	}
 	return nil

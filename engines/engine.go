@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"stortest.dev/fio"
+	"stortest.dev/internal/enum"
 )
 
 // Op is the operation of one I/O unit.
@@ -106,17 +107,9 @@ const (
 	Busy
 )
 
-func (s Status) String() string {
-	switch s {
-	case Completed:
-		return "completed"
-	case Queued:
-		return "queued"
-	case Busy:
-		return "busy"
-	}
-	return fmt.Sprintf("Status(%d)", int(s))
-}
+var statusNames = [...]string{Completed: "completed", Queued: "queued", Busy: "busy"}
+
+func (s Status) String() string { return enum.Name(statusNames[:], s, "Status") }
 
 // Flags describe how an engine must be driven.
 type Flags uint32
@@ -374,4 +367,13 @@ func eventBounds(lo, hi, depth, ready int) (int, int) {
 		hi = depth
 	}
 	return min(lo, hi, ready), hi
+}
+
+// dropFront removes q's first n elements, keeping the rest in order at
+// the front of q's array, and clears the freed tail so that it holds on
+// to nothing. It allocates nothing.
+func dropFront[E any](q []E, n int) []E {
+	rest := copy(q, q[n:])
+	clear(q[rest:])
+	return q[:rest]
 }

@@ -198,11 +198,7 @@ func (e *libaio) Commit() error {
 	return nil
 }
 
-func (e *libaio) shiftPending(n int) {
-	rest := copy(e.pending, e.pending[n:])
-	clear(e.pending[rest:])
-	e.pending = e.pending[:rest]
-}
+func (e *libaio) shiftPending(n int) { e.pending = dropFront(e.pending, n) }
 
 // reap waits for at least min and takes at most max completions into e.done.
 // It returns how many it took; fewer than min only when timeout expired.
@@ -267,9 +263,7 @@ func (e *libaio) GetEvents(min, max int, timeout time.Duration) (int, error) {
 		}
 	}
 	n := copy(e.out[:max], e.done)
-	rest := copy(e.done, e.done[n:])
-	clear(e.done[rest:])
-	e.done = e.done[:rest]
+	e.done = dropFront(e.done, n)
 	return n, nil
 }
 

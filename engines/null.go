@@ -82,9 +82,7 @@ func (e *null) GetEvents(min, max int, timeout time.Duration) (int, error) {
 		max = len(e.events)
 	}
 	n := copy(e.events[:max], e.done)
-	rest := copy(e.done, e.done[n:])
-	clear(e.done[rest:])
-	e.done = e.done[:rest]
+	e.done = dropFront(e.done, n)
 	return n, nil
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"stortest.dev/internal/enum"
 )
 
 // Host is the banner sysstat prints once at the top of a report.
@@ -135,17 +137,9 @@ const (
 	UnitBlocks
 )
 
-func (u Unit) String() string {
-	switch u {
-	case UnitKB:
-		return "kB"
-	case UnitMB:
-		return "MB"
-	case UnitBlocks:
-		return "blocks"
-	}
-	return fmt.Sprintf("Unit(%d)", int(u))
-}
+var unitNames = [...]string{UnitKB: "kB", UnitMB: "MB", UnitBlocks: "blocks"}
+
+func (u Unit) String() string { return enum.Name(unitNames[:], u, "Unit") }
 
 // sectorsPer is sysstat's conversion factor: 512-byte sectors per unit.
 func (u Unit) sectorsPer() float64 {

@@ -3,6 +3,8 @@ package iostat
 import (
 	"fmt"
 	"time"
+
+	"stortest.dev/internal/enum"
 )
 
 // Source says which kernel file a snapshot reads.
@@ -20,17 +22,9 @@ const (
 	NoDevices
 )
 
-func (s Source) String() string {
-	switch s {
-	case FromDiskstats:
-		return "diskstats"
-	case FromSysBlock:
-		return "sysblock"
-	case NoDevices:
-		return "none"
-	}
-	return fmt.Sprintf("Source(%d)", int(s))
-}
+var sourceNames = [...]string{FromDiskstats: "diskstats", FromSysBlock: "sysblock", NoDevices: "none"}
+
+func (s Source) String() string { return enum.Name(sourceNames[:], s, "Source") }
 
 // Snapshot is the counters of a set of devices at one instant.
 type Snapshot struct {

@@ -251,7 +251,7 @@ func ParseRules(s string) ([]Rule, error) {
 			continue
 		}
 		fs, floor, hasFloor := strings.Cut(spec, ":")
-		frac, err := parseFraction(fs)
+		frac, err := ParseFraction(fs)
 		if err != nil {
 			return nil, fmt.Errorf("%w %q: %v", ErrBadRule, item, err)
 		}
@@ -266,7 +266,9 @@ func ParseRules(s string) ([]Rule, error) {
 	return out, nil
 }
 
-func parseFraction(s string) (float64, error) {
+// ParseFraction reads a non-negative fraction: a number ("0.05") or a
+// percentage ("5%").
+func ParseFraction(s string) (float64, error) {
 	pct := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	if err != nil || !(v >= 0) || math.IsInf(v, 0) {

@@ -834,11 +834,17 @@ def full_disk(t, d, env):
     return out
 
 
-def parallel_history(t, d, env):
+def history_source(t, d, env):
+    """Imports a fio output as a baseline directory to add to a history
+    in d; returns it and the history's directory."""
     fio_json = os.path.join(ROOT, "testdata/fio/psync-randrw.json")
     src = os.path.join(d, "src")
     run([t.bin, "baseline", "import-fio", "--out", src, fio_json], d, env, 30)
-    h = os.path.join(d, "hist")
+    return src, os.path.join(d, "hist")
+
+
+def parallel_history(t, d, env):
+    src, h = history_source(t, d, env)
     procs = [subprocess.Popen("for i in $(seq 10); do %s history add %s %s || exit 1; done" % (t.bin, h, src),
                               shell=True, cwd=d, env=env, stderr=subprocess.PIPE) for _ in range(8)]
     rcs = [p.wait(timeout=300) for p in procs]
@@ -851,10 +857,7 @@ def parallel_history(t, d, env):
 
 
 def identical_history(t, d, env):
-    fio_json = os.path.join(ROOT, "testdata/fio/psync-randrw.json")
-    src = os.path.join(d, "src")
-    run([t.bin, "baseline", "import-fio", "--out", src, fio_json], d, env, 30)
-    h = os.path.join(d, "hist")
+    src, h = history_source(t, d, env)
     out = []
     for i in range(60):
         run([t.bin, "history", "add", h, src], d, env, 30)

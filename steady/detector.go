@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"stortest.dev/internal/enum"
 )
 
 // Config configures a Detector.
@@ -71,19 +73,9 @@ const (
 )
 
 // String names the event.
-func (e Event) String() string {
-	switch e {
-	case NoEvent:
-		return "none"
-	case Attained:
-		return "attained"
-	case Lost:
-		return "lost"
-	case Regained:
-		return "regained"
-	}
-	return fmt.Sprintf("Event(%d)", int(e))
-}
+func (e Event) String() string { return enum.Name(eventNames[:], e, "Event") }
+
+var eventNames = [...]string{NoEvent: "none", Attained: "attained", Lost: "lost", Regained: "regained"}
 
 // Result is one criterion's judgement of the current window.
 type Result struct {

@@ -60,18 +60,10 @@ func (c ContinueOn) Valid() bool { _, ok := continueNames[c]; return ok }
 
 // MarshalText writes fio's name.
 func (c ContinueOn) MarshalText() ([]byte, error) {
-	if !c.Valid() {
-		return nil, fmt.Errorf("workload: invalid ContinueOn %d", uint8(c))
-	}
-	return []byte(c.String()), nil
+	return nameText(c, c.Valid(), "ContinueOn")
 }
 
 // UnmarshalText parses fio's name.
 func (c *ContinueOn) UnmarshalText(b []byte) error {
-	v, err := ParseContinueOn(string(b))
-	if err != nil {
-		return fmt.Errorf("workload: continue_on_error %w", err)
-	}
-	*c = v
-	return nil
+	return parseText(c, b, ParseContinueOn, "continue_on_error ")
 }

@@ -2,6 +2,8 @@ package workload
 
 import (
 	"strconv"
+
+	"stortest.dev/internal/enum"
 )
 
 // MultiFile are fio's options of a job of several files: nrfiles
@@ -37,12 +39,7 @@ const (
 
 var serviceNames = [...]string{"roundrobin", "sequential", "random", "zipf", "pareto", "normal"}
 
-func (k FileServiceKind) String() string {
-	if int(k) < len(serviceNames) {
-		return serviceNames[k]
-	}
-	return "FileServiceKind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k FileServiceKind) String() string { return enum.Name(serviceNames[:], k, "FileServiceKind") }
 
 // NonUniform reports whether the kind draws from a distribution: fio
 // never counts such a job's files done, it starts a file over where its

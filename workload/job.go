@@ -12,11 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"stortest.dev/engines"
+	"stortest.dev/internal/enum"
 	"stortest.dev/latency"
 )
 
@@ -42,12 +42,7 @@ var rwNames = [...]string{"read", "write", "randread", "randwrite", "rw", "randr
 const NumRW = RW(len(rwNames))
 
 // String returns fio's name of the pattern.
-func (rw RW) String() string {
-	if int(rw) < len(rwNames) {
-		return rwNames[rw]
-	}
-	return "RW(" + strconv.Itoa(int(rw)) + ")"
-}
+func (rw RW) String() string { return enum.Name(rwNames[:], rw, "RW") }
 
 // ParseRW parses fio's rw names; "readwrite" is "rw".
 func ParseRW(s string) (RW, error) {
@@ -92,19 +87,33 @@ func (rw RW) TrimWrites() bool { return rw == TrimWrite || rw == RandTrimWrite }
 
 // MarshalText writes fio's name, so JSON holds "randread".
 func (rw RW) MarshalText() ([]byte, error) {
-	if int(rw) >= len(rwNames) {
-		return nil, fmt.Errorf("workload: invalid RW %d", uint8(rw))
-	}
-	return []byte(rw.String()), nil
+	return nameText(rw, int(rw) < len(rwNames), "RW")
 }
 
 // UnmarshalText parses fio's name.
-func (rw *RW) UnmarshalText(b []byte) error {
-	v, err := ParseRW(string(b))
-	if err != nil {
-		return fmt.Errorf("workload: %w", err)
+func (rw *RW) UnmarshalText(b []byte) error { return parseText(rw, b, ParseRW, "") }
+
+// nameText is the MarshalText of a fio enum: its name, or an error
+// naming the type when v is not one of its values (valid false).
+func nameText[T interface {
+	~uint8
+	fmt.Stringer
+}](v T, valid bool, typ string) ([]byte, error) {
+	if !valid {
+		return nil, fmt.Errorf("workload: invalid %s %d", typ, uint8(v))
 	}
-	*rw = v
+	return []byte(v.String()), nil
+}
+
+// parseText is the UnmarshalText of a fio enum: parse's value of b, or
+// its error after "workload: " and what (the option, where parse's
+// errors do not name it).
+func parseText[T any](dst *T, b []byte, parse func(string) (T, error), what string) error {
+	v, err := parse(string(b))
+	if err != nil {
+		return fmt.Errorf("workload: %s%w", what, err)
+	}
+	*dst = v
 	return nil
 }
 
@@ -145,12 +154,7 @@ var verifyNames = [...]string{"0", "crc32c", "sha256", "md5", "crc64", "crc32", 
 const NumVerifyKinds = VerifyKind(len(verifyNames))
 
 // String returns fio's name; VerifyNone is "0", as fio prints it.
-func (v VerifyKind) String() string {
-	if int(v) < len(verifyNames) {
-		return verifyNames[v]
-	}
-	return "VerifyKind(" + strconv.Itoa(int(v)) + ")"
-}
+func (v VerifyKind) String() string { return enum.Name(verifyNames[:], v, "VerifyKind") }
 
 // ParseVerifyKind parses fio 3.33's verify names: 0 (or none), crc32c
 // (crc32c-intel is a synonym), sha256, md5, crc64, crc32, crc16, crc7,
@@ -173,20 +177,12 @@ func ParseVerifyKind(s string) (VerifyKind, error) {
 
 // MarshalText writes fio's name.
 func (v VerifyKind) MarshalText() ([]byte, error) {
-	if int(v) >= len(verifyNames) {
-		return nil, fmt.Errorf("workload: invalid VerifyKind %d", uint8(v))
-	}
-	return []byte(v.String()), nil
+	return nameText(v, int(v) < len(verifyNames), "VerifyKind")
 }
 
 // UnmarshalText parses fio's name.
 func (v *VerifyKind) UnmarshalText(b []byte) error {
-	k, err := ParseVerifyKind(string(b))
-	if err != nil {
-		return fmt.Errorf("workload: %w", err)
-	}
-	*v = k
-	return nil
+	return parseText(v, b, ParseVerifyKind, "")
 }
 
 // BlockSizeRange is fio's bsrange: sizes are multiples of Min up to Max,
@@ -595,38 +591,33 @@ func (j *Job) MaxBlockSize() int64 {
 	return m
 }
 
-// min returns the smallest block size of b.
+// MinSize returns the smallest block size of b.
 func (b BlockSpec) MinSize() int64 {
-	switch {
-	case len(b.BlockSizeSplit) > 0:
-		m := b.BlockSizeSplit[0].Size
-		for _, s := range b.BlockSizeSplit[1:] {
-			m = min(m, s.Size)
-		}
-		return m
-	case !b.BlockSizeRange.IsZero():
-		return b.BlockSizeRange.Min
-	case b.BlockSize == 0:
-		return DefaultBlockSize
-	}
-	return b.BlockSize
+	lo, _ := b.sizes()
+	return lo
 }
 
-// max returns the largest block size of b.
+// MaxSize returns the largest block size of b.
 func (b BlockSpec) MaxSize() int64 {
+	_, hi := b.sizes()
+	return hi
+}
+
+// sizes returns the smallest and the largest block size of b.
+func (b BlockSpec) sizes() (lo, hi int64) {
 	switch {
 	case len(b.BlockSizeSplit) > 0:
-		m := b.BlockSizeSplit[0].Size
+		lo, hi = b.BlockSizeSplit[0].Size, b.BlockSizeSplit[0].Size
 		for _, s := range b.BlockSizeSplit[1:] {
-			m = max(m, s.Size)
+			lo, hi = min(lo, s.Size), max(hi, s.Size)
 		}
-		return m
+		return lo, hi
 	case !b.BlockSizeRange.IsZero():
-		return b.BlockSizeRange.Max
+		return b.BlockSizeRange.Min, b.BlockSizeRange.Max
 	case b.BlockSize == 0:
-		return DefaultBlockSize
+		return DefaultBlockSize, DefaultBlockSize
 	}
-	return b.BlockSize
+	return b.BlockSize, b.BlockSize
 }
 
 // ErrInvalid is wrapped by every error of validate.Job and by the

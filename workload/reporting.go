@@ -1,8 +1,6 @@
 package workload
 
-import (
-	"strconv"
-)
+import "stortest.dev/internal/enum"
 
 // UnifiedRW is fio's unified_rw_reporting: whether a job's reads, writes
 // and trims are reported apart, summed into one "mixed" direction, or
@@ -20,9 +18,4 @@ var unifiedNames = [...]string{"none", "mixed", "both"}
 // NumUnifiedRW is one more than the last UnifiedRW.
 const NumUnifiedRW = UnifiedRW(len(unifiedNames))
 
-func (u UnifiedRW) String() string {
-	if int(u) < len(unifiedNames) {
-		return unifiedNames[u]
-	}
-	return "UnifiedRW(" + strconv.Itoa(int(u)) + ")"
-}
+func (u UnifiedRW) String() string { return enum.Name(unifiedNames[:], u, "UnifiedRW") }

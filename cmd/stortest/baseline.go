@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"stortest.dev/baselines"
@@ -190,13 +188,9 @@ func parseSpread(s string) (float64, error) {
 	if s == "" {
 		return 0, nil
 	}
-	pct := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+	v, err := regress.ParseFraction(s)
+	if err != nil {
 		return 0, fmt.Errorf("%q is not a non-negative percentage or fraction", s)
-	}
-	if pct {
-		v /= 100
 	}
 	if v == 0 {
 		return -1, nil

@@ -11,43 +11,42 @@ import (
 )
 
 func init() {
-	c := &command{
-		name:  "fio pctiles",
-		usage: "[--percentiles LIST] FILE.json|-",
-		short: "recompute fio's percentiles from the json+ bins of a fio output",
-	}
-	c.run = func(args []string, stdout, stderr io.Writer) error {
-		fs := newFlagSet(c, stderr)
-		list := fs.String("percentiles", "", "fio percentile_list (e.g. 50:99:99.9) instead of each stat's own list")
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		if fs.NArg() != 1 {
-			return fmt.Errorf("%w: want one fio json+ file (or - for stdin), got %d arguments", errUsage, fs.NArg())
-		}
-		var override []float64
-		if *list != "" {
-			var err error
-			if override, err = latency.ParsePercentileList(*list); err != nil {
-				return fmt.Errorf("%w: --percentiles: %v", errUsage, err)
-			}
-		}
-		out, err := readFioArg(fs.Arg(0))
-		if err != nil {
-			return err
-		}
-		doc, err := fioPctiles(out, override)
-		if err != nil {
-			return fmt.Errorf("%s: %w", fs.Arg(0), err)
-		}
-		b, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
+	define("fio pctiles",
+		"[--percentiles LIST] FILE.json|-",
+		"recompute fio's percentiles from the json+ bins of a fio output",
+		fioPctilesCmd)
+}
+
+func fioPctilesCmd(c *command, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(c, stderr)
+	list := fs.String("percentiles", "", "fio percentile_list (e.g. 50:99:99.9) instead of each stat's own list")
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	register(c)
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: want one fio json+ file (or - for stdin), got %d arguments", errUsage, fs.NArg())
+	}
+	var override []float64
+	if *list != "" {
+		var err error
+		if override, err = latency.ParsePercentileList(*list); err != nil {
+			return fmt.Errorf("%w: --percentiles: %v", errUsage, err)
+		}
+	}
+	out, err := readFioArg(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	doc, err := fioPctiles(out, override)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	return err
 }
 
 func readFioArg(name string) (*latency.FioOutput, error) {

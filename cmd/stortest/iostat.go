@@ -14,117 +14,115 @@ import (
 )
 
 func init() {
-	live := &command{
-		name:  "iostat",
-		usage: iostatUsage(),
-		short: "CPU and block device statistics as sysstat's iostat (12.6) prints them, from its options; the first report covers the time since boot unless -y",
-	}
-	live.run = func(args []string, stdout, stderr io.Writer) error {
-		l, err := parseIostatLine(args)
-		// sysstat checks each -j type as it reads it, so an unknown one
-		// before the first mistake on the line is what it reports.
-		for _, t := range l.persist {
-			if !iostat.DefaultFS().WithDev(l.dev).HasPersistentNames(t) {
-				return errPersistentType
-			}
-		}
-		if err != nil {
-			return errSysstatUsage
-		}
-		if l.version {
-			fmt.Fprintln(stdout, "stortest iostat: the reports of sysstat's iostat 12.6")
-			return nil
-		}
-		if l.help {
-			fmt.Fprintf(stdout, "usage: stortest iostat %s\n%s\n\n", live.usage, live.short)
-			printIostatOptions(stdout)
-			return nil
-		}
-		f, err := iostat.NewFS(l.proc, l.sys)
-		if err != nil {
-			return err
-		}
-		f = f.WithDev(l.dev)
-		if l.altDir != "" {
-			f = f.WithAltDir(l.altDir, l.altToo)
-		}
-		l.cfg.Wait = iostatWait
-		l.cfg.Notes = func(n iostat.Note) { fmt.Fprintf(stderr, "stortest iostat: note: %s\n", n.Text) }
-		host, err := iostat.LocalHost(f, time.Now())
-		if err != nil {
-			return err
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-		return f.Watch(ctx, l.cfg, host, stdout)
-	}
-	register(live)
+	define("iostat",
+		iostatUsage(),
+		"CPU and block device statistics as sysstat's iostat (12.6) prints them, from its options; the first report covers the time since boot unless -y",
+		iostatCmd)
 
-	diff := &command{
-		name:  "iostat diff",
-		usage: "A B --interval SECONDS [--json] [--raw]",
-		short: "iostat -x figures between two saved copies of /proc/diskstats taken SECONDS apart",
+	define("iostat diff",
+		"A B --interval SECONDS [--json] [--raw]",
+		"iostat -x figures between two saved copies of /proc/diskstats taken SECONDS apart",
+		iostatDiffCmd)
+}
+
+func iostatCmd(c *command, args []string, stdout, stderr io.Writer) error {
+	l, err := parseIostatLine(args)
+	// sysstat checks each -j type as it reads it, so an unknown one
+	// before the first mistake on the line is what it reports.
+	for _, t := range l.persist {
+		if !iostat.DefaultFS().WithDev(l.dev).HasPersistentNames(t) {
+			return errPersistentType
+		}
 	}
-	diff.run = func(args []string, stdout, stderr io.Writer) error {
-		fs := newFlagSet(diff, stderr)
-		opt := iostatFlags(fs)
-		ivl := fs.String("interval", "", "time between the two copies: seconds (2.5) or a duration (2500ms)")
-		pos, err := parseInterspersed(fs, args)
-		if err != nil {
-			return err
-		}
-		if len(pos) != 2 {
-			return fmt.Errorf("%w: want two diskstats files, got %d", errUsage, len(pos))
-		}
-		if *ivl == "" {
-			return fmt.Errorf("%w: --interval is required", errUsage)
-		}
-		interval, err := parseSeconds(*ivl)
-		if err != nil {
-			return fmt.Errorf("%w: --interval: %v", errUsage, err)
-		}
-		var snaps [2]iostat.Snapshot
-		for i, name := range pos {
-			fh, err := os.Open(name)
-			if err != nil {
-				return err
-			}
-			disks, notes, err := iostat.ParseDiskstats(fh, name)
-			fh.Close()
-			if err != nil {
-				return err
-			}
-			snaps[i] = iostat.Snapshot{Source: iostat.FromDiskstats, Disks: disks, Notes: notes}
-		}
-		d, err := iostat.NewDeltaInterval(snaps[0], snaps[1], interval)
-		if err != nil {
-			return err
-		}
-		o := *opt.report
-		o.Extended, o.AllDevices = true, true
-		host, err := iostat.LocalHost(iostat.DefaultFS(), time.Now())
-		if err != nil {
-			return err
-		}
-		if err := writeReports(stdout, host, o, *opt.json, *opt.raw, []iostat.Delta{d}); err != nil {
-			return err
-		}
-		if *opt.raw {
-			return nil // the notes are in the counters table
-		}
-		for _, n := range d.Notes {
-			fmt.Fprintf(stderr, "note: %s\n", n)
-		}
-		for _, dd := range d.Disks {
-			for _, n := range dd.Notes {
-				if n.Kind != iostat.NoteNoFlush && n.Kind != iostat.NoteNoDiscard {
-					fmt.Fprintf(stderr, "note: %s: %s\n", dd.Name, n)
-				}
-			}
-		}
+	if err != nil {
+		return errSysstatUsage
+	}
+	if l.version {
+		fmt.Fprintln(stdout, "stortest iostat: the reports of sysstat's iostat 12.6")
 		return nil
 	}
-	register(diff)
+	if l.help {
+		fmt.Fprintf(stdout, "usage: stortest iostat %s\n%s\n\n", c.usage, c.short)
+		printIostatOptions(stdout)
+		return nil
+	}
+	f, err := iostat.NewFS(l.proc, l.sys)
+	if err != nil {
+		return err
+	}
+	f = f.WithDev(l.dev)
+	if l.altDir != "" {
+		f = f.WithAltDir(l.altDir, l.altToo)
+	}
+	l.cfg.Wait = iostatWait
+	l.cfg.Notes = func(n iostat.Note) { fmt.Fprintf(stderr, "stortest iostat: note: %s\n", n.Text) }
+	host, err := iostat.LocalHost(f, time.Now())
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return f.Watch(ctx, l.cfg, host, stdout)
+}
+
+func iostatDiffCmd(c *command, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(c, stderr)
+	opt := iostatFlags(fs)
+	ivl := fs.String("interval", "", "time between the two copies: seconds (2.5) or a duration (2500ms)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return fmt.Errorf("%w: want two diskstats files, got %d", errUsage, len(pos))
+	}
+	if *ivl == "" {
+		return fmt.Errorf("%w: --interval is required", errUsage)
+	}
+	interval, err := parseSeconds(*ivl)
+	if err != nil {
+		return fmt.Errorf("%w: --interval: %v", errUsage, err)
+	}
+	var snaps [2]iostat.Snapshot
+	for i, name := range pos {
+		fh, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		disks, notes, err := iostat.ParseDiskstats(fh, name)
+		fh.Close()
+		if err != nil {
+			return err
+		}
+		snaps[i] = iostat.Snapshot{Source: iostat.FromDiskstats, Disks: disks, Notes: notes}
+	}
+	d, err := iostat.NewDeltaInterval(snaps[0], snaps[1], interval)
+	if err != nil {
+		return err
+	}
+	o := *opt.report
+	o.Extended, o.AllDevices = true, true
+	host, err := iostat.LocalHost(iostat.DefaultFS(), time.Now())
+	if err != nil {
+		return err
+	}
+	if err := writeReports(stdout, host, o, *opt.json, *opt.raw, []iostat.Delta{d}); err != nil {
+		return err
+	}
+	if *opt.raw {
+		return nil // the notes are in the counters table
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintf(stderr, "note: %s\n", n)
+	}
+	for _, dd := range d.Disks {
+		for _, n := range dd.Notes {
+			if n.Kind != iostat.NoteNoFlush && n.Kind != iostat.NoteNoDiscard {
+				fmt.Fprintf(stderr, "note: %s: %s\n", dd.Name, n)
+			}
+		}
+	}
+	return nil
 }
 
 // iostatOpts are the flags of "iostat diff".

@@ -12,95 +12,93 @@ import (
 )
 
 func init() {
-	fioCmd := &command{
-		name:  "steady fio",
-		usage: "[--strict] FILE.json|- ...",
-		short: "recompute fio's steady-state verdict of every job from the window in a fio JSON output (--strict: exit 1 unless it matches)",
+	define("steady fio",
+		"[--strict] FILE.json|- ...",
+		"recompute fio's steady-state verdict of every job from the window in a fio JSON output (--strict: exit 1 unless it matches)",
+		steadyFioCmd)
+
+	define("steady check",
+		"--criterion LIST [--window D] [--ramp D] [--stop] [--each] [--format text|json] [FILE|-]",
+		"judge steady state over a column of per-second values (stdin by default); exit 1 when not in steady state at the end",
+		steadyCheckCmd)
+}
+
+func steadyFioCmd(c *command, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(c, stderr)
+	strict := fs.Bool("strict", false, "exit with status 1 when a recomputed field differs from what fio printed")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
-	fioCmd.run = func(args []string, stdout, stderr io.Writer) error {
-		fs := newFlagSet(fioCmd, stderr)
-		strict := fs.Bool("strict", false, "exit with status 1 when a recomputed field differs from what fio printed")
-		if err := fs.Parse(args); err != nil {
+	if fs.NArg() == 0 {
+		return fmt.Errorf("%w: want at least one fio JSON output (or - for stdin)", errUsage)
+	}
+	mismatches := 0
+	for _, name := range fs.Args() {
+		checks, err := steadyFioFile(name)
+		if err != nil {
 			return err
 		}
-		if fs.NArg() == 0 {
-			return fmt.Errorf("%w: want at least one fio JSON output (or - for stdin)", errUsage)
+		var b []byte
+		for _, c := range checks {
+			b = steady.AppendFioCheck(b, c)
+			if !c.Matches {
+				mismatches++
+			}
 		}
-		mismatches := 0
-		for _, name := range fs.Args() {
-			checks, err := steadyFioFile(name)
+		if _, err := stdout.Write(b); err != nil {
+			return err
+		}
+	}
+	if *strict && mismatches > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("%d job(s) differ from fio's steadystate object", mismatches)}
+	}
+	return nil
+}
+
+func steadyCheckCmd(c *command, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(c, stderr)
+	crit := fs.String("criterion", "", "criteria that must all hold, e.g. iops_slope:0.3% or \"iops:5%,clat_p99:10%\" or pts:iops:60s (see package steady)")
+	window := fs.String("window", "30", "window in fio's ss_dur syntax: seconds, or a number with us, ms, s, m, h")
+	ramp := fs.String("ramp", "0", "samples before this time (fio's ss_ramp, plus the first second) are not counted")
+	stop := fs.Bool("stop", false, "stop at the first attainment, as fio does (default: read all input and report losses)")
+	each := fs.Bool("each", false, "print a verdict for every sample (window position), not only the final one")
+	format := fs.String("format", "text", "output format: text or json")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *crit == "" {
+		return fmt.Errorf("%w: --criterion is required", errUsage)
+	}
+	if *format != "text" && *format != "json" {
+		return fmt.Errorf("%w: --format %q: want text or json", errUsage, *format)
+	}
+	set, err := steady.ParseSet(*crit)
+	if err != nil {
+		return fmt.Errorf("%w: --criterion: %v", errUsage, err)
+	}
+	cfg := steady.Config{Criteria: set, Continue: !*stop}
+	if cfg.Window, err = steady.ParseFioDuration(*window); err != nil {
+		return fmt.Errorf("%w: --window: %v", errUsage, err)
+	}
+	if cfg.Ramp, err = steady.ParseFioDuration(*ramp); err != nil {
+		return fmt.Errorf("%w: --ramp: %v", errUsage, err)
+	}
+	in, name := io.Reader(os.Stdin), "stdin"
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		if fs.Arg(0) != "-" {
+			f, err := os.Open(fs.Arg(0))
 			if err != nil {
 				return err
 			}
-			var b []byte
-			for _, c := range checks {
-				b = steady.AppendFioCheck(b, c)
-				if !c.Matches {
-					mismatches++
-				}
-			}
-			if _, err := stdout.Write(b); err != nil {
-				return err
-			}
+			defer f.Close()
+			in, name = f, fs.Arg(0)
 		}
-		if *strict && mismatches > 0 {
-			return &exitError{code: 1, msg: fmt.Sprintf("%d job(s) differ from fio's steadystate object", mismatches)}
-		}
-		return nil
+	default:
+		return fmt.Errorf("%w: at most one input file, got %d", errUsage, fs.NArg())
 	}
-	register(fioCmd)
-
-	checkCmd := &command{
-		name:  "steady check",
-		usage: "--criterion LIST [--window D] [--ramp D] [--stop] [--each] [--format text|json] [FILE|-]",
-		short: "judge steady state over a column of per-second values (stdin by default); exit 1 when not in steady state at the end",
-	}
-	checkCmd.run = func(args []string, stdout, stderr io.Writer) error {
-		fs := newFlagSet(checkCmd, stderr)
-		crit := fs.String("criterion", "", "criteria that must all hold, e.g. iops_slope:0.3% or \"iops:5%,clat_p99:10%\" or pts:iops:60s (see package steady)")
-		window := fs.String("window", "30", "window in fio's ss_dur syntax: seconds, or a number with us, ms, s, m, h")
-		ramp := fs.String("ramp", "0", "samples before this time (fio's ss_ramp, plus the first second) are not counted")
-		stop := fs.Bool("stop", false, "stop at the first attainment, as fio does (default: read all input and report losses)")
-		each := fs.Bool("each", false, "print a verdict for every sample (window position), not only the final one")
-		format := fs.String("format", "text", "output format: text or json")
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		if *crit == "" {
-			return fmt.Errorf("%w: --criterion is required", errUsage)
-		}
-		if *format != "text" && *format != "json" {
-			return fmt.Errorf("%w: --format %q: want text or json", errUsage, *format)
-		}
-		set, err := steady.ParseSet(*crit)
-		if err != nil {
-			return fmt.Errorf("%w: --criterion: %v", errUsage, err)
-		}
-		cfg := steady.Config{Criteria: set, Continue: !*stop}
-		if cfg.Window, err = steady.ParseFioDuration(*window); err != nil {
-			return fmt.Errorf("%w: --window: %v", errUsage, err)
-		}
-		if cfg.Ramp, err = steady.ParseFioDuration(*ramp); err != nil {
-			return fmt.Errorf("%w: --ramp: %v", errUsage, err)
-		}
-		in, name := io.Reader(os.Stdin), "stdin"
-		switch fs.NArg() {
-		case 0:
-		case 1:
-			if fs.Arg(0) != "-" {
-				f, err := os.Open(fs.Arg(0))
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				in, name = f, fs.Arg(0)
-			}
-		default:
-			return fmt.Errorf("%w: at most one input file, got %d", errUsage, fs.NArg())
-		}
-		return steadyCheck(cfg, in, name, *each, *format == "json", stdout)
-	}
-	register(checkCmd)
+	return steadyCheck(cfg, in, name, *each, *format == "json", stdout)
 }
 
 func steadyFioFile(name string) ([]steady.FioCheck, error) {

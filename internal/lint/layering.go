@@ -61,6 +61,7 @@ var Layers = map[string]layer{
 
 	// Shared helpers, below every layer above.
 	"internal/human":    {}, // number formatters for people
+	"internal/enum":     {}, // the names of enumerations' values
 	"internal/kernelfs": {}, // the /proc, /sys and /dev seam
 	"internal/owner":    {imports: []string{"internal/kernelfs"}},
 	"internal/durable":  {},

@@ -307,12 +307,8 @@ func (c *chart) xy(x, y float64) (float64, float64, bool) {
 func (c *chart) fit() {
 	if c.x.max == 0 && c.x.min == 0 {
 		c.x.fitData(func(yield func(float64) bool) {
-			for _, s := range c.lines {
-				for _, v := range s.xs {
-					if !yield(v) {
-						return
-					}
-				}
+			if !c.points(func(s *series) []float64 { return s.xs }, yield) {
+				return
 			}
 			for _, s := range c.spans {
 				yield(s.from)
@@ -322,17 +318,24 @@ func (c *chart) fit() {
 	}
 	if c.y.max == 0 && c.y.min == 0 {
 		c.y.fitData(func(yield func(float64) bool) {
-			for _, s := range c.lines {
-				for _, v := range s.ys {
-					if !yield(v) {
-						return
-					}
-				}
-			}
+			c.points(func(s *series) []float64 { return s.ys }, yield)
 		})
 	}
 	c.x.pick()
 	c.y.pick()
+}
+
+// points yields the values of(s) of every line s, its xs or its ys, and
+// reports whether yield took them all.
+func (c *chart) points(of func(*series) []float64, yield func(float64) bool) bool {
+	for i := range c.lines {
+		for _, v := range of(&c.lines[i]) {
+			if !yield(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // decimate keeps, of many more points than pixel columns, the first,

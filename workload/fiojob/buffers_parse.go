@@ -1,8 +1,7 @@
 package fiojob
 
 import (
-	"fmt"
-	"strings"
+	"strconv"
 
 	"stortest.dev/workload"
 )
@@ -10,36 +9,20 @@ import (
 // buffersString prints Buffers' options in job-file syntax, for
 // Format.
 func buffersString(j *workload.Job) string {
-	var b strings.Builder
-	if j.BufferPattern != "" {
-		fmt.Fprintf(&b, "buffer_pattern=%s\n", j.BufferPattern)
-	}
-	if j.ZeroBuffers {
-		b.WriteString("zero_buffers=1\n")
-	}
-	if j.RefillBuffers {
-		b.WriteString("refill_buffers=1\n")
-	}
-	if j.NoScramble {
-		b.WriteString("scramble_buffers=0\n")
-	}
-	if j.BufferCompress != 0 {
-		fmt.Fprintf(&b, "buffer_compress_percentage=%d\n", j.BufferCompress)
-	}
+	var b jobText
+	b.str("buffer_pattern", j.BufferPattern)
+	b.flag("zero_buffers", j.ZeroBuffers)
+	b.flag("refill_buffers", j.RefillBuffers)
+	b.unflag("scramble_buffers", j.NoScramble)
+	b.num("buffer_compress_percentage", int64(j.BufferCompress), 0)
 	if j.CompressChunk != 0 {
-		fmt.Fprintf(&b, "buffer_compress_chunk=%d\n", max(j.CompressChunk, 0))
+		b.kv("buffer_compress_chunk", strconv.FormatInt(max(j.CompressChunk, 0), 10))
 	}
-	if j.DedupePercentage != 0 {
-		fmt.Fprintf(&b, "dedupe_percentage=%d\n", j.DedupePercentage)
-	}
+	b.num("dedupe_percentage", int64(j.DedupePercentage), 0)
 	if j.DedupeWorkingSet {
-		b.WriteString("dedupe_mode=working_set\n")
+		b.kv("dedupe_mode", "working_set")
 	}
-	if j.DedupeWorkingSetPercent != 0 {
-		fmt.Fprintf(&b, "dedupe_working_set_percentage=%d\n", j.DedupeWorkingSetPercent)
-	}
-	if j.DedupeGlobal {
-		b.WriteString("dedupe_global=1\n")
-	}
+	b.num("dedupe_working_set_percentage", int64(j.DedupeWorkingSetPercent), 0)
+	b.flag("dedupe_global", j.DedupeGlobal)
 	return b.String()
 }

@@ -94,7 +94,7 @@ func cmdprioString(c *workload.CmdPrio) string {
 	if c.IsZero() {
 		return ""
 	}
-	var b strings.Builder
+	var b jobText
 	pair := func(k string, v [2]int) {
 		if v == [2]int{} {
 			return
@@ -103,7 +103,7 @@ func cmdprioString(c *workload.CmdPrio) string {
 		if v[1] != v[0] {
 			s += "," + strconv.Itoa(v[1])
 		}
-		b.WriteString(k + "=" + s + "\n")
+		b.kv(k, s)
 	}
 	pair("cmdprio_percentage", c.Percentage)
 	pair("cmdprio_class", c.Class)
@@ -128,7 +128,7 @@ func cmdprioString(c *workload.CmdPrio) string {
 		if lists[1] != lists[0] {
 			v += "," + lists[1]
 		}
-		b.WriteString("cmdprio_bssplit=" + v + "\n")
+		b.kv("cmdprio_bssplit", v)
 	}
 	return b.String()
 }

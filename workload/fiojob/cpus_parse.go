@@ -39,12 +39,10 @@ func parseSizePercent(v string) (int, bool, error) {
 
 // cpusString prints CPUs' options in job-file syntax, for Format.
 func cpusString(j *workload.Job) string {
-	var b strings.Builder
-	if j.CPUsAllowed != "" {
-		b.WriteString("cpus_allowed=" + j.CPUsAllowed + "\n")
-	}
+	var b jobText
+	b.str("cpus_allowed", j.CPUsAllowed)
 	if j.CPUsSplit {
-		b.WriteString("cpus_allowed_policy=split\n")
+		b.kv("cpus_allowed_policy", "split")
 	}
 	return b.String()
 }

@@ -12,13 +12,11 @@ import (
 // multiFileString prints MultiFile's options in job-file syntax, for
 // Format.
 func multiFileString(j *workload.Job) string {
-	var b strings.Builder
+	var b jobText
 	if j.FileService != (workload.FileService{}) {
-		b.WriteString("file_service_type=" + j.FileService.String() + "\n")
+		b.kv("file_service_type", j.FileService.String())
 	}
-	if j.OpenFiles != 0 {
-		b.WriteString("openfiles=" + strconv.Itoa(j.OpenFiles) + "\n")
-	}
+	b.num("openfiles", int64(j.OpenFiles), 0)
 	return b.String()
 }
 

@@ -13,54 +13,27 @@ import (
 // filesString prints those options in job-file syntax, for
 // Format.
 func filesString(j *workload.Job) string {
-	var b strings.Builder
-	kv := func(k, v string) { b.WriteString(k + "=" + v + "\n") }
-	if j.FdatasyncEvery != 0 {
-		kv("fdatasync", strconv.Itoa(j.FdatasyncEvery))
-	}
-	if s := syncFileRangeString(j.SyncFileRange); s != "" {
-		kv("sync_file_range", s)
-	}
-	for _, f := range [...]struct {
-		name string
-		on   bool
-	}{{"end_fsync", j.EndFsync}, {"fsync_on_close", j.FsyncOnClose}, {"create_only", j.CreateOnly}, {"pre_read", j.PreRead}} {
-		if f.on {
-			kv(f.name, "1")
-		}
-	}
-	if j.NoCreateFsync {
-		kv("create_fsync", "0")
-	}
-	if j.NoInvalidate {
-		kv("invalidate", "0")
-	}
-	if j.FadviseHint != "" {
-		kv("fadvise_hint", j.FadviseHint)
-	}
-	if j.OffsetIncrement != 0 {
-		kv("offset_increment", strconv.FormatInt(j.OffsetIncrement, 10))
-	}
-	if j.AllRandRepeat {
-		kv("allrandrepeat", "1")
-	}
+	var b jobText
+	b.num("fdatasync", int64(j.FdatasyncEvery), 0)
+	b.str("sync_file_range", syncFileRangeString(j.SyncFileRange))
+	b.flag("end_fsync", j.EndFsync)
+	b.flag("fsync_on_close", j.FsyncOnClose)
+	b.flag("create_only", j.CreateOnly)
+	b.flag("pre_read", j.PreRead)
+	b.unflag("create_fsync", j.NoCreateFsync)
+	b.unflag("invalidate", j.NoInvalidate)
+	b.str("fadvise_hint", j.FadviseHint)
+	b.num("offset_increment", j.OffsetIncrement, 0)
+	b.flag("allrandrepeat", j.AllRandRepeat)
 	if j.WriteHint != 0 {
-		kv("write_hint", workload.WriteHints[j.WriteHint])
+		b.kv("write_hint", workload.WriteHints[j.WriteHint])
 	}
-	if j.FileAppend {
-		kv("file_append", "1")
-	}
-	if j.NoOverwrite {
-		kv("overwrite", "0")
-	}
-	if j.SyncIO != "" {
-		kv("sync", j.SyncIO)
-	}
-	if j.NoFileCreate {
-		kv("allow_file_create", "0")
-	}
+	b.flag("file_append", j.FileAppend)
+	b.unflag("overwrite", j.NoOverwrite)
+	b.str("sync", j.SyncIO)
+	b.unflag("allow_file_create", j.NoFileCreate)
 	if ps := j.PercentSequential; ps != ([3]int64{}) {
-		kv("percentage_random", fmt.Sprintf("%d,%d,%d", 100-ps[0], 100-ps[1], 100-ps[2]))
+		b.kv("percentage_random", fmt.Sprintf("%d,%d,%d", 100-ps[0], 100-ps[1], 100-ps[2]))
 	}
 	return b.String()
 }

@@ -2,7 +2,6 @@ package fiojob
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"stortest.dev/workload"
@@ -10,15 +9,11 @@ import (
 
 // String is the job-file text of the flow options not at their default.
 func flowString(f *workload.Flow) string {
-	var b strings.Builder
-	if f.Weight != 0 {
-		b.WriteString("flow=" + strconv.Itoa(f.Weight) + "\n")
-	}
-	if f.ID != 0 {
-		b.WriteString("flow_id=" + strconv.FormatInt(f.ID, 10) + "\n")
-	}
+	var b jobText
+	b.num("flow", int64(f.Weight), 0)
+	b.num("flow_id", f.ID, 0)
 	if f.Sleep != 0 {
-		b.WriteString("flow_sleep=" + strconv.FormatInt(int64(f.Sleep/time.Microsecond), 10) + "\n")
+		b.kv("flow_sleep", strconv.FormatInt(int64(f.Sleep/time.Microsecond), 10))
 	}
 	return b.String()
 }

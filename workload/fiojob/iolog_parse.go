@@ -1,7 +1,6 @@
 package fiojob
 
 import (
-	"strconv"
 	"strings"
 
 	"stortest.dev/workload"
@@ -10,26 +9,14 @@ import (
 // iologString prints IOLogs's options in job-file syntax, for
 // Format.
 func iologString(j *workload.Job) string {
-	var b strings.Builder
-	str := func(k, v string) {
-		if v != "" {
-			b.WriteString(k + "=" + v + "\n")
-		}
-	}
-	num := func(k string, v int64) {
-		if v != 0 {
-			b.WriteString(k + "=" + strconv.FormatInt(v, 10) + "\n")
-		}
-	}
-	str("write_iolog", j.WriteIOLog)
-	str("read_iolog", strings.ReplaceAll(j.ReadIOLog, ":", `\:`))
-	if j.ReplayNoStall {
-		b.WriteString("replay_no_stall=1\n")
-	}
-	str("replay_redirect", j.ReplayRedirect)
-	num("replay_scale", j.ReplayScale)
-	num("replay_align", j.ReplayAlign)
-	num("replay_time_scale", int64(j.ReplayTimeScale))
+	var b jobText
+	b.str("write_iolog", j.WriteIOLog)
+	b.str("read_iolog", strings.ReplaceAll(j.ReadIOLog, ":", `\:`))
+	b.flag("replay_no_stall", j.ReplayNoStall)
+	b.str("replay_redirect", j.ReplayRedirect)
+	b.num("replay_scale", j.ReplayScale, 0)
+	b.num("replay_align", j.ReplayAlign, 0)
+	b.num("replay_time_scale", int64(j.ReplayTimeScale), 0)
 	if j.ReplaySkip != 0 {
 		var w []string
 		for _, s := range workload.ReplaySkipNames {
@@ -37,7 +24,7 @@ func iologString(j *workload.Job) string {
 				w = append(w, s.Name)
 			}
 		}
-		str("replay_skip", strings.Join(w, ","))
+		b.str("replay_skip", strings.Join(w, ","))
 	}
 	return b.String()
 }

@@ -63,54 +63,31 @@ func (p *parser) finishMore(st *jobState) error {
 // moreString prints Placement's and Ordering's options and the verify options beside them
 // in job-file syntax, for Format.
 func moreString(j *workload.Job) string {
-	var b strings.Builder
-	kv := func(k, v string) { b.WriteString(k + "=" + v + "\n") }
-	if j.NoVerifyPhase {
-		kv("do_verify", "0")
-	}
-	if j.VerifyBacklog != 0 {
-		kv("verify_backlog", strconv.FormatInt(j.VerifyBacklog, 10))
-	}
-	if j.VerifyOnly {
-		kv("verify_only", "1")
-	}
-	if j.Directory != "" {
-		kv("directory", strings.ReplaceAll(j.Directory, ":", `\:`))
-	}
-	if j.FilenameFormat != "" {
-		kv("filename_format", j.FilenameFormat)
-	}
+	var b jobText
+	b.unflag("do_verify", j.NoVerifyPhase)
+	b.num("verify_backlog", j.VerifyBacklog, 0)
+	b.flag("verify_only", j.VerifyOnly)
+	b.str("directory", strings.ReplaceAll(j.Directory, ":", `\:`))
+	b.str("filename_format", j.FilenameFormat)
 	if j.SizePercent != 0 {
-		kv("size", strconv.Itoa(j.SizePercent)+"%")
+		b.kv("size", strconv.Itoa(j.SizePercent)+"%")
 	}
 	if j.OffsetPercent != 0 {
-		kv("offset", strconv.Itoa(j.OffsetPercent)+"%")
+		b.kv("offset", strconv.Itoa(j.OffsetPercent)+"%")
 	}
-	if j.OffsetAlign != 0 {
-		kv("offset_align", workload.FormatSize(j.OffsetAlign))
-	}
+	b.size("offset_align", j.OffsetAlign)
 	if j.FileSize != 0 {
 		v := workload.FormatSize(j.FileSize)
 		if j.FileSizeMax != 0 {
 			v += "-" + workload.FormatSize(j.FileSizeMax)
 		}
-		kv("filesize", v)
+		b.kv("filesize", v)
 	}
-	if j.IOSize != 0 {
-		kv("io_size", workload.FormatSize(j.IOSize))
-	}
-	if j.Stonewall {
-		kv("stonewall", "1")
-	}
-	if j.NewGroup {
-		kv("new_group", "1")
-	}
-	if j.WaitFor != "" {
-		kv("wait_for", j.WaitFor)
-	}
-	if j.StartDelay != 0 {
-		kv("startdelay", workload.FormatTime(j.StartDelay))
-	}
+	b.size("io_size", j.IOSize)
+	b.flag("stonewall", j.Stonewall)
+	b.flag("new_group", j.NewGroup)
+	b.str("wait_for", j.WaitFor)
+	b.dur("startdelay", j.StartDelay)
 	b.WriteString(flowString(&j.Flow))
 	return b.String()
 }

@@ -3,7 +3,6 @@ package fiojob
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"stortest.dev/workload"
 )
@@ -11,35 +10,20 @@ import (
 // reportingString is the job-file text of the reporting options not at
 // their default, in the option table's order.
 func reportingString(j *workload.Job) string {
-	var b strings.Builder
-	kv := func(k, v string) { b.WriteString(k + "=" + v + "\n") }
-	if j.NoClatPercentiles {
-		kv("clat_percentiles", "0")
-	}
+	var b jobText
+	b.unflag("clat_percentiles", j.NoClatPercentiles)
 	if j.UnifiedRW != workload.UnifiedNone {
-		kv("unified_rw_reporting", j.UnifiedRW.String())
+		b.kv("unified_rw_reporting", j.UnifiedRW.String())
 	}
-	if j.GroupReporting {
-		kv("group_reporting", "1")
-	}
+	b.flag("group_reporting", j.GroupReporting)
 	l := j.Logs
-	for _, o := range [...]struct{ k, v string }{{"write_lat_log", l.Lat}, {"write_bw_log", l.BW}, {"write_iops_log", l.IOPS}} {
-		if o.v != "" {
-			kv(o.k, o.v)
-		}
-	}
-	if l.AvgMsec != 0 {
-		kv("log_avg_msec", strconv.Itoa(l.AvgMsec))
-	}
-	if l.Offset {
-		kv("log_offset", "1")
-	}
-	if l.Prio {
-		kv("log_prio", "1")
-	}
-	if l.Shared {
-		kv("per_job_logs", "0")
-	}
+	b.str("write_lat_log", l.Lat)
+	b.str("write_bw_log", l.BW)
+	b.str("write_iops_log", l.IOPS)
+	b.num("log_avg_msec", int64(l.AvgMsec), 0)
+	b.flag("log_offset", l.Offset)
+	b.flag("log_prio", l.Prio)
+	b.unflag("per_job_logs", l.Shared)
 	b.WriteString(cmdprioString(&j.CmdPrio))
 	return b.String()
 }

@@ -151,69 +151,45 @@ func asSplit(b workload.BlockSpec) string {
 
 // extraString prints those options but rw's modifier (see rwString).
 func extraString(j *workload.Job) string {
-	var b strings.Builder
+	var b jobText
 	if j.RWSequencer != "" && j.RWSequencer != "sequential" {
-		b.WriteString("rw_sequencer=" + j.RWSequencer + "\n")
+		b.kv("rw_sequencer", j.RWSequencer)
 	}
-	if j.BlockAlign != 0 {
-		b.WriteString("blockalign=" + workload.FormatSize(j.BlockAlign) + "\n")
-	}
-	if j.FillDevice {
-		b.WriteString("fill_device=1\n")
-	}
-	if j.ThinkTime != 0 {
-		b.WriteString("thinktime=" + workload.FormatTime(j.ThinkTime) + "\n")
-	}
-	if j.ThinkTimeSpin != 0 {
-		b.WriteString("thinktime_spin=" + workload.FormatTime(j.ThinkTimeSpin) + "\n")
-	}
+	b.size("blockalign", j.BlockAlign)
+	b.flag("fill_device", j.FillDevice)
+	b.dur("thinktime", j.ThinkTime)
+	b.dur("thinktime_spin", j.ThinkTimeSpin)
 	if j.ThinkTimeBlocks > 1 {
-		b.WriteString("thinktime_blocks=" + strconv.Itoa(j.ThinkTimeBlocks) + "\n")
+		b.kv("thinktime_blocks", strconv.Itoa(j.ThinkTimeBlocks))
 	}
-	if j.NumberIOs != 0 {
-		b.WriteString("number_ios=" + strconv.FormatInt(j.NumberIOs, 10) + "\n")
-	}
-	if j.ExitAll {
-		b.WriteString("exitall=1\n")
-	}
+	b.num("number_ios", j.NumberIOs, 0)
+	b.flag("exitall", j.ExitAll)
 	if j.ExitWhat != "" && j.ExitWhat != "group" {
-		b.WriteString("exit_what=" + j.ExitWhat + "\n")
+		b.kv("exit_what", j.ExitWhat)
 	}
 	if j.Strided() {
-		b.WriteString("zonemode=strided\nzonesize=" + workload.FormatSize(j.ZoneSize) + "\n")
-		if j.ZoneRange != 0 {
-			b.WriteString("zonerange=" + workload.FormatSize(j.ZoneRange) + "\n")
-		}
-		if j.ZoneSkip != 0 {
-			b.WriteString("zoneskip=" + workload.FormatSize(j.ZoneSkip) + "\n")
-		}
+		b.kv("zonemode", "strided")
+		b.kv("zonesize", workload.FormatSize(j.ZoneSize))
+		b.size("zonerange", j.ZoneRange)
+		b.size("zoneskip", j.ZoneSkip)
 	}
 	if j.PrioClass != 0 {
-		b.WriteString("prioclass=" + strconv.Itoa(j.PrioClass) + "\nprio=" + strconv.Itoa(j.PrioLevel) + "\n")
+		b.kv("prioclass", strconv.Itoa(j.PrioClass))
+		b.kv("prio", strconv.Itoa(j.PrioLevel))
 	}
 	if j.RateMin != [3]int64{} {
-		b.WriteString("rate_min=" + formatTriple(j.RateMin, func(v int64, _ int) string { return workload.FormatSize(v) }) + "\n")
+		b.kv("rate_min", formatTriple(j.RateMin, func(v int64, _ int) string { return workload.FormatSize(v) }))
 	}
 	if j.RateIOPSMin != [3]int64{} {
-		b.WriteString("rate_iops_min=" + formatTriple(j.RateIOPSMin, strconv.FormatInt) + "\n")
+		b.kv("rate_iops_min", formatTriple(j.RateIOPSMin, strconv.FormatInt))
 	}
-	if j.RateCycle != 0 {
-		b.WriteString("rate_cycle=" + strconv.FormatInt(j.RateCycle.Milliseconds(), 10) + "\n")
-	}
-	if j.BWAvgTime != 0 {
-		b.WriteString("bwavgtime=" + strconv.FormatInt(j.BWAvgTime.Milliseconds(), 10) + "\n")
-	}
-	if j.IOPSAvgTime != 0 {
-		b.WriteString("iopsavgtime=" + strconv.FormatInt(j.IOPSAvgTime.Milliseconds(), 10) + "\n")
-	}
-	for _, f := range [...]struct {
-		name string
-		on   bool
-	}{{"disable_lat", j.DisableLat}, {"disable_clat", j.DisableClat}, {"disable_slat", j.DisableSlat}, {"disable_bw_measurement", j.DisableBW}} {
-		if f.on {
-			b.WriteString(f.name + "=1\n")
-		}
-	}
+	b.ms("rate_cycle", j.RateCycle)
+	b.ms("bwavgtime", j.BWAvgTime)
+	b.ms("iopsavgtime", j.IOPSAvgTime)
+	b.flag("disable_lat", j.DisableLat)
+	b.flag("disable_clat", j.DisableClat)
+	b.flag("disable_slat", j.DisableSlat)
+	b.flag("disable_bw_measurement", j.DisableBW)
 	return b.String()
 }
 

@@ -1,23 +1,17 @@
 package fiojob
 
-import (
-	"strings"
-
-	"stortest.dev/workload"
-)
+import "stortest.dev/workload"
 
 // submitString prints Submission's options in job-file syntax, for
 // Format.
 func submitString(j *workload.Job) string {
-	var b strings.Builder
+	var b jobText
 	if j.Offload {
-		b.WriteString("io_submit_mode=offload\n")
+		b.kv("io_submit_mode", "offload")
 	}
 	if j.Poisson {
-		b.WriteString("rate_process=poisson\n")
+		b.kv("rate_process", "poisson")
 	}
-	if j.SerializeOverlap {
-		b.WriteString("serialize_overlap=1\n")
-	}
+	b.flag("serialize_overlap", j.SerializeOverlap)
 	return b.String()
 }

@@ -373,13 +373,7 @@ func (o *Offsets) restartPass() {
 // whose fio thread number is thread, and whether each loop restarts
 // the draws from it, as MixSeed for the direction mix.
 func FileSeed(j *workload.Job, thread int, entropy uint64) (seed uint32, restart bool) {
-	switch {
-	case j.RandSeed != 0:
-		return uint32(fioSeed(j.RandSeed, thread, fioSeedFile)), false
-	case j.RandRepeat == nil || *j.RandRepeat:
-		return uint32(fioSeed(workload.DefaultSeed, thread, fioSeedFile)), true
-	}
-	return uint32(SplitMix64(entropy ^ 0xf11e)), false
+	return slotSeed(j, thread, fioSeedFile, entropy^0xf11e)
 }
 
 // File returns the file of the I/O NextIO returned last: 0 for a job of

@@ -93,11 +93,18 @@ func fioSeed(base uint64, thread int, off int) uint64 {
 // overrides randrepeat); with RandRepeat false the seed comes from
 // entropy, which the runner draws at random.
 func MixSeed(j *workload.Job, thread int, entropy uint64) (seed uint32, restart bool) {
+	return slotSeed(j, thread, fioSeedMix, entropy)
+}
+
+// slotSeed returns the seed of fio's slot off for the job's clone whose
+// fio thread number is thread, and whether each loop restarts from it,
+// as MixSeed says; with RandRepeat false it comes from entropy.
+func slotSeed(j *workload.Job, thread, off int, entropy uint64) (seed uint32, restart bool) {
 	switch {
 	case j.RandSeed != 0:
-		return uint32(fioSeed(j.RandSeed, thread, fioSeedMix)), false
+		return uint32(fioSeed(j.RandSeed, thread, off)), false
 	case j.RandRepeat == nil || *j.RandRepeat:
-		return uint32(fioSeed(workload.DefaultSeed, thread, fioSeedMix)), true
+		return uint32(fioSeed(workload.DefaultSeed, thread, off)), true
 	}
 	return uint32(SplitMix64(entropy)), false
 }

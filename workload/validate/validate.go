@@ -124,41 +124,24 @@ func Job(j *workload.Job) error {
 	if anyRate && anyIOPS {
 		return bad("rate_iops", "rate and rate_iops are mutually exclusive (as in fio)")
 	}
-	if opt, reason := validateMore(&n); opt != "" {
-		return bad(opt, "%s", reason)
+	// The checks of each concept's options, in this order: those that
+	// return the option and the reason, and those that return the error.
+	reasoned := func(check func(*workload.Job) (opt, reason string)) func(*workload.Job) error {
+		return func(j *workload.Job) error {
+			if opt, reason := check(j); opt != "" {
+				return bad(opt, "%s", reason)
+			}
+			return nil
+		}
 	}
-	if err := validateFileNames(&n); err != nil {
-		return err
-	}
-	if opt, reason := validateCPUs(&n); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if opt, reason := validateExtra(&n); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if err := validateEngines(&n); err != nil {
-		return err
-	}
-	if err := validateMultiFile(&n); err != nil {
-		return err
-	}
-	if err := validateNet(&n); err != nil {
-		return err
-	}
-	if opt, reason := validateSubmit(&n); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if opt, reason := validateFiles(&n); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if opt, reason := validateIOLog(&n); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if opt, reason := validateLatency(&n); opt != "" {
-		return bad(opt, "%s", reason)
-	}
-	if opt, reason := validateBuffers(&n); opt != "" {
-		return bad(opt, "%s", reason)
+	for _, check := range [...]func(*workload.Job) error{
+		reasoned(validateMore), validateFileNames, reasoned(validateCPUs), reasoned(validateExtra),
+		validateEngines, validateMultiFile, validateNet, reasoned(validateSubmit), reasoned(validateFiles),
+		reasoned(validateIOLog), reasoned(validateLatency), reasoned(validateBuffers),
+	} {
+		if err := check(&n); err != nil {
+			return err
+		}
 	}
 	if err := n.RandomDistribution.Validate(); err != "" {
 		return bad("random_distribution", "%s", err)
