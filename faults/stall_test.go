@@ -106,3 +106,44 @@ func TestKernelStallEndsOnCancel(t *testing.T) {
 		})
 	}
 }
+
+// gcSink keeps TestGarbageDuringKernelStall's allocations from being
+// optimised away.
+var gcSink []byte
+
+// Garbage made while a job's read is stalled in the kernel does not start
+// a collection that waits for the read (and the whole process with it,
+// here until the device answers 10 s later): the runner keeps the
+// collector off while jobs run, so the run gives up on the read after
+// its grace as usual.
+func TestGarbageDuringKernelStall(t *testing.T) {
+	const grace = 300 * time.Millisecond
+	const stall = 10 * time.Second // well past cancel + grace + stallMargin
+	_, l := serve(t, faults.FileOptions{Size: 4 << 20, Rules: faults.Rules{
+		{Range: engines.Range{Off: 0, Len: 4 << 20}, Stall: stall},
+	}})
+	j := job("garbage", "psync", l.Path(), workload.RandRead)
+	j.Size = 4 << 20
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	done := make(chan struct{})
+	go func() {
+		// 64 MiB in 256 KiB pieces over the first 300 ms: many times the
+		// live heap, so the heap's own trigger would start collections.
+		defer close(done)
+		for range 256 {
+			gcSink = make([]byte, 256<<10)
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	start := time.Now()
+	res, err := runner.Run(ctx, j, workload.Options{Grace: grace})
+	took := time.Since(start)
+	<-done
+	gcSink = nil
+	require.NoError(t, err)
+	t.Logf("returned after %v", took)
+	assert.Less(t, took, 300*time.Millisecond+grace+stallMargin, "the run waited for the device")
+	var se *workload.StallError
+	require.ErrorAs(t, res.Jobs[0].Err, &se)
+}

@@ -218,6 +218,11 @@ func RunJobs(ctx context.Context, jobs []workload.Job, opts workload.Options) (*
 		}
 	}
 
+	// No collection may be under way when a job first blocks in the
+	// kernel (stall.go: holdGC); each job's goroutine holds it off too,
+	// for as long as it may be there.
+	holdGCNow()
+	defer releaseGC()
 	start := clock.Now()
 	// Each job hands its result over once, from its own goroutine or,
 	// when that is blocked in the kernel past the grace period, from
@@ -627,6 +632,10 @@ func (w *worker) run(start int64) {
 		w.finish(false, nil) // the file is laid out: that was the job
 		return
 	}
+	// The collector stays off while the job may block in the kernel,
+	// until its goroutine is back, also past the run (stall.go: holdGC).
+	holdGC()
+	defer releaseGC()
 	runFrom := start // the runtime counts from here
 	if o, ok := w.eng.(engines.Opener); ok {
 		// net: the peer is reached first, and the job's measurement

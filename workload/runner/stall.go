@@ -135,11 +135,15 @@ func (w *worker) drainAbandoned() {
 // thread blocked in one in uninterruptible sleep, or in a page fault, on
 // a device that does not answer holds any stop-the-world (a garbage
 // collection, GOMAXPROCS) until the device answers, and the whole process
-// with it. Once the run gives up on such a job it holds the garbage
-// collector off until the abandoned threads are back (holdGC,
-// releaseGC), so that the program can go on: report, clean up, run its
-// next tests. A collection that began before, during the stall, is not
-// stopped.
+// with it: the run could not even give up on the job after its grace
+// period. So the garbage collector is off (holdGC, releaseGC) while any
+// job's goroutine runs, from its first I/O until it is back from the
+// kernel, also after the run gave up on it, and the program can go on:
+// report, clean up, run its next tests. The runner's own I/O path
+// allocates nothing; what the program allocates meanwhile is collected
+// once the jobs are back, or when the heap reaches a memory limit
+// (GOMEMLIMIT, debug.SetMemoryLimit), which still starts a collection.
+// An explicit runtime.GC still waits for a stalled device.
 var gcHold struct {
 	sync.Mutex
 	n    int // jobs with threads possibly blocked in the kernel
@@ -147,9 +151,9 @@ var gcHold struct {
 	prev int
 }
 
-// holdGC turns the collector off for a job given up on in the kernel.
+// holdGC turns the collector off for a job that may block in the kernel.
 // SetGCPercent(-1) waits for a collection under way to end, which may
-// wait for the blocked thread: it is called on a goroutine of its own.
+// wait for a blocked thread: it is called on a goroutine of its own.
 func holdGC() {
 	gcHold.Lock()
 	gcHold.n++
@@ -166,7 +170,19 @@ func holdGC() {
 	}
 }
 
-// releaseGC undoes holdGC once the job's threads are back.
+// holdGCNow is holdGC for the start of a run, before any job may block:
+// it returns once no collection is under way, so that none begun earlier
+// meets a stalled job.
+func holdGCNow() {
+	gcHold.Lock()
+	defer gcHold.Unlock()
+	gcHold.n++
+	if !gcHold.off {
+		gcHold.prev, gcHold.off = debug.SetGCPercent(-1), true
+	}
+}
+
+// releaseGC undoes holdGC or holdGCNow once the job's threads are back.
 func releaseGC() {
 	gcHold.Lock()
 	defer gcHold.Unlock()
