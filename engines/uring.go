@@ -165,7 +165,10 @@ type uring struct {
 	out   []*Unit // the last GetEvents batch
 
 	iopoll, sqpoll, fixedBufs, fixedFile, extArg bool
-	disabled                                     bool // IORING_SETUP_R_DISABLED until the first Commit
+	// tryBufs: register the buffers if the kernel lets us (TryFixedBufs);
+	// units outside them then go as plain reads and writes.
+	tryBufs  bool
+	disabled bool // IORING_SETUP_R_DISABLED until the first Commit
 	// enterFd and enterFlags are what io_uring_enter is given: the ring's
 	// descriptor, or its slot among the thread's registered rings with
 	// IORING_ENTER_REGISTERED_RING. regTid is that thread.
@@ -209,6 +212,7 @@ func newUring(cfg Config) (Engine, error) {
 		iopoll:    cfg.HiPri,
 		sqpoll:    cfg.SQPoll,
 		fixedBufs: cfg.FixedBufs,
+		tryBufs:   cfg.TryFixedBufs && !cfg.FixedBufs && len(cfg.Buffers) > 0,
 		fixedFile: cfg.RegisterFiles,
 		expl:      expl,
 	}
@@ -369,6 +373,11 @@ func (e *uring) setup() error {
 		if err := e.registerBuffers(); err != nil {
 			return err
 		}
+	} else if e.tryBufs {
+		// Whatever stops the registration (RLIMIT_MEMLOCK without
+		// CAP_IPC_LOCK, file-backed memory, too many or too large
+		// buffers) leaves the job on plain reads and writes.
+		e.fixedBufs = e.registerBuffers() == nil
 	}
 	if e.fixedFile {
 		var fds []int32
@@ -487,13 +496,14 @@ func (e *uring) Queue(u *Unit) (Status, error) {
 		return Completed, nil
 	}
 	if e.fixedBufs && (u.Op == OpRead || u.Op == OpWrite) {
-		if u.BufIndex < 0 || u.BufIndex >= e.nbufs {
+		if u.BufIndex >= 0 && u.BufIndex < e.nbufs {
+			if u.Op == OpWrite {
+				op = ioringOpWriteFixed
+			} else {
+				op = ioringOpReadFixed
+			}
+		} else if !e.tryBufs {
 			return Busy, fmt.Errorf("engines: %w: io_uring fixed buffers: unit BufIndex %d outside the %d registered buffers", ErrConfig, u.BufIndex, e.nbufs)
-		}
-		if u.Op == OpWrite {
-			op = ioringOpWriteFixed
-		} else {
-			op = ioringOpReadFixed
 		}
 	}
 	if len(e.free) == 0 || (e.sqLocalTail-atomic.LoadUint32(e.sqHead) >= e.sqEntries && !e.waitSQ()) {
@@ -513,7 +523,7 @@ func (e *uring) Queue(u *Unit) (Status, error) {
 		sqe.Addr = uint64(bufAddr(u.Buf))
 		sqe.Len = uint32(len(u.Buf))
 		sqe.Off = uint64(u.Offset)
-		if e.fixedBufs {
+		if op == ioringOpReadFixed || op == ioringOpWriteFixed {
 			sqe.BufIndex = uint16(u.BufIndex)
 		}
 	}

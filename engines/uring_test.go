@@ -178,9 +178,35 @@ func TestRegisterBuffersErr(t *testing.T) {
 }
 
 // TestUringMemlock registers more buffer memory than RLIMIT_MEMLOCK allows,
-// on a thread without CAP_IPC_LOCK (capabilities are per thread; the thread is
-// thrown away afterwards), and checks that New explains the limit.
+// on a thread without CAP_IPC_LOCK, and checks that New explains the limit.
 func TestUringMemlock(t *testing.T) {
+	rl, n := memlockExceeded(t)
+	f := openT(t, tempFile(t, 1<<20), false)
+	err := withoutIPCLock(func() error {
+		bufs, err := AllocBuffers(n, 1<<20)
+		if err != nil {
+			return err
+		}
+		defer bufs.Free()
+		e, err := New("io_uring", Config{File: f, FixedBufs: true, Buffers: bufs.All()})
+		if err == nil {
+			e.Close()
+		}
+		return err
+	})
+	if !errors.Is(err, ErrMemlock) {
+		t.Fatalf("registering %d MiB with RLIMIT_MEMLOCK %d bytes: %v, want ErrMemlock", n, rl.Cur, err)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("soft limit %d bytes", rl.Cur)) {
+		t.Errorf("%q does not name the limit %d", err, rl.Cur)
+	}
+	t.Log(err)
+}
+
+// memlockExceeded returns RLIMIT_MEMLOCK and a count of 1 MiB buffers
+// that exceeds it, or skips when the limit is too large to exceed.
+func memlockExceeded(t *testing.T) (unix.Rlimit, int) {
+	t.Helper()
 	var rl unix.Rlimit
 	if err := unix.Getrlimit(unix.RLIMIT_MEMLOCK, &rl); err != nil {
 		t.Fatal(err)
@@ -188,9 +214,13 @@ func TestUringMemlock(t *testing.T) {
 	if rl.Cur == unix.RLIM_INFINITY || rl.Cur > 256<<20 {
 		t.Skipf("RLIMIT_MEMLOCK is %d: too large to exceed in a test", rl.Cur)
 	}
-	f := openT(t, tempFile(t, 1<<20), false)
-	const bufSize = 1 << 20
-	n := int(rl.Cur)/bufSize + 2
+	return rl, int(rl.Cur)/(1<<20) + 2
+}
+
+// withoutIPCLock runs fn on a thread of its own without CAP_IPC_LOCK, where
+// RLIMIT_MEMLOCK bounds registered buffers. Capabilities are per thread,
+// and the thread is thrown away afterwards.
+func withoutIPCLock(fn func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		// Never unlocked: the thread exits with this goroutine, so the
@@ -207,26 +237,97 @@ func TestUringMemlock(t *testing.T) {
 			errc <- err
 			return
 		}
-		bufs, err := AllocBuffers(n, bufSize)
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer bufs.Free()
-		e, err := New("io_uring", Config{File: f, FixedBufs: true, Buffers: bufs.All()})
-		if err == nil {
-			e.Close()
-		}
-		errc <- err
+		errc <- fn()
 	}()
-	err := <-errc
-	if !errors.Is(err, ErrMemlock) {
-		t.Fatalf("registering %d MiB with RLIMIT_MEMLOCK %d bytes: %v, want ErrMemlock", n, rl.Cur, err)
+	return <-errc
+}
+
+// userBufs is the number of buffers registered with the ring ringFd, as
+// the kernel lists them in the ring's fdinfo.
+func userBufs(t *testing.T, ringFd int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", ringFd))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(err.Error(), fmt.Sprintf("soft limit %d bytes", rl.Cur)) {
-		t.Errorf("%q does not name the limit %d", err, rl.Cur)
+	for l := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(l, "UserBufs:"); ok {
+			var n int
+			if _, err := fmt.Sscan(v, &n); err != nil {
+				t.Fatalf("fdinfo line %q: %v", l, err)
+			}
+			return n
+		}
 	}
-	t.Log(err)
+	t.Fatalf("ring fdinfo has no UserBufs line:\n%s", b)
+	return 0
+}
+
+// readOp queues a read of unit u, drives it to completion, and returns
+// the opcode of its SQE.
+func readOp(e Engine, u *Unit) (uint8, error) {
+	if st, err := e.Queue(u); err != nil || st != Queued {
+		return 0, fmt.Errorf("Queue = %v, %v", st, err)
+	}
+	r := e.(*uring)
+	op := r.sqes[(r.sqLocalTail-1)&r.sqMask].Opcode
+	if err := e.Commit(); err != nil {
+		return op, err
+	}
+	for n := 0; n == 0; {
+		var err error
+		if n, err = e.GetEvents(1, 0, 0); err != nil {
+			return op, err
+		}
+	}
+	if u.Res != int64(len(u.Buf)) {
+		return op, fmt.Errorf("read of %d bytes: Res = %d", len(u.Buf), u.Res)
+	}
+	return op, nil
+}
+
+// TestUringTryFixedBufs: with TryFixedBufs the buffers are registered
+// where the kernel allows (the ring's fdinfo lists them, and reads into
+// them go as READ_FIXED; a unit outside them goes as a plain read), and
+// where it does not (more than RLIMIT_MEMLOCK without CAP_IPC_LOCK) the
+// engine is set up all the same, with plain reads.
+func TestUringTryFixedBufs(t *testing.T) {
+	f := openT(t, tempFile(t, 1<<20), false)
+	bufs := allocBuffers(t, 4, 4096)
+	e := newEngine(t, "io_uring", Config{File: f, Depth: 4, Buffers: bufs.All(), TryFixedBufs: true})
+	if n := userBufs(t, e.(*uring).ringFd); n != 4 {
+		t.Errorf("ring has %d registered buffers, want 4", n)
+	}
+	if op, err := readOp(e, &Unit{Op: OpRead, Buf: bufs.Buf(1), BufIndex: 1, Offset: 4096}); err != nil || op != ioringOpReadFixed {
+		t.Errorf("read into registered buffer 1: opcode %d (%v), want READ_FIXED (%d)", op, err, ioringOpReadFixed)
+	}
+	if op, err := readOp(e, &Unit{Op: OpRead, Buf: make([]byte, 512), BufIndex: -1}); err != nil || op != ioringOpRead {
+		t.Errorf("read into an unregistered buffer: opcode %d (%v), want READ (%d)", op, err, ioringOpRead)
+	}
+
+	_, n := memlockExceeded(t)
+	err := withoutIPCLock(func() error {
+		big, err := AllocBuffers(n, 1<<20)
+		if err != nil {
+			return err
+		}
+		defer big.Free()
+		e, err := New("io_uring", Config{File: f, Depth: 4, Buffers: big.All(), TryFixedBufs: true})
+		if err != nil {
+			return fmt.Errorf("New with %d MiB of buffers over RLIMIT_MEMLOCK: %w", n, err)
+		}
+		defer e.Close()
+		if e.(*uring).nbufs != 0 {
+			return fmt.Errorf("%d buffers registered over RLIMIT_MEMLOCK, want none", e.(*uring).nbufs)
+		}
+		if op, err := readOp(e, &Unit{Op: OpRead, Buf: big.Buf(0)[:4096], BufIndex: 0}); err != nil || op != ioringOpRead {
+			return fmt.Errorf("read with the buffers unregistered: opcode %d (%v), want READ (%d)", op, err, ioringOpRead)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
 }
 
 // TestUringOneThread: with OneThread the ring is set up as fio's (single

@@ -7,7 +7,9 @@
 // offsets, clock reads, histograms, per-second series), psync on a file
 // in /dev/shm, and libaio and io_uring at depth 32 on a loop device over
 // that file (no disk: the CPU sets the pace, so each tool's own cost
-// shows). Each case runs fio 3.33 and `stortest run` (built from the
+// shows). io_uring runs with fixedbufs=0, fio's default, which stortest's
+// default (buffers registered with the ring) is not: both tools then do
+// the same kernel work per I/O, and the gate sees their own. Each case runs fio 3.33 and `stortest run` (built from the
 // tree under test) with the same command line, one after the other, for
 // STORTEST_PERF_ROUNDS rounds (12) of 500 ms each, the order swapped
 // every round and the cases interleaved round by round, all children of

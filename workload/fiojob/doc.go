@@ -86,7 +86,7 @@
 //	verify_pattern                               VerifyPattern: 0x hex and "quoted" text
 //	continue_on_error                            ContinueOnError: none, read, write, io, verify, all (0, 1)
 //	hipri                                        Hipri (io_uring, pvsync2)
-//	fixedbufs                                    FixedBufs (io_uring)
+//	fixedbufs                                    FixedBufs = value, NoFixedBufs = !value (io_uring; unset: registered when the kernel allows)
 //	registerfiles                                RegisterFiles (io_uring)
 //	sqthread_poll                                SQThreadPoll (io_uring)
 //	nowait                                       NoWait (pvsync2, libaio, io_uring)

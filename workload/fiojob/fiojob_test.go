@@ -65,6 +65,12 @@ func TestParseFio(t *testing.T) {
 				LatPercentiles: true, SlatPercentiles: true}),
 		},
 		{
+			name: "fixedbufs: 0 is fio's default path, unset is io_uring's choice, the last one given wins",
+			in:   "[a]\nioengine=io_uring\nfixedbufs=0\n[b]\nioengine=io_uring\n[c]\nioengine=io_uring\nfixedbufs=0\nfixedbufs=1\n",
+			want: norm(workload.Job{Name: "a", Engine: "io_uring", NoFixedBufs: true}, workload.Job{Name: "b", Engine: "io_uring"},
+				workload.Job{Name: "c", Engine: "io_uring", FixedBufs: true}),
+		},
+		{
 			name: "aliases and conversions",
 			in: "[a]\nreadwrite=randrw\nrwmixwrite=30\nblocksize=8k\niodepth=16\niodepth_batch=0\nfileoffset=4k\ntimeout=2m\n" +
 				"buffered=0\nss=bw:5%\nsteadystate_duration=1m\nsteadystate_ramp_time=500ms\nkb_base=1024\nclat_percentiles=1\n",
@@ -563,4 +569,25 @@ func parseArgs(args []string) ([]workload.Job, error) {
 func parseFileArgs(r io.Reader, name string, args []string) ([]workload.Job, error) {
 	jobs, _, err := Parse(r, name, Config{Args: args})
 	return jobs, err
+}
+
+// TestFixedBufsPrinted: the three states of fixedbufs (given as 1, given
+// as 0, not given) print as given and read back as they were.
+func TestFixedBufsPrinted(t *testing.T) {
+	for _, tc := range []struct {
+		j    workload.Job
+		line string
+	}{
+		{workload.Job{Name: "on", Engine: "io_uring", FixedBufs: true}, "fixedbufs=1\n"},
+		{workload.Job{Name: "off", Engine: "io_uring", NoFixedBufs: true}, "fixedbufs=0\n"},
+		{workload.Job{Name: "unset", Engine: "io_uring"}, ""},
+	} {
+		text := Format(tc.j)
+		if tc.line != "" && !strings.Contains(text, tc.line) || tc.line == "" && strings.Contains(text, "fixedbufs") {
+			t.Errorf("%s: Format printed\n%s\nwant the line %q", tc.j.Name, text, tc.line)
+		}
+		if diff := cmp.Diff(tc.j.Normalized(), roundTripJob(t, tc.j)); diff != "" {
+			t.Errorf("%s: read back (-want +got):\n%s", tc.j.Name, diff)
+		}
+	}
 }

@@ -81,6 +81,7 @@ func Format(j workload.Job) string {
 	}
 	b.flag("hipri", n.Hipri)
 	b.flag("fixedbufs", n.FixedBufs)
+	b.unflag("fixedbufs", n.NoFixedBufs && !n.FixedBufs)
 	b.flag("registerfiles", n.RegisterFiles)
 	b.flag("sqthread_poll", n.SQThreadPoll)
 	b.flag("nowait", n.NoWait)

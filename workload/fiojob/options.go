@@ -261,8 +261,12 @@ var optionTable = []fioOption{
 		}},
 	{name: "hipri", field: "hipri", isBool: true, doc: "Hipri (io_uring, pvsync2)",
 		set: setBool(func(j *workload.Job) *bool { return &j.Hipri })},
-	{name: "fixedbufs", field: "fixedbufs", isBool: true, doc: "FixedBufs (io_uring)",
-		set: setBool(func(j *workload.Job) *bool { return &j.FixedBufs })},
+	{name: "fixedbufs", field: "fixedbufs", isBool: true, doc: "FixedBufs = value, NoFixedBufs = !value (io_uring; unset: registered when the kernel allows)",
+		set: func(st *jobState, v string) error {
+			b, err := ParseBool(v)
+			st.job.FixedBufs, st.job.NoFixedBufs = b, !b
+			return err
+		}},
 	{name: "registerfiles", field: "registerfiles", isBool: true, doc: "RegisterFiles (io_uring)",
 		set: setBool(func(j *workload.Job) *bool { return &j.RegisterFiles })},
 	{name: "sqthread_poll", field: "sqthread_poll", isBool: true, doc: "SQThreadPoll (io_uring)",

@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,4 +103,65 @@ func TestBufRunDefault(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, dupFraction(data), "scrambled: no block repeats")
 	assert.Greater(t, flateRatio(t, data[:4096]), 0.9, "a block is random")
+}
+
+// TestUringRegistersBuffers: an io_uring job registers its buffers with
+// its ring unless it says fixedbufs=0, as the ring's fdinfo shows while
+// the job runs.
+func TestUringRegistersBuffers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		off  bool
+		want int
+	}{{"unset", false, 8}, {"fixedbufs=0", true, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "f")
+			require.NoError(t, os.WriteFile(path, make([]byte, 1<<20), 0o644))
+			job := workload.Job{Name: "r", Filename: path, Engine: "io_uring", RW: workload.RandRead, BlockSize: 4096,
+				IODepth: 8, TimeBased: true, Runtime: 500 * time.Millisecond, NoFixedBufs: tc.off}
+			done := make(chan struct{})
+			seen := make(chan []int)
+			go func() {
+				var bufs []int // UserBufs of each ring seen
+				for {
+					bufs = append(bufs, ringBuffers()...)
+					select {
+					case <-done:
+						seen <- bufs
+						return
+					case <-time.After(5 * time.Millisecond):
+					}
+				}
+			}()
+			runJob(t, job, workload.Options{})
+			close(done)
+			bufs := <-seen
+			require.NotEmpty(t, bufs, "no io_uring ring seen in /proc/self/fdinfo while the job ran")
+			for _, n := range bufs {
+				assert.Equal(t, tc.want, n, "registered buffers")
+			}
+		})
+	}
+}
+
+// ringBuffers returns the registered buffer count (UserBufs) of each
+// io_uring ring this process has open, from its fdinfo.
+func ringBuffers() []int {
+	fds, _ := os.ReadDir("/proc/self/fdinfo")
+	var out []int
+	for _, fd := range fds {
+		b, err := os.ReadFile("/proc/self/fdinfo/" + fd.Name())
+		if err != nil {
+			continue
+		}
+		for l := range strings.Lines(string(b)) {
+			if v, ok := strings.CutPrefix(l, "UserBufs:"); ok {
+				var n int
+				if _, err := fmt.Sscan(v, &n); err == nil {
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	return out
 }

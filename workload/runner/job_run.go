@@ -16,8 +16,8 @@ func writes(j *workload.Job) bool { return j.RW.Modifies() }
 func engineConfig(j *workload.Job, f *os.File, bufs [][]byte, size int64) engines.Config {
 	return engines.Config{
 		File: f, Direct: j.Direct, Depth: j.IODepth, Buffers: bufs,
-		SQPoll: j.SQThreadPoll, FixedBufs: j.FixedBufs, RegisterFiles: j.RegisterFiles,
-		HiPri: j.Hipri, NoWait: j.NoWait, Size: size,
+		SQPoll: j.SQThreadPoll, FixedBufs: j.FixedBufs, TryFixedBufs: !j.FixedBufs && !j.NoFixedBufs,
+		RegisterFiles: j.RegisterFiles, HiPri: j.Hipri, NoWait: j.NoWait, Size: size,
 		OneThread: true, // each worker runs on its own locked thread
 		CPUChunk:  j.CPUChunks, CPUQsort: j.CPUMode == "qsort", StatType: j.StatType, Exec: execSpec(j),
 	}

@@ -161,6 +161,9 @@ func Job(j *workload.Job) error {
 	if !n.ContinueOnError.Valid() {
 		return bad("continue_on_error", "invalid ContinueOn %d", n.ContinueOnError)
 	}
+	if n.FixedBufs && n.NoFixedBufs {
+		return bad("fixedbufs", "FixedBufs and NoFixedBufs are both set")
+	}
 	for _, o := range [...]struct {
 		name string
 		on   bool

@@ -101,6 +101,7 @@ func TestValidate(t *testing.T) {
 		{"verify pattern", func(j *workload.Job) { j.VerifyPattern = "%o" }, "verify_pattern", "not supported"},
 		{"hipri on libaio", func(j *workload.Job) { j.Engine = "libaio"; j.Hipri = true }, "hipri", "ioengine=libaio"},
 		{"fixedbufs on psync", func(j *workload.Job) { j.FixedBufs = true }, "fixedbufs", "only io_uring"},
+		{"fixedbufs both ways", func(j *workload.Job) { j.Engine = "io_uring"; j.FixedBufs, j.NoFixedBufs = true, true }, "fixedbufs", "both"},
 		{"nowait on sync", func(j *workload.Job) { j.Engine = "sync"; j.NoWait = true }, "nowait", "does not take it"},
 		{"percentiles order", func(j *workload.Job) { j.PercentileList = []float64{99, 50} }, "percentile_list", "ascending"},
 		{"percentile range", func(j *workload.Job) { j.PercentileList = []float64{0} }, "percentile_list", "(0, 100]"},
