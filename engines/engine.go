@@ -201,16 +201,16 @@ type Config struct {
 	Buffers [][]byte
 
 	// io_uring.
-	SQPoll     bool          // a kernel thread polls the SQ; Commit only wakes it when it sleeps
-	SQPollIdle time.Duration // idle time before the SQ thread sleeps; 0 means the kernel's 1 s
-	SQPollCPU  int           // pin the SQ thread to this CPU when >= 0 and SQPollPin is set
-	SQPollPin  bool          // honour SQPollCPU (IORING_SETUP_SQ_AFF)
-	FixedBufs  bool          // register Buffers; reads and writes use READ_FIXED/WRITE_FIXED
+	SQPoll        bool          // a kernel thread polls the SQ; Commit only wakes it when it sleeps
+	SQPollIdle    time.Duration // idle time before the SQ thread sleeps; 0 means the kernel's 1 s
+	SQPollCPU     int           // pin the SQ thread to this CPU when >= 0 and SQPollPin is set
+	SQPollPin     bool          // honour SQPollCPU (IORING_SETUP_SQ_AFF)
+	FixedBufs     bool          // register Buffers; reads and writes use READ_FIXED/WRITE_FIXED
+	RegisterFiles bool          // register File; SQEs use IOSQE_FIXED_FILE
 	// TryFixedBufs registers Buffers as FixedBufs does when the kernel
 	// and RLIMIT_MEMLOCK allow it, and otherwise goes without, as if
-	// unset: the runner's default for io_uring (see FixedBuffers).
-	TryFixedBufs  bool
-	RegisterFiles bool // register File; SQEs use IOSQE_FIXED_FILE
+	// unset: the runner's default for io_uring (workload.Job.NoFixedBufs).
+	TryFixedBufs bool
 	// OneThread promises that Queue, Commit and GetEvents are called from
 	// one OS thread (runtime.LockOSThread), the thread of the first
 	// Commit. io_uring then sets its ring up as fio does, single issuer

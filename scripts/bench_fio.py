@@ -101,6 +101,10 @@ def main():
                         dev = ["--filename=" + shm_loop, "--direct=1"]
                         rows.append(case("psync-4k-shmloop", base + ["--ioengine=psync"] + dev, stortest_bin))
                         rows.append(case("io_uring-4k-qd32-shmloop", base + ["--ioengine=io_uring", "--iodepth=32"] + dev, stortest_bin))
+                        # Both on fio's default path (stortest's default
+                        # registers its buffers): the harnesses alone.
+                        rows.append(case("io_uring-fixedbufs0", base + ["--ioengine=io_uring", "--iodepth=32"] + dev + ["--fixedbufs=0"],
+                                         stortest_bin))
                         rows.append(case("libaio-4k-qd32-shmloop", base + ["--ioengine=libaio", "--iodepth=32"] + dev, stortest_bin))
                     finally:
                         subprocess.run(["losetup", "-d", shm_loop])
