@@ -186,6 +186,15 @@ type Engine interface {
 	Close() error
 }
 
+// FixedBuffers reports whether e reads and writes through buffers
+// registered with the kernel (io_uring's READ_FIXED and WRITE_FIXED):
+// with Config.FixedBufs, or with TryFixedBufs where the kernel allowed
+// the registration.
+func FixedBuffers(e Engine) bool {
+	r, ok := e.(interface{ fixedBuffers() bool })
+	return ok && r.fixedBuffers()
+}
+
 // Config configures an engine. File is opened by the caller (with O_DIRECT
 // when Direct is set: see OpenFile) and stays open until Close.
 type Config struct {

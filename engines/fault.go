@@ -406,6 +406,8 @@ func (e *faulty) decide(u *Unit) decision {
 
 func (e *faulty) Name() string { return e.inner.Name() + "+faults" }
 
+func (e *faulty) fixedBuffers() bool { return FixedBuffers(e.inner) }
+
 func (e *faulty) Flags() Flags { return e.inner.Flags() }
 
 func (e *faulty) now() int64 { return int64(time.Since(e.epoch)) }

@@ -471,6 +471,8 @@ func registerBuffersErr(errno unix.Errno, n, total int) error {
 
 func (e *uring) Name() string { return "io_uring" }
 
+func (e *uring) fixedBuffers() bool { return e.fixedBufs }
+
 func (e *uring) Flags() Flags { return FlagHasCommit }
 
 func (e *uring) Queue(u *Unit) (Status, error) {

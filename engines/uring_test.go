@@ -298,6 +298,12 @@ func TestUringTryFixedBufs(t *testing.T) {
 	if n := userBufs(t, e.(*uring).ringFd); n != 4 {
 		t.Errorf("ring has %d registered buffers, want 4", n)
 	}
+	if !FixedBuffers(e) {
+		t.Error("FixedBuffers = false with the buffers registered")
+	}
+	if fe, err := WithFaults(e, 4, Faults{}); err != nil || !FixedBuffers(fe) {
+		t.Errorf("FixedBuffers through WithFaults = false (%v)", err)
+	}
 	if op, err := readOp(e, &Unit{Op: OpRead, Buf: bufs.Buf(1), BufIndex: 1, Offset: 4096}); err != nil || op != ioringOpReadFixed {
 		t.Errorf("read into registered buffer 1: opcode %d (%v), want READ_FIXED (%d)", op, err, ioringOpReadFixed)
 	}
@@ -317,8 +323,8 @@ func TestUringTryFixedBufs(t *testing.T) {
 			return fmt.Errorf("New with %d MiB of buffers over RLIMIT_MEMLOCK: %w", n, err)
 		}
 		defer e.Close()
-		if e.(*uring).nbufs != 0 {
-			return fmt.Errorf("%d buffers registered over RLIMIT_MEMLOCK, want none", e.(*uring).nbufs)
+		if e.(*uring).nbufs != 0 || FixedBuffers(e) {
+			return fmt.Errorf("%d buffers registered over RLIMIT_MEMLOCK (FixedBuffers %v), want none", e.(*uring).nbufs, FixedBuffers(e))
 		}
 		if op, err := readOp(e, &Unit{Op: OpRead, Buf: big.Buf(0)[:4096], BufIndex: 0}); err != nil || op != ioringOpRead {
 			return fmt.Errorf("read with the buffers unregistered: opcode %d (%v), want READ (%d)", op, err, ioringOpRead)

@@ -48,6 +48,7 @@ func (r *JobResult) Append(next *JobResult) error {
 			r.FirstErrors = append(r.FirstErrors, e)
 		}
 	}
+	r.FixedBufs = r.FixedBufs && next.FixedBufs
 	r.UsrCPU += next.UsrCPU
 	r.SysCPU += next.SysCPU
 	r.Ctx += next.Ctx

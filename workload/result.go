@@ -169,6 +169,11 @@ type JobResult struct {
 	// StallError naming them.
 	Outstanding []OutstandingIO
 
+	// FixedBufs says that the engine read and wrote through buffers
+	// registered with the kernel (io_uring: fixedbufs=1, or by default
+	// where the kernel allowed it; see Job.NoFixedBufs).
+	FixedBufs bool
+
 	Canceled bool  // stopped early by its context; results are partial
 	Err      error // a failure that stopped the job (not per-I/O errors)
 }

@@ -281,6 +281,11 @@ func stortestExtras(j *workload.JobResult) ordered {
 		{"cpu_ns_per_io", fixed6(j.CPUPerIO())},
 		{"verify", ordered{{"checked", j.Verify.Checked}, {"mismatches", j.Verify.Mismatches}, {"first", vfirst}}},
 	}
+	if j.Engine == "io_uring" {
+		// Whether the buffers were registered with the ring: stortest's
+		// default where the kernel allows it, fio's fixedbufs=1.
+		o = append(o, field{"fixed_buffers", j.FixedBufs})
+	}
 	if len(j.Outstanding) > 0 {
 		// I/Os the run stopped waiting for (a hung device), oldest first.
 		out := make([]any, 0, len(j.Outstanding))

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 
 	"stortest.dev/internal/testenv"
 	"stortest.dev/workload"
+	"stortest.dev/workload/fioout"
 )
 
 // TestBufAgainstFio writes the same job with fio 3.33 and with stortest
@@ -107,7 +109,7 @@ func TestBufRunDefault(t *testing.T) {
 
 // TestUringRegistersBuffers: an io_uring job registers its buffers with
 // its ring unless it says fixedbufs=0, as the ring's fdinfo shows while
-// the job runs.
+// the job runs, and its result and JSON say so.
 func TestUringRegistersBuffers(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -133,13 +135,17 @@ func TestUringRegistersBuffers(t *testing.T) {
 					}
 				}
 			}()
-			runJob(t, job, workload.Options{})
+			r := runJob(t, job, workload.Options{})
 			close(done)
 			bufs := <-seen
 			require.NotEmpty(t, bufs, "no io_uring ring seen in /proc/self/fdinfo while the job ran")
 			for _, n := range bufs {
 				assert.Equal(t, tc.want, n, "registered buffers")
 			}
+			assert.Equal(t, tc.want > 0, r.FixedBufs, "JobResult.FixedBufs")
+			var out bytes.Buffer
+			require.NoError(t, fioout.WriteFioJSON(&out, &workload.Result{Jobs: []*workload.JobResult{r}}, fioout.FormatJSON, time.Now()))
+			assert.Equal(t, tc.want > 0, at(jsonDoc(t, out.Bytes()), "jobs", "0", "stortest", "fixed_buffers"), "the JSON's stortest.fixed_buffers")
 		})
 	}
 }

@@ -504,6 +504,7 @@ func (w *worker) init(job workload.Job, clone, jobNum int, layout latency.Layout
 		w.close()
 		return fmt.Errorf("workload: job %s: %w", job.Name, err)
 	}
+	w.res.FixedBufs = engines.FixedBuffers(w.eng)
 	if prefix := cmp.Or(opts.HistLogPrefix, job.WriteHistLog); prefix != "" {
 		if w.hist, err = newHistLog(&job, prefix, jobNum, layout); err != nil {
 			w.close()
