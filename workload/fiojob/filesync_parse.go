@@ -26,7 +26,7 @@ func filesString(j *workload.Job) string {
 	b.num("offset_increment", j.OffsetIncrement, 0)
 	b.flag("allrandrepeat", j.AllRandRepeat)
 	if j.WriteHint != 0 {
-		b.kv("write_hint", workload.WriteHints[j.WriteHint])
+		b.kv("write_hint", writeHintString(j.WriteHint))
 	}
 	b.flag("file_append", j.FileAppend)
 	b.unflag("overwrite", j.NoOverwrite)
@@ -36,6 +36,16 @@ func filesString(j *workload.Job) string {
 		b.kv("percentage_random", fmt.Sprintf("%d,%d,%d", 100-ps[0], 100-ps[1], 100-ps[2]))
 	}
 	return b.String()
+}
+
+// writeHintString is write_hint's value: the hint's name, or for a
+// value without one (a job not validated) its number, which neither
+// fio nor Parse reads.
+func writeHintString(h int) string {
+	if h > 0 && h < len(workload.WriteHints) {
+		return workload.WriteHints[h]
+	}
+	return strconv.Itoa(h)
 }
 
 // sfrFlags are fio's names of the sync_file_range flags, in fio's order.

@@ -1,8 +1,13 @@
 package fiojob
 
 import (
+	"math"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"stortest.dev/workload"
 )
 
 // TestJobText checks that jobText's helpers leave an option at its
@@ -29,5 +34,33 @@ func TestJobText(t *testing.T) {
 	const want = "s=x\nf=1\nu=0\nn=0\nd=1500us\nm=2\nz=8k\n"
 	if b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// TestFormatWriteHint checks write_hint's printing: a named hint as its
+// name, which Parse reads back; a value without a name (a job never
+// validated) as its number, which Parse refuses, as fio does, rather
+// than a panic or another hint.
+func TestFormatWriteHint(t *testing.T) {
+	for h, name := range workload.WriteHints {
+		if name == "" {
+			continue
+		}
+		j := workload.Job{Name: "a", WriteHint: h}
+		if s := Format(j); !strings.Contains(s, "\nwrite_hint="+name+"\n") {
+			t.Errorf("hint %d printed as\n%s", h, s)
+		}
+		if back := roundTripJob(t, j); back.WriteHint != h {
+			t.Errorf("hint %d read back as %d", h, back.WriteHint)
+		}
+	}
+	for _, h := range []int{-1, len(workload.WriteHints), math.MaxInt, math.MinInt} {
+		s := Format(workload.Job{Name: "a", WriteHint: h})
+		if want := "\nwrite_hint=" + strconv.Itoa(h) + "\n"; !strings.Contains(s, want) {
+			t.Errorf("hint %d printed as\n%s\nwant a line %q", h, s, want[1:])
+		}
+		if _, err := parseFile(strings.NewReader(s), "hint.fio"); err == nil || !strings.Contains(err.Error(), "write_hint") {
+			t.Errorf("hint %d: Parse read %q back with error %v, want one naming write_hint", h, s, err)
+		}
 	}
 }
