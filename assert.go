@@ -67,7 +67,8 @@ var (
 	// Clat is the completion latency: from submission to completion,
 	// what fio reports by default.
 	Clat = Latency{stat: statClat}
-	// Lat is the total latency: slat plus clat.
+	// Lat is the total latency: slat plus clat; for a synchronous
+	// engine, which has no slat, clat.
 	Lat = Latency{stat: statLat}
 )
 

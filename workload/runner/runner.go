@@ -928,22 +928,24 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 // stall gate when the engine completes it inside Queue (see stall.go):
 // the one Queue of loopFull and loopLean.
 //
-// It takes the unit's start time and its issue time: for a synchronous
-// engine (no commit) the time read again just before Queue, for an async
-// one its start, until its commit stamps it. A synchronous engine's
-// issue time is read again just before Queue, so lat covers the time in
-// between as fio's does. Both are unordered reads (clock.NowUnordered),
+// It takes the unit's start time and its issue time. The unit was
+// prepared before (its offset, size and buffer), and nothing is done
+// between its start and its Queue: for a synchronous engine (no commit)
+// one reading is both, so lat equals clat, with no clock read counted in
+// it (fio reads twice there and counts its own bookkeeping between the
+// two in lat; slat, of which that is the whole, it does not report for
+// a synchronous engine). The reading is unordered (clock.NowUnordered),
 // as fio's own clock is a plain RDTSC: an ordered read costs twice as
-// much, twice an I/O, for ordering that only the reorder window of a few
-// ns could change; the issue time is held at or after the start, so slat
-// is never negative.
+// much, for ordering that only the reorder window of a few ns could
+// change. An async engine's issue time is its start until its commit
+// stamps it.
 func (w *worker) issue(u *engines.Unit, hasCommit bool) (engines.Status, error) {
 	if hasCommit {
 		u.Start = clock.Now()
 		u.Issue = u.Start
 	} else {
 		u.Start = clock.NowUnordered()
-		u.Issue = max(clock.NowUnordered(), u.Start)
+		u.Issue = u.Start
 	}
 	if w.gateQueue {
 		w.gate.Store(int32(u.Index) + 1)
