@@ -97,15 +97,15 @@
 //
 // # What it catches
 //
-// With the lean loop's unordered stamps the null engine spends 65-72
-// ns of CPU per I/O here and fio 132-155 ns (means of the lowest
-// quarters; ten sessions in five sittings over 50 minutes, at load
-// 0.6-10, two of them beside stress-ng's CPU workers): 20 ns more is
-// 28-31% of stortest's own figure, which the gate calls a regression in
+// With one unordered stamp for a synchronous engine's start and issue
+// the null engine spends 53-61 ns of CPU per I/O here and fio 132-155 ns
+// (means of the lowest quarters; ten sessions in four sittings, at load
+// 0.9-4, six of them beside stress-ng's CPU workers or the package
+// tests): 20 ns more is 33-38% of stortest's own figure, which the gate calls a regression in
 // every comparable session (TestGateCatches20nsPerIO: each recorded
 // session with 20 ns added to each of stortest's rounds, judged against
-// the baselines and the range of the other 9; all 10 were comparable,
-// and 10 ns is caught in each), and lowers the ratio by 22-24%. The build tag
+// the baselines and the range of the other 9; 9 of 10 were comparable,
+// and 10 ns is caught in each), and lowers the ratio by 25-27%. The build tag
 // stortest_perfslow makes the same slowdown for real (a 20 ns spin at
 // every completion, in either loop; other builds compile the call
 // away): make perf-gate PERF_TAGS=stortest_perfslow must fail.
