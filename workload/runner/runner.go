@@ -942,11 +942,10 @@ func (w *worker) loopFull(now int64, lp *loopParams) (stalled bool) {
 func (w *worker) issue(u *engines.Unit, hasCommit bool) (engines.Status, error) {
 	if hasCommit {
 		u.Start = clock.Now()
-		u.Issue = u.Start
 	} else {
 		u.Start = clock.NowUnordered()
-		u.Issue = u.Start
 	}
+	u.Issue = u.Start
 	if w.gateQueue {
 		w.gate.Store(int32(u.Index) + 1)
 	}
